@@ -1,0 +1,71 @@
+// g2p: gather velocity and the affine matrix C from the 27 stencil nodes, update the deformation
+// gradient, apply snow plasticity, and advect the particle.
+// Reads: params, grid_velocity, particles. Writes: particles, status.nonfinite_count.
+
+fn is_finite_vec3(v: vec3<f32>) -> bool {
+    // |x| < 3e38 is false for NaN and for ±inf.
+    return all(abs(v) < vec3<f32>(3.0e38));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn g2p(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = flat_index(workgroup, local, workgroups);
+    if (index >= params.particle_count) {
+        return;
+    }
+    var p = particles[index];
+    let s = stencil_at(p.position);
+    var velocity = vec3<f32>(0.0);
+    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                let w = stencil_weight(s, o);
+                let vi = grid_velocity[stencil_node(s, o)].xyz;
+                let d = stencil_offset(s, o);
+                velocity += w * vi;
+                // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).
+                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
+            }
+        }
+    }
+    let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
+    let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
+    let plastic = project_plastic(trial, p.plastic_jacobian);
+
+    let speed = length(velocity);
+    if (speed > params.max_speed) {
+        velocity *= params.max_speed / speed;
+    }
+    let domain_lo = params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
+    let domain_hi = params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
+    var position = clamp(p.position + params.dt * velocity, domain_lo, domain_hi);
+
+    let finite = is_finite_vec3(velocity) && is_finite_vec3(position)
+        && is_finite_vec3(affine[0]) && is_finite_vec3(affine[1]) && is_finite_vec3(affine[2])
+        && is_finite_vec3(plastic.deformation[0]) && is_finite_vec3(plastic.deformation[1])
+        && is_finite_vec3(plastic.deformation[2]);
+    if (finite) {
+        p.velocity = velocity;
+        p.affine = affine;
+        p.deformation = plastic.deformation;
+        p.plastic_jacobian = plastic.plastic_jacobian;
+        p.position = position;
+    } else {
+        // Keep the particle where it was (clamped into the domain), at rest and undeformed.
+        atomicAdd(&status.nonfinite_count, 1u);
+        p.velocity = vec3<f32>(0.0);
+        p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        p.deformation = IDENTITY3;
+        if (!is_finite_vec3(p.position)) {
+            p.position = 0.5 * (domain_lo + domain_hi);
+        }
+        p.position = clamp(p.position, domain_lo, domain_hi);
+    }
+    particles[index] = p;
+}

@@ -1,0 +1,39 @@
+// The quadratic B-spline interpolation stencil shared by p2g and g2p.
+
+struct Stencil {
+    // Grid node of stencil offset (0,0,0); nodes base + {0,1,2}³ are touched.
+    base: vec3<i32>,
+    // Particle position relative to base, in cells: in [0.5, 1.5) per axis.
+    fraction: vec3<f32>,
+    // weights[o] holds the per-axis weights of offset o.
+    weights: array<vec3<f32>, 3>,
+}
+
+fn stencil_at(position: vec3<f32>) -> Stencil {
+    let xg = (position - params.grid_origin) / params.cell_size;
+    let base = vec3<i32>(floor(xg - vec3<f32>(0.5)));
+    let f = xg - vec3<f32>(base);
+    var s: Stencil;
+    s.base = base;
+    s.fraction = f;
+    s.weights[0] = 0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f);
+    s.weights[1] = vec3<f32>(0.75) - (f - vec3<f32>(1.0)) * (f - vec3<f32>(1.0));
+    s.weights[2] = 0.5 * (f - vec3<f32>(0.5)) * (f - vec3<f32>(0.5));
+    return s;
+}
+
+fn stencil_weight(s: Stencil, o: vec3<u32>) -> f32 {
+    return s.weights[o.x].x * s.weights[o.y].y * s.weights[o.z].z;
+}
+
+// Node position minus particle position, in metres.
+fn stencil_offset(s: Stencil, o: vec3<u32>) -> vec3<f32> {
+    return (vec3<f32>(o) - s.fraction) * params.cell_size;
+}
+
+// Flat index of stencil node o. Particles are clamped to the domain box, whose stencil lies inside
+// the padded grid; the clamp here is a second guard so that no state can index outside the buffer.
+fn stencil_node(s: Stencil, o: vec3<u32>) -> u32 {
+    let n = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1));
+    return node_index(vec3<u32>(n));
+}

@@ -1,0 +1,48 @@
+// The snow constitutive model of Stomakhin et al. 2013: fixed corotated elasticity whose Lamé
+// parameters harden with plastic compaction, and plasticity by clamping singular values.
+// Host side and bounds: src/sim/material.rs. CPU twin: src/sim/cpu/.
+
+const IDENTITY3: mat3x3<f32> = mat3x3<f32>(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
+
+// exp(ξ(1 − Jp)) with the exponent bounded so it can neither overflow nor underflow f32.
+fn hardening_factor(plastic_jacobian: f32) -> f32 {
+    let exponent = params.hardening * (1.0 - plastic_jacobian);
+    return exp(clamp(exponent, MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT));
+}
+
+// Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model.
+fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32) -> mat3x3<f32> {
+    let h = hardening_factor(plastic_jacobian);
+    let mu = params.mu0 * h;
+    let lambda = params.lambda0 * h;
+    let d = svd3(f);
+    let r = d.u * transpose(d.v);
+    let j = d.sigma.x * d.sigma.y * d.sigma.z;
+    return (2.0 * mu) * (f - r) * transpose(f) + (lambda * (j - 1.0) * j) * IDENTITY3;
+}
+
+struct PlasticState {
+    deformation: mat3x3<f32>,
+    plastic_jacobian: f32,
+}
+
+// Moves the part of the trial deformation F beyond [1 − θc, 1 + θs] into the plastic part. The
+// total volume ratio J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or
+// absurd states (see docs/algorithm.md).
+fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32) -> PlasticState {
+    let d = svd3(f);
+    let lo = 1.0 - params.critical_compression;
+    let hi = 1.0 + params.critical_stretch;
+    let clamped = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
+    let sigma_matrix = mat3x3<f32>(clamped.x, 0.0, 0.0, 0.0, clamped.y, 0.0, 0.0, 0.0, clamped.z);
+    let j_trial = d.sigma.x * d.sigma.y * d.sigma.z;
+    let j_clamped = clamped.x * clamped.y * clamped.z;
+    var out: PlasticState;
+    out.deformation = d.u * sigma_matrix * transpose(d.v);
+    out.plastic_jacobian = clamp(
+        plastic_jacobian * abs(j_trial / j_clamped),
+        PLASTIC_JACOBIAN_MIN,
+        PLASTIC_JACOBIAN_MAX,
+    );
+    return out;
+}

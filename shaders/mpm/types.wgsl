@@ -1,0 +1,88 @@
+// Structs shared with the host and the bindings every MPM pass sees.
+//
+// Keep in sync with src/sim/params.rs (GpuSimParams, GpuParticle, GpuSolverStatus): tests/wgsl.rs
+// checks every member offset and struct size against the Rust definitions.
+
+// Threads per workgroup; the host overrides it with params::WORKGROUP_SIZE.
+override WORKGROUP_SIZE: u32 = 256u;
+
+const BOUNDARY_STICKY: u32 = 0u;
+const BOUNDARY_SLIP: u32 = 1u;
+const BOUNDARY_SEPARATE: u32 = 2u;
+
+// Bounds of the hardening exponent ξ(1 − Jp) and of Jp (src/sim/material.rs says why).
+const MIN_HARDENING_EXPONENT: f32 = -10.0;
+const MAX_HARDENING_EXPONENT: f32 = 5.0;
+const PLASTIC_JACOBIAN_MIN: f32 = 1.0e-3;
+const PLASTIC_JACOBIAN_MAX: f32 = 1.0e3;
+
+struct SimParams {
+    grid_origin: vec3<f32>,
+    cell_size: f32,
+    node_dims: vec3<u32>,
+    particle_count: u32,
+    wall_lo: vec3<u32>,
+    boundary_kind: u32,
+    wall_hi: vec3<u32>,
+    boundary_friction: f32,
+    gravity: vec3<f32>,
+    dt: f32,
+    mu0: f32,
+    lambda0: f32,
+    hardening: f32,
+    critical_compression: f32,
+    critical_stretch: f32,
+    max_speed: f32,
+    mass_scale: f32,
+    momentum_scale: f32,
+    fixed_mass_limit: i32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct Particle {
+    position: vec3<f32>,
+    mass: f32,
+    velocity: vec3<f32>,
+    volume: f32,
+    affine: mat3x3<f32>,
+    deformation: mat3x3<f32>,
+    plastic_jacobian: f32,
+    material: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+struct SolverStatus {
+    overflow_count: atomic<u32>,
+    nonfinite_count: atomic<u32>,
+    max_speed_bits: atomic<u32>,
+    max_hardening_bits: atomic<u32>,
+    min_plastic_jacobian_bits: atomic<u32>,
+    max_plastic_jacobian_bits: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+// Group 0 is the simulation state (src/sim/state.rs makes the bind group).
+@group(0) @binding(0) var<uniform> params: SimParams;
+@group(0) @binding(1) var<storage, read_write> particles: array<Particle>;
+// Four i32 per node: fixed-point mass, then momentum x, y, z (src/sim/fixed_point.rs).
+@group(0) @binding(2) var<storage, read_write> grid_fixed: array<atomic<i32>>;
+// Per node: velocity (xyz, m/s) and mass (w, kg), written by grid_update, read by g2p.
+@group(0) @binding(3) var<storage, read_write> grid_velocity: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> status: SolverStatus;
+
+// The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
+fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
+    return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
+}
+
+fn node_index(node: vec3<u32>) -> u32 {
+    return node.x + params.node_dims.x * (node.y + params.node_dims.y * node.z);
+}
+
+fn node_count() -> u32 {
+    return params.node_dims.x * params.node_dims.y * params.node_dims.z;
+}

@@ -1,0 +1,149 @@
+//! wgpu instance, adapter and device creation, and small helpers every GPU user needs.
+//!
+//! powder runs on Vulkan (wgpu is built with that backend only). Machines without a GPU use Mesa's
+//! software Vulkan driver, lavapipe; tests assert the backend so a silent fallback cannot hide.
+
+use std::sync::Arc;
+
+use thiserror::Error;
+
+/// Failures while setting up the GPU.
+#[derive(Debug, Error)]
+pub enum GpuError {
+    /// No adapter was found at all.
+    #[error(
+        "no Vulkan GPU adapter found ({0}). On a machine without a GPU driver install Mesa's software \
+         driver: apt-get install mesa-vulkan-drivers libvulkan1"
+    )]
+    NoAdapter(String),
+    /// The adapter refused the device request.
+    #[error("the GPU adapter '{adapter}' refused to create a device: {reason}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's reason.
+        reason: String,
+    },
+    /// A buffer could not be mapped for reading.
+    #[error("reading back the GPU buffer '{label}' failed: {reason}")]
+    Readback {
+        /// The buffer's label.
+        label: String,
+        /// wgpu's reason.
+        reason: String,
+    },
+}
+
+/// The device, its queue and what we learned about the adapter.
+#[derive(Clone)]
+pub struct Gpu {
+    /// The wgpu instance (kept so surfaces can be created from it later).
+    pub instance: wgpu::Instance,
+    /// The chosen adapter.
+    pub adapter: wgpu::Adapter,
+    /// The logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Name, backend and driver of the adapter.
+    pub info: wgpu::AdapterInfo,
+    /// Whether compute passes can carry timestamp queries.
+    pub has_timestamps: bool,
+    /// Set by the device-lost callback; long loops check it instead of hanging.
+    pub lost: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Gpu {
+    /// Creates a device on the best Vulkan adapter, without a window.
+    pub fn new_headless() -> Result<Self, GpuError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+        desc.backends = wgpu::Backends::VULKAN;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        Self::from_adapter(instance, adapter)
+    }
+
+    /// Creates the device on `adapter`, asking for the adapter's own limits (lavapipe and real GPUs
+    /// both offer far more than WebGPU's defaults) and for timestamp queries where available.
+    pub fn from_adapter(instance: wgpu::Instance, adapter: wgpu::Adapter) -> Result<Self, GpuError> {
+        let info = adapter.get_info();
+        let has_timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut required_features = wgpu::Features::empty();
+        if has_timestamps {
+            required_features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("powder"),
+            required_features,
+            required_limits: adapter.limits(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| GpuError::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+        let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let lost_flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            lost_flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            log::error!("GPU device lost ({reason:?}): {message}");
+        });
+        log::info!(
+            "GPU: {} ({:?}, {:?}, driver {} {})",
+            info.name,
+            info.backend,
+            info.device_type,
+            info.driver,
+            info.driver_info
+        );
+        Ok(Self { instance, adapter, device, queue, info, has_timestamps, lost })
+    }
+
+    /// A one-line description of the adapter for logs and benchmark reports.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?} {:?}, driver {} {})",
+            self.info.name, self.info.backend, self.info.device_type, self.info.driver, self.info.driver_info
+        )
+    }
+
+    /// Blocks until the GPU has finished all submitted work.
+    pub fn wait_idle(&self) {
+        // An error here means the device is lost; the lost flag and callback report that.
+        if let Err(e) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+            log::error!("waiting for the GPU failed: {e}");
+        }
+    }
+
+    /// Copies `buffer` (which needs `COPY_SRC`) to the host and returns its bytes.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
+        let size = buffer.size();
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        self.wait_idle();
+        let label = format!("{buffer:?}");
+        let fail = |reason: String| GpuError::Readback { label: label.clone(), reason };
+        match receiver.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(fail(e.to_string())),
+            Err(e) => return Err(fail(e.to_string())),
+        }
+        let bytes = staging.slice(..).get_mapped_range().map_err(|e| fail(e.to_string()))?.to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+}

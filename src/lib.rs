@@ -1,0 +1,13 @@
+//! powder: a snow simulator. MLS-MPM with the Stomakhin et al. 2013 snow model, as WGSL compute
+//! passes on the GPU through wgpu, with a CPU twin of every pass for testing.
+//!
+//! Module map: [`sim`] is the solver (GPU passes, their CPU twin, parameters), [`scene`] reads and
+//! validates scene files and makes particles, [`export`] writes frames to disk, [`gpu`] creates the
+//! wgpu device.
+
+#![warn(missing_docs)]
+
+pub mod export;
+pub mod gpu;
+pub mod scene;
+pub mod sim;

@@ -1,0 +1,235 @@
+//! Scene files: what to simulate. A scene is a JSON document (format v1, described field by field
+//! in `docs/scene-format.md`) naming the domain, grid, time stepping, gravity, walls, snow material
+//! and the emitters that fill shapes with snow at time zero.
+//!
+//! [`Scene::load`] reads, parses and validates a file; [`Scene::set_value`] applies a command-line
+//! override; [`Scene::solver_params`], [`Scene::grid_spec`] and [`Scene::spawn_particles`] turn a
+//! scene into what the solver needs. powder is z-up and uses SI units throughout.
+
+mod config;
+mod emitter;
+mod error;
+mod overrides;
+mod validate;
+
+use std::path::Path;
+
+use glam::{DVec3, UVec3};
+use serde::{Deserialize, Serialize};
+
+pub use config::{Domain, GridConfig, TimeConfig, TimeStep};
+pub use emitter::{Emitter, JITTER};
+pub use error::SceneError;
+
+use crate::sim::fixed_point::FixedPoint;
+use crate::sim::material::SnowMaterial;
+use crate::sim::params::{Boundary, GpuParticle, GridSpec, SolverParams};
+
+/// The scene-file format version this build reads and writes.
+pub const SCENE_VERSION: u32 = 1;
+/// Most particles a scene may make (2²⁴ ≈ 16.8 million, about 2.4 GB of particle state).
+pub const MAX_PARTICLES: u64 = 1 << 24;
+/// Lower bound of the default `max_speed`, m/s.
+pub const DEFAULT_MAX_SPEED: f64 = 50.0;
+
+/// The text of the built-in default scene (`scenes/snowball_wall.json`).
+pub const BUILTIN_DEFAULT_JSON: &str = include_str!("../../scenes/snowball_wall.json");
+
+/// A parsed scene file (format v1). All fields map one to one onto the JSON document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Format version; must be [`SCENE_VERSION`].
+    pub version: u32,
+    /// Free-form title. Optional, default empty.
+    #[serde(default)]
+    pub name: String,
+    /// The simulated box.
+    pub domain: Domain,
+    /// Grid resolution.
+    pub grid: GridConfig,
+    /// Frame rate and time step. Optional.
+    #[serde(default)]
+    pub time: TimeConfig,
+    /// Gravitational acceleration, m/s². Optional, default `[0, 0, -9.81]` (z is up).
+    #[serde(default = "default_gravity")]
+    pub gravity: DVec3,
+    /// Wall boundary condition. Optional, default separating walls with friction 0.3.
+    #[serde(default)]
+    pub boundary: Boundary,
+    /// Snow parameters. Optional, and any subset of its fields may be given.
+    #[serde(default)]
+    pub material: SnowMaterial,
+    /// Particles per grid cell in freshly emitted snow. Optional, default 8.
+    #[serde(default = "default_particles_per_cell")]
+    pub particles_per_cell: u32,
+    /// Seed of the particle jitter. Optional, default 1.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Speed limit in m/s. Optional: `None` means [`Scene::effective_max_speed`]'s default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_speed: Option<f64>,
+    /// The shapes filled with snow at time zero, at least one.
+    pub emitters: Vec<Emitter>,
+}
+
+fn default_gravity() -> DVec3 {
+    DVec3::new(0.0, 0.0, -9.81)
+}
+
+fn default_particles_per_cell() -> u32 {
+    8
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+impl Scene {
+    /// Reads, parses and validates the scene file at `path`.
+    pub fn load(path: &Path) -> Result<Scene, SceneError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Parses and validates scene JSON. `source` names the text in messages (usually a file name).
+    pub fn from_json(text: &str, source: &str) -> Result<Scene, SceneError> {
+        let scene: Scene =
+            serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
+        scene.validate(source)?;
+        Ok(scene)
+    }
+
+    /// The built-in default scene: `scenes/snowball_wall.json`, compiled into the binary.
+    pub fn builtin_default() -> Scene {
+        Self::from_json(BUILTIN_DEFAULT_JSON, "<built-in default scene>")
+            .expect("the built-in default scene is valid (tested in tests/scene_files.rs)")
+    }
+
+    /// Checks every field against its allowed range, that emitters lie inside the domain, and that
+    /// each emitter makes at least one particle. `source` names the scene in messages.
+    pub fn validate(&self, source: &str) -> Result<(), SceneError> {
+        validate::validate(self, source)
+    }
+
+    /// The scene as pretty-printed JSON (it parses back to an equal scene).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Cell edge h in metres: the longest domain edge divided by `grid.resolution`.
+    pub fn cell_size(&self) -> f64 {
+        self.domain.size.max_element() / self.grid.resolution.max(1) as f64
+    }
+
+    /// The grid: h as in [`Scene::cell_size`], `ceil(size / h)` cells per axis (at least one).
+    pub fn grid_spec(&self) -> GridSpec {
+        let h = self.cell_size();
+        let cells = (self.domain.size / h - DVec3::splat(1e-9)).ceil().max(DVec3::ONE);
+        GridSpec { domain_min: self.domain.min, cell_size: h, cells: UVec3::new(cells.x as u32, cells.y as u32, cells.z as u32) }
+    }
+
+    /// Distance between emitted particles, metres: `h / cbrt(particles_per_cell)`.
+    pub fn particle_spacing(&self) -> f64 {
+        self.cell_size() / (self.particles_per_cell.max(1) as f64).cbrt()
+    }
+
+    /// Speed of the fastest emitter, m/s.
+    pub fn max_emitter_speed(&self) -> f64 {
+        self.emitters.iter().map(|e| e.velocity().length()).fold(0.0, f64::max)
+    }
+
+    /// `max_speed` if given, otherwise `max(50, 2 × the fastest emitter speed)` m/s.
+    pub fn effective_max_speed(&self) -> f64 {
+        self.max_speed.unwrap_or_else(|| DEFAULT_MAX_SPEED.max(2.0 * self.max_emitter_speed()))
+    }
+
+    /// Everything the solver needs besides the particles. With `time.dt = "auto"` the step is a
+    /// first guess, `cfl · h / (c + fastest emitter)` with `c` the P-wave speed of unhardened snow;
+    /// the solver refines it every substep.
+    pub fn solver_params(&self) -> SolverParams {
+        let grid = self.grid_spec();
+        let max_speed = self.effective_max_speed();
+        let dt = match self.time.dt {
+            TimeStep::Fixed(dt) => dt,
+            TimeStep::Auto => {
+                let speed = self.material.wave_speed(1.0) + self.max_emitter_speed();
+                self.time.cfl * grid.cell_size / speed
+            }
+        };
+        SolverParams {
+            grid,
+            material: self.material,
+            gravity: self.gravity,
+            dt,
+            boundary: self.boundary,
+            max_speed,
+            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),
+        }
+    }
+
+    /// The particles of every emitter, in emitter order. Each stands for a cube of side
+    /// [`Scene::particle_spacing`]: volume `s³`, mass `density · s³`, the emitter's velocity, and
+    /// material id = emitter index. Deterministic for a given scene (seeded by `seed` and the
+    /// emitter's index). Overlapping emitters both emit, so their overlap holds denser snow.
+    pub fn spawn_particles(&self) -> Vec<GpuParticle> {
+        let s = self.particle_spacing();
+        let volume = s.powi(3);
+        let mass = (self.material.density * volume) as f32;
+        let capacity: u64 = self.emitters.iter().map(|e| e.max_points(s)).sum();
+        let mut out = Vec::with_capacity(capacity.min(MAX_PARTICLES) as usize);
+        for (i, e) in self.emitters.iter().enumerate() {
+            let v = e.velocity().as_vec3();
+            e.for_each_point(s, emitter::emitter_seed(self.seed, i), |p| {
+                out.push(GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32));
+            });
+        }
+        out
+    }
+
+    /// Simulated seconds per output frame: `1 / time.fps`.
+    pub fn frame_duration(&self) -> f64 {
+        1.0 / self.time.fps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolution_sets_cell_size_and_cells() {
+        let mut scene = Scene::builtin_default();
+        scene.domain.size = DVec3::new(2.0, 1.0, 0.7);
+        scene.grid.resolution = 64;
+        let g = scene.grid_spec();
+        assert_eq!(g.cell_size, 2.0 / 64.0);
+        // 0.7 / (1/32) = 22.4 → 23 cells; exact multiples are not rounded up.
+        assert_eq!(g.cells, UVec3::new(64, 32, 23));
+    }
+
+    #[test]
+    fn default_max_speed_follows_emitters() {
+        let mut scene = Scene::builtin_default();
+        scene.max_speed = None;
+        scene.emitters.truncate(1);
+        let speed = |s: &Scene| s.effective_max_speed();
+        if let Emitter::Sphere { velocity, .. } = &mut scene.emitters[0] {
+            *velocity = DVec3::new(40.0, 0.0, 0.0);
+        }
+        assert_eq!(speed(&scene), 80.0);
+        scene.emitters[0] = Emitter::Box { min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
+        assert_eq!(speed(&scene), 50.0);
+    }
+
+    #[test]
+    fn auto_dt_is_a_cfl_guess() {
+        let scene = Scene::builtin_default();
+        let p = scene.solver_params();
+        let c = scene.material.wave_speed(1.0);
+        let expected = scene.time.cfl * p.grid.cell_size / (c + scene.max_emitter_speed());
+        assert!((p.dt - expected).abs() <= 1e-15 * expected);
+        assert!(p.dt > 1e-5 && p.dt < 1e-3, "dt = {}", p.dt);
+    }
+}

@@ -1,0 +1,22 @@
+//! The MPM snow solver: GPU passes (one module per pass, one WGSL file each), the CPU twin in
+//! [`cpu`], and the parameters they share. See `docs/algorithm.md` for the math.
+//!
+//! Kernels ([`pipelines::Kernels`]) are separate from data ([`state::SimState`]); [`step`] records
+//! the passes of a substep in order; [`solver::Solver`] ties them together.
+
+pub mod cpu;
+pub mod fixed_point;
+pub mod g2p;
+pub mod grid_clear;
+pub mod grid_update;
+pub mod material;
+pub mod p2g;
+pub mod params;
+pub mod pipelines;
+pub mod shaders;
+pub mod solver;
+pub mod state;
+pub mod stats;
+pub mod step;
+
+pub use solver::{Solver, SolverError, SolverStats};

@@ -1,0 +1,278 @@
+//! Solver parameters on the host, and the structs the GPU shares with them.
+//!
+//! The `#[repr(C)]` structs here are mirrored in `shaders/mpm/types.wgsl`; keep the two in sync.
+//! `tests/wgsl.rs` parses that file with naga and checks every member offset and struct size
+//! against these definitions, so a drift fails `cargo test`.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{DVec3, UVec3, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::fixed_point::FixedPoint;
+use super::material::SnowMaterial;
+
+/// Nodes of padding outside each domain wall. Two are enough for the quadratic B-spline's 3×3×3
+/// stencil of a particle clamped to the domain box to stay inside the grid (see `GridSpec`).
+pub const GRID_PADDING: u32 = 2;
+/// Threads per workgroup of every MPM compute pass. Passed to WGSL as an override constant.
+pub const WORKGROUP_SIZE: u32 = 256;
+/// Largest number of workgroups in one dispatch dimension (WebGPU's default limit). Bigger
+/// dispatches spill into y; shaders rebuild the flat index from `num_workgroups`.
+pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// How grid velocity is constrained at the domain walls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundaryKind {
+    /// Velocity set to zero at the wall: snow freezes to it.
+    Sticky,
+    /// Normal velocity removed in both directions; tangential velocity kept, minus friction.
+    Slip,
+    /// Normal velocity removed only when moving into the wall, so snow can lift off. Friction
+    /// acts only while in contact.
+    #[default]
+    Separate,
+}
+
+impl BoundaryKind {
+    /// The value the shaders compare against (`BOUNDARY_*` in `types.wgsl`).
+    pub fn gpu_code(self) -> u32 {
+        match self {
+            BoundaryKind::Sticky => 0,
+            BoundaryKind::Slip => 1,
+            BoundaryKind::Separate => 2,
+        }
+    }
+}
+
+/// The boundary condition of all six domain walls.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Boundary {
+    /// Sticky, slip or separate.
+    pub kind: BoundaryKind,
+    /// Coulomb friction coefficient μ ≥ 0: tangential speed drops by μ times the normal speed removed.
+    pub friction: f64,
+}
+
+impl Default for Boundary {
+    fn default() -> Self {
+        Self { kind: BoundaryKind::Separate, friction: 0.3 }
+    }
+}
+
+/// The simulation grid: a box of `cells` cubic cells of edge `cell_size`, starting at `domain_min`,
+/// plus [`GRID_PADDING`] nodes outside every wall.
+///
+/// Node `i` along an axis sits at `domain_min + (i − GRID_PADDING) · cell_size`. The walls are the
+/// nodes `GRID_PADDING` and `GRID_PADDING + cells`; particles are clamped to the box between them,
+/// so their stencil (nodes `floor(x/h − 0.5) .. +2`) never leaves `0 .. node_dims − 1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridSpec {
+    /// The domain's lower corner, in metres.
+    pub domain_min: DVec3,
+    /// Edge length h of one cell, in metres.
+    pub cell_size: f64,
+    /// Cells inside the domain along each axis.
+    pub cells: UVec3,
+}
+
+impl GridSpec {
+    /// Nodes along each axis, padding included.
+    pub fn node_dims(&self) -> UVec3 {
+        self.cells + UVec3::splat(1 + 2 * GRID_PADDING)
+    }
+
+    /// Total number of grid nodes.
+    pub fn node_count(&self) -> u64 {
+        let d = self.node_dims();
+        d.x as u64 * d.y as u64 * d.z as u64
+    }
+
+    /// Position of node (0, 0, 0), in metres.
+    pub fn grid_origin(&self) -> DVec3 {
+        self.domain_min - DVec3::splat(GRID_PADDING as f64 * self.cell_size)
+    }
+
+    /// The domain's upper corner: `domain_min + cells · h` (the requested size rounded up to whole cells).
+    pub fn domain_max(&self) -> DVec3 {
+        self.domain_min + self.cells.as_dvec3() * self.cell_size
+    }
+
+    /// Flat index of node `(i, j, k)`: x fastest, then y, then z (as in the shaders).
+    pub fn node_index(&self, i: u32, j: u32, k: u32) -> usize {
+        let d = self.node_dims();
+        (i as usize) + d.x as usize * (j as usize + d.y as usize * k as usize)
+    }
+}
+
+/// Everything the solver needs besides the particles. Plain f64 values; the GPU gets an f32 copy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverParams {
+    /// The grid and domain.
+    pub grid: GridSpec,
+    /// The snow.
+    pub material: SnowMaterial,
+    /// Gravitational acceleration, m/s² (powder is z-up: default (0, 0, −9.81)).
+    pub gravity: DVec3,
+    /// Time step of one substep, in seconds.
+    pub dt: f64,
+    /// Domain-wall boundary condition.
+    pub boundary: Boundary,
+    /// Speed limit in m/s for particles and grid nodes. It bounds the fixed-point momentum range
+    /// and keeps runaway states finite; ordinary snow motion stays far below it.
+    pub max_speed: f64,
+    /// The fixed-point scales of the P2G atomics.
+    pub fixed_point: FixedPoint,
+}
+
+/// The uniform block every MPM pass reads. Mirrors `SimParams` in `shaders/mpm/types.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuSimParams {
+    /// Position of node (0,0,0), metres.
+    pub grid_origin: [f32; 3],
+    /// Cell edge h, metres.
+    pub cell_size: f32,
+    /// Nodes per axis, padding included.
+    pub node_dims: [u32; 3],
+    /// Number of particles.
+    pub particle_count: u32,
+    /// Node index of the lower walls.
+    pub wall_lo: [u32; 3],
+    /// Boundary kind code ([`BoundaryKind::gpu_code`]).
+    pub boundary_kind: u32,
+    /// Node index of the upper walls.
+    pub wall_hi: [u32; 3],
+    /// Coulomb friction coefficient at the walls.
+    pub boundary_friction: f32,
+    /// Gravity, m/s².
+    pub gravity: [f32; 3],
+    /// Substep length, s.
+    pub dt: f32,
+    /// Shear modulus μ₀, Pa.
+    pub mu0: f32,
+    /// Lamé λ₀, Pa.
+    pub lambda0: f32,
+    /// Hardening coefficient ξ.
+    pub hardening: f32,
+    /// θc.
+    pub critical_compression: f32,
+    /// θs.
+    pub critical_stretch: f32,
+    /// Speed limit, m/s.
+    pub max_speed: f32,
+    /// Fixed-point units per kilogram.
+    pub mass_scale: f32,
+    /// Fixed-point units per kg·m/s.
+    pub momentum_scale: f32,
+    /// A node whose fixed-point mass would pass this is saturated and the overflow is counted.
+    pub fixed_mass_limit: i32,
+    /// Padding to a multiple of 16 bytes (uniform layout).
+    pub _pad: [u32; 3],
+}
+
+impl SolverParams {
+    /// The f32 uniform block for `particle_count` particles.
+    pub fn to_gpu(&self, particle_count: u32) -> GpuSimParams {
+        let g = &self.grid;
+        let m = &self.material;
+        let f = |v: DVec3| -> [f32; 3] { v.as_vec3().to_array() };
+        GpuSimParams {
+            grid_origin: f(g.grid_origin()),
+            cell_size: g.cell_size as f32,
+            node_dims: g.node_dims().to_array(),
+            particle_count,
+            wall_lo: [GRID_PADDING; 3],
+            boundary_kind: self.boundary.kind.gpu_code(),
+            wall_hi: (g.cells + UVec3::splat(GRID_PADDING)).to_array(),
+            boundary_friction: self.boundary.friction as f32,
+            gravity: f(self.gravity),
+            dt: self.dt as f32,
+            mu0: m.mu0() as f32,
+            lambda0: m.lambda0() as f32,
+            hardening: m.hardening as f32,
+            critical_compression: m.critical_compression as f32,
+            critical_stretch: m.critical_stretch as f32,
+            max_speed: self.max_speed as f32,
+            mass_scale: self.fixed_point.mass_scale as f32,
+            momentum_scale: self.fixed_point.momentum_scale as f32,
+            fixed_mass_limit: self.fixed_point.mass_limit,
+            _pad: [0; 3],
+        }
+    }
+}
+
+/// One material point as stored on the GPU. Mirrors `Particle` in `shaders/mpm/types.wgsl`.
+///
+/// Matrices are column-major with each column padded to four floats (WGSL `mat3x3<f32>` layout).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuParticle {
+    /// Position x_p, metres.
+    pub position: [f32; 3],
+    /// Mass m_p, kg (constant).
+    pub mass: f32,
+    /// Velocity v_p, m/s.
+    pub velocity: [f32; 3],
+    /// Initial volume V⁰_p, m³ (constant).
+    pub volume: f32,
+    /// APIC/MLS affine velocity matrix C_p, 1/s.
+    pub affine: [[f32; 4]; 3],
+    /// Elastic deformation gradient F_E.
+    pub deformation: [[f32; 4]; 3],
+    /// Plastic volume ratio J_P = det F_P.
+    pub plastic_jacobian: f32,
+    /// Material id (which emitter made the particle; v1 has a single snow material).
+    pub material: u32,
+    /// Padding to the 16-byte struct alignment.
+    pub _pad: [u32; 2],
+}
+
+impl GpuParticle {
+    /// A fresh, undeformed particle.
+    pub fn new(position: Vec3, velocity: Vec3, mass: f32, volume: f32, material: u32) -> Self {
+        let identity = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]];
+        Self {
+            position: position.to_array(),
+            mass,
+            velocity: velocity.to_array(),
+            volume,
+            affine: [[0.0; 4]; 3],
+            deformation: identity,
+            plastic_jacobian: 1.0,
+            material,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// Counters and maxima the passes write with atomics. Mirrors `SolverStatus` in `types.wgsl`.
+///
+/// Float maxima are stored as the bit patterns of non-negative f32s, whose unsigned-integer order
+/// equals their numeric order, so `atomicMax` on u32 works.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuSolverStatus {
+    /// P2G contributions dropped because a node's fixed-point mass would have overflowed.
+    pub overflow_count: u32,
+    /// Particles whose state was not finite and was reset by G2P.
+    pub nonfinite_count: u32,
+    /// Bits of the largest particle speed, m/s (written by the `stats` pass).
+    pub max_speed_bits: u32,
+    /// Bits of the largest hardening factor (written by the `stats` pass).
+    pub max_hardening_bits: u32,
+    /// Bits of the smallest plastic Jacobian (written by the `stats` pass).
+    pub min_plastic_jacobian_bits: u32,
+    /// Bits of the largest plastic Jacobian (written by the `stats` pass).
+    pub max_plastic_jacobian_bits: u32,
+    /// Padding to 32 bytes.
+    pub _pad: [u32; 2],
+}
+
+impl GpuSolverStatus {
+    /// The value the host writes before a `stats` pass: zero maxima, minima at +∞.
+    pub fn reset() -> Self {
+        Self { min_plastic_jacobian_bits: f32::INFINITY.to_bits(), ..Self::default() }
+    }
+}

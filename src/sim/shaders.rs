@@ -1,0 +1,76 @@
+//! The WGSL sources of the MPM passes and how they are put together.
+//!
+//! WGSL has no `#include`, so each pass module is the concatenation of the shared library files
+//! (structs and bindings, the interpolation stencil, the SVD, the snow model) and the pass's own
+//! file. Release and debug builds both embed the sources with `include_str!`; `tests/wgsl.rs`
+//! validates every composed module with naga, without a GPU.
+
+/// Library files every pass includes, in dependency order: (path under `shaders/`, source).
+pub const LIBRARIES: [(&str, &str); 4] = [
+    ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
+    ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
+    ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
+    ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
+];
+
+/// One MPM compute pass. The same name is the WGSL file, the entry point, the Rust module that
+/// records it and the GPU debug label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MpmPass {
+    /// Zero the grid's fixed-point sums.
+    GridClear,
+    /// Particle to grid.
+    P2g,
+    /// Grid velocities, gravity and walls.
+    GridUpdate,
+    /// Grid to particle, plasticity and advection.
+    G2p,
+    /// Maxima and minima for the stable time step and reports.
+    Stats,
+}
+
+impl MpmPass {
+    /// The four passes of one substep, in order.
+    pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
+    /// Every pass.
+    pub const ALL: [MpmPass; 5] =
+        [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats];
+
+    /// The pass's name: file stem, entry point and GPU label.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpmPass::GridClear => "grid_clear",
+            MpmPass::P2g => "p2g",
+            MpmPass::GridUpdate => "grid_update",
+            MpmPass::G2p => "g2p",
+            MpmPass::Stats => "stats",
+        }
+    }
+
+    /// The pass's own WGSL source.
+    pub fn source(self) -> &'static str {
+        match self {
+            MpmPass::GridClear => include_str!("../../shaders/mpm/grid_clear.wgsl"),
+            MpmPass::P2g => include_str!("../../shaders/mpm/p2g.wgsl"),
+            MpmPass::GridUpdate => include_str!("../../shaders/mpm/grid_update.wgsl"),
+            MpmPass::G2p => include_str!("../../shaders/mpm/g2p.wgsl"),
+            MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
+        }
+    }
+
+    /// The complete module: the libraries followed by the pass.
+    pub fn composed_source(self) -> String {
+        compose(self.source())
+    }
+}
+
+/// Prepends the library files to a pass (or test) source.
+pub fn compose(pass_source: &str) -> String {
+    let mut text = String::new();
+    for (_, library) in LIBRARIES {
+        text.push_str(library);
+        text.push('\n');
+    }
+    text.push_str(pass_source);
+    text
+}

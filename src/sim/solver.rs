@@ -1,0 +1,176 @@
+//! [`Solver`]: kernels plus state, stepped on the GPU, with readbacks for export and tests.
+
+use thiserror::Error;
+
+use super::params::{GpuParticle, GpuSolverStatus, SolverParams};
+use super::pipelines::Kernels;
+use super::shaders::MpmPass;
+use super::state::{SimState, StateError};
+use super::{stats, step};
+use crate::gpu::{Gpu, GpuError};
+
+/// Failures of the solver.
+#[derive(Debug, Error)]
+pub enum SolverError {
+    /// The state could not be allocated.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// A GPU operation failed.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    /// The grid changed; that needs a new state, not new parameters.
+    #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]
+    GridChanged {
+        /// Old cells.
+        from: [u32; 3],
+        /// New cells.
+        to: [u32; 3],
+    },
+}
+
+/// What the `stats` pass and the counters report about the current state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverStats {
+    /// Largest particle speed, m/s.
+    pub max_speed: f64,
+    /// Largest hardening factor `exp(ξ(1 − Jp))` (bounded).
+    pub max_hardening: f64,
+    /// Smallest plastic Jacobian.
+    pub min_plastic_jacobian: f64,
+    /// Largest plastic Jacobian.
+    pub max_plastic_jacobian: f64,
+    /// P2G contributions dropped since the last report because a node's fixed-point mass would
+    /// have overflowed.
+    pub overflow_count: u32,
+    /// Particles reset since the last report because their state was not finite.
+    pub nonfinite_count: u32,
+}
+
+/// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest
+/// hardening present (see `docs/algorithm.md`).
+pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl: f64) -> f64 {
+    let wave_speed = params.material.wave_speed(max_hardening.max(0.0));
+    cfl * params.grid.cell_size / (max_speed + wave_speed)
+}
+
+/// The GPU solver: compiled kernels, the simulation's buffers and its parameters.
+pub struct Solver {
+    kernels: Kernels,
+    state: SimState,
+    params: SolverParams,
+}
+
+impl Solver {
+    /// Compiles the kernels and uploads `particles`.
+    pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
+        let kernels = Kernels::new(&gpu.device);
+        let state = SimState::new(&gpu.device, &kernels, &params, particles)?;
+        Ok(Self { kernels, state, params })
+    }
+
+    /// The current parameters.
+    pub fn params(&self) -> &SolverParams {
+        &self.params
+    }
+
+    /// Number of particles.
+    pub fn particle_count(&self) -> u32 {
+        self.state.particle_count
+    }
+
+    /// The kernels (for recording passes into an outside encoder, e.g. in benchmarks).
+    pub fn kernels(&self) -> &Kernels {
+        &self.kernels
+    }
+
+    /// The GPU buffers.
+    pub fn state(&self) -> &SimState {
+        &self.state
+    }
+
+    /// Replaces the parameters for the next substeps. The grid must stay the same.
+    pub fn set_params(&mut self, gpu: &Gpu, params: SolverParams) -> Result<(), SolverError> {
+        if params.grid != self.params.grid {
+            return Err(SolverError::GridChanged {
+                from: self.params.grid.cells.to_array(),
+                to: params.grid.cells.to_array(),
+            });
+        }
+        self.params = params;
+        self.state.write_params(&gpu.queue, &params.to_gpu(self.state.particle_count));
+        Ok(())
+    }
+
+    /// Sets the substep length.
+    pub fn set_dt(&mut self, gpu: &Gpu, dt: f64) {
+        self.params.dt = dt;
+        self.state.write_params(&gpu.queue, &self.params.to_gpu(self.state.particle_count));
+    }
+
+    /// Runs `substeps` substeps in one submission (does not wait for them).
+    pub fn step(&self, gpu: &Gpu, substeps: u32) {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+        for _ in 0..substeps {
+            step::record_substep(&mut encoder, &self.kernels, &self.state, None);
+        }
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Runs a single pass on its own (for tests that check one pass against the CPU twin).
+    pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
+        let threads = match pass {
+            MpmPass::GridClear | MpmPass::GridUpdate => self.state.node_count,
+            MpmPass::P2g | MpmPass::G2p | MpmPass::Stats => self.state.particle_count,
+        };
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        step::record_pass(&mut encoder, &self.kernels, &self.state, pass, threads, None);
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Copies the particles back to the host.
+    pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, SolverError> {
+        let bytes = gpu.read_buffer(&self.state.particles)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// Copies the fixed-point grid (mass, momentum x, y, z per node) back to the host.
+    pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i32; 4]>, SolverError> {
+        let bytes = gpu.read_buffer(&self.state.grid_fixed)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// Copies the grid velocities (xyz) and masses (w) back to the host.
+    pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
+        let bytes = gpu.read_buffer(&self.state.grid_velocity)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// Runs the `stats` pass and reads the status back; the counters restart from zero.
+    pub fn stats(&self, gpu: &Gpu) -> Result<SolverStats, SolverError> {
+        // The maxima start fresh for this pass; the counters (first 8 bytes) keep what the passes
+        // since the last report added.
+        let reset = GpuSolverStatus::reset();
+        let maxima = &bytemuck::bytes_of(&reset)[8..24];
+        gpu.queue.write_buffer(&self.state.status, 8, maxima);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        stats::record(&mut encoder, &self.kernels, &self.state, None);
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = gpu.read_buffer(&self.state.status)?;
+        let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
+        gpu.queue.write_buffer(&self.state.status, 0, &[0u8; 8]);
+        Ok(SolverStats {
+            max_speed: f32::from_bits(status.max_speed_bits) as f64,
+            max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
+            min_plastic_jacobian: f32::from_bits(status.min_plastic_jacobian_bits) as f64,
+            max_plastic_jacobian: f32::from_bits(status.max_plastic_jacobian_bits) as f64,
+            overflow_count: status.overflow_count,
+            nonfinite_count: status.nonfinite_count,
+        })
+    }
+
+    /// The largest stable substep for the current state (runs `stats`).
+    pub fn stable_dt(&self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
+        let s = self.stats(gpu)?;
+        Ok((stable_dt(&self.params, s.max_speed, s.max_hardening, cfl), s))
+    }
+}

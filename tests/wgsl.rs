@@ -1,0 +1,127 @@
+//! GPU-free shader checks: every WGSL file parses and validates with naga, and the structs the GPU
+//! shares with Rust have the same member offsets and sizes on both sides.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
+use powder::sim::shaders::{LIBRARIES, MpmPass, compose};
+use wgpu::naga;
+
+fn validate(label: &str, source: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{label} does not parse:\n{}", e.emit_to_string(source)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label} does not validate:\n{}", e.emit_to_string(source)));
+    module
+}
+
+#[test]
+fn every_library_prefix_and_pass_validates() {
+    // Each library validates together with the ones before it (its only dependencies).
+    let mut prefix = String::new();
+    for (path, source) in LIBRARIES {
+        prefix.push_str(source);
+        prefix.push('\n');
+        validate(path, &prefix);
+    }
+    for pass in MpmPass::ALL {
+        let module = validate(pass.name(), &pass.composed_source());
+        assert!(
+            module.entry_points.iter().any(|e| e.name == pass.name() && e.stage == naga::ShaderStage::Compute),
+            "{} has no compute entry point named after the pass",
+            pass.name()
+        );
+    }
+}
+
+#[test]
+fn every_wgsl_file_on_disk_is_covered() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/mpm");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("shaders/mpm exists")
+        .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".wgsl"))
+        .collect();
+    let covered: BTreeSet<String> = LIBRARIES
+        .iter()
+        .map(|(path, _)| path.trim_start_matches("mpm/").to_string())
+        .chain(MpmPass::ALL.iter().map(|p| format!("{}.wgsl", p.name())))
+        .collect();
+    assert_eq!(on_disk, covered, "a WGSL file is not validated by this test (or a listed one is missing)");
+    // And the embedded copies are the files on disk.
+    for pass in MpmPass::ALL {
+        let text = std::fs::read_to_string(dir.join(format!("{}.wgsl", pass.name()))).expect("pass file");
+        assert_eq!(text, pass.source());
+    }
+}
+
+/// Member offsets of the WGSL struct `name` (padding members excluded) and its size.
+fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, ty)| ty.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("struct {name} not found in types.wgsl"));
+    match &ty.inner {
+        naga::TypeInner::Struct { members, span } => (
+            members
+                .iter()
+                .filter_map(|m| {
+                    let n = m.name.clone().unwrap_or_default();
+                    (!n.starts_with("_pad")).then_some((n, m.offset))
+                })
+                .collect(),
+            *span,
+        ),
+        other => panic!("{name} is not a struct: {other:?}"),
+    }
+}
+
+macro_rules! rust_layout {
+    ($ty:ty, [$($field:ident),* $(,)?]) => {
+        (
+            vec![$((stringify!($field).to_string(), std::mem::offset_of!($ty, $field) as u32)),*],
+            std::mem::size_of::<$ty>() as u32,
+        )
+    };
+}
+
+#[test]
+fn shared_struct_layouts_agree() {
+    let module = validate("types.wgsl", LIBRARIES[0].1);
+    let cases = [
+        (
+            "SimParams",
+            rust_layout!(GpuSimParams, [
+                grid_origin, cell_size, node_dims, particle_count, wall_lo, boundary_kind, wall_hi,
+                boundary_friction, gravity, dt, mu0, lambda0, hardening, critical_compression,
+                critical_stretch, max_speed, mass_scale, momentum_scale, fixed_mass_limit,
+            ]),
+        ),
+        (
+            "Particle",
+            rust_layout!(GpuParticle, [
+                position, mass, velocity, volume, affine, deformation, plastic_jacobian, material,
+            ]),
+        ),
+        (
+            "SolverStatus",
+            rust_layout!(GpuSolverStatus, [
+                overflow_count, nonfinite_count, max_speed_bits, max_hardening_bits,
+                min_plastic_jacobian_bits, max_plastic_jacobian_bits,
+            ]),
+        ),
+    ];
+    for (name, rust) in cases {
+        assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");
+    }
+}
+
+#[test]
+fn a_broken_shader_is_caught() {
+    // The validator above must reject real mistakes, or the tests above prove nothing.
+    let broken = compose("fn f() -> f32 { return params.no_such_field; }");
+    assert!(naga::front::wgsl::parse_str(&broken).is_err());
+}
