@@ -2,25 +2,33 @@
 // stress) to its 27 stencil nodes, as fixed-point i32 atomics.
 // Reads: params, particles. Writes: grid_fixed, status.overflow_count.
 
-// Adds one contribution to a node. The mass goes first: if the node's sum would pass the fixed-point
-// limit, the contribution is taken back and counted instead, so the sum saturates and never wraps.
-// Momentum needs no check of its own: p2g caps each contribution's velocity at max_speed and
-// momentum_scale = mass_scale / max_speed, so momentum units never exceed mass units.
+// Adds `value` to one atomic sum unless that would pass `limit` in either direction; returns
+// whether it was added. atomicAdd returns the sum before the add, so an add that overshot is seen
+// and taken back out: the sum saturates instead of wrapping (src/sim/fixed_point.rs).
+fn add_checked(slot: u32, value: i32, limit: i32) -> bool {
+    if (value == 0) {
+        return true;
+    }
+    let before = atomicAdd(&grid_fixed[slot], value);
+    let over = select((before < -limit - value), (before > limit - value), value > 0);
+    if (over) {
+        atomicSub(&grid_fixed[slot], value);
+        atomicAdd(&status.overflow_count, 1u);
+    }
+    return !over;
+}
+
+// Adds one particle's contribution to a node: mass first, then momentum only if the mass fitted.
 fn deposit(node: u32, mass: f32, momentum: vec3<f32>) {
     let q = i32(round(mass * params.mass_scale));
-    if (q == 0) {
+    if (q == 0 || !add_checked(4u * node, q, params.fixed_mass_limit)) {
         return;
     }
-    let before = atomicAdd(&grid_fixed[4u * node], q);
-    if (before > params.fixed_mass_limit - q) {
-        atomicSub(&grid_fixed[4u * node], q);
-        atomicAdd(&status.overflow_count, 1u);
-        return;
-    }
-    let p = momentum * params.momentum_scale;
-    atomicAdd(&grid_fixed[4u * node + 1u], i32(round(p.x)));
-    atomicAdd(&grid_fixed[4u * node + 2u], i32(round(p.y)));
-    atomicAdd(&grid_fixed[4u * node + 3u], i32(round(p.z)));
+    let p = vec3<i32>(round(momentum * params.momentum_scale));
+    let momentum_limit = 2147483647;
+    add_checked(4u * node + 1u, p.x, momentum_limit);
+    add_checked(4u * node + 2u, p.y, momentum_limit);
+    add_checked(4u * node + 3u, p.z, momentum_limit);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

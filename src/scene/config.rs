@@ -6,7 +6,7 @@ use glam::DVec3;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::validate::DT_RANGE;
+use super::limit::DT_RANGE;
 
 /// The simulated box, in metres.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,7 +41,11 @@ pub struct TimeConfig {
 
 impl Default for TimeConfig {
     fn default() -> Self {
-        Self { fps: 30.0, dt: TimeStep::Auto, cfl: 0.4 }
+        Self {
+            fps: 30.0,
+            dt: TimeStep::Auto,
+            cfl: 0.4,
+        }
     }
 }
 
@@ -74,7 +78,10 @@ struct TimeStepVisitor;
 
 impl TimeStepVisitor {
     fn expected() -> String {
-        format!("time.dt must be \"auto\" or a number of seconds in {}", DT_RANGE.describe())
+        format!(
+            "time.dt must be \"auto\" or a number of seconds in {}",
+            DT_RANGE.describe()
+        )
     }
 }
 
@@ -112,12 +119,23 @@ mod tests {
 
     #[test]
     fn time_step_round_trips() {
-        for (text, step) in [("\"auto\"", TimeStep::Auto), ("0.001", TimeStep::Fixed(0.001))] {
+        for (text, step) in [
+            ("\"auto\"", TimeStep::Auto),
+            ("0.001", TimeStep::Fixed(0.001)),
+        ] {
             assert_eq!(serde_json::from_str::<TimeStep>(text).unwrap(), step);
             assert_eq!(serde_json::to_string(&step).unwrap(), text);
         }
-        assert_eq!(serde_json::from_str::<TimeStep>("1").unwrap(), TimeStep::Fixed(1.0));
-        let err = serde_json::from_str::<TimeStep>("\"fast\"").unwrap_err().to_string();
-        assert!(err.contains("time.dt") && err.contains("(0, 0.1]") && err.contains("fast"), "{err}");
+        assert_eq!(
+            serde_json::from_str::<TimeStep>("1").unwrap(),
+            TimeStep::Fixed(1.0)
+        );
+        let err = serde_json::from_str::<TimeStep>("\"fast\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("time.dt") && err.contains("(0, 0.1]") && err.contains("fast"),
+            "{err}"
+        );
     }
 }

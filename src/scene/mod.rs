@@ -9,6 +9,7 @@
 mod config;
 mod emitter;
 mod error;
+mod limit;
 mod overrides;
 mod validate;
 
@@ -88,15 +89,16 @@ fn default_seed() -> u64 {
 impl Scene {
     /// Reads, parses and validates the scene file at `path`.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Self::from_json(&text, &path.display().to_string())
     }
 
     /// Parses and validates scene JSON. `source` names the text in messages (usually a file name).
     pub fn from_json(text: &str, source: &str) -> Result<Scene, SceneError> {
-        let scene: Scene =
-            serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
+        let scene: Scene = serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
         scene.validate(source)?;
         Ok(scene)
     }
@@ -126,8 +128,14 @@ impl Scene {
     /// The grid: h as in [`Scene::cell_size`], `ceil(size / h)` cells per axis (at least one).
     pub fn grid_spec(&self) -> GridSpec {
         let h = self.cell_size();
-        let cells = (self.domain.size / h - DVec3::splat(1e-9)).ceil().max(DVec3::ONE);
-        GridSpec { domain_min: self.domain.min, cell_size: h, cells: UVec3::new(cells.x as u32, cells.y as u32, cells.z as u32) }
+        let cells = (self.domain.size / h - DVec3::splat(1e-9))
+            .ceil()
+            .max(DVec3::ONE);
+        GridSpec {
+            domain_min: self.domain.min,
+            cell_size: h,
+            cells: UVec3::new(cells.x as u32, cells.y as u32, cells.z as u32),
+        }
     }
 
     /// Distance between emitted particles, metres: `h / cbrt(particles_per_cell)`.
@@ -137,12 +145,16 @@ impl Scene {
 
     /// Speed of the fastest emitter, m/s.
     pub fn max_emitter_speed(&self) -> f64 {
-        self.emitters.iter().map(|e| e.velocity().length()).fold(0.0, f64::max)
+        self.emitters
+            .iter()
+            .map(|e| e.velocity().length())
+            .fold(0.0, f64::max)
     }
 
     /// `max_speed` if given, otherwise `max(50, 2 × the fastest emitter speed)` m/s.
     pub fn effective_max_speed(&self) -> f64 {
-        self.max_speed.unwrap_or_else(|| DEFAULT_MAX_SPEED.max(2.0 * self.max_emitter_speed()))
+        self.max_speed
+            .unwrap_or_else(|| DEFAULT_MAX_SPEED.max(2.0 * self.max_emitter_speed()))
     }
 
     /// Everything the solver needs besides the particles. With `time.dt = "auto"` the step is a
@@ -165,7 +177,7 @@ impl Scene {
             dt,
             boundary: self.boundary,
             max_speed,
-            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),
+            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size),
         }
     }
 
@@ -182,7 +194,13 @@ impl Scene {
         for (i, e) in self.emitters.iter().enumerate() {
             let v = e.velocity().as_vec3();
             e.for_each_point(s, emitter::emitter_seed(self.seed, i), |p| {
-                out.push(GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32));
+                out.push(GpuParticle::new(
+                    p.as_vec3(),
+                    v,
+                    mass,
+                    volume as f32,
+                    i as u32,
+                ));
             });
         }
         out
@@ -219,7 +237,11 @@ mod tests {
             *velocity = DVec3::new(40.0, 0.0, 0.0);
         }
         assert_eq!(speed(&scene), 80.0);
-        scene.emitters[0] = Emitter::Box { min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
+        scene.emitters[0] = Emitter::Box {
+            min: DVec3::ZERO,
+            max: DVec3::splat(0.2),
+            velocity: DVec3::ZERO,
+        };
         assert_eq!(speed(&scene), 50.0);
     }
 

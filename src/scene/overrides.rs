@@ -62,7 +62,8 @@ impl Scene {
                     };
                     let len = items.len();
                     let Some(item) = index.and_then(|i| items.get_mut(i)) else {
-                        let what = format!("{field} has {len} entries; {segment:?} is not an index");
+                        let what =
+                            format!("{field} has {len} entries; {segment:?} is not an index");
                         return Err(fail(what));
                     };
                     let i = index.unwrap_or_default();
@@ -99,15 +100,15 @@ fn parse_value(text: &str, current: &Value) -> Parsed {
     if let Ok(v) = serde_json::from_str::<Value>(text) {
         return Parsed::Json(v);
     }
-    if !current.is_string() {
-        if let Ok(x) = text.parse::<f64>() {
-            return match serde_json::Number::from_f64(x) {
-                Some(n) => Parsed::Json(Value::Number(n)),
-                None => Parsed::NonFinite,
-            };
-        }
+    // Strings stay strings (`name=inf`), except time.dt, which holds "auto" or a number.
+    let numeric = !current.is_string() || current.as_str() == Some("auto");
+    match text.parse::<f64>() {
+        Ok(x) if numeric => match serde_json::Number::from_f64(x) {
+            Some(n) => Parsed::Json(Value::Number(n)),
+            None => Parsed::NonFinite,
+        },
+        _ => Parsed::Json(Value::String(text.to_string())),
     }
-    Parsed::Json(Value::String(text.to_string()))
 }
 
 #[cfg(test)]
@@ -126,7 +127,8 @@ mod tests {
         assert_eq!(s.time.dt, TimeStep::Auto);
         s.set_value("time.dt", "0.0005", "t").unwrap();
         assert_eq!(s.time.dt, TimeStep::Fixed(5e-4));
-        s.set_value("emitters[0].velocity", "[1, 2, 3]", "t").unwrap();
+        s.set_value("emitters[0].velocity", "[1, 2, 3]", "t")
+            .unwrap();
         assert_eq!(s.emitters[0].velocity().to_array(), [1.0, 2.0, 3.0]);
         s.set_value("max_speed", "70", "t").unwrap();
         assert_eq!(s.max_speed, Some(70.0));
@@ -139,14 +141,43 @@ mod tests {
     fn bad_overrides_leave_the_scene_alone() {
         let mut s = Scene::builtin_default();
         let before = s.clone();
-        let err = s.set_value("emitters.0.radius", "-inf", "cli").unwrap_err().to_string();
-        assert_eq!(err, "cli: emitters[0].radius = -inf is out of range: allowed > 0");
-        let err = s.set_value("gravity.1", "NaN", "cli").unwrap_err().to_string();
+        let err = s
+            .set_value("emitters.0.radius", "-inf", "cli")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "cli: emitters[0].radius = -inf is out of range: allowed > 0"
+        );
+        let err = s
+            .set_value("time.dt", "inf", "cli")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "cli: time.dt = inf is out of range: allowed \"auto\" or (0, 0.1]"
+        );
+        let err = s
+            .set_value("gravity.1", "NaN", "cli")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("gravity.y = NaN"), "{err}");
-        assert!(matches!(s.set_value("material.nope", "1", "cli"), Err(SceneError::Override { .. })));
-        assert!(matches!(s.set_value("nope.x", "1", "cli"), Err(SceneError::Override { .. })));
-        assert!(matches!(s.set_value("emitters.9.radius", "1", "cli"), Err(SceneError::Override { .. })));
-        assert!(matches!(s.set_value("grid.resolution", "2", "cli"), Err(SceneError::Invalid { .. })));
+        assert!(matches!(
+            s.set_value("material.nope", "1", "cli"),
+            Err(SceneError::Override { .. })
+        ));
+        assert!(matches!(
+            s.set_value("nope.x", "1", "cli"),
+            Err(SceneError::Override { .. })
+        ));
+        assert!(matches!(
+            s.set_value("emitters.9.radius", "1", "cli"),
+            Err(SceneError::Override { .. })
+        ));
+        assert!(matches!(
+            s.set_value("grid.resolution", "2", "cli"),
+            Err(SceneError::Invalid { .. })
+        ));
         assert!(matches!(s.emitters[0], Emitter::Sphere { .. }));
         assert_eq!(s, before);
     }

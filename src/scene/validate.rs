@@ -8,65 +8,8 @@ use glam::DVec3;
 
 use super::emitter::Emitter;
 use super::error::SceneError;
+use super::limit::{DT_RANGE, FINITE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, POSITIVE, number};
 use super::{MAX_PARTICLES, SCENE_VERSION, Scene, TimeStep};
-
-/// A range of allowed values. Open or closed at each end; infinite ends mean "no bound".
-/// Non-finite values are never inside.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Limit {
-    lo: f64,
-    hi: f64,
-    lo_closed: bool,
-    hi_closed: bool,
-}
-
-impl Limit {
-    const fn new(lo: f64, lo_closed: bool, hi: f64, hi_closed: bool) -> Self {
-        Self { lo, hi, lo_closed, hi_closed }
-    }
-
-    /// Whether `v` is finite and inside.
-    pub(crate) fn contains(&self, v: f64) -> bool {
-        let above = if self.lo_closed { v >= self.lo } else { v > self.lo };
-        let below = if self.hi_closed { v <= self.hi } else { v < self.hi };
-        v.is_finite() && above && below
-    }
-
-    /// `[0, 0.5)`, `> 0`, `1` or `any finite number`.
-    pub(crate) fn describe(&self) -> String {
-        let (lo, hi) = (number(self.lo), number(self.hi));
-        match (self.lo.is_finite(), self.hi.is_finite()) {
-            (false, false) => "any finite number".to_string(),
-            (true, false) => format!("{} {lo}", if self.lo_closed { ">=" } else { ">" }),
-            (false, true) => format!("{} {hi}", if self.hi_closed { "<=" } else { "<" }),
-            _ if self.lo == self.hi => lo,
-            _ => format!(
-                "{}{lo}, {hi}{}",
-                if self.lo_closed { "[" } else { "(" },
-                if self.hi_closed { "]" } else { ")" }
-            ),
-        }
-    }
-}
-
-const INF: f64 = f64::INFINITY;
-const FINITE: Limit = Limit::new(-INF, false, INF, false);
-const POSITIVE: Limit = Limit::new(0.0, false, INF, false);
-/// Allowed fixed `time.dt`, seconds.
-pub(crate) const DT_RANGE: Limit = Limit::new(0.0, false, 0.1, true);
-/// Largest allowed `max_speed`, m/s.
-const MAX_SPEED_LIMIT: f64 = 1e5;
-/// Largest allowed magnitude of gravity, m/s².
-const MAX_GRAVITY: f64 = 1000.0;
-
-/// A number as messages print it: short, exponent form for large magnitudes.
-pub(crate) fn number(v: f64) -> String {
-    if v.is_finite() && v != 0.0 && !(1e-4..1e5).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
 
 /// One scalar rule: the field's path, its current value and its range.
 pub(crate) struct Check {
@@ -76,7 +19,11 @@ pub(crate) struct Check {
 }
 
 fn check(field: impl Into<String>, value: f64, limit: Limit) -> Check {
-    Check { field: field.into(), value, limit }
+    Check {
+        field: field.into(),
+        value,
+        limit,
+    }
 }
 
 fn vector(out: &mut Vec<Check>, field: &str, v: DVec3, limit: Limit) {
@@ -101,23 +48,55 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let mut out = vec![check("version", scene.version as f64, closed(V, V))];
     vector(&mut out, "domain.min", scene.domain.min, FINITE);
     vector(&mut out, "domain.size", scene.domain.size, POSITIVE);
-    out.push(check("grid.resolution", scene.grid.resolution as f64, closed(4.0, 1024.0)));
+    out.push(check(
+        "grid.resolution",
+        scene.grid.resolution as f64,
+        closed(4.0, 1024.0),
+    ));
     out.push(check("time.fps", scene.time.fps, open_closed(0.0, 1000.0)));
     if let TimeStep::Fixed(dt) = scene.time.dt {
         out.push(check("time.dt", dt, DT_RANGE));
     }
     out.push(check("time.cfl", scene.time.cfl, open_closed(0.0, 1.0)));
     vector(&mut out, "gravity", scene.gravity, FINITE);
-    out.push(check("|gravity|", scene.gravity.length(), closed(0.0, MAX_GRAVITY)));
-    out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
+    out.push(check(
+        "|gravity|",
+        scene.gravity.length(),
+        closed(0.0, MAX_GRAVITY),
+    ));
+    out.push(check(
+        "boundary.friction",
+        scene.boundary.friction,
+        closed(0.0, 10.0),
+    ));
     out.extend([
-        check("material.youngs_modulus", m.youngs_modulus, open_closed(0.0, 1e9)),
-        check("material.poisson_ratio", m.poisson_ratio, Limit::new(0.0, true, 0.5, false)),
+        check(
+            "material.youngs_modulus",
+            m.youngs_modulus,
+            open_closed(0.0, 1e9),
+        ),
+        check(
+            "material.poisson_ratio",
+            m.poisson_ratio,
+            Limit::new(0.0, true, 0.5, false),
+        ),
         check("material.hardening", m.hardening, closed(0.0, 100.0)),
-        check("material.critical_compression", m.critical_compression, open(0.0, 1.0)),
-        check("material.critical_stretch", m.critical_stretch, open_closed(0.0, 1e6)),
+        check(
+            "material.critical_compression",
+            m.critical_compression,
+            open(0.0, 1.0),
+        ),
+        check(
+            "material.critical_stretch",
+            m.critical_stretch,
+            open_closed(0.0, 1e6),
+        ),
         check("material.density", m.density, open_closed(0.0, 1e5)),
-        check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
+        check(
+            "particles_per_cell",
+            scene.particles_per_cell as f64,
+            closed(1.0, 64.0),
+        ),
     ]);
     if let Some(v) = scene.max_speed {
         out.push(check("max_speed", v, open_closed(0.0, MAX_SPEED_LIMIT)));
@@ -136,7 +115,11 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
-        out.push(check(format!("|{name}.velocity|"), e.velocity().length(), speed));
+        out.push(check(
+            format!("|{name}.velocity|"),
+            e.velocity().length(),
+            speed,
+        ));
     }
     out
 }
@@ -150,13 +133,21 @@ pub(crate) fn allowed_for(scene: &Scene, field: &str) -> Option<String> {
     if field == "max_speed" {
         return Some(Limit::new(0.0, false, MAX_SPEED_LIMIT, true).describe());
     }
-    scalar_checks(scene).into_iter().find(|c| c.field == field).map(|c| c.limit.describe())
+    scalar_checks(scene)
+        .into_iter()
+        .find(|c| c.field == field)
+        .map(|c| c.limit.describe())
 }
 
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     if scene.emitters.is_empty() {
-        return Err(SceneError::invalid(source, "emitters", "[]", "a list of at least one emitter"));
+        return Err(SceneError::invalid(
+            source,
+            "emitters",
+            "[]",
+            "a list of at least one emitter",
+        ));
     }
     for c in scalar_checks(scene) {
         if !c.limit.contains(c.value) {
@@ -165,24 +156,42 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
             } else {
                 c.limit.describe()
             };
-            return Err(SceneError::invalid(source, c.field, number(c.value), allowed));
+            return Err(SceneError::invalid(
+                source,
+                c.field,
+                number(c.value),
+                allowed,
+            ));
         }
     }
     let default_speed = scene.effective_max_speed();
     if !(default_speed > 0.0 && default_speed <= MAX_SPEED_LIMIT) {
         let allowed = format!("(0, {}]", number(MAX_SPEED_LIMIT));
-        return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
+        return Err(SceneError::invalid(
+            source,
+            "max_speed",
+            number(default_speed),
+            allowed,
+        ));
     }
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;
     let tol = 1e-9 * scene.domain.size.max_element();
     for (i, e) in scene.emitters.iter().enumerate() {
-        emitter_inside(source, i, e, lo - DVec3::splat(tol), hi + DVec3::splat(tol))?;
+        emitter_inside(source, i, e, lo, hi, tol)?;
     }
     particle_counts(scene, source)
 }
 
-fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3) -> Result<(), SceneError> {
+/// Emitter `i` lies within `[lo, hi]` (give or take `tol`, for decimal round-off) on every axis.
+fn emitter_inside(
+    source: &str,
+    i: usize,
+    e: &Emitter,
+    lo: DVec3,
+    hi: DVec3,
+    tol: f64,
+) -> Result<(), SceneError> {
     let axes = ["x", "y", "z"];
     for a in 0..3 {
         let (dlo, dhi) = (number(lo[a]), number(hi[a]));
@@ -202,11 +211,16 @@ fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3) -> 
                 (f("-"), f("+"), center[a] - radius, center[a] + radius)
             }
         };
-        if low < lo[a] {
+        if low < lo[a] - tol {
             return Err(SceneError::invalid(source, low_field, number(low), inside));
         }
-        if high > hi[a] {
-            return Err(SceneError::invalid(source, high_field, number(high), inside));
+        if high > hi[a] + tol {
+            return Err(SceneError::invalid(
+                source,
+                high_field,
+                number(high),
+                inside,
+            ));
         }
     }
     Ok(())
@@ -219,20 +233,33 @@ fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3) -> 
 /// per axis has r ≥ 4.5 s, so the points nearest its centre (within √3·s/2 + √3·s/4 < 1.3 s) are kept.
 fn particle_counts(scene: &Scene, source: &str) -> Result<(), SceneError> {
     let spacing = scene.particle_spacing();
-    let total = scene.emitters.iter().fold(0u64, |t, e| t.saturating_add(e.max_points(spacing)));
+    let total = scene
+        .emitters
+        .iter()
+        .fold(0u64, |t, e| t.saturating_add(e.max_points(spacing)));
     if total > MAX_PARTICLES {
         let source_name = source.to_string();
-        return Err(SceneError::TooManyParticles { source_name, count: total, limit: MAX_PARTICLES });
+        return Err(SceneError::TooManyParticles {
+            source_name,
+            count: total,
+            limit: MAX_PARTICLES,
+        });
     }
     for (i, e) in scene.emitters.iter().enumerate() {
         let lattice = e.max_points(spacing);
         let mut any = lattice > 1000;
         if !any {
-            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), |_| any = true);
+            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), |_| {
+                any = true
+            });
         }
         if !any {
             let source_name = source.to_string();
-            return Err(SceneError::NoParticles { source_name, emitter: i, spacing });
+            return Err(SceneError::NoParticles {
+                source_name,
+                emitter: i,
+                spacing,
+            });
         }
     }
     Ok(())
@@ -243,13 +270,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_describe_themselves() {
-        assert_eq!(Limit::new(0.0, true, 0.5, false).describe(), "[0, 0.5)");
-        assert_eq!(Limit::new(0.0, false, 1e9, true).describe(), "(0, 1e9]");
-        assert_eq!(POSITIVE.describe(), "> 0");
-        assert_eq!(FINITE.describe(), "any finite number");
-        assert_eq!(Limit::new(1.0, true, 1.0, true).describe(), "1");
-        assert!(!POSITIVE.contains(f64::NAN) && !FINITE.contains(f64::INFINITY));
-        assert!(!Limit::new(0.0, true, 0.5, false).contains(0.5));
+    fn every_rule_of_the_default_scene_holds_and_can_be_looked_up() {
+        let scene = Scene::builtin_default();
+        for c in scalar_checks(&scene) {
+            assert!(c.limit.contains(c.value), "{} = {}", c.field, c.value);
+        }
+        let allowed = |f: &str| allowed_for(&scene, f);
+        assert_eq!(allowed("emitters[0].radius").as_deref(), Some("> 0"));
+        assert_eq!(
+            allowed("material.critical_compression").as_deref(),
+            Some("(0, 1)")
+        );
+        assert_eq!(allowed("max_speed").as_deref(), Some("(0, 1e5]"));
+        assert_eq!(allowed("name"), None);
     }
 }

@@ -35,6 +35,9 @@ pub fn project_plasticity(
 /// `v' = Σ w vi`, `C' = (4/h²) Σ w vi dᵀ`, `F' = (I + dt C') F` then plasticity,
 /// `x' = x + dt v'` clamped to the domain box, and last `v'` clamped to `max_speed` (the position
 /// uses the unclamped `v'`, as on the GPU).
+///
+/// # Panics
+/// If a particle lies 1.5 cells or more outside the domain, so that its stencil leaves the grid.
 pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle]) {
     let spec = &params.grid;
     let h = spec.cell_size;

@@ -252,8 +252,8 @@ impl Stencil {
     /// The stencil of a particle at `x`.
     ///
     /// # Panics
-    /// If the stencil leaves the grid, i.e. `x` lies more than half a padding cell outside the
-    /// domain. G2P clamps particles to the domain, so this only happens for bad input particles.
+    /// If the stencil leaves the grid, i.e. `x` lies 1.5 cells or more outside the domain. G2P
+    /// clamps particles to the domain, so this only happens for particles built outside it.
     pub(crate) fn new(spec: &GridSpec, x: &Vector3<f64>) -> Self {
         let o = spec.grid_origin();
         let dims = spec.node_dims();
@@ -329,7 +329,7 @@ pub(crate) mod test_scene {
             dt: 1e-4,
             boundary: Boundary::default(),
             max_speed: 50.0,
-            fixed_point: FixedPoint::for_scene(material.density, 0.1, 50.0),
+            fixed_point: FixedPoint::for_scene(material.density, 0.1),
         }
     }
 

@@ -29,6 +29,9 @@ pub fn kirchhoff_stress(
 ///
 /// Per particle: `A = −dt V⁰ (4/h²) τ + m C`; per node `u = v + A d / m`, clamped to `max_speed`;
 /// the node gets `w m` mass and `w m u` momentum. Plain f64 sums (the GPU uses fixed point).
+///
+/// # Panics
+/// If a particle lies 1.5 cells or more outside the domain, so that its stencil leaves the grid.
 pub fn p2g(params: &SolverParams, particles: &[CpuParticle], grid: &mut CpuGrid) {
     let spec = &params.grid;
     let h = spec.cell_size;
