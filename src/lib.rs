@@ -7,7 +7,9 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod export;
 pub mod gpu;
+pub mod headless;
 pub mod scene;
 pub mod sim;

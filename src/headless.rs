@@ -1,0 +1,171 @@
+//! Simulating a scene without a window and writing its frames to disk (`powder run`).
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::export::{ExportError, frame_file_name, write_ply};
+use crate::gpu::Gpu;
+use crate::scene::{Scene, TimeStep};
+use crate::sim::state::StateError;
+use crate::sim::{Solver, SolverError, SolverStats};
+
+/// Most substeps one frame may take. A frame that would need more (a state so stiff or fast that
+/// the stable dt collapsed) is run with this many and a warning, rather than stalling for hours.
+pub const MAX_SUBSTEPS_PER_FRAME: u32 = 20_000;
+/// Substeps recorded into one command buffer, so no single submission runs for very long.
+const SUBSTEPS_PER_SUBMIT: u32 = 64;
+
+/// Failures of a headless run.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The scene's grid or particle count does not fit the GPU.
+    #[error("{source_name}: grid.resolution = {resolution} does not fit this GPU: {source}")]
+    GridTooLarge {
+        /// The scene file.
+        source_name: String,
+        /// The resolution asked for.
+        resolution: u32,
+        /// Details and the largest resolution that fits.
+        source: StateError,
+    },
+    /// Another solver failure.
+    #[error("{source_name}: {source}")]
+    Solver {
+        /// The scene file.
+        source_name: String,
+        /// What failed.
+        source: SolverError,
+    },
+    /// The output directory could not be created.
+    #[error("cannot create output directory {}: {source}", path.display())]
+    OutputDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A frame could not be written.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// The GPU device was lost.
+    #[error("the GPU device was lost during the run (frame {frame})")]
+    DeviceLost {
+        /// The frame being simulated.
+        frame: u32,
+    },
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    /// Frames written (the initial state included).
+    pub frames_written: u32,
+    /// Substeps simulated.
+    pub substeps: u64,
+    /// Simulated seconds.
+    pub simulated_time: f64,
+    /// Fixed-point contributions dropped for overflow, summed over the run.
+    pub overflow_count: u64,
+    /// Particles reset for non-finite state, summed over the run.
+    pub nonfinite_count: u64,
+    /// Frames that hit [`MAX_SUBSTEPS_PER_FRAME`].
+    pub capped_frames: u32,
+}
+
+/// Creates the solver for `scene`, naming the scene file in errors.
+pub fn build_solver(gpu: &Gpu, scene: &Scene, source_name: &str) -> Result<Solver, RunError> {
+    let particles = scene.spawn_particles();
+    Solver::new(gpu, scene.solver_params(), &particles).map_err(|e| match e {
+        SolverError::State(s @ StateError::GridTooLarge { .. }) => RunError::GridTooLarge {
+            source_name: source_name.to_string(),
+            resolution: scene.grid.resolution,
+            source: s,
+        },
+        other => RunError::Solver { source_name: source_name.to_string(), source: other },
+    })
+}
+
+/// The substep count and length that cover one frame of `frame_duration` seconds: with a fixed dt
+/// the frame is split into whole substeps no longer than dt; with auto the stable dt is used.
+pub fn plan_frame(frame_duration: f64, step: TimeStep, stable_dt: f64) -> (u32, f64, bool) {
+    let limit = match step {
+        TimeStep::Fixed(dt) => dt,
+        TimeStep::Auto => stable_dt,
+    };
+    let wanted = (frame_duration / limit).ceil().max(1.0);
+    let capped = wanted > MAX_SUBSTEPS_PER_FRAME as f64;
+    let substeps = wanted.min(MAX_SUBSTEPS_PER_FRAME as f64) as u32;
+    (substeps, frame_duration / substeps as f64, capped)
+}
+
+/// Simulates `frames` frames of `scene` and writes `frame_00000.ply` (the initial state) to
+/// `frame_{frames}.ply` into `out_dir`. `on_frame` is called after each frame is written.
+pub fn run_scene(
+    gpu: &Gpu,
+    scene: &Scene,
+    source_name: &str,
+    frames: u32,
+    out_dir: &Path,
+    mut on_frame: impl FnMut(u32, &SolverStats),
+) -> Result<RunSummary, RunError> {
+    let mut solver = build_solver(gpu, scene, source_name)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| RunError::OutputDir { path: out_dir.to_path_buf(), source })?;
+    let solver_err = |source| RunError::Solver { source_name: source_name.to_string(), source };
+    let mut summary = RunSummary::default();
+    write_ply(&out_dir.join(frame_file_name(0)), &solver.read_particles(gpu).map_err(solver_err)?)?;
+    summary.frames_written = 1;
+    for frame in 1..=frames {
+        let (stable, stats) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
+        summary.overflow_count += stats.overflow_count as u64;
+        summary.nonfinite_count += stats.nonfinite_count as u64;
+        let (substeps, dt, capped) = plan_frame(scene.frame_duration(), scene.time.dt, stable);
+        if capped {
+            summary.capped_frames += 1;
+            log::warn!(
+                "frame {frame}: the stable dt {stable:.3e} s would need more than {MAX_SUBSTEPS_PER_FRAME} \
+                 substeps; running {substeps} of {dt:.3e} s (past the stability limit)"
+            );
+        }
+        if matches!(scene.time.dt, TimeStep::Fixed(_)) && dt > stable {
+            log::warn!("frame {frame}: dt {dt:.3e} s exceeds the stable dt {stable:.3e} s");
+        }
+        solver.set_dt(gpu, dt);
+        let mut left = substeps;
+        while left > 0 {
+            let n = left.min(SUBSTEPS_PER_SUBMIT);
+            solver.step(gpu, n);
+            left -= n;
+        }
+        if gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(RunError::DeviceLost { frame });
+        }
+        summary.substeps += substeps as u64;
+        summary.simulated_time += scene.frame_duration();
+        write_ply(&out_dir.join(frame_file_name(frame)), &solver.read_particles(gpu).map_err(solver_err)?)?;
+        summary.frames_written += 1;
+        on_frame(frame, &stats);
+    }
+    let last = solver.stats(gpu).map_err(solver_err)?;
+    summary.overflow_count += last.overflow_count as u64;
+    summary.nonfinite_count += last.nonfinite_count as u64;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_split_into_whole_substeps_within_the_limit() {
+        let (n, dt, capped) = plan_frame(1.0 / 30.0, TimeStep::Fixed(1e-3), 1.0);
+        assert_eq!(n, 34);
+        assert!((dt * 34.0 - 1.0 / 30.0).abs() < 1e-15 && dt <= 1e-3 && !capped);
+        let (n, dt, _) = plan_frame(1.0 / 30.0, TimeStep::Auto, 4e-4);
+        assert_eq!(n, 84);
+        assert!(dt <= 4e-4);
+        let (n, _, capped) = plan_frame(1.0, TimeStep::Auto, 1e-9);
+        assert_eq!(n, MAX_SUBSTEPS_PER_FRAME);
+        assert!(capped);
+    }
+}
