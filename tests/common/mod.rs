@@ -65,3 +65,62 @@ pub fn padded(m: glam::Mat3) -> [[f32; 4]; 3] {
     let c = m.to_cols_array_2d();
     [[c[0][0], c[0][1], c[0][2], 0.0], [c[1][0], c[1][1], c[1][2], 0.0], [c[2][0], c[2][1], c[2][2], 0.0]]
 }
+
+// ---- Helpers of the GPU-vs-CPU, conservation, plasticity and robustness tests. ----
+
+/// The fixed-point scales exactly as the GPU uses them (the f64 scales rounded to f32), widened:
+/// (mass units per kg, momentum units per kg·m/s).
+pub fn gpu_scales(params: &SolverParams) -> (f64, f64) {
+    let g = params.to_gpu(1);
+    (g.mass_scale as f64, g.momentum_scale as f64)
+}
+
+/// The fixed-point grid converted to SI with the GPU's scales: (node mass kg, node momentum kg·m/s).
+pub fn grid_from_fixed(params: &SolverParams, fixed: &[[i32; 4]]) -> (Vec<f64>, Vec<nalgebra::Vector3<f64>>) {
+    let (ms, ps) = gpu_scales(params);
+    let mass = fixed.iter().map(|n| n[0] as f64 / ms).collect();
+    let momentum =
+        fixed.iter().map(|n| nalgebra::Vector3::new(n[1] as f64, n[2] as f64, n[3] as f64) / ps).collect();
+    (mass, momentum)
+}
+
+/// An f32 triple as an f64 nalgebra vector.
+pub fn vec3d(a: [f32; 3]) -> nalgebra::Vector3<f64> {
+    nalgebra::Vector3::new(a[0] as f64, a[1] as f64, a[2] as f64)
+}
+
+/// A padded GPU matrix as an f64 nalgebra matrix.
+pub fn mat3d(m: &[[f32; 4]; 3]) -> nalgebra::Matrix3<f64> {
+    nalgebra::Matrix3::from_fn(|r, c| m[c][r] as f64)
+}
+
+/// An f64 nalgebra matrix in the padded GPU layout.
+pub fn padded_d(m: &nalgebra::Matrix3<f64>) -> [[f32; 4]; 3] {
+    let col = |c: usize| [m[(0, c)] as f32, m[(1, c)] as f32, m[(2, c)] as f32, 0.0];
+    [col(0), col(1), col(2)]
+}
+
+/// Whether position, velocity, C, F and Jp of a particle are all finite.
+pub fn particle_is_finite(p: &GpuParticle) -> bool {
+    let m = |m: &[[f32; 4]; 3]| m.iter().flatten().all(|x| x.is_finite());
+    p.position.iter().chain(&p.velocity).all(|x| x.is_finite())
+        && m(&p.affine)
+        && m(&p.deformation)
+        && p.plastic_jacobian.is_finite()
+}
+
+/// Whether a particle lies in the closed domain box.
+pub fn inside_domain(params: &SolverParams, p: &GpuParticle) -> bool {
+    let (lo, hi) = (params.grid.domain_min.as_vec3(), params.grid.domain_max().as_vec3());
+    (0..3).all(|a| p.position[a] >= lo[a] && p.position[a] <= hi[a])
+}
+
+/// Total kinetic energy ½ Σ m |v|², J.
+pub fn kinetic_energy(particles: &[GpuParticle]) -> f64 {
+    particles.iter().map(|p| 0.5 * p.mass as f64 * vec3d(p.velocity).norm_squared()).sum()
+}
+
+/// Mean of `f` over the particles.
+pub fn mean(particles: &[GpuParticle], f: impl Fn(&GpuParticle) -> f64) -> f64 {
+    particles.iter().map(f).sum::<f64>() / particles.len() as f64
+}
