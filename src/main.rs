@@ -128,9 +128,20 @@ fn bench(particles: Vec<u64>, grid: Vec<u32>, substeps: u32, ppc: u32) -> Result
     Ok(())
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cli = Cli::parse();
+    match dispatch(Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // Our errors already carry their cause in their message (file, field, allowed range),
+            // so the top level is the one clear line; no backtrace for a user's mistake.
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overrides }) => run(scene, frames, out, overrides),
         Some(Command::Bench { particles, grid, substeps, ppc }) => bench(particles, grid, substeps, ppc),

@@ -115,3 +115,28 @@ fn each_pass_matches_the_cpu_twin() {
     eprintln!("g2p: v {ev:e} C {ec:e} (max {cmax}) F {ef:e} Jp {ej:e} x {ex:e}");
     let _ = Matrix3::<f64>::identity();
 }
+
+#[test]
+fn twenty_substeps_track_the_cpu_twin() {
+    let gpu = common::gpu();
+    let params = scene_params();
+    let particles = deformed_block(11);
+    let solver = Solver::new(&gpu, params, &particles).expect("solver");
+    let mut cpu = CpuSolver::new(params, &particles);
+    for steps in [1u32, 1, 3, 5, 10] {
+        solver.step(&gpu, steps);
+        for _ in 0..steps {
+            cpu.substep();
+        }
+        let out = solver.read_particles(&gpu).expect("particles");
+        let (mut ev, mut ef, mut ej, mut ex) = (0f64, 0f64, 0f64, 0f64);
+        for (g, c) in out.iter().zip(&cpu.particles) {
+            ev = ev.max((common::vec3d(g.velocity) - c.velocity).amax());
+            ef = ef.max((common::mat3d(&g.deformation) - c.deformation).amax());
+            ej = ej.max((g.plastic_jacobian as f64 - c.plastic_jacobian).abs() / c.plastic_jacobian);
+            ex = ex.max((common::vec3d(g.position) - c.position).amax());
+        }
+        let vmax = max_by(cpu.particles.iter(), |p| p.velocity.amax());
+        eprintln!("+{steps}: v {ev:e} (max {vmax}) F {ef:e} Jp {ej:e} x {ex:e}");
+    }
+}

@@ -52,7 +52,7 @@ impl Default for TimeConfig {
 /// How the substep length is chosen. JSON: the string `"auto"` or a number of seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum TimeStep {
-    /// Adapted every substep to `cfl · h / (fastest particle + elastic wave speed)`.
+    /// Recomputed at the start of every frame as `cfl · h / (fastest particle + elastic wave speed)`.
     #[default]
     Auto,
     /// A fixed substep length, in seconds.

@@ -159,7 +159,7 @@ impl Scene {
 
     /// Everything the solver needs besides the particles. With `time.dt = "auto"` the step is a
     /// first guess, `cfl · h / (c + fastest emitter)` with `c` the P-wave speed of unhardened snow;
-    /// the solver refines it every substep.
+    /// `powder run` recomputes it from the particles at the start of every frame.
     pub fn solver_params(&self) -> SolverParams {
         let grid = self.grid_spec();
         let max_speed = self.effective_max_speed();
