@@ -124,3 +124,27 @@ pub fn kinetic_energy(particles: &[GpuParticle]) -> f64 {
 pub fn mean(particles: &[GpuParticle], f: impl Fn(&GpuParticle) -> f64) -> f64 {
     particles.iter().map(f).sum::<f64>() / particles.len() as f64
 }
+
+/// The quadratic B-spline stencil of a particle at `x`, in f64 on the host (docs/algorithm.md, p2g
+/// steps 1–2): `(flat node index, weight w, offset d = node − particle in metres)` for the 27 nodes.
+pub fn stencil(params: &SolverParams, x: nalgebra::Vector3<f64>) -> Vec<(usize, f64, nalgebra::Vector3<f64>)> {
+    let spec = &params.grid;
+    let h = spec.cell_size;
+    let o = spec.grid_origin();
+    let xg = (x - nalgebra::Vector3::new(o.x, o.y, o.z)) / h;
+    let base = xg.map(|c| (c - 0.5).floor());
+    let f = xg - base;
+    let w = |a: usize| [0.5 * (1.5 - f[a]).powi(2), 0.75 - (f[a] - 1.0).powi(2), 0.5 * (f[a] - 0.5).powi(2)];
+    let (wx, wy, wz) = (w(0), w(1), w(2));
+    let mut out = Vec::with_capacity(27);
+    for k in 0..3 {
+        for j in 0..3 {
+            for i in 0..3 {
+                let node = [base.x as u32 + i as u32, base.y as u32 + j as u32, base.z as u32 + k as u32];
+                let d = (nalgebra::Vector3::new(i as f64, j as f64, k as f64) - f) * h;
+                out.push((spec.node_index(node[0], node[1], node[2]), wx[i] * wy[j] * wz[k], d));
+            }
+        }
+    }
+    out
+}
