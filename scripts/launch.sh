@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 . scripts/setup.sh
 if [ "$#" -eq 0 ]; then
   # Until the desktop app lands, the default scene runs headless and writes PLY frames to out/.
-  set -- run --frames 90 --out out
+  set -- run --frames 30 --out out
 fi
 cargo run --locked --release -- "$@"

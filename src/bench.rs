@@ -196,7 +196,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
         mapped_at_creation: false,
     });
     let period_ns = gpu.queue.get_timestamp_period() as f64;
-    let mut totals = vec![0.0f64; 4];
+    let mut totals = [0.0f64; 4];
     let mut left = substeps;
     while left > 0 {
         let n = left.min(SUBSTEPS_PER_BATCH);
@@ -221,7 +221,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
 }
 
 fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
-    let mut totals = vec![0.0f64; 4];
+    let mut totals = [0.0f64; 4];
     for _ in 0..substeps {
         for (k, pass) in MpmPass::SUBSTEP.into_iter().enumerate() {
             let start = Instant::now();

@@ -10,9 +10,9 @@ fn explore_recovery() {
         let h = 1.0 / 32.0;
         let mut params = common::params(16, h, 4e-4);
         params.gravity = glam::DVec3::ZERO;
+        params.material.critical_stretch = 1e3;
         if elastic {
             params.material.critical_compression = 0.99;
-            params.material.critical_stretch = 1e3;
         }
         let mut ps = common::block(Vec3::splat(0.1875), Vec3::splat(0.3125), h as f32, 400.0, |_| Vec3::ZERO);
         for p in &mut ps {
@@ -31,7 +31,8 @@ fn explore_recovery() {
             let jmin = out.iter().map(|p| p.plastic_jacobian).fold(f32::MAX, f32::min);
             let jmax = out.iter().map(|p| p.plastic_jacobian).fold(f32::MIN, f32::max);
             let jmean = common::mean(&out, |p| p.plastic_jacobian as f64);
-            if i % 5 == 0 { eprintln!("{elastic} {:4} r/r0 {:.4} meanF-I {:.4} jp {jmin} {jmean:.4} {jmax} ke {:.3e}", (i+1)*4, r(&out)/r0, (fm - nalgebra::Matrix3::identity()).norm(), common::kinetic_energy(&out)); }
+            let fdev = common::mean(&out, |p| (common::mat3d(&p.deformation) - nalgebra::Matrix3::identity()).norm());
+            if i % 3 == 0 || i > 84 { eprintln!("{elastic} {:4} r/r0 {:.4} meanF-I {:.4} fdev {fdev:.4} jp {jmin} {jmean:.4} {jmax} ke {:.3e}", (i+1)*4, r(&out)/r0, (fm - nalgebra::Matrix3::identity()).norm(), common::kinetic_energy(&out)); }
         }
     }
 }

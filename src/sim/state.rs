@@ -70,7 +70,7 @@ pub struct SimState {
 /// The largest storage buffer the device allows.
 pub fn max_storage_bytes(device: &wgpu::Device) -> u64 {
     let limits = device.limits();
-    (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size)
+    limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
 /// Checks that a grid and particle set fit the device's buffer limits.
