@@ -32,10 +32,7 @@ fn p2g_mass(params: SolverParams, particles: &[GpuParticle]) -> Vec<f64> {
     solver.run_pass(&gpu, MpmPass::P2g);
     let fixed = solver.read_grid_fixed(&gpu).expect("grid");
     let stats = solver.stats(&gpu).expect("stats");
-    assert_eq!(
-        stats.overflow_count, 0,
-        "no contribution may have been dropped"
-    );
+    assert_eq!(stats.overflow_count, 0, "no contribution may have been dropped");
     fixed.iter().map(|n| n[0] as f64).collect()
 }
 
@@ -53,22 +50,12 @@ fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution() {
     for c in 0..8 {
         for b in 0..8 {
             for a in 0..8 {
-                let cell = Vec3::new(
-                    4.0 * a as f32 + 1.0,
-                    4.0 * b as f32 + 1.0,
-                    4.0 * c as f32 + 1.0,
-                );
+                let cell = Vec3::new(4.0 * a as f32 + 1.0, 4.0 * b as f32 + 1.0, 4.0 * c as f32 + 1.0);
                 let r = Vec3::new(rng.random(), rng.random(), rng.random());
                 let volume = (0.5 * h as f32).powi(3);
                 // Masses vary by ±50 % so the units per particle are not all alike.
                 let density = 400.0 * rng.random_range(0.5f32..1.5);
-                isolated.push(GpuParticle::new(
-                    (cell + r) * h as f32,
-                    Vec3::ZERO,
-                    density * volume,
-                    volume,
-                    0,
-                ));
+                isolated.push(GpuParticle::new((cell + r) * h as f32, Vec3::ZERO, density * volume, volume, 0));
             }
         }
     }
@@ -87,42 +74,29 @@ fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution() {
         }
         let want = p.mass as f64 * mass_scale;
         let err = (units - want).abs();
-        assert!(
-            err <= particle_mass_bound(want),
-            "particle {n}: {units} units vs m·scale = {want}"
-        );
+        assert!(err <= particle_mass_bound(want), "particle {n}: {units} units vs m·scale = {want}");
         worst = worst.max(err);
     }
     let total: f64 = grid.iter().sum();
     assert!(grid.iter().all(|&q| q >= 0.0));
     // Measured: worst 6.1 units per particle, bound 13.5 + 10U·m·scale ≈ 18.5.
-    eprintln!(
-        "isolated particles: worst per-particle error {worst:.2} units, {total:.0} units in all"
-    );
+    eprintln!("isolated particles: worst per-particle error {worst:.2} units, {total:.0} units in all");
 
     // A dense block of 4096 particles (8 per cell): the grid total obeys the sum of the per-particle
     // bounds. Measured: 768 units = 4096 × 0.1875, systematic: lattice particles all have the same
     // 27 weights, so they all round the same way (1.4e-7 kg of 6.25 kg).
-    let block = common::block(Vec3::splat(0.25), Vec3::splat(0.5), h as f32, 400.0, |_| {
-        Vec3::ZERO
-    });
+    let block = common::block(Vec3::splat(0.25), Vec3::splat(0.5), h as f32, 400.0, |_| Vec3::ZERO);
     let grid = p2g_mass(params, &block);
     let units: f64 = grid.iter().sum();
     let want: f64 = block.iter().map(|p| p.mass as f64 * mass_scale).sum();
-    let bound: f64 = block
-        .iter()
-        .map(|p| particle_mass_bound(p.mass as f64 * mass_scale))
-        .sum();
+    let bound: f64 = block.iter().map(|p| particle_mass_bound(p.mass as f64 * mass_scale)).sum();
     let kg = (units - want).abs() / mass_scale;
     eprintln!(
         "block: {:.1} units off ({kg:.2e} kg of {:.4} kg), bound {bound:.0} units",
         units - want,
         want / mass_scale
     );
-    assert!(
-        (units - want).abs() <= bound,
-        "block mass {units} units vs {want}"
-    );
+    assert!((units - want).abs() <= bound, "block mass {units} units vs {want}");
 }
 
 /// Angular momentum about `c`, APIC spin included (`CpuSolver::total_angular_momentum` explains
@@ -132,21 +106,14 @@ fn angular_momentum(ps: &[GpuParticle], h: f64, c: Vector3<f64>) -> Vector3<f64>
         .map(|p| {
             let m = p.mass as f64;
             let a = common::mat3d(&p.affine);
-            let spin = Vector3::new(
-                a[(2, 1)] - a[(1, 2)],
-                a[(0, 2)] - a[(2, 0)],
-                a[(1, 0)] - a[(0, 1)],
-            );
-            (common::vec3d(p.position) - c).cross(&(m * common::vec3d(p.velocity)))
-                + m * h * h / 4.0 * spin
+            let spin = Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
+            (common::vec3d(p.position) - c).cross(&(m * common::vec3d(p.velocity))) + m * h * h / 4.0 * spin
         })
         .sum()
 }
 
 fn momentum(ps: &[GpuParticle]) -> Vector3<f64> {
-    ps.iter()
-        .map(|p| p.mass as f64 * common::vec3d(p.velocity))
-        .sum()
+    ps.iter().map(|p| p.mass as f64 * common::vec3d(p.velocity)).sum()
 }
 
 #[test]
@@ -162,13 +129,9 @@ fn free_motion_conserves_linear_and_angular_momentum() {
     let c = Vector3::new(0.5, 0.5, 0.5);
     let omega = Vec3::new(1.0, -2.0, 3.0);
     let mut rng = StdRng::seed_from_u64(5);
-    let mut ps = common::block(
-        Vec3::splat(0.375),
-        Vec3::splat(0.625),
-        h as f32,
-        400.0,
-        |x| Vec3::new(0.3, -0.2, 0.1) + omega.cross(x - Vec3::splat(0.5)),
-    );
+    let mut ps = common::block(Vec3::splat(0.375), Vec3::splat(0.625), h as f32, 400.0, |x| {
+        Vec3::new(0.3, -0.2, 0.1) + omega.cross(x - Vec3::splat(0.5))
+    });
     let spin = glam::Mat3::from_cols(
         Vec3::new(0.0, omega.z, -omega.y),
         Vec3::new(-omega.z, 0.0, omega.x),
@@ -185,26 +148,15 @@ fn free_motion_conserves_linear_and_angular_momentum() {
 
     // Scales of the error budget.
     let n = ps.len() as f64;
-    let abs_momentum: f64 = ps
-        .iter()
-        .map(|p| p.mass as f64 * common::vec3d(p.velocity).norm())
-        .sum();
-    let v_max = ps
-        .iter()
-        .map(|p| common::vec3d(p.velocity).norm())
-        .fold(0.0, f64::max);
-    let r_max = ps
-        .iter()
-        .map(|p| (common::vec3d(p.position) - c).norm())
-        .fold(0.0, f64::max)
-        + 1.5 * 3f64.sqrt() * h;
+    let abs_momentum: f64 = ps.iter().map(|p| p.mass as f64 * common::vec3d(p.velocity).norm()).sum();
+    let v_max = ps.iter().map(|p| common::vec3d(p.velocity).norm()).fold(0.0, f64::max);
+    let r_max = ps.iter().map(|p| (common::vec3d(p.position) - c).norm()).fold(0.0, f64::max) + 1.5 * 3f64.sqrt() * h;
     // Per substep, worst case (every rounding the same sign):
     // * P2G rounds each of the 27 N momentum contributions to ±0.5 unit per component, and each mass
     //   contribution to ±0.5 mass unit, which G2P turns into momentum at the node's speed ≤ v_max;
     // * the f32 grid velocity P/M (4 roundings), G2P's 27-term sums (30) and the read back (1):
     //   35U of Σ m |v|.
-    let per_step = 27.0 * n * 0.5 * (3f64.sqrt() / momentum_scale + v_max / mass_scale)
-        + 35.0 * U * abs_momentum;
+    let per_step = 27.0 * n * 0.5 * (3f64.sqrt() / momentum_scale + v_max / mass_scale) + 35.0 * U * abs_momentum;
     // Measured: |ΔP| = 2.7e-7 after 1 substep and 3.7e-7 after 20 (|P| = 2.35 kg·m/s); |ΔL| =
     // 1.4e-8 and 1.1e-7 (|L| = 0.25 kg·m²/s). The worst-case budget is 350× (1 substep) to 5000×
     // (20) above that, because roundings mostly cancel. It is not tightened to the measurement:
@@ -221,8 +173,7 @@ fn free_motion_conserves_linear_and_angular_momentum() {
         let tol_p = done as f64 * per_step;
         // The same momentum errors at lever arms ≤ r_max, plus the spin term m h²/4 · 2|δC| with δC
         // the f32 error of C (≤ 32U · (6/h) · v_max, see tests/gpu_vs_cpu.rs).
-        let tol_l = done as f64
-            * (r_max * per_step + n * ps[0].mass as f64 * h * h / 2.0 * 32.0 * U * 6.0 / h * v_max);
+        let tol_l = done as f64 * (r_max * per_step + n * ps[0].mass as f64 * h * h / 2.0 * 32.0 * U * 6.0 / h * v_max);
         eprintln!(
             "{done} substeps: |ΔP| = {dp:.2e} (|P| = {:.3}, tol {tol_p:.1e}), |ΔL| = {dl:.2e} (|L| = {:.4}, tol {tol_l:.1e})",
             p0.norm(),
@@ -236,8 +187,5 @@ fn free_motion_conserves_linear_and_angular_momentum() {
     let out = solver.read_particles(&gpu).expect("particles");
     let spin_part = angular_momentum(&out, h, c) - angular_momentum(&out, 0.0, c);
     eprintln!("spin part of L: {:.2e}", spin_part.norm());
-    assert!(
-        spin_part.norm() > 10.0 * done as f64 * (r_max * per_step),
-        "spin {spin_part}"
-    );
+    assert!(spin_part.norm() > 10.0 * done as f64 * (r_max * per_step), "spin {spin_part}");
 }

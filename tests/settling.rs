@@ -41,13 +41,7 @@ fn settle(kind: BoundaryKind) -> Settling {
     let mut params = common::params(16, H_CELL, 1e-4);
     params.boundary.kind = kind;
     let lo = Vec3::new(0.1875, 0.1875, 0.0);
-    let ps = common::block(
-        lo,
-        lo + Vec3::new(0.125, 0.125, HEIGHT as f32),
-        H_CELL as f32,
-        400.0,
-        |_| Vec3::ZERO,
-    );
+    let ps = common::block(lo, lo + Vec3::new(0.125, 0.125, HEIGHT as f32), H_CELL as f32, 400.0, |_| Vec3::ZERO);
     let mut solver = Solver::new(&gpu, params, &ps).expect("solver");
     let (dt, _) = solver.stable_dt(&gpu, 0.4).expect("stats");
     solver.set_dt(&gpu, dt);
@@ -56,26 +50,14 @@ fn settle(kind: BoundaryKind) -> Settling {
     let delta = m.density * 9.81 * HEIGHT * HEIGHT / (3.0 * m.youngs_modulus);
     let period = (4.0 * HEIGHT / (m.youngs_modulus / m.density).sqrt() / dt).round() as usize;
     let z0 = common::mean(&ps, |p| p.position[2] as f64);
-    let mut s = Settling {
-        delta,
-        energy: 0.5 * total_mass * 9.81 * delta,
-        period,
-        dz: vec![],
-        ke: vec![],
-        z_min: f64::MAX,
-    };
+    let mut s =
+        Settling { delta, energy: 0.5 * total_mass * 9.81 * delta, period, dz: vec![], ke: vec![], z_min: f64::MAX };
     for _ in 0..PERIODS * period / SAMPLE {
         solver.step(&gpu, SAMPLE as u32);
         let out = solver.read_particles(&gpu).expect("particles");
         for p in &out {
-            assert!(
-                common::particle_is_finite(p),
-                "{kind:?}: non-finite particle {p:?}"
-            );
-            assert!(
-                common::inside_domain(&params, p),
-                "{kind:?}: particle left the domain: {p:?}"
-            );
+            assert!(common::particle_is_finite(p), "{kind:?}: non-finite particle {p:?}");
+            assert!(common::inside_domain(&params, p), "{kind:?}: particle left the domain: {p:?}");
             s.z_min = s.z_min.min(p.position[2] as f64);
         }
         s.dz.push(common::mean(&out, |p| p.position[2] as f64) - z0);
@@ -85,14 +67,8 @@ fn settle(kind: BoundaryKind) -> Settling {
     assert_eq!((stats.overflow_count, stats.nonfinite_count), (0, 0));
     // The column stays elastic: its bottom strain ρgH/E ≈ 0.7 % (1.4 % at the dynamic peak) is
     // below θc = 2.5 %, so no particle may have yielded.
-    assert_eq!(
-        (stats.min_plastic_jacobian, stats.max_plastic_jacobian),
-        (1.0, 1.0)
-    );
-    eprintln!(
-        "{kind:?}: dt {dt:.3e} s, period {period} substeps, δ = {delta:.3e} m, ½Mgδ = {:.3e} J",
-        s.energy
-    );
+    assert_eq!((stats.min_plastic_jacobian, stats.max_plastic_jacobian), (1.0, 1.0));
+    eprintln!("{kind:?}: dt {dt:.3e} s, period {period} substeps, δ = {delta:.3e} m, ½Mgδ = {:.3e} J", s.energy);
     s
 }
 
@@ -101,51 +77,25 @@ fn common_checks(kind: BoundaryKind, s: &Settling) -> Vec<f64> {
     // No creep through the floor: the lowest layer starts at h/4 = 7.8 mm and may only compress by
     // the bulk strain (≤ 1.4 % of that at the dynamic peak); a leaking floor would let it reach 0.
     let bottom = H_CELL / 4.0;
-    assert!(
-        s.z_min >= 0.9 * bottom,
-        "{kind:?}: a particle sank to z = {}",
-        s.z_min
-    );
+    assert!(s.z_min >= 0.9 * bottom, "{kind:?}: a particle sank to z = {}", s.z_min);
     // The mean height never goes up (the column starts unstressed) nor down by more than the
     // dynamic peak 2δ; 25 % margin for the discretisation (8 cells tall). Measured: 2.1δ.
-    let (lowest, highest) =
-        s.dz.iter()
-            .fold((0.0f64, f64::MIN), |(l, h), &z| (l.min(z), h.max(z)));
-    eprintln!(
-        "{kind:?}: mean-height change in [{lowest:.3e}, {highest:.3e}] m (2δ = {:.3e})",
-        2.0 * s.delta
-    );
-    assert!(
-        lowest >= -2.5 * s.delta && highest <= 0.25 * s.delta,
-        "{kind:?}: [{lowest}, {highest}]"
-    );
-    // Kinetic energy: bounded by ½ M g δ (same 25 % margin), and decaying: the largest value in each
+    let (lowest, highest) = s.dz.iter().fold((0.0f64, f64::MIN), |(l, h), &z| (l.min(z), h.max(z)));
+    eprintln!("{kind:?}: mean-height change in [{lowest:.3e}, {highest:.3e}] m (2δ = {:.3e})", 2.0 * s.delta);
+    assert!(lowest >= -2.5 * s.delta && highest <= 0.25 * s.delta, "{kind:?}: [{lowest}, {highest}]");
+    // Kinetic energy: bounded by ½ M g δ (same 25 % margin; measured 1.04 ½Mgδ, in line with the
+    // discrete column being ~8 % softer, see below), and decaying: the largest value in each
     // period falls period after period (MLS-MPM's transfers are only slightly dissipative, so slowly:
     // measured −16 % (frictionless) and −23 % (sticky) over 10 periods; asserted: at least −10 %).
     let per = s.period / SAMPLE;
     let maxima: Vec<f64> =
-        s.ke.chunks(per)
-            .filter(|c| c.len() == per)
-            .map(|c| c.iter().copied().fold(0.0, f64::max))
-            .collect();
+        s.ke.chunks(per).filter(|c| c.len() == per).map(|c| c.iter().copied().fold(0.0, f64::max)).collect();
     let shown: Vec<String> = maxima.iter().map(|e| format!("{e:.3e}")).collect();
     eprintln!("{kind:?}: kinetic-energy maxima per period {shown:?}");
-    assert!(
-        maxima[0] <= 1.25 * s.energy,
-        "{kind:?}: kinetic energy {} > ½Mgδ = {}",
-        maxima[0],
-        s.energy
-    );
-    assert!(
-        maxima[0] > 0.5 * s.energy,
-        "{kind:?}: the column barely moved: {}",
-        maxima[0]
-    );
+    assert!(maxima[0] <= 1.25 * s.energy, "{kind:?}: kinetic energy {} > ½Mgδ = {}", maxima[0], s.energy);
+    assert!(maxima[0] > 0.5 * s.energy, "{kind:?}: the column barely moved: {}", maxima[0]);
     for w in maxima.windows(2) {
-        assert!(
-            w[1] < w[0],
-            "{kind:?}: kinetic energy grew from one period to the next: {maxima:?}"
-        );
+        assert!(w[1] < w[0], "{kind:?}: kinetic energy grew from one period to the next: {maxima:?}");
     }
     maxima
 }
@@ -160,15 +110,8 @@ fn column_on_a_frictionless_floor_settles_to_the_elastic_solution() {
     // 15 % allowed for the discretisation of an 8-cell column and its one-cell floor contact layer.
     let last = &s.dz[s.dz.len() - 5 * (s.period / SAMPLE)..];
     let centre = last.iter().sum::<f64>() / last.len() as f64;
-    eprintln!(
-        "Separate: mean height change over the last 5 periods {centre:.4e} m vs −δ = {:.4e}",
-        -s.delta
-    );
-    assert!(
-        (centre + s.delta).abs() <= 0.15 * s.delta,
-        "equilibrium {centre} vs {}",
-        -s.delta
-    );
+    eprintln!("Separate: mean height change over the last 5 periods {centre:.4e} m vs −δ = {:.4e}", -s.delta);
+    assert!((centre + s.delta).abs() <= 0.15 * s.delta, "equilibrium {centre} vs {}", -s.delta);
 }
 
 #[test]
@@ -182,13 +125,6 @@ fn column_on_a_sticky_floor_settles() {
     // and the held base takes back a little of that). Bounds: [0.5δ, 1.15δ].
     let last = &s.dz[s.dz.len() - 5 * (s.period / SAMPLE)..];
     let centre = last.iter().sum::<f64>() / last.len() as f64;
-    eprintln!(
-        "Sticky: mean height change over the last 5 periods {centre:.4e} m vs −δ = {:.4e}",
-        -s.delta
-    );
-    assert!(
-        centre >= -1.15 * s.delta && centre <= -0.5 * s.delta,
-        "equilibrium {centre} vs {}",
-        -s.delta
-    );
+    eprintln!("Sticky: mean height change over the last 5 periods {centre:.4e} m vs −δ = {:.4e}", -s.delta);
+    assert!(centre >= -1.15 * s.delta && centre <= -0.5 * s.delta, "equilibrium {centre} vs {}", -s.delta);
 }

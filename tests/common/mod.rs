@@ -79,8 +79,7 @@ pub fn gpu_scales(params: &SolverParams) -> (f64, f64) {
 pub fn grid_from_fixed(params: &SolverParams, fixed: &[[i32; 4]]) -> (Vec<f64>, Vec<nalgebra::Vector3<f64>>) {
     let (ms, ps) = gpu_scales(params);
     let mass = fixed.iter().map(|n| n[0] as f64 / ms).collect();
-    let momentum =
-        fixed.iter().map(|n| nalgebra::Vector3::new(n[1] as f64, n[2] as f64, n[3] as f64) / ps).collect();
+    let momentum = fixed.iter().map(|n| nalgebra::Vector3::new(n[1] as f64, n[2] as f64, n[3] as f64) / ps).collect();
     (mass, momentum)
 }
 
@@ -135,16 +134,14 @@ pub fn stencil(params: &SolverParams, x: nalgebra::Vector3<f64>) -> Vec<(usize, 
     let base = xg.map(|c| (c - 0.5).floor());
     let f = xg - base;
     let w = |a: usize| [0.5 * (1.5 - f[a]).powi(2), 0.75 - (f[a] - 1.0).powi(2), 0.5 * (f[a] - 0.5).powi(2)];
-    let (wx, wy, wz) = (w(0), w(1), w(2));
-    let mut out = Vec::with_capacity(27);
-    for k in 0..3 {
-        for j in 0..3 {
-            for i in 0..3 {
-                let node = [base.x as u32 + i as u32, base.y as u32 + j as u32, base.z as u32 + k as u32];
-                let d = (nalgebra::Vector3::new(i as f64, j as f64, k as f64) - f) * h;
-                out.push((spec.node_index(node[0], node[1], node[2]), wx[i] * wy[j] * wz[k], d));
-            }
-        }
-    }
-    out
+    let weights = [w(0), w(1), w(2)];
+    (0..27usize)
+        .map(|n| {
+            let o = [n % 3, n / 3 % 3, n / 9];
+            let node = [0, 1, 2].map(|a| base[a] as u32 + o[a] as u32);
+            let d = (nalgebra::Vector3::new(o[0] as f64, o[1] as f64, o[2] as f64) - f) * h;
+            let weight = weights[0][o[0]] * weights[1][o[1]] * weights[2][o[2]];
+            (spec.node_index(node[0], node[1], node[2]), weight, d)
+        })
+        .collect()
 }
