@@ -115,7 +115,7 @@ fn shared_struct_layouts_agree() {
             rust_layout!(GpuSimParams, [
                 grid_origin, cell_size, node_dims, particle_count, wall_lo, boundary_kind, wall_hi,
                 boundary_friction, gravity, dt, mu0, lambda0, hardening, critical_compression,
-                critical_stretch, max_speed, mass_scale, momentum_scale, fixed_mass_limit,
+                critical_stretch, max_speed, mass_scale, momentum_scale, contribution_limit,
             ]),
         ),
         (

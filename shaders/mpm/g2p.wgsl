@@ -2,11 +2,6 @@
 // gradient, apply snow plasticity, and advect the particle.
 // Reads: params, grid_velocity, particles. Writes: particles, status.nonfinite_count.
 
-fn is_finite_vec3(v: vec3<f32>) -> bool {
-    // |x| < 3e38 is false for NaN and for ±inf.
-    return all(abs(v) < vec3<f32>(3.0e38));
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn g2p(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -38,18 +33,13 @@ fn g2p(
     let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
     let plastic = project_plastic(trial, p.plastic_jacobian);
 
-    let speed = length(velocity);
-    if (speed > params.max_speed) {
-        velocity *= params.max_speed / speed;
-    }
+    velocity = clamp_speed(velocity, params.max_speed);
     let domain_lo = params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
     let domain_hi = params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
     var position = clamp(p.position + params.dt * velocity, domain_lo, domain_hi);
 
-    let finite = is_finite_vec3(velocity) && is_finite_vec3(position)
-        && is_finite_vec3(affine[0]) && is_finite_vec3(affine[1]) && is_finite_vec3(affine[2])
-        && is_finite_vec3(plastic.deformation[0]) && is_finite_vec3(plastic.deformation[1])
-        && is_finite_vec3(plastic.deformation[2]);
+    let finite = is_finite_vec3(velocity) && is_finite_vec3(position) && is_finite_mat3(affine)
+        && is_finite_mat3(plastic.deformation);
     if (finite) {
         p.velocity = velocity;
         p.affine = affine;

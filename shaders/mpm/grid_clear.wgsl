@@ -11,8 +11,7 @@ fn grid_clear(
     if (node >= node_count()) {
         return;
     }
-    atomicStore(&grid_fixed[4u * node], 0);
-    atomicStore(&grid_fixed[4u * node + 1u], 0);
-    atomicStore(&grid_fixed[4u * node + 2u], 0);
-    atomicStore(&grid_fixed[4u * node + 3u], 0);
+    for (var word = 0u; word < GRID_FIXED_WORDS; word++) {
+        atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + word], 0);
+    }
 }

@@ -21,6 +21,15 @@ fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return vt * (1.0 - friction_loss / tangential_speed);
 }
 
+// The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
+// word is read as signed and the high word adjusted to match, so a small negative sum (high = −1,
+// low near 2³²) converts exactly instead of cancelling two numbers near 2³² in f32.
+fn read_wide(slot: u32) -> f32 {
+    let low = atomicLoad(&grid_fixed[slot]);
+    let high = atomicLoad(&grid_fixed[slot + 1u]) + select(0, 1, low < 0);
+    return f32(high) * 4294967296.0 + f32(low);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn grid_update(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -31,17 +40,14 @@ fn grid_update(
     if (node >= node_count()) {
         return;
     }
-    let mass_fixed = atomicLoad(&grid_fixed[4u * node]);
-    if (mass_fixed <= 0) {
+    let base = GRID_FIXED_WORDS * node;
+    let mass = read_wide(base) / params.mass_scale;
+    if (mass <= 0.0) {
         grid_velocity[node] = vec4<f32>(0.0);
         return;
     }
-    let mass = f32(mass_fixed) / params.mass_scale;
-    let momentum = vec3<f32>(
-        f32(atomicLoad(&grid_fixed[4u * node + 1u])),
-        f32(atomicLoad(&grid_fixed[4u * node + 2u])),
-        f32(atomicLoad(&grid_fixed[4u * node + 3u])),
-    ) / params.momentum_scale;
+    let momentum = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u))
+        / params.momentum_scale;
     var v = momentum / mass + params.dt * params.gravity;
 
     let nx = params.node_dims.x;
@@ -59,9 +65,5 @@ fn grid_update(
         }
     }
 
-    let speed = length(v);
-    if (speed > params.max_speed) {
-        v *= params.max_speed / speed;
-    }
-    grid_velocity[node] = vec4<f32>(v, mass);
+    grid_velocity[node] = vec4<f32>(clamp_speed(v, params.max_speed), mass);
 }

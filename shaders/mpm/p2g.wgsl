@@ -1,34 +1,42 @@
 // p2g: scatter each particle's mass and MLS-MPM momentum (velocity, affine C and the elastic
-// stress) to its 27 stencil nodes, as fixed-point i32 atomics.
-// Reads: params, particles. Writes: grid_fixed, status.overflow_count.
+// stress) to its 27 stencil nodes as fixed-point integers.
+// Reads: params, particles. Writes: grid_fixed, status counters, and particles only to reset a
+// particle whose state is not finite.
 
-// Adds `value` to one atomic sum unless that would pass `limit` in either direction; returns
-// whether it was added. atomicAdd returns the sum before the add, so an add that overshot is seen
-// and taken back out: the sum saturates instead of wrapping (src/sim/fixed_point.rs).
-fn add_checked(slot: u32, value: i32, limit: i32) -> bool {
+// Adds a signed contribution to the 64-bit sum at words (slot, slot + 1): low word as unsigned
+// bits, high word signed. atomicAdd returns the low word before the add; only a thread whose add
+// carried out of it (or borrowed from it) touches the high word, so almost every add is one atomic
+// and the sum is exact (src/sim/fixed_point.rs).
+fn add_wide(slot: u32, value: i32) {
     if (value == 0) {
-        return true;
-    }
-    let before = atomicAdd(&grid_fixed[slot], value);
-    let over = select((before < -limit - value), (before > limit - value), value > 0);
-    if (over) {
-        atomicSub(&grid_fixed[slot], value);
-        atomicAdd(&status.overflow_count, 1u);
-    }
-    return !over;
-}
-
-// Adds one particle's contribution to a node: mass first, then momentum only if the mass fitted.
-fn deposit(node: u32, mass: f32, momentum: vec3<f32>) {
-    let q = i32(round(mass * params.mass_scale));
-    if (q == 0 || !add_checked(4u * node, q, params.fixed_mass_limit)) {
         return;
     }
-    let p = vec3<i32>(round(momentum * params.momentum_scale));
-    let momentum_limit = 2147483647;
-    add_checked(4u * node + 1u, p.x, momentum_limit);
-    add_checked(4u * node + 2u, p.y, momentum_limit);
-    add_checked(4u * node + 3u, p.z, momentum_limit);
+    let before = bitcast<u32>(atomicAdd(&grid_fixed[slot], value));
+    let after = before + bitcast<u32>(value);
+    let carry = select(0, 1, after < before);
+    let high = select(0, -1, value < 0) + carry;
+    if (high != 0) {
+        atomicAdd(&grid_fixed[slot + 1u], high);
+    }
+}
+
+// round(x) as i32. By the choice of scales |x| < 2³⁰; anything past the limit is clamped and
+// counted rather than left to the conversion.
+fn to_fixed(x: f32) -> i32 {
+    let limit = params.contribution_limit;
+    if (abs(x) > limit) {
+        atomicAdd(&status.overflow_count, 1u);
+    }
+    return i32(clamp(round(x), -limit, limit));
+}
+
+fn deposit(node: u32, mass: f32, momentum: vec3<f32>) {
+    let base = GRID_FIXED_WORDS * node;
+    add_wide(base, to_fixed(mass * params.mass_scale));
+    let p = momentum * params.momentum_scale;
+    add_wide(base + 2u, to_fixed(p.x));
+    add_wide(base + 4u, to_fixed(p.y));
+    add_wide(base + 6u, to_fixed(p.z));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -41,7 +49,25 @@ fn p2g(
     if (index >= params.particle_count) {
         return;
     }
-    let p = particles[index];
+    var p = particles[index];
+    // A particle that arrives with a non-finite state (from outside: a scene, an edit) is reset to
+    // rest and undeformed where it is, and counted, so its mass still reaches the grid.
+    let finite = is_finite_vec3(p.position) && is_finite_vec3(p.velocity) && is_finite_mat3(p.affine)
+        && is_finite_mat3(p.deformation) && abs(p.plastic_jacobian) < 3.0e38;
+    if (!finite) {
+        atomicAdd(&status.nonfinite_count, 1u);
+        let domain_lo = params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
+        let domain_hi = params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
+        if (!is_finite_vec3(p.position)) {
+            p.position = 0.5 * (domain_lo + domain_hi);
+        }
+        p.position = clamp(p.position, domain_lo, domain_hi);
+        p.velocity = vec3<f32>(0.0);
+        p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        p.deformation = IDENTITY3;
+        p.plastic_jacobian = 1.0;
+        particles[index] = p;
+    }
     let s = stencil_at(p.position);
     let tau = kirchhoff_stress(p.deformation, p.plastic_jacobian);
     // D⁻¹ = 4/h² for the quadratic B-spline.
@@ -51,17 +77,14 @@ fn p2g(
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
-                var u = p.velocity + (affine * stencil_offset(s, o)) / p.mass;
-                let speed = length(u);
-                // Written so that NaN fails it too: nothing non-finite reaches the integer sums.
-                if (!(speed < 3.0e38)) {
+                let u = p.velocity + (affine * stencil_offset(s, o)) / p.mass;
+                // A finite state can still produce ±inf here (stress of a wildly deformed F);
+                // such a contribution carries no usable direction and is skipped.
+                if (!is_finite_vec3(u)) {
                     continue;
                 }
-                if (speed > params.max_speed) {
-                    u *= params.max_speed / speed;
-                }
                 let weighted_mass = stencil_weight(s, o) * p.mass;
-                deposit(stencil_node(s, o), weighted_mass, weighted_mass * u);
+                deposit(stencil_node(s, o), weighted_mass, weighted_mass * clamp_speed(u, params.max_speed));
             }
         }
     }

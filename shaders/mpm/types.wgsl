@@ -35,7 +35,7 @@ struct SimParams {
     max_speed: f32,
     mass_scale: f32,
     momentum_scale: f32,
-    fixed_mass_limit: i32,
+    contribution_limit: f32,
     _pad0: u32,
     _pad1: u32,
     _pad2: u32,
@@ -68,8 +68,10 @@ struct SolverStatus {
 // Group 0 is the simulation state (src/sim/state.rs makes the bind group).
 @group(0) @binding(0) var<uniform> params: SimParams;
 @group(0) @binding(1) var<storage, read_write> particles: array<Particle>;
-// Four i32 per node: fixed-point mass, then momentum x, y, z (src/sim/fixed_point.rs).
+// Eight i32 per node: fixed-point mass, momentum x, y, z, each a 64-bit sum stored as (low word,
+// high word) (src/sim/fixed_point.rs).
 @group(0) @binding(2) var<storage, read_write> grid_fixed: array<atomic<i32>>;
+const GRID_FIXED_WORDS: u32 = 8u;
 // Per node: velocity (xyz, m/s) and mass (w, kg), written by grid_update, read by g2p.
 @group(0) @binding(3) var<storage, read_write> grid_velocity: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> status: SolverStatus;
@@ -81,6 +83,30 @@ fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
 
 fn node_index(node: vec3<u32>) -> u32 {
     return node.x + params.node_dims.x * (node.y + params.node_dims.y * node.z);
+}
+
+// |x| < 3e38 is false for NaN and for ±inf.
+fn is_finite_vec3(v: vec3<f32>) -> bool {
+    return all(abs(v) < vec3<f32>(3.0e38));
+}
+
+fn is_finite_mat3(m: mat3x3<f32>) -> bool {
+    return is_finite_vec3(m[0]) && is_finite_vec3(m[1]) && is_finite_vec3(m[2]);
+}
+
+// Scales v down to length `limit` if it is longer. The length is taken of v divided by its largest
+// component, so finite vectors whose length would overflow f32 (|v| ≳ 1.8e19) are capped too.
+fn clamp_speed(v: vec3<f32>, limit: f32) -> vec3<f32> {
+    let largest = max(max(abs(v.x), abs(v.y)), abs(v.z));
+    if (largest == 0.0) {
+        return v;
+    }
+    let direction = v / largest;
+    let length_over_largest = length(direction);
+    if (largest * length_over_largest <= limit) {
+        return v;
+    }
+    return direction * (limit / length_over_largest);
 }
 
 fn node_count() -> u32 {

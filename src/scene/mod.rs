@@ -177,7 +177,7 @@ impl Scene {
             dt,
             boundary: self.boundary,
             max_speed,
-            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size),
+            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),
         }
     }
 

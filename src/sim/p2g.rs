@@ -3,7 +3,8 @@
 //! Particle to grid: scatters each particle's mass and MLS-MPM momentum (velocity,
 //! affine matrix, elastic stress) to its 27 stencil nodes as fixed-point i32 atomics.
 //!
-//! Reads `params`, `particles`; writes `grid_fixed`, `status.overflow_count`.
+//! Reads `params`, `particles`; writes `grid_fixed` and the status counters (and resets particles
+//! whose state is not finite).
 
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;

@@ -9,6 +9,9 @@ use glam::{DVec3, UVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::fixed_point::FixedPoint;
+
+/// Largest f32 below 2³¹: a contribution clamped to it still converts to i32 without saturating.
+const CONTRIBUTION_LIMIT: f32 = 2_147_483_520.0;
 use super::material::SnowMaterial;
 
 /// Nodes of padding outside each domain wall. Two are enough for the quadratic B-spline's 3×3×3
@@ -166,8 +169,9 @@ pub struct GpuSimParams {
     pub mass_scale: f32,
     /// Fixed-point units per kg·m/s.
     pub momentum_scale: f32,
-    /// A node whose fixed-point mass would pass this is saturated and the overflow is counted.
-    pub fixed_mass_limit: i32,
+    /// Largest magnitude, in fixed-point units, of one P2G contribution; larger ones are clamped
+    /// and counted (see `fixed_point.rs`: by construction none should be).
+    pub contribution_limit: f32,
     /// Padding to a multiple of 16 bytes (uniform layout).
     pub _pad: [u32; 3],
 }
@@ -197,7 +201,7 @@ impl SolverParams {
             max_speed: self.max_speed as f32,
             mass_scale: self.fixed_point.mass_scale as f32,
             momentum_scale: self.fixed_point.momentum_scale as f32,
-            fixed_mass_limit: self.fixed_point.mass_limit,
+            contribution_limit: CONTRIBUTION_LIMIT,
             _pad: [0; 3],
         }
     }
@@ -254,9 +258,10 @@ impl GpuParticle {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuSolverStatus {
-    /// P2G contributions dropped because a node's fixed-point mass would have overflowed.
+    /// P2G contributions too large for i32 (clamped), and particles whose state was not finite when
+    /// P2G read them (reset to rest, undeformed). Zero in any sane run.
     pub overflow_count: u32,
-    /// Particles whose state was not finite and was reset by G2P.
+    /// Particles whose state was not finite and was reset (by P2G on input, or by G2P on output).
     pub nonfinite_count: u32,
     /// Bits of the largest particle speed, m/s (written by the `stats` pass).
     pub max_speed_bits: u32,

@@ -39,8 +39,8 @@ pub struct SolverStats {
     pub min_plastic_jacobian: f64,
     /// Largest plastic Jacobian.
     pub max_plastic_jacobian: f64,
-    /// P2G contributions dropped since the last report because a node's fixed-point mass would
-    /// have overflowed.
+    /// P2G contributions clamped since the last report because they would not fit an i32 (none by
+    /// construction of the scales; a guard).
     pub overflow_count: u32,
     /// Particles reset since the last report because their state was not finite.
     pub nonfinite_count: u32,
@@ -48,7 +48,13 @@ pub struct SolverStats {
 
 /// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest
 /// hardening present (see `docs/algorithm.md`).
+///
+/// Non-finite inputs (a particle that arrived with a NaN velocity, which P2G will reset) fall back
+/// to the bounds the solver enforces: `max_speed` and the hardening cap.
 pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl: f64) -> f64 {
+    let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
+    let max_hardening =
+        if max_hardening.is_finite() { max_hardening } else { super::material::MAX_HARDENING_EXPONENT.exp() };
     let wave_speed = params.material.wave_speed(max_hardening.max(0.0));
     cfl * params.grid.cell_size / (max_speed + wave_speed)
 }
@@ -133,10 +139,16 @@ impl Solver {
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
-    /// Copies the fixed-point grid (mass, momentum x, y, z per node) back to the host.
-    pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i32; 4]>, SolverError> {
+    /// Copies the fixed-point grid back to the host: per node the exact integer sums of mass and
+    /// momentum x, y, z (each kept on the GPU as a low and a high i32 word).
+    pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i64; 4]>, SolverError> {
         let bytes = gpu.read_buffer(&self.state.grid_fixed)?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+        let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
+        let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
+        Ok(words
+            .iter()
+            .map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])])
+            .collect())
     }
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host.

@@ -7,8 +7,9 @@ use wgpu::util::DeviceExt;
 use super::params::{GpuParticle, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 
-/// Bytes per grid node in the fixed-point buffer: mass and three momentum components, i32 each.
-pub const GRID_FIXED_NODE_BYTES: u64 = 16;
+/// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
+/// 64-bit sum kept in two i32 words.
+pub const GRID_FIXED_NODE_BYTES: u64 = 32;
 /// Bytes per grid node in the velocity buffer: `vec4<f32>`.
 pub const GRID_VELOCITY_NODE_BYTES: u64 = 16;
 
@@ -82,9 +83,9 @@ pub fn check_limits(device: &wgpu::Device, params: &SolverParams, particle_count
     let grid = &params.grid;
     let nodes = grid.node_count();
     let bytes = nodes * GRID_FIXED_NODE_BYTES.max(GRID_VELOCITY_NODE_BYTES);
-    // Node indices are u32 in the shaders, and four i32 per node are addressed as 4·node.
-    if bytes > limit || nodes * 4 > u32::MAX as u64 {
-        let max_nodes = (limit / GRID_FIXED_NODE_BYTES).min(u32::MAX as u64 / 4) as f64;
+    // Node indices are u32 in the shaders, and eight i32 per node are addressed as 8·node.
+    if bytes > limit || nodes * 8 > u32::MAX as u64 {
+        let max_nodes = (limit / GRID_FIXED_NODE_BYTES).min(u32::MAX as u64 / 8) as f64;
         let cells = grid.cells.as_dvec3();
         let longest = cells.max_element();
         // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution; solve approximately by bisection.

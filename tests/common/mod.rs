@@ -28,7 +28,7 @@ pub fn params(cells: u32, h: f64, dt: f64) -> SolverParams {
         dt,
         boundary: Boundary { kind: BoundaryKind::Separate, friction: 0.0 },
         max_speed,
-        fixed_point: FixedPoint::for_scene(material.density, h),
+        fixed_point: FixedPoint::for_scene(material.density, h, max_speed),
     }
 }
 
@@ -76,7 +76,7 @@ pub fn gpu_scales(params: &SolverParams) -> (f64, f64) {
 }
 
 /// The fixed-point grid converted to SI with the GPU's scales: (node mass kg, node momentum kg·m/s).
-pub fn grid_from_fixed(params: &SolverParams, fixed: &[[i32; 4]]) -> (Vec<f64>, Vec<nalgebra::Vector3<f64>>) {
+pub fn grid_from_fixed(params: &SolverParams, fixed: &[[i64; 4]]) -> (Vec<f64>, Vec<nalgebra::Vector3<f64>>) {
     let (ms, ps) = gpu_scales(params);
     let mass = fixed.iter().map(|n| n[0] as f64 / ms).collect();
     let momentum = fixed.iter().map(|n| nalgebra::Vector3::new(n[1] as f64, n[2] as f64, n[3] as f64) / ps).collect();

@@ -329,7 +329,7 @@ pub(crate) mod test_scene {
             dt: 1e-4,
             boundary: Boundary::default(),
             max_speed: 50.0,
-            fixed_point: FixedPoint::for_scene(material.density, 0.1),
+            fixed_point: FixedPoint::for_scene(material.density, 0.1, 50.0),
         }
     }
 
