@@ -137,8 +137,10 @@ pub fn memory_bandwidth(gpu: &Gpu) -> f64 {
         })
     });
     let record = |encoder: &mut wgpu::CommandEncoder, timestamps: Option<wgpu::ComputePassTimestampWrites>| {
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("bench.copy"), timestamp_writes: timestamps });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench.copy"),
+            timestamp_writes: timestamps,
+        });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind_group, &[]);
         pass.dispatch_workgroups(x, y, 1);
@@ -292,7 +294,11 @@ impl BenchResult {
         );
         out += &format!(
             "  pass timing: {}; memory bandwidth of a copy kernel here: {:.0} GB/s\n",
-            if self.timestamps { "GPU timestamp queries" } else { "wall clock around each pass (no timestamp queries)" },
+            if self.timestamps {
+                "GPU timestamp queries"
+            } else {
+                "wall clock around each pass (no timestamp queries)"
+            },
             self.copy_bandwidth / 1e9
         );
         out += "  pass          ms/substep   share   MB moved   floor ms   x floor\n";

@@ -14,7 +14,11 @@ use powder::headless::run_scene;
 use powder::scene::Scene;
 
 #[derive(Parser)]
-#[command(name = "powder", version, about = "A snow simulator: MLS-MPM with the Stomakhin et al. 2013 snow model on the GPU")]
+#[command(
+    name = "powder",
+    version,
+    about = "A snow simulator: MLS-MPM with the Stomakhin et al. 2013 snow model on the GPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

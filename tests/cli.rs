@@ -48,7 +48,8 @@ fn run_writes_every_frame_as_readable_ply_inside_the_domain() {
     assert!(first.len() > 1000, "{} particles", first.len());
     // The snowball moved: its mean x advanced by roughly 3 m/s · 3/60 s = 0.15 m (gravity and the
     // wall can only slow it; at least half of that must be there).
-    let mean_x = |pts: &[powder::export::PlyPoint]| pts.iter().map(|p| p.position[0] as f64).sum::<f64>() / pts.len() as f64;
+    let mean_x =
+        |pts: &[powder::export::PlyPoint]| pts.iter().map(|p| p.position[0] as f64).sum::<f64>() / pts.len() as f64;
     let advance = mean_x(&last) - mean_x(&first);
     assert!((0.075..=0.16).contains(&advance), "mean x advanced {advance} m");
     for p in &last {
@@ -69,11 +70,26 @@ fn a_set_override_reaches_the_scene_and_a_bad_one_is_refused() {
     assert!(msg.contains("material.poisson_ratio") && msg.contains("0.5"), "{msg}");
     assert!(!out_dir.exists(), "nothing may be written for a refused scene");
     // Zero gravity and no velocity: nothing moves at all.
-    let ok = powder(&["run", &scene, "--frames", "1", "--out", out_arg, "--set", "gravity=[0,0,0]", "--set", "emitters.0.velocity=[0,0,0]"]);
+    let ok = powder(&[
+        "run",
+        &scene,
+        "--frames",
+        "1",
+        "--out",
+        out_arg,
+        "--set",
+        "gravity=[0,0,0]",
+        "--set",
+        "emitters.0.velocity=[0,0,0]",
+    ]);
     assert!(ok.status.success(), "{}", stderr(&ok));
     let a = read_ply(&out_dir.join("frame_00000.ply")).expect("frame 0");
     let b = read_ply(&out_dir.join("frame_00001.ply")).expect("frame 1");
-    let drift = a.iter().zip(&b).map(|(p, q)| (0..3).map(|k| (p.position[k] - q.position[k]).abs()).fold(0.0f32, f32::max)).fold(0.0f32, f32::max);
+    let drift = a
+        .iter()
+        .zip(&b)
+        .map(|(p, q)| (0..3).map(|k| (p.position[k] - q.position[k]).abs()).fold(0.0f32, f32::max))
+        .fold(0.0f32, f32::max);
     // Undisturbed snow at rest stays put to f32 rounding of positions (~3e-8 m per step, ~50 steps).
     assert!(drift < 1e-5, "particles drifted {drift} m without any force");
 }
@@ -84,9 +100,20 @@ fn bad_scene_files_get_one_clear_message_and_a_nonzero_exit() {
     let cases = [
         ("syntax.json", "{ \"version\": 1, \"domain\": { \"size\": [1, 1 1] } }", vec!["syntax.json:1:", "expected"]),
         ("unknown.json", &SMALL_SCENE.replace("\"grid\"", "\"gird\""), vec!["unknown.json:", "gird"]),
-        ("nu.json", &SMALL_SCENE.replace("\"time\"", "\"material\": { \"poisson_ratio\": 0.5 }, \"time\""), vec!["material.poisson_ratio", "[0, 0.5)"]),
+        (
+            "nu.json",
+            &SMALL_SCENE.replace("\"time\"", "\"material\": { \"poisson_ratio\": 0.5 }, \"time\""),
+            vec!["material.poisson_ratio", "[0, 0.5)"],
+        ),
         ("neg.json", &SMALL_SCENE.replace("\"radius\": 0.1", "\"radius\": -0.1"), vec!["emitters[0].radius", "-0.1"]),
-        ("empty.json", &SMALL_SCENE.replace(r#"[ { "shape": "sphere", "center": [0.25, 0.25, 0.2], "radius": 0.1, "velocity": [3, 0, 0] } ]"#, "[]"), vec!["emitters"]),
+        (
+            "empty.json",
+            &SMALL_SCENE.replace(
+                r#"[ { "shape": "sphere", "center": [0.25, 0.25, 0.2], "radius": 0.1, "velocity": [3, 0, 0] } ]"#,
+                "[]",
+            ),
+            vec!["emitters"],
+        ),
     ];
     for (name, text, needles) in cases {
         let scene = write_scene(dir.path(), name, text);
@@ -110,7 +137,9 @@ fn a_grid_larger_than_the_gpu_allows_is_refused_with_the_largest_that_fits() {
     let dir = tempfile::tempdir().expect("temp dir");
     // 1024³ cells need ~17 GB per grid buffer; lavapipe allows 128 MiB per storage binding and
     // real GPUs at most a few GiB.
-    let text = SMALL_SCENE.replace("\"resolution\": 16", "\"resolution\": 1024").replace("\"radius\": 0.1", "\"radius\": 0.004");
+    let text = SMALL_SCENE
+        .replace("\"resolution\": 16", "\"resolution\": 1024")
+        .replace("\"radius\": 0.1", "\"radius\": 0.004");
     let scene = write_scene(dir.path(), "huge.json", &text);
     let out_dir = dir.path().join("out");
     let out = powder(&["run", &scene, "--frames", "1", "--out", out_dir.to_str().expect("utf-8")]);

@@ -26,11 +26,7 @@ fn free_fall_matches_the_analytic_parabola() {
     let analytic = mean_z0 - 0.5 * 9.81 * t * t;
     // Tolerance: f32 positions near 0.7 m round at 6e-8 m per step; 500 steps of that is 3e-5 m.
     // Fixed-point momentum adds ~1e-6 m/s per step (src/sim/fixed_point.rs), 5e-8 m of drift.
-    assert!(
-        (mean_z - (mean_z0 - drop)).abs() < 5e-5,
-        "mean z {mean_z:.6} vs discrete free fall {:.6}",
-        mean_z0 - drop
-    );
+    assert!((mean_z - (mean_z0 - drop)).abs() < 5e-5, "mean z {mean_z:.6} vs discrete free fall {:.6}", mean_z0 - drop);
     assert!((mean_z - analytic).abs() < 2e-4, "mean z {mean_z:.6} vs z0 - g t^2/2 = {analytic:.6}");
     // Every particle fell with the block: undeformed free fall means no relative motion.
     for (a, b) in particles.iter().zip(&out) {

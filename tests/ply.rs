@@ -19,28 +19,10 @@ property uint material\n\
 end_header\n";
 
 fn particles() -> Vec<GpuParticle> {
-    let mut a = GpuParticle::new(
-        Vec3::new(0.1, 0.2, 0.3),
-        Vec3::new(-1.5, 0.0, 2.25),
-        0.01,
-        1e-5,
-        0,
-    );
+    let mut a = GpuParticle::new(Vec3::new(0.1, 0.2, 0.3), Vec3::new(-1.5, 0.0, 2.25), 0.01, 1e-5, 0);
     a.plastic_jacobian = 0.875;
-    let b = GpuParticle::new(
-        Vec3::new(1.0e-7, 1.9999, -0.0),
-        Vec3::splat(f32::MIN_POSITIVE),
-        1.0,
-        1.0,
-        7,
-    );
-    let mut c = GpuParticle::new(
-        Vec3::new(123.456, -7.0, 3.0e5),
-        Vec3::new(49.9, -50.0, 0.1),
-        2.0,
-        3.0,
-        u32::MAX,
-    );
+    let b = GpuParticle::new(Vec3::new(1.0e-7, 1.9999, -0.0), Vec3::splat(f32::MIN_POSITIVE), 1.0, 1.0, 7);
+    let mut c = GpuParticle::new(Vec3::new(123.456, -7.0, 3.0e5), Vec3::new(49.9, -50.0, 0.1), 2.0, 3.0, u32::MAX);
     c.plastic_jacobian = 1.0e-3;
     vec![a, b, c]
 }
@@ -58,12 +40,7 @@ fn round_trip_is_exact() {
     for (b, e) in back.iter().zip(&expected) {
         // Bitwise, so -0.0 and denormal-adjacent values are checked too.
         let bits = |p: &PlyPoint| {
-            let mut v: Vec<u32> = p
-                .position
-                .iter()
-                .chain(&p.velocity)
-                .map(|f| f.to_bits())
-                .collect();
+            let mut v: Vec<u32> = p.position.iter().chain(&p.velocity).map(|f| f.to_bits()).collect();
             v.extend([p.plastic_jacobian.to_bits(), p.material]);
             v
         };
@@ -82,16 +59,10 @@ fn header_and_size_are_as_documented() {
     assert!(bytes.starts_with(HEADER.as_bytes()));
     assert_eq!(bytes.len(), HEADER.len() + 3 * 32);
     // First vertex: x = 0.1 as little-endian f32 right after the header; material of the last.
-    assert_eq!(
-        &bytes[HEADER.len()..HEADER.len() + 4],
-        &0.1f32.to_le_bytes()
-    );
+    assert_eq!(&bytes[HEADER.len()..HEADER.len() + 4], &0.1f32.to_le_bytes());
     assert_eq!(&bytes[bytes.len() - 4..], &u32::MAX.to_le_bytes());
     // Only the final file remains: the temporary file was renamed, not copied.
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names, ["f.ply"]);
     // Overwriting an existing frame works, and an empty frame is valid.
     write_ply(&path, &[]).unwrap();
@@ -119,14 +90,7 @@ fn truncated_or_foreign_files_are_rejected() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
     assert!(matches!(read_ply(&path), Err(ExportError::Format { .. })));
-    std::fs::write(
-        &path,
-        b"ply\nformat ascii 1.0\nelement vertex 0\nend_header\n",
-    )
-    .unwrap();
+    std::fs::write(&path, b"ply\nformat ascii 1.0\nelement vertex 0\nend_header\n").unwrap();
     let err = read_ply(&path).unwrap_err();
-    assert!(
-        matches!(err, ExportError::Format { .. }) && err.to_string().contains("t.ply"),
-        "{err}"
-    );
+    assert!(matches!(err, ExportError::Format { .. }) && err.to_string().contains("t.ply"), "{err}");
 }

@@ -39,34 +39,19 @@ fn assert_invalid(result: Result<Scene, SceneError>, field: &str, allowed: &str)
     let err = result.expect_err("scene should be rejected");
     let message = err.to_string();
     match &err {
-        SceneError::Invalid {
-            field: f,
-            allowed: a,
-            source_name,
-            ..
-        } => {
-            assert_eq!(
-                (f.as_str(), a.as_str(), source_name.as_str()),
-                (field, allowed, "x.json")
-            );
+        SceneError::Invalid { field: f, allowed: a, source_name, .. } => {
+            assert_eq!((f.as_str(), a.as_str(), source_name.as_str()), (field, allowed, "x.json"));
         }
         other => panic!("expected Invalid for {field}, got {other:?}"),
     }
-    assert!(
-        message.starts_with("x.json: ") && message.contains(field) && message.contains(allowed)
-    );
+    assert!(message.starts_with("x.json: ") && message.contains(field) && message.contains(allowed));
 }
 
 fn assert_parse(text: &str, needles: &[&str]) -> (usize, usize) {
     let err = Scene::from_json(text, "x.json").expect_err("should not parse");
     let message = err.to_string();
-    let SceneError::Parse { line, column, .. } = err else {
-        panic!("expected Parse, got {err:?}")
-    };
-    assert!(
-        message.starts_with(&format!("x.json:{line}:{column}: ")),
-        "{message}"
-    );
+    let SceneError::Parse { line, column, .. } = err else { panic!("expected Parse, got {err:?}") };
+    assert!(message.starts_with(&format!("x.json:{line}:{column}: ")), "{message}");
     for n in needles {
         assert!(message.contains(n), "{message:?} lacks {n:?}");
     }
@@ -81,28 +66,14 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         if path.extension().is_some_and(|e| e == "json") {
             let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
             let n = scene.spawn_particles().len();
-            assert!(
-                (10_000..100_000).contains(&n),
-                "{}: {n} particles",
-                path.display()
-            );
+            assert!((10_000..100_000).contains(&n), "{}: {n} particles", path.display());
             // Serialising and parsing back gives the same scene.
-            assert_eq!(
-                Scene::from_json(&scene.to_json(), "round trip").unwrap(),
-                scene
-            );
+            assert_eq!(Scene::from_json(&scene.to_json(), "round trip").unwrap(), scene);
             names.push(path.file_name().unwrap().to_string_lossy().into_owned());
         }
     }
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "block_drop.json",
-            "snowball_collision.json",
-            "snowball_wall.json"
-        ]
-    );
+    assert_eq!(names, ["block_drop.json", "snowball_collision.json", "snowball_wall.json"]);
     // The block is lattice aligned (0.375 × 0.375 × 0.25 m at s = 1/96 m): exactly 36·36·24.
     let block = Scene::load(&scenes_dir().join("block_drop.json")).unwrap();
     assert_eq!(block.spawn_particles().len(), 36 * 36 * 24);
@@ -133,15 +104,8 @@ fn aligned_box_makes_8000_particles_of_exact_mass() {
     assert!((mass - 400.0).abs() < 1e-6 * 400.0, "mass {mass}");
     for p in &particles {
         assert_eq!(p.volume, 0.05f32.powi(3));
-        assert_eq!(
-            (p.material, p.plastic_jacobian, p.velocity),
-            (0, 1.0, [0.0; 3])
-        );
-        assert!(
-            p.position.iter().all(|&x| (0.5..=1.5).contains(&x)),
-            "{:?}",
-            p.position
-        );
+        assert_eq!((p.material, p.plastic_jacobian, p.velocity), (0, 1.0, [0.0; 3]));
+        assert!(p.position.iter().all(|&x| (0.5..=1.5).contains(&x)), "{:?}", p.position);
     }
 }
 
@@ -155,19 +119,14 @@ fn sphere_mass_matches_density_times_volume() {
     for (radius, seed) in [(0.2f64, 1), (0.23, 2), (0.31, 3)] {
         let scene = modified(|d| {
             d["seed"] = json!(seed);
-            d["emitters"] =
-                json!([{ "shape": "sphere", "center": [1.0, 0.5, 0.5], "radius": radius }]);
+            d["emitters"] = json!([{ "shape": "sphere", "center": [1.0, 0.5, 0.5], "radius": radius }]);
             d["grid"]["resolution"] = json!(64);
         })
         .unwrap();
         let mass: f64 = scene.spawn_particles().iter().map(|p| p.mass as f64).sum();
         let exact = 400.0 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
         let error = (mass - exact).abs() / exact;
-        assert!(
-            error < 0.02,
-            "r = {radius}: mass {mass} vs {exact} ({:.2} %)",
-            100.0 * error
-        );
+        assert!(error < 0.02, "r = {radius}: mass {mass} vs {exact} ({:.2} %)", 100.0 * error);
     }
 }
 
@@ -188,10 +147,7 @@ fn spawning_is_deterministic_and_seeded() {
 fn defaults_fill_optional_fields() {
     let scene = load(&base()).unwrap();
     assert_eq!(scene.gravity, DVec3::new(0.0, 0.0, -9.81));
-    assert_eq!(
-        (scene.particles_per_cell, scene.seed, scene.max_speed),
-        (8, 1, None)
-    );
+    assert_eq!((scene.particles_per_cell, scene.seed, scene.max_speed), (8, 1, None));
     assert_eq!(scene.effective_max_speed(), 50.0);
     assert_eq!(scene.frame_duration(), 1.0 / 30.0);
     let partial = modified(|d| d["material"] = json!({ "hardening": 5 })).unwrap();
@@ -206,26 +162,16 @@ fn syntax_errors_and_unknown_fields_give_line_and_column() {
     assert_eq!((line, column), (3, 14));
     let mut doc = base().to_string().replacen("\"grid\"", "\"grids\"", 1);
     assert_parse(&doc, &["unknown field `grids`"]);
-    doc = serde_json::to_string_pretty(&base())
-        .unwrap()
-        .replacen("\"radius\"", "\"radiu\"", 1);
+    doc = serde_json::to_string_pretty(&base()).unwrap().replacen("\"radius\"", "\"radiu\"", 1);
     assert_parse(&doc, &["unknown field `radiu`"]);
-    doc = base()
-        .to_string()
-        .replacen("\"resolution\":20", "\"resolution\":\"high\"", 1);
+    doc = base().to_string().replacen("\"resolution\":20", "\"resolution\":\"high\"", 1);
     assert_parse(&doc, &["invalid type"]);
-    doc = base()
-        .to_string()
-        .replacen("\"shape\":\"sphere\"", "\"shape\":\"cone\"", 1);
+    doc = base().to_string().replacen("\"shape\":\"sphere\"", "\"shape\":\"cone\"", 1);
     assert_parse(&doc, &["unknown variant `cone`"]);
     // JSON has no NaN, and serde_json refuses numbers that overflow f64 instead of making them ∞.
-    doc = base()
-        .to_string()
-        .replacen("\"radius\":0.2", "\"radius\":1e999", 1);
+    doc = base().to_string().replacen("\"radius\":0.2", "\"radius\":1e999", 1);
     assert_parse(&doc, &["number out of range"]);
-    doc = base()
-        .to_string()
-        .replacen("\"radius\":0.2", "\"radius\":NaN", 1);
+    doc = base().to_string().replacen("\"radius\":0.2", "\"radius\":NaN", 1);
     assert_parse(&doc, &[]);
     let mut no_grid = base();
     no_grid.as_object_mut().unwrap().remove("grid");
@@ -236,28 +182,19 @@ fn syntax_errors_and_unknown_fields_give_line_and_column() {
 fn time_dt_must_be_auto_or_seconds() {
     let mut doc = base();
     doc["time"] = json!({ "dt": "fast" });
-    assert_parse(
-        &doc.to_string(),
-        &["time.dt", "\"auto\"", "(0, 0.1]", "fast"],
-    );
+    assert_parse(&doc.to_string(), &["time.dt", "\"auto\"", "(0, 0.1]", "fast"]);
     let fixed = modified(|d| d["time"] = json!({ "dt": 0.0002 })).unwrap();
     assert_eq!(fixed.solver_params().dt, 0.0002);
-    assert_invalid(
-        modified(|d| d["time"] = json!({ "dt": 0.5 })),
-        "time.dt",
-        "\"auto\" or (0, 0.1]",
-    );
+    assert_invalid(modified(|d| d["time"] = json!({ "dt": 0.5 })), "time.dt", "\"auto\" or (0, 0.1]");
 }
 
 /// `base()` with the value at JSON pointer `pointer` set (object keys are added if missing).
 fn with(pointer: &str, value: Value) -> Result<Scene, SceneError> {
     let (parent, key) = pointer.rsplit_once('/').expect("a JSON pointer");
-    modified(
-        |d| match d.pointer_mut(parent).expect("pointer into base()") {
-            Value::Array(items) => items[key.parse::<usize>().expect("an index")] = value,
-            object => object[key] = value,
-        },
-    )
+    modified(|d| match d.pointer_mut(parent).expect("pointer into base()") {
+        Value::Array(items) => items[key.parse::<usize>().expect("an index")] = value,
+        object => object[key] = value,
+    })
 }
 
 #[test]
@@ -269,44 +206,16 @@ fn out_of_range_values_name_field_value_and_range() {
     assert_eq!(err.to_string(), expected);
     let negative_e = modified(|d| d["material"] = json!({ "youngs_modulus": -1.4e5 }));
     let message = negative_e.as_ref().unwrap_err().to_string();
-    assert!(
-        message.contains("material.youngs_modulus = -1.4e5 "),
-        "{message}"
-    );
+    assert!(message.contains("material.youngs_modulus = -1.4e5 "), "{message}");
     assert_invalid(negative_e, "material.youngs_modulus", "(0, 1e9]");
     let cases = [
-        (
-            "/emitters",
-            json!([]),
-            "emitters",
-            "a list of at least one emitter",
-        ),
-        (
-            "/grid/resolution",
-            json!(2048),
-            "grid.resolution",
-            "[4, 1024]",
-        ),
+        ("/emitters", json!([]), "emitters", "a list of at least one emitter"),
+        ("/grid/resolution", json!(2048), "grid.resolution", "[4, 1024]"),
         ("/domain/size/2", json!(0), "domain.size.z", "> 0"),
         ("/gravity", json!([0, 0, -2000]), "|gravity|", "[0, 1000]"),
-        (
-            "/boundary",
-            json!({ "friction": -0.1 }),
-            "boundary.friction",
-            "[0, 10]",
-        ),
-        (
-            "/particles_per_cell",
-            json!(0),
-            "particles_per_cell",
-            "[1, 64]",
-        ),
-        (
-            "/emitters/0/radius",
-            json!(-0.2),
-            "emitters[0].radius",
-            "> 0",
-        ),
+        ("/boundary", json!({ "friction": -0.1 }), "boundary.friction", "[0, 10]"),
+        ("/particles_per_cell", json!(0), "particles_per_cell", "[1, 64]"),
+        ("/emitters/0/radius", json!(-0.2), "emitters[0].radius", "> 0"),
         ("/max_speed", json!(2.0), "|emitters[0].velocity|", "[0, 2]"),
         ("/time", json!({ "cfl": 1.5 }), "time.cfl", "(0, 1]"),
         ("/time", json!({ "fps": 0 }), "time.fps", "(0, 1000]"),
@@ -319,29 +228,15 @@ fn out_of_range_values_name_field_value_and_range() {
 #[test]
 fn emitters_must_lie_inside_the_domain_and_make_particles() {
     let outside = with("/emitters/1/max/0", json!(2.5));
-    assert_invalid(
-        outside,
-        "emitters[1].max.x",
-        "[0, 2], inside the domain along x",
-    );
+    assert_invalid(outside, "emitters[1].max.x", "[0, 2], inside the domain along x");
     let low = with("/emitters/0/center/2", json!(0.1));
-    assert_invalid(
-        low,
-        "emitters[0].center.z - radius",
-        "[0, 1], inside the domain along z",
-    );
+    assert_invalid(low, "emitters[0].center.z - radius", "[0, 1], inside the domain along z");
     let inverted = with("/emitters/1/max/1", json!(0.1));
     assert_invalid(inverted, "emitters[1].max.y", "> emitters[1].min.y = 0.2");
     // h = 0.1, s = 0.05: a box 1 cm thick has no lattice layer.
     let thin = with("/emitters/1/max/2", json!(0.01)).unwrap_err();
-    assert!(
-        matches!(thin, SceneError::NoParticles { emitter: 1, .. }),
-        "{thin:?}"
-    );
-    assert!(
-        thin.to_string().contains("emitters[1] makes no particles"),
-        "{thin}"
-    );
+    assert!(matches!(thin, SceneError::NoParticles { emitter: 1, .. }), "{thin:?}");
+    assert!(thin.to_string().contains("emitters[1] makes no particles"), "{thin}");
     let too_many = modified(|d| {
         d["grid"]["resolution"] = json!(1024);
         d["particles_per_cell"] = json!(64);
@@ -352,35 +247,19 @@ fn emitters_must_lie_inside_the_domain_and_make_particles() {
 #[test]
 fn set_value_overrides_and_rejects_non_finite_values() {
     let mut scene = load(&base()).unwrap();
-    let mut set =
-        |key: &str, value: &str| scene.set_value(key, value, "cli").map(|()| scene.clone());
-    assert_eq!(
-        set("material.youngs_modulus", "5e4")
-            .unwrap()
-            .material
-            .youngs_modulus,
-        5e4
-    );
+    let mut set = |key: &str, value: &str| scene.set_value(key, value, "cli").map(|()| scene.clone());
+    assert_eq!(set("material.youngs_modulus", "5e4").unwrap().material.youngs_modulus, 5e4);
     let changed = set("emitters.0.radius", "0.25").unwrap();
-    assert!(matches!(
-        changed.emitters[0],
-        Emitter::Sphere { radius: 0.25, .. }
-    ));
+    assert!(matches!(changed.emitters[0], Emitter::Sphere { radius: 0.25, .. }));
     let message = |r: Result<Scene, SceneError>| r.unwrap_err().to_string();
     let err = set("material.youngs_modulus", "NaN").unwrap_err();
     assert!(matches!(err, SceneError::Invalid { .. }), "{err:?}");
     let expected = "cli: material.youngs_modulus = NaN is out of range: allowed (0, 1e9]";
     assert_eq!(err.to_string(), expected);
     let err = message(set("material.poisson_ratio", "0.5"));
-    assert!(
-        err.contains("material.poisson_ratio = 0.5") && err.contains("[0, 0.5)"),
-        "{err}"
-    );
+    assert!(err.contains("material.poisson_ratio = 0.5") && err.contains("[0, 0.5)"), "{err}");
     let err = message(set("grid.resolution", "1e999"));
-    assert!(
-        err.contains("grid.resolution = 1e999") && err.contains("[4, 1024]"),
-        "{err}"
-    );
+    assert!(err.contains("grid.resolution = 1e999") && err.contains("[4, 1024]"), "{err}");
     let err = set("material.youngs_modulus", "soft").unwrap_err();
     assert!(matches!(err, SceneError::Override { .. }), "{err:?}");
     let err = set("material.stiffness", "1").unwrap_err();

@@ -209,11 +209,9 @@ fn svd3_matches_nalgebra() {
 #[test]
 fn svd3_is_accurate_when_the_middle_singular_value_is_tiny() {
     // σ = (1, σ₂, σ₃) with σ₂ in [1e-4, 1e-3] and σ₃ ≤ σ₂/100. A backward-stable f32 SVD meets the
-    // same tolerance as above; the file's header promises that small singular values stay accurate
-    // because they are read from F (QR of F V) rather than from √eig(FᵀF). Fails as of this
-    // writing (reconstruction up to 1375 U, σ₂ off by up to 27 %): V comes from Jacobi on FᵀF, whose
-    // entries σ₂² ≲ U σ₁² are below its rounding, so F V has non-orthogonal small columns, and the
-    // QR's off-diagonal R₁₂ (~σ₂) is dropped.
+    // same tolerance as above. Jacobi on FᵀF cannot resolve σ₂² ≲ U σ₁², so without the final 2×2
+    // SVD of R's lower block (svd.wgsl, step 4) this case failed: reconstruction up to 1375 U and
+    // σ₂ off by up to 27 %.
     let mut rng = StdRng::seed_from_u64(77);
     let cases: Vec<_> = (0..100)
         .map(|_| {

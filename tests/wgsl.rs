@@ -112,24 +112,51 @@ fn shared_struct_layouts_agree() {
     let cases = [
         (
             "SimParams",
-            rust_layout!(GpuSimParams, [
-                grid_origin, cell_size, node_dims, particle_count, wall_lo, boundary_kind, wall_hi,
-                boundary_friction, gravity, dt, mu0, lambda0, hardening, critical_compression,
-                critical_stretch, max_speed, mass_scale, momentum_scale, contribution_limit,
-            ]),
+            rust_layout!(
+                GpuSimParams,
+                [
+                    grid_origin,
+                    cell_size,
+                    node_dims,
+                    particle_count,
+                    wall_lo,
+                    boundary_kind,
+                    wall_hi,
+                    boundary_friction,
+                    gravity,
+                    dt,
+                    mu0,
+                    lambda0,
+                    hardening,
+                    critical_compression,
+                    critical_stretch,
+                    max_speed,
+                    mass_scale,
+                    momentum_scale,
+                    contribution_limit,
+                ]
+            ),
         ),
         (
             "Particle",
-            rust_layout!(GpuParticle, [
-                position, mass, velocity, volume, affine, deformation, plastic_jacobian, material,
-            ]),
+            rust_layout!(
+                GpuParticle,
+                [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material,]
+            ),
         ),
         (
             "SolverStatus",
-            rust_layout!(GpuSolverStatus, [
-                overflow_count, nonfinite_count, max_speed_bits, max_hardening_bits,
-                min_plastic_jacobian_bits, max_plastic_jacobian_bits,
-            ]),
+            rust_layout!(
+                GpuSolverStatus,
+                [
+                    overflow_count,
+                    nonfinite_count,
+                    max_speed_bits,
+                    max_hardening_bits,
+                    min_plastic_jacobian_bits,
+                    max_plastic_jacobian_bits,
+                ]
+            ),
         ),
     ];
     for (name, rust) in cases {

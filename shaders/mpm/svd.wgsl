@@ -7,8 +7,9 @@
 //   2. the columns of B = F V are sorted by length, largest first (swaps keep det V = +1);
 //   3. a Givens QR factorisation B = Q R gives U = Q and σ = diag(R). R is diagonal up to the
 //      Jacobi residue, and σ₃ carries the sign of det F.
-// Step 3 recovers the singular values from F itself rather than from √eig(FᵀF), which keeps small
-// singular values accurate, and Givens QR stays well defined when F is singular.
+// Step 3 recovers the singular values from F itself rather than from √eig(FᵀF), and Givens QR stays
+// well defined when F is singular. A final 2×2 SVD of R's lower-right block (step 4) keeps the two
+// smaller singular values accurate even when FᵀF resolves neither of them.
 //
 // Matrices are column-major: m[c][r] is the entry in row r, column c.
 
@@ -101,9 +102,81 @@ fn svd3(f: mat3x3<f32>) -> Svd {
     givens_zero(&b, &q, 0u, 2u, 0u);
     givens_zero(&b, &q, 1u, 2u, 1u);
 
+    diagonalize_lower_block(&b, &q, &v);
+
     var out: Svd;
     out.u = q;
     out.sigma = vec3<f32>(b[0][0], b[1][1], b[2][2]);
     out.v = v;
     return out;
+}
+
+// When both smaller singular values are below √ε of the largest, FᵀF carries them below f32
+// resolution, the Jacobi V is arbitrary within their plane, and R's lower-right 2×2 block
+// M = [[r11, r12], [r21, r22]] is far from diagonal (r12 ~ σ₂). A 2×2 SVD of that block, computed
+// from R itself, finishes the job: a rotation G makes G·M symmetric, a Jacobi rotation J
+// diagonalises it, and M = (Gᵀ J) D Jᵀ. When M is already diagonal both rotations are the identity.
+fn diagonalize_lower_block(r: ptr<function, mat3x3<f32>>, u: ptr<function, mat3x3<f32>>, v: ptr<function, mat3x3<f32>>) {
+    let m00 = (*r)[1][1];
+    let m01 = (*r)[2][1];
+    let m10 = (*r)[1][2];
+    let m11 = (*r)[2][2];
+    var c = 1.0;
+    var s = 0.0;
+    let asymmetry = m10 - m01;
+    if (abs(asymmetry) > SVD_TINY) {
+        let angle = atan2(asymmetry, m00 + m11);
+        c = cos(angle);
+        s = sin(angle);
+    }
+    // N = G M with G = [[c, s], [−s, c]], symmetric by the choice of angle.
+    let n00 = c * m00 + s * m10;
+    let n01 = c * m01 + s * m11;
+    let n11 = -s * m01 + c * m11;
+    var cj = 1.0;
+    var sj = 0.0;
+    var d0 = n00;
+    var d1 = n11;
+    if (abs(n01) > SVD_TINY) {
+        let tau = (n11 - n00) / (2.0 * n01);
+        let t = select(-1.0, 1.0, tau >= 0.0) / (abs(tau) + sqrt(tau * tau + 1.0));
+        cj = 1.0 / sqrt(t * t + 1.0);
+        sj = t * cj;
+        d0 = n00 - t * n01;
+        d1 = n11 + t * n01;
+    }
+    // U ← U·diag(1, L) with L = Gᵀ J; V ← V·diag(1, J).
+    let l00 = c * cj + s * sj;
+    let l01 = c * sj - s * cj;
+    let l10 = s * cj - c * sj;
+    let l11 = s * sj + c * cj;
+    let u1 = (*u)[1];
+    let u2 = (*u)[2];
+    (*u)[1] = u1 * l00 + u2 * l10;
+    (*u)[2] = u1 * l01 + u2 * l11;
+    let v1 = (*v)[1];
+    let v2 = (*v)[2];
+    (*v)[1] = v1 * cj - v2 * sj;
+    (*v)[2] = v1 * sj + v2 * cj;
+    // Keep |σ₂| ≥ |σ₃| (swapping with one column negated keeps det +1 and σ's sign) and the sign,
+    // if any, on σ₃ (negating two columns of U keeps det U = +1).
+    if (abs(d0) < abs(d1)) {
+        let tu = (*u)[1];
+        (*u)[1] = -(*u)[2];
+        (*u)[2] = tu;
+        let tv = (*v)[1];
+        (*v)[1] = -(*v)[2];
+        (*v)[2] = tv;
+        let td = d0;
+        d0 = d1;
+        d1 = td;
+    }
+    if (d0 < 0.0) {
+        (*u)[1] = -(*u)[1];
+        (*u)[2] = -(*u)[2];
+        d0 = -d0;
+        d1 = -d1;
+    }
+    (*r)[1][1] = d0;
+    (*r)[2][2] = d1;
 }

@@ -42,12 +42,7 @@ pub struct PlyPoint {
 
 impl From<&GpuParticle> for PlyPoint {
     fn from(p: &GpuParticle) -> Self {
-        Self {
-            position: p.position,
-            velocity: p.velocity,
-            plastic_jacobian: p.plastic_jacobian,
-            material: p.material,
-        }
+        Self { position: p.position, velocity: p.velocity, plastic_jacobian: p.plastic_jacobian, material: p.material }
     }
 }
 
@@ -67,10 +62,7 @@ fn header(count: usize) -> String {
 /// Writes `particles` to `path` as a binary PLY file. The data goes to a temporary file in the same
 /// directory that is renamed to `path` only once complete, so `path` is never half-written.
 pub fn write_ply(path: &Path, particles: &[GpuParticle]) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = |source| ExportError::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -78,8 +70,7 @@ pub fn write_ply(path: &Path, particles: &[GpuParticle]) -> Result<(), ExportErr
     let temp = NamedTempFile::new_in(dir).map_err(io)?;
     {
         let mut w = BufWriter::with_capacity(1 << 20, temp.as_file());
-        w.write_all(header(particles.len()).as_bytes())
-            .map_err(io)?;
+        w.write_all(header(particles.len()).as_bytes()).map_err(io)?;
         let mut record = [0u8; RECORD];
         for p in particles {
             let floats = [
@@ -113,14 +104,8 @@ pub fn write_ply(path: &Path, particles: &[GpuParticle]) -> Result<(), ExportErr
 /// Reads a PLY file written by [`write_ply`] (exactly that header layout; anything else is a
 /// [`ExportError::Format`] error).
 pub fn read_ply(path: &Path) -> Result<Vec<PlyPoint>, ExportError> {
-    let io = |source| ExportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let format = |message: String| ExportError::Format {
-        path: path.to_path_buf(),
-        message,
-    };
+    let io = |source| ExportError::Io { path: path.to_path_buf(), source };
+    let format = |message: String| ExportError::Format { path: path.to_path_buf(), message };
     let mut r = BufReader::new(File::open(path).map_err(io)?);
     let mut lines = Vec::new();
     loop {
@@ -142,9 +127,7 @@ pub fn read_ply(path: &Path) -> Result<Vec<PlyPoint>, ExportError> {
     let expect = |i: usize, want: &str| -> Result<(), ExportError> {
         match lines.get(i) {
             Some(l) if l == want => Ok(()),
-            other => Err(format(format!(
-                "header line {i}: expected {want:?}, found {other:?}"
-            ))),
+            other => Err(format(format!("header line {i}: expected {want:?}, found {other:?}"))),
         }
     };
     expect(0, "ply")?;
@@ -153,20 +136,12 @@ pub fn read_ply(path: &Path) -> Result<Vec<PlyPoint>, ExportError> {
         .get(2)
         .and_then(|l| l.strip_prefix("element vertex "))
         .and_then(|n| n.trim().parse().ok())
-        .ok_or_else(|| {
-            format(format!(
-                "expected \"element vertex N\", found {:?}",
-                lines.get(2)
-            ))
-        })?;
+        .ok_or_else(|| format(format!("expected \"element vertex N\", found {:?}", lines.get(2))))?;
     for (i, (ty, name)) in PROPERTIES.iter().enumerate() {
         expect(3 + i, &format!("property {ty} {name}"))?;
     }
     if lines.len() != 3 + PROPERTIES.len() {
-        return Err(format(format!(
-            "unexpected header line {:?}",
-            lines[3 + PROPERTIES.len()]
-        )));
+        return Err(format(format!("unexpected header line {:?}", lines[3 + PROPERTIES.len()])));
     }
     let mut data = Vec::new();
     r.read_to_end(&mut data).map_err(io)?;

@@ -41,11 +41,7 @@ pub struct TimeConfig {
 
 impl Default for TimeConfig {
     fn default() -> Self {
-        Self {
-            fps: 30.0,
-            dt: TimeStep::Auto,
-            cfl: 0.4,
-        }
+        Self { fps: 30.0, dt: TimeStep::Auto, cfl: 0.4 }
     }
 }
 
@@ -78,10 +74,7 @@ struct TimeStepVisitor;
 
 impl TimeStepVisitor {
     fn expected() -> String {
-        format!(
-            "time.dt must be \"auto\" or a number of seconds in {}",
-            DT_RANGE.describe()
-        )
+        format!("time.dt must be \"auto\" or a number of seconds in {}", DT_RANGE.describe())
     }
 }
 
@@ -93,11 +86,7 @@ impl Visitor<'_> for TimeStepVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<TimeStep, E> {
-        if v == "auto" {
-            Ok(TimeStep::Auto)
-        } else {
-            Err(E::custom(format!("{}, not {v:?}", Self::expected())))
-        }
+        if v == "auto" { Ok(TimeStep::Auto) } else { Err(E::custom(format!("{}, not {v:?}", Self::expected()))) }
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimeStep, E> {
@@ -119,23 +108,12 @@ mod tests {
 
     #[test]
     fn time_step_round_trips() {
-        for (text, step) in [
-            ("\"auto\"", TimeStep::Auto),
-            ("0.001", TimeStep::Fixed(0.001)),
-        ] {
+        for (text, step) in [("\"auto\"", TimeStep::Auto), ("0.001", TimeStep::Fixed(0.001))] {
             assert_eq!(serde_json::from_str::<TimeStep>(text).unwrap(), step);
             assert_eq!(serde_json::to_string(&step).unwrap(), text);
         }
-        assert_eq!(
-            serde_json::from_str::<TimeStep>("1").unwrap(),
-            TimeStep::Fixed(1.0)
-        );
-        let err = serde_json::from_str::<TimeStep>("\"fast\"")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("time.dt") && err.contains("(0, 0.1]") && err.contains("fast"),
-            "{err}"
-        );
+        assert_eq!(serde_json::from_str::<TimeStep>("1").unwrap(), TimeStep::Fixed(1.0));
+        let err = serde_json::from_str::<TimeStep>("\"fast\"").unwrap_err().to_string();
+        assert!(err.contains("time.dt") && err.contains("(0, 0.1]") && err.contains("fast"), "{err}");
     }
 }

@@ -62,9 +62,7 @@ impl Emitter {
     pub fn bounds(&self) -> (DVec3, DVec3) {
         match *self {
             Emitter::Box { min, max, .. } => (min, max),
-            Emitter::Sphere { center, radius, .. } => {
-                (center - DVec3::splat(radius), center + DVec3::splat(radius))
-            }
+            Emitter::Sphere { center, radius, .. } => (center - DVec3::splat(radius), center + DVec3::splat(radius)),
         }
     }
 
@@ -95,20 +93,14 @@ impl Emitter {
                 Emitter::Box { .. } => e.round(),
                 Emitter::Sphere { .. } => e.ceil() + 1.0,
             };
-            if n.is_finite() && n > 0.0 {
-                n.min(u32::MAX as f64) as u64
-            } else {
-                0
-            }
+            if n.is_finite() && n > 0.0 { n.min(u32::MAX as f64) as u64 } else { 0 }
         };
         [count(extent.x), count(extent.y), count(extent.z)]
     }
 
     /// Upper bound on the number of particles this emitter makes at `spacing` (the lattice size).
     pub fn max_points(&self, spacing: f64) -> u64 {
-        self.lattice_counts(spacing)
-            .iter()
-            .fold(1u64, |a, &n| a.saturating_mul(n))
+        self.lattice_counts(spacing).iter().fold(1u64, |a, &n| a.saturating_mul(n))
     }
 
     /// Calls `f` with every sampled position, in a fixed order, using a random stream seeded by
@@ -157,11 +149,7 @@ mod tests {
 
     #[test]
     fn aligned_box_is_filled_exactly() {
-        let e = Emitter::Box {
-            min: DVec3::ZERO,
-            max: DVec3::new(0.5, 0.25, 1.0),
-            velocity: DVec3::X,
-        };
+        let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.5, 0.25, 1.0), velocity: DVec3::X };
         let mut count = 0;
         e.for_each_point(0.05, 7, |p| {
             assert!(e.contains(p));
@@ -173,17 +161,9 @@ mod tests {
 
     #[test]
     fn tiny_shapes_make_no_points() {
-        let e = Emitter::Box {
-            min: DVec3::ZERO,
-            max: DVec3::new(0.01, 1.0, 1.0),
-            velocity: DVec3::ZERO,
-        };
+        let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.01, 1.0, 1.0), velocity: DVec3::ZERO };
         assert_eq!(e.max_points(0.05), 0);
-        let s = Emitter::Sphere {
-            center: DVec3::ZERO,
-            radius: 1e-4,
-            velocity: DVec3::ZERO,
-        };
+        let s = Emitter::Sphere { center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
         let mut count = 0;
         s.for_each_point(0.05, 1, |_| count += 1);
         assert_eq!(count, 0);

@@ -88,12 +88,7 @@ impl SceneError {
         let full = err.to_string();
         let suffix = format!(" at line {line} column {column}");
         let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
-        SceneError::Parse {
-            source_name: source_name.to_string(),
-            line,
-            column,
-            message,
-        }
+        SceneError::Parse { source_name: source_name.to_string(), line, column, message }
     }
 
     /// A [`SceneError::Invalid`].

@@ -12,26 +12,13 @@ pub(crate) struct Limit {
 
 impl Limit {
     pub(crate) const fn new(lo: f64, lo_closed: bool, hi: f64, hi_closed: bool) -> Self {
-        Self {
-            lo,
-            hi,
-            lo_closed,
-            hi_closed,
-        }
+        Self { lo, hi, lo_closed, hi_closed }
     }
 
     /// Whether `v` is finite and inside.
     pub(crate) fn contains(&self, v: f64) -> bool {
-        let above = if self.lo_closed {
-            v >= self.lo
-        } else {
-            v > self.lo
-        };
-        let below = if self.hi_closed {
-            v <= self.hi
-        } else {
-            v < self.hi
-        };
+        let above = if self.lo_closed { v >= self.lo } else { v > self.lo };
+        let below = if self.hi_closed { v <= self.hi } else { v < self.hi };
         v.is_finite() && above && below
     }
 
@@ -66,11 +53,7 @@ pub(crate) const MAX_GRAVITY: f64 = 1000.0;
 /// exponent form for large and tiny magnitudes.
 pub(crate) fn number(v: f64) -> String {
     let v = format!("{v:.9e}").parse::<f64>().unwrap_or(v);
-    if v.is_finite() && v != 0.0 && !(1e-4..1e5).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
+    if v.is_finite() && v != 0.0 && !(1e-4..1e5).contains(&v.abs()) { format!("{v:e}") } else { format!("{v}") }
 }
 
 #[cfg(test)]

@@ -89,10 +89,8 @@ fn default_seed() -> u64 {
 impl Scene {
     /// Reads, parses and validates the scene file at `path`.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
         Self::from_json(&text, &path.display().to_string())
     }
 
@@ -128,9 +126,7 @@ impl Scene {
     /// The grid: h as in [`Scene::cell_size`], `ceil(size / h)` cells per axis (at least one).
     pub fn grid_spec(&self) -> GridSpec {
         let h = self.cell_size();
-        let cells = (self.domain.size / h - DVec3::splat(1e-9))
-            .ceil()
-            .max(DVec3::ONE);
+        let cells = (self.domain.size / h - DVec3::splat(1e-9)).ceil().max(DVec3::ONE);
         GridSpec {
             domain_min: self.domain.min,
             cell_size: h,
@@ -145,16 +141,12 @@ impl Scene {
 
     /// Speed of the fastest emitter, m/s.
     pub fn max_emitter_speed(&self) -> f64 {
-        self.emitters
-            .iter()
-            .map(|e| e.velocity().length())
-            .fold(0.0, f64::max)
+        self.emitters.iter().map(|e| e.velocity().length()).fold(0.0, f64::max)
     }
 
     /// `max_speed` if given, otherwise `max(50, 2 × the fastest emitter speed)` m/s.
     pub fn effective_max_speed(&self) -> f64 {
-        self.max_speed
-            .unwrap_or_else(|| DEFAULT_MAX_SPEED.max(2.0 * self.max_emitter_speed()))
+        self.max_speed.unwrap_or_else(|| DEFAULT_MAX_SPEED.max(2.0 * self.max_emitter_speed()))
     }
 
     /// Everything the solver needs besides the particles. With `time.dt = "auto"` the step is a
@@ -194,13 +186,7 @@ impl Scene {
         for (i, e) in self.emitters.iter().enumerate() {
             let v = e.velocity().as_vec3();
             e.for_each_point(s, emitter::emitter_seed(self.seed, i), |p| {
-                out.push(GpuParticle::new(
-                    p.as_vec3(),
-                    v,
-                    mass,
-                    volume as f32,
-                    i as u32,
-                ));
+                out.push(GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32));
             });
         }
         out
@@ -237,11 +223,7 @@ mod tests {
             *velocity = DVec3::new(40.0, 0.0, 0.0);
         }
         assert_eq!(speed(&scene), 80.0);
-        scene.emitters[0] = Emitter::Box {
-            min: DVec3::ZERO,
-            max: DVec3::splat(0.2),
-            velocity: DVec3::ZERO,
-        };
+        scene.emitters[0] = Emitter::Box { min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
         assert_eq!(speed(&scene), 50.0);
     }
 

@@ -48,8 +48,7 @@ impl Scene {
                     if last {
                         map.entry(segment.to_string()).or_insert(Value::Null)
                     } else {
-                        map.get_mut(*segment)
-                            .ok_or_else(|| fail(format!("{field} is not a field of the scene")))?
+                        map.get_mut(*segment).ok_or_else(|| fail(format!("{field} is not a field of the scene")))?
                     }
                 }
                 Value::Array(items) => {
@@ -62,8 +61,7 @@ impl Scene {
                     };
                     let len = items.len();
                     let Some(item) = index.and_then(|i| items.get_mut(i)) else {
-                        let what =
-                            format!("{field} has {len} entries; {segment:?} is not an index");
+                        let what = format!("{field} has {len} entries; {segment:?} is not an index");
                         return Err(fail(what));
                     };
                     let i = index.unwrap_or_default();
@@ -81,8 +79,7 @@ impl Scene {
         match parse_value(value, slot) {
             Parsed::Json(v) => *slot = v,
             Parsed::NonFinite => {
-                let allowed = validate::allowed_for(self, &field)
-                    .unwrap_or_else(|| "a finite number".to_string());
+                let allowed = validate::allowed_for(self, &field).unwrap_or_else(|| "a finite number".to_string());
                 return Err(SceneError::invalid(source, field, value.trim(), allowed));
             }
         }
@@ -127,8 +124,7 @@ mod tests {
         assert_eq!(s.time.dt, TimeStep::Auto);
         s.set_value("time.dt", "0.0005", "t").unwrap();
         assert_eq!(s.time.dt, TimeStep::Fixed(5e-4));
-        s.set_value("emitters[0].velocity", "[1, 2, 3]", "t")
-            .unwrap();
+        s.set_value("emitters[0].velocity", "[1, 2, 3]", "t").unwrap();
         assert_eq!(s.emitters[0].velocity().to_array(), [1.0, 2.0, 3.0]);
         s.set_value("max_speed", "70", "t").unwrap();
         assert_eq!(s.max_speed, Some(70.0));
@@ -141,43 +137,16 @@ mod tests {
     fn bad_overrides_leave_the_scene_alone() {
         let mut s = Scene::builtin_default();
         let before = s.clone();
-        let err = s
-            .set_value("emitters.0.radius", "-inf", "cli")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "cli: emitters[0].radius = -inf is out of range: allowed > 0"
-        );
-        let err = s
-            .set_value("time.dt", "inf", "cli")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "cli: time.dt = inf is out of range: allowed \"auto\" or (0, 0.1]"
-        );
-        let err = s
-            .set_value("gravity.1", "NaN", "cli")
-            .unwrap_err()
-            .to_string();
+        let err = s.set_value("emitters.0.radius", "-inf", "cli").unwrap_err().to_string();
+        assert_eq!(err, "cli: emitters[0].radius = -inf is out of range: allowed > 0");
+        let err = s.set_value("time.dt", "inf", "cli").unwrap_err().to_string();
+        assert_eq!(err, "cli: time.dt = inf is out of range: allowed \"auto\" or (0, 0.1]");
+        let err = s.set_value("gravity.1", "NaN", "cli").unwrap_err().to_string();
         assert!(err.contains("gravity.y = NaN"), "{err}");
-        assert!(matches!(
-            s.set_value("material.nope", "1", "cli"),
-            Err(SceneError::Override { .. })
-        ));
-        assert!(matches!(
-            s.set_value("nope.x", "1", "cli"),
-            Err(SceneError::Override { .. })
-        ));
-        assert!(matches!(
-            s.set_value("emitters.9.radius", "1", "cli"),
-            Err(SceneError::Override { .. })
-        ));
-        assert!(matches!(
-            s.set_value("grid.resolution", "2", "cli"),
-            Err(SceneError::Invalid { .. })
-        ));
+        assert!(matches!(s.set_value("material.nope", "1", "cli"), Err(SceneError::Override { .. })));
+        assert!(matches!(s.set_value("nope.x", "1", "cli"), Err(SceneError::Override { .. })));
+        assert!(matches!(s.set_value("emitters.9.radius", "1", "cli"), Err(SceneError::Override { .. })));
+        assert!(matches!(s.set_value("grid.resolution", "2", "cli"), Err(SceneError::Invalid { .. })));
         assert!(matches!(s.emitters[0], Emitter::Sphere { .. }));
         assert_eq!(s, before);
     }

@@ -19,11 +19,7 @@ pub(crate) struct Check {
 }
 
 fn check(field: impl Into<String>, value: f64, limit: Limit) -> Check {
-    Check {
-        field: field.into(),
-        value,
-        limit,
-    }
+    Check { field: field.into(), value, limit }
 }
 
 fn vector(out: &mut Vec<Check>, field: &str, v: DVec3, limit: Limit) {
@@ -48,55 +44,23 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let mut out = vec![check("version", scene.version as f64, closed(V, V))];
     vector(&mut out, "domain.min", scene.domain.min, FINITE);
     vector(&mut out, "domain.size", scene.domain.size, POSITIVE);
-    out.push(check(
-        "grid.resolution",
-        scene.grid.resolution as f64,
-        closed(4.0, 1024.0),
-    ));
+    out.push(check("grid.resolution", scene.grid.resolution as f64, closed(4.0, 1024.0)));
     out.push(check("time.fps", scene.time.fps, open_closed(0.0, 1000.0)));
     if let TimeStep::Fixed(dt) = scene.time.dt {
         out.push(check("time.dt", dt, DT_RANGE));
     }
     out.push(check("time.cfl", scene.time.cfl, open_closed(0.0, 1.0)));
     vector(&mut out, "gravity", scene.gravity, FINITE);
-    out.push(check(
-        "|gravity|",
-        scene.gravity.length(),
-        closed(0.0, MAX_GRAVITY),
-    ));
-    out.push(check(
-        "boundary.friction",
-        scene.boundary.friction,
-        closed(0.0, 10.0),
-    ));
+    out.push(check("|gravity|", scene.gravity.length(), closed(0.0, MAX_GRAVITY)));
+    out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
     out.extend([
-        check(
-            "material.youngs_modulus",
-            m.youngs_modulus,
-            open_closed(0.0, 1e9),
-        ),
-        check(
-            "material.poisson_ratio",
-            m.poisson_ratio,
-            Limit::new(0.0, true, 0.5, false),
-        ),
+        check("material.youngs_modulus", m.youngs_modulus, open_closed(0.0, 1e9)),
+        check("material.poisson_ratio", m.poisson_ratio, Limit::new(0.0, true, 0.5, false)),
         check("material.hardening", m.hardening, closed(0.0, 100.0)),
-        check(
-            "material.critical_compression",
-            m.critical_compression,
-            open(0.0, 1.0),
-        ),
-        check(
-            "material.critical_stretch",
-            m.critical_stretch,
-            open_closed(0.0, 1e6),
-        ),
+        check("material.critical_compression", m.critical_compression, open(0.0, 1.0)),
+        check("material.critical_stretch", m.critical_stretch, open_closed(0.0, 1e6)),
         check("material.density", m.density, open_closed(0.0, 1e5)),
-        check(
-            "particles_per_cell",
-            scene.particles_per_cell as f64,
-            closed(1.0, 64.0),
-        ),
+        check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
     ]);
     if let Some(v) = scene.max_speed {
         out.push(check("max_speed", v, open_closed(0.0, MAX_SPEED_LIMIT)));
@@ -115,11 +79,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
-        out.push(check(
-            format!("|{name}.velocity|"),
-            e.velocity().length(),
-            speed,
-        ));
+        out.push(check(format!("|{name}.velocity|"), e.velocity().length(), speed));
     }
     out
 }
@@ -133,46 +93,25 @@ pub(crate) fn allowed_for(scene: &Scene, field: &str) -> Option<String> {
     if field == "max_speed" {
         return Some(Limit::new(0.0, false, MAX_SPEED_LIMIT, true).describe());
     }
-    scalar_checks(scene)
-        .into_iter()
-        .find(|c| c.field == field)
-        .map(|c| c.limit.describe())
+    scalar_checks(scene).into_iter().find(|c| c.field == field).map(|c| c.limit.describe())
 }
 
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     if scene.emitters.is_empty() {
-        return Err(SceneError::invalid(
-            source,
-            "emitters",
-            "[]",
-            "a list of at least one emitter",
-        ));
+        return Err(SceneError::invalid(source, "emitters", "[]", "a list of at least one emitter"));
     }
     for c in scalar_checks(scene) {
         if !c.limit.contains(c.value) {
-            let allowed = if c.field == "time.dt" {
-                format!("\"auto\" or {}", c.limit.describe())
-            } else {
-                c.limit.describe()
-            };
-            return Err(SceneError::invalid(
-                source,
-                c.field,
-                number(c.value),
-                allowed,
-            ));
+            let allowed =
+                if c.field == "time.dt" { format!("\"auto\" or {}", c.limit.describe()) } else { c.limit.describe() };
+            return Err(SceneError::invalid(source, c.field, number(c.value), allowed));
         }
     }
     let default_speed = scene.effective_max_speed();
     if !(default_speed > 0.0 && default_speed <= MAX_SPEED_LIMIT) {
         let allowed = format!("(0, {}]", number(MAX_SPEED_LIMIT));
-        return Err(SceneError::invalid(
-            source,
-            "max_speed",
-            number(default_speed),
-            allowed,
-        ));
+        return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;
@@ -184,14 +123,7 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
 }
 
 /// Emitter `i` lies within `[lo, hi]` (give or take `tol`, for decimal round-off) on every axis.
-fn emitter_inside(
-    source: &str,
-    i: usize,
-    e: &Emitter,
-    lo: DVec3,
-    hi: DVec3,
-    tol: f64,
-) -> Result<(), SceneError> {
+fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3, tol: f64) -> Result<(), SceneError> {
     let axes = ["x", "y", "z"];
     for a in 0..3 {
         let (dlo, dhi) = (number(lo[a]), number(hi[a]));
@@ -215,12 +147,7 @@ fn emitter_inside(
             return Err(SceneError::invalid(source, low_field, number(low), inside));
         }
         if high > hi[a] + tol {
-            return Err(SceneError::invalid(
-                source,
-                high_field,
-                number(high),
-                inside,
-            ));
+            return Err(SceneError::invalid(source, high_field, number(high), inside));
         }
     }
     Ok(())
@@ -233,33 +160,20 @@ fn emitter_inside(
 /// per axis has r ≥ 4.5 s, so the points nearest its centre (within √3·s/2 + √3·s/4 < 1.3 s) are kept.
 fn particle_counts(scene: &Scene, source: &str) -> Result<(), SceneError> {
     let spacing = scene.particle_spacing();
-    let total = scene
-        .emitters
-        .iter()
-        .fold(0u64, |t, e| t.saturating_add(e.max_points(spacing)));
+    let total = scene.emitters.iter().fold(0u64, |t, e| t.saturating_add(e.max_points(spacing)));
     if total > MAX_PARTICLES {
         let source_name = source.to_string();
-        return Err(SceneError::TooManyParticles {
-            source_name,
-            count: total,
-            limit: MAX_PARTICLES,
-        });
+        return Err(SceneError::TooManyParticles { source_name, count: total, limit: MAX_PARTICLES });
     }
     for (i, e) in scene.emitters.iter().enumerate() {
         let lattice = e.max_points(spacing);
         let mut any = lattice > 1000;
         if !any {
-            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), |_| {
-                any = true
-            });
+            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), |_| any = true);
         }
         if !any {
             let source_name = source.to_string();
-            return Err(SceneError::NoParticles {
-                source_name,
-                emitter: i,
-                spacing,
-            });
+            return Err(SceneError::NoParticles { source_name, emitter: i, spacing });
         }
     }
     Ok(())
@@ -277,10 +191,7 @@ mod tests {
         }
         let allowed = |f: &str| allowed_for(&scene, f);
         assert_eq!(allowed("emitters[0].radius").as_deref(), Some("> 0"));
-        assert_eq!(
-            allowed("material.critical_compression").as_deref(),
-            Some("(0, 1)")
-        );
+        assert_eq!(allowed("material.critical_compression").as_deref(), Some("(0, 1)"));
         assert_eq!(allowed("max_speed").as_deref(), Some("(0, 1e5]"));
         assert_eq!(allowed("name"), None);
     }

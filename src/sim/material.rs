@@ -68,9 +68,7 @@ impl SnowMaterial {
 
     /// The hardening factor `exp(ξ(1 − Jp))` with its exponent bounded (see [`MAX_HARDENING_EXPONENT`]).
     pub fn hardening_factor(&self, plastic_jacobian: f64) -> f64 {
-        (self.hardening * (1.0 - plastic_jacobian))
-            .clamp(MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT)
-            .exp()
+        (self.hardening * (1.0 - plastic_jacobian)).clamp(MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT).exp()
     }
 
     /// Speed of the P wave `sqrt((λ + 2μ) / ρ)` in m/s for a particle whose hardening factor is

@@ -33,8 +33,7 @@ impl MpmPass {
     /// The four passes of one substep, in order.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// Every pass.
-    pub const ALL: [MpmPass; 5] =
-        [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats];
+    pub const ALL: [MpmPass; 5] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats];
 
     /// The pass's name: file stem, entry point and GPU label.
     pub fn name(self) -> &'static str {

@@ -145,10 +145,7 @@ impl Solver {
         let bytes = gpu.read_buffer(&self.state.grid_fixed)?;
         let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
         let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
-        Ok(words
-            .iter()
-            .map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])])
-            .collect())
+        Ok(words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]).collect())
     }
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host.

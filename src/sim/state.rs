@@ -34,7 +34,9 @@ pub enum StateError {
         max_resolution: u32,
     },
     /// The particles need a buffer larger than the adapter allows.
-    #[error("{count} particles need a {bytes}-byte buffer, but this GPU allows at most {limit} bytes per storage buffer")]
+    #[error(
+        "{count} particles need a {bytes}-byte buffer, but this GPU allows at most {limit} bytes per storage buffer"
+    )]
     TooManyParticles {
         /// Particles requested.
         count: usize,

@@ -13,11 +13,7 @@ use crate::sim::params::SolverParams;
 /// `[1 − θc, 1 + θs]` and moves the removed volume change into `Jp`.
 ///
 /// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
-pub fn project_plasticity(
-    material: &SnowMaterial,
-    f: &Matrix3<f64>,
-    plastic_jacobian: f64,
-) -> (Matrix3<f64>, f64) {
+pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
     let (u, sigma, v) = signed_svd(f);
     let lo = 1.0 - material.critical_compression;
     let hi = 1.0 + material.critical_stretch;
@@ -25,8 +21,7 @@ pub fn project_plasticity(
     let elastic = u * Matrix3::from_diagonal(&clamped) * v.transpose();
     let det = sigma.x * sigma.y * sigma.z;
     let det_clamped = clamped.x * clamped.y * clamped.z;
-    let jp = (plastic_jacobian * (det / det_clamped).abs())
-        .clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
+    let jp = (plastic_jacobian * (det / det_clamped).abs()).clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
     (elastic, jp)
 }
 
@@ -57,10 +52,7 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         let (elastic, jp) = project_plasticity(&params.material, &trial, p.plastic_jacobian);
 
         let mut x = p.position + dt * velocity;
-        for (a, (l, u)) in [(lo.x, hi.x), (lo.y, hi.y), (lo.z, hi.z)]
-            .into_iter()
-            .enumerate()
-        {
+        for (a, (l, u)) in [(lo.x, hi.x), (lo.y, hi.y), (lo.z, hi.z)].into_iter().enumerate() {
             x[a] = x[a].clamp(l, u);
         }
 
@@ -98,17 +90,10 @@ mod tests {
         let (_, sigma, _) = signed_svd(&p.deformation);
         // Relative 1e-12: with zero grid velocity F' = F exactly and the SVD of a diagonal matrix
         // is exact to a few ulps, so only a handful of roundings separate the two sides.
-        assert!(
-            (sigma.max() - (1.0 + theta_s)).abs() <= 1e-12 * (1.0 + theta_s),
-            "σ = {sigma}"
-        );
+        assert!((sigma.max() - (1.0 + theta_s)).abs() <= 1e-12 * (1.0 + theta_s), "σ = {sigma}");
         assert!((sigma.min() - 1.0).abs() <= 1e-12);
         let want = 1.1 / (1.0 + theta_s);
-        assert!(
-            (p.plastic_jacobian - want).abs() <= 1e-12 * want,
-            "Jp = {}",
-            p.plastic_jacobian
-        );
+        assert!((p.plastic_jacobian - want).abs() <= 1e-12 * want, "Jp = {}", p.plastic_jacobian);
     }
 
     #[test]

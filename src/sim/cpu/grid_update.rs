@@ -11,11 +11,7 @@ use crate::sim::params::{Boundary, BoundaryKind, GRID_PADDING, SolverParams};
 pub fn coulomb_friction(vt: Vector3<f64>, normal_speed: f64, friction: f64) -> Vector3<f64> {
     let vt_len = vt.norm();
     let loss = friction * normal_speed;
-    if vt_len <= loss {
-        Vector3::zeros()
-    } else {
-        vt - loss * vt / vt_len
-    }
+    if vt_len <= loss { Vector3::zeros() } else { vt - loss * vt / vt_len }
 }
 
 /// One wall's condition on the node velocity `v`, with `n` the wall's inward unit normal.
@@ -77,12 +73,7 @@ mod tests {
     use glam::{DVec3, Vec3};
 
     /// A solver with no particles whose node (i, j, k) holds mass 2 kg moving at `v`.
-    fn one_node(
-        kind: BoundaryKind,
-        gravity: DVec3,
-        node: [u32; 3],
-        v: Vector3<f64>,
-    ) -> (CpuSolver, usize) {
+    fn one_node(kind: BoundaryKind, gravity: DVec3, node: [u32; 3], v: Vector3<f64>) -> (CpuSolver, usize) {
         let mut params = test_scene::params();
         params.boundary.kind = kind;
         params.gravity = gravity;
@@ -101,25 +92,11 @@ mod tests {
         let g = DVec3::new(0.0, 0.0, -9.81);
         let floor = [4, 4, GRID_PADDING];
         // Sliding: vi = (1, 0, −2 − 9.81e-4); vn = −2.000981, μ|vn| = 0.6002943 < |vt| = 1.
-        let (s, idx) = one_node(
-            BoundaryKind::Separate,
-            g,
-            floor,
-            Vector3::new(1.0, 0.0, -2.0),
-        );
+        let (s, idx) = one_node(BoundaryKind::Separate, g, floor, Vector3::new(1.0, 0.0, -2.0));
         let want = Vector3::new(1.0 - 0.3 * 2.000981, 0.0, 0.0);
-        assert!(
-            (s.grid.velocity[idx] - want).norm() < 1e-12,
-            "{}",
-            s.grid.velocity[idx]
-        );
+        assert!((s.grid.velocity[idx] - want).norm() < 1e-12, "{}", s.grid.velocity[idx]);
         // Stuck: |vt| = 0.5 ≤ 0.6002943, so the node stops.
-        let (s, idx) = one_node(
-            BoundaryKind::Separate,
-            g,
-            floor,
-            Vector3::new(0.5, 0.0, -2.0),
-        );
+        let (s, idx) = one_node(BoundaryKind::Separate, g, floor, Vector3::new(0.5, 0.0, -2.0));
         assert_eq!(s.grid.velocity[idx], Vector3::zeros());
         // Leaving the floor (vz = 2 − 9.81e-4 > 0): separate leaves it alone, slip removes vz and
         // applies friction with |vn| = 1.999019.
@@ -128,11 +105,7 @@ mod tests {
         assert!((s.grid.velocity[idx] - Vector3::new(1.0, 0.0, 1.999019)).norm() < 1e-12);
         let (s, idx) = one_node(BoundaryKind::Slip, g, floor, up);
         let want = Vector3::new(1.0 - 0.3 * 1.999019, 0.0, 0.0);
-        assert!(
-            (s.grid.velocity[idx] - want).norm() < 1e-12,
-            "{}",
-            s.grid.velocity[idx]
-        );
+        assert!((s.grid.velocity[idx] - want).norm() < 1e-12, "{}", s.grid.velocity[idx]);
         // Sticky stops it whatever the direction.
         let (s, idx) = one_node(BoundaryKind::Sticky, g, floor, up);
         assert_eq!(s.grid.velocity[idx], Vector3::zeros());
@@ -141,39 +114,20 @@ mod tests {
     #[test]
     fn corner_applies_x_wall_then_z_wall() {
         // Node (1, 4, 1) touches x-low and z-low; no gravity. v = (−1, 3, −2).
-        let (s, idx) = one_node(
-            BoundaryKind::Separate,
-            DVec3::ZERO,
-            [1, 4, 1],
-            Vector3::new(-1.0, 3.0, -2.0),
-        );
+        let (s, idx) = one_node(BoundaryKind::Separate, DVec3::ZERO, [1, 4, 1], Vector3::new(-1.0, 3.0, -2.0));
         // x-low: vn = −1, vt = (0, 3, −2), |vt| = √13, loses 0.3.
         let k1 = 1.0 - 0.3 / 13f64.sqrt();
         // z-low: vn = −2·k1, vt = (0, 3·k1, 0), loses 0.3·2·k1 of its length 3·k1.
         let want = Vector3::new(0.0, 3.0 * k1 - 0.6 * k1, 0.0);
-        assert!(
-            (s.grid.velocity[idx] - want).norm() < 1e-12,
-            "{}",
-            s.grid.velocity[idx]
-        );
+        assert!((s.grid.velocity[idx] - want).norm() < 1e-12, "{}", s.grid.velocity[idx]);
     }
 
     #[test]
     fn clamps_speed_and_zeroes_empty_nodes() {
-        let (s, idx) = one_node(
-            BoundaryKind::Separate,
-            DVec3::ZERO,
-            [5, 5, 5],
-            Vector3::new(0.0, 80.0, 60.0),
-        );
+        let (s, idx) = one_node(BoundaryKind::Separate, DVec3::ZERO, [5, 5, 5], Vector3::new(0.0, 80.0, 60.0));
         // |(0, 80, 60)| = 100 → scaled by 1/2.
         assert!((s.grid.velocity[idx] - Vector3::new(0.0, 40.0, 30.0)).norm() < 1e-12);
-        let moving = s
-            .grid
-            .velocity
-            .iter()
-            .filter(|v| **v != Vector3::zeros())
-            .count();
+        let moving = s.grid.velocity.iter().filter(|v| **v != Vector3::zeros()).count();
         assert_eq!(moving, 1);
     }
 

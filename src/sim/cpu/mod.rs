@@ -68,13 +68,8 @@ impl CpuParticle {
     /// Rounds the particle to the GPU's f32 layout.
     pub fn to_gpu(&self) -> GpuParticle {
         let v = |a: &Vector3<f64>| Vec3::new(a.x as f32, a.y as f32, a.z as f32);
-        let mut p = GpuParticle::new(
-            v(&self.position),
-            v(&self.velocity),
-            self.mass as f32,
-            self.volume as f32,
-            self.material,
-        );
+        let mut p =
+            GpuParticle::new(v(&self.position), v(&self.velocity), self.mass as f32, self.volume as f32, self.material);
         p.affine = matrix_to_gpu(&self.affine);
         p.deformation = matrix_to_gpu(&self.deformation);
         p.plastic_jacobian = self.plastic_jacobian as f32;
@@ -98,11 +93,7 @@ impl CpuGrid {
     /// An all-zero grid for `spec`.
     pub fn new(spec: &GridSpec) -> Self {
         let n = spec.node_count() as usize;
-        Self {
-            mass: vec![0.0; n],
-            momentum: vec![Vector3::zeros(); n],
-            velocity: vec![Vector3::zeros(); n],
-        }
+        Self { mass: vec![0.0; n], momentum: vec![Vector3::zeros(); n], velocity: vec![Vector3::zeros(); n] }
     }
 }
 
@@ -188,11 +179,7 @@ impl CpuSolver {
             .iter()
             .map(|p| {
                 let c = &p.affine;
-                let spin = Vector3::new(
-                    c[(2, 1)] - c[(1, 2)],
-                    c[(0, 2)] - c[(2, 0)],
-                    c[(1, 0)] - c[(0, 1)],
-                );
+                let spin = Vector3::new(c[(2, 1)] - c[(1, 2)], c[(0, 2)] - c[(2, 0)], c[(1, 0)] - c[(0, 1)]);
                 p.position.cross(&(p.mass * p.velocity)) + p.mass * d * spin
             })
             .sum()
@@ -230,11 +217,7 @@ pub fn node_position(spec: &GridSpec, node: [usize; 3]) -> Vector3<f64> {
 /// `v` scaled down to length `max_speed` if it is longer (the speed guard of every pass).
 pub fn clamp_speed(v: Vector3<f64>, max_speed: f64) -> Vector3<f64> {
     let speed = v.norm();
-    if speed > max_speed {
-        v * (max_speed / speed)
-    } else {
-        v
-    }
+    if speed > max_speed { v * (max_speed / speed) } else { v }
 }
 
 /// The 3×3×3 quadratic B-spline stencil of one particle (p2g and g2p steps 1–2).
@@ -271,24 +254,13 @@ impl Stencil {
             base[a] = b as usize;
             let f = xg[a] - b;
             frac[a] = f;
-            weights[a] = [
-                0.5 * (1.5 - f).powi(2),
-                0.75 - (f - 1.0).powi(2),
-                0.5 * (f - 0.5).powi(2),
-            ];
+            weights[a] = [0.5 * (1.5 - f).powi(2), 0.75 - (f - 1.0).powi(2), 0.5 * (f - 0.5).powi(2)];
         }
-        Self {
-            base,
-            frac,
-            weights,
-        }
+        Self { base, frac, weights }
     }
 
     /// The 27 nodes as `(flat index, weight w, offset d = node − particle in metres)`.
-    pub(crate) fn nodes(
-        &self,
-        spec: &GridSpec,
-    ) -> impl Iterator<Item = (usize, f64, Vector3<f64>)> {
+    pub(crate) fn nodes(&self, spec: &GridSpec) -> impl Iterator<Item = (usize, f64, Vector3<f64>)> {
         let h = spec.cell_size;
         let spec = *spec;
         let s = *self;
@@ -296,11 +268,7 @@ impl Stencil {
             let o = [n % 3, (n / 3) % 3, n / 9];
             let w = s.weights[0][o[0]] * s.weights[1][o[1]] * s.weights[2][o[2]];
             let d = (Vector3::new(o[0] as f64, o[1] as f64, o[2] as f64) - s.frac) * h;
-            let idx = spec.node_index(
-                (s.base[0] + o[0]) as u32,
-                (s.base[1] + o[1]) as u32,
-                (s.base[2] + o[2]) as u32,
-            );
+            let idx = spec.node_index((s.base[0] + o[0]) as u32, (s.base[1] + o[1]) as u32, (s.base[2] + o[2]) as u32);
             (idx, w, d)
         })
     }
@@ -319,11 +287,7 @@ pub(crate) mod test_scene {
     pub(crate) fn params() -> SolverParams {
         let material = SnowMaterial::default();
         SolverParams {
-            grid: GridSpec {
-                domain_min: DVec3::ZERO,
-                cell_size: 0.1,
-                cells: UVec3::splat(8),
-            },
+            grid: GridSpec { domain_min: DVec3::ZERO, cell_size: 0.1, cells: UVec3::splat(8) },
             material,
             gravity: DVec3::new(0.0, 0.0, -9.81),
             dt: 1e-4,

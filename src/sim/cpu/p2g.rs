@@ -11,11 +11,7 @@ use crate::sim::params::SolverParams;
 /// Kirchhoff stress of the fixed-corotated snow model (steps 3–5):
 /// `τ = 2μ (F − R) Fᵀ + λ (J − 1) J · I` with `μ = μ₀·hc`, `λ = λ₀·hc`,
 /// `hc = exp(clamp(ξ(1 − Jp), −10, 5))`, `R = U Vᵀ` and `J = σ₁σ₂σ₃` from the signed SVD.
-pub fn kirchhoff_stress(
-    material: &SnowMaterial,
-    f: &Matrix3<f64>,
-    plastic_jacobian: f64,
-) -> Matrix3<f64> {
+pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> Matrix3<f64> {
     let hc = material.hardening_factor(plastic_jacobian);
     let mu = material.mu0() * hc;
     let lambda = material.lambda0() * hc;
@@ -89,22 +85,12 @@ mod tests {
         let grid_mass: f64 = solver.grid.mass.iter().sum();
         // The weights sum to 1 up to rounding (~1e-16 each); summing thousands of terms in f64
         // leaves ~1e-14 relative at worst, so 1e-12 has margin and still catches a wrong weight.
-        assert!(
-            (grid_mass - particle_mass).abs() <= 1e-12 * particle_mass,
-            "{grid_mass} vs {particle_mass}"
-        );
+        assert!((grid_mass - particle_mass).abs() <= 1e-12 * particle_mass, "{grid_mass} vs {particle_mass}");
         // F = I gives τ = 0, and Σ w d = 0 (linear reproduction of the B-spline) removes C, so the
         // grid momentum is Σ m v exactly up to rounding; scale: Σ m |v| (same 1e-12 argument).
-        let scale: f64 = solver
-            .particles
-            .iter()
-            .map(|p| p.mass * p.velocity.norm())
-            .sum();
+        let scale: f64 = solver.particles.iter().map(|p| p.mass * p.velocity.norm()).sum();
         let err = (solver.grid_momentum() - solver.total_momentum()).norm();
-        assert!(
-            err <= 1e-12 * scale,
-            "momentum error {err:e}, scale {scale:e}"
-        );
+        assert!(err <= 1e-12 * scale, "momentum error {err:e}, scale {scale:e}");
     }
 
     #[test]
@@ -126,10 +112,7 @@ mod tests {
                 .map(|p| p.mass * (p.position.norm() * p.velocity.norm() + h2 * p.affine.norm()))
                 .sum();
             let err = (particle - grid).norm();
-            assert!(
-                err <= 1e-10 * scale,
-                "deform {deform}: {particle} vs {grid}, error {err:e}"
-            );
+            assert!(err <= 1e-10 * scale, "deform {deform}: {particle} vs {grid}, error {err:e}");
         }
     }
 
@@ -137,23 +120,16 @@ mod tests {
     fn stress_of_hand_computed_states() {
         let m = SnowMaterial::default();
         // Undeformed and rigidly rotated: zero stress (to rounding of μ₀ ~ 6e4 Pa times ~1e-15).
-        assert_eq!(
-            kirchhoff_stress(&m, &Matrix3::identity(), 1.0),
-            Matrix3::zeros()
-        );
+        assert_eq!(kirchhoff_stress(&m, &Matrix3::identity(), 1.0), Matrix3::zeros());
         let rot = nalgebra::Rotation3::from_euler_angles(0.3, -0.7, 1.1).into_inner();
         assert!(kirchhoff_stress(&m, &rot, 1.0).norm() < 1e-9 * m.mu0());
         // Uniform compression F = s I with Jp = 0.95: R = I, J = s³, hc = exp(10 · 0.05) = e^0.5.
         let (s, jp) = (0.98, 0.95);
         let hc = (0.5f64).exp();
-        let want =
-            2.0 * m.mu0() * hc * (s - 1.0) * s + m.lambda0() * hc * (s * s * s - 1.0) * s * s * s;
+        let want = 2.0 * m.mu0() * hc * (s - 1.0) * s + m.lambda0() * hc * (s * s * s - 1.0) * s * s * s;
         let tau = kirchhoff_stress(&m, &(Matrix3::identity() * s), jp);
         // Relative 1e-12: a handful of f64 operations on both sides.
-        assert!(
-            (tau - Matrix3::identity() * want).norm() <= 1e-12 * want.abs(),
-            "{tau} vs {want}"
-        );
+        assert!((tau - Matrix3::identity() * want).norm() <= 1e-12 * want.abs(), "{tau} vs {want}");
     }
 
     #[test]

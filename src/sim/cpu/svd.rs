@@ -18,10 +18,7 @@ pub fn signed_svd(f: &Matrix3<f64>) -> (Matrix3<f64>, Vector3<f64>, Matrix3<f64>
     let svd = f.svd(true, true);
     // Both were requested, so nalgebra always fills them in.
     let mut u = svd.u.expect("SVD computed with compute_u = true");
-    let mut v = svd
-        .v_t
-        .expect("SVD computed with compute_v = true")
-        .transpose();
+    let mut v = svd.v_t.expect("SVD computed with compute_v = true").transpose();
     let mut sigma = svd.singular_values;
 
     // Index of the smallest |σ| (the last one on a tie).
@@ -49,12 +46,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// `‖U diag(σ) Vᵀ − F‖ / ‖F‖`.
-    fn relative_error(
-        f: &Matrix3<f64>,
-        u: &Matrix3<f64>,
-        s: &Vector3<f64>,
-        v: &Matrix3<f64>,
-    ) -> f64 {
+    fn relative_error(f: &Matrix3<f64>, u: &Matrix3<f64>, s: &Vector3<f64>, v: &Matrix3<f64>) -> f64 {
         (u * Matrix3::from_diagonal(s) * v.transpose() - f).norm() / f.norm()
     }
 
@@ -64,16 +56,8 @@ mod tests {
         let (u, s, v) = signed_svd(f);
         let err = relative_error(f, &u, &s, &v);
         assert!(err < 1e-12, "reconstruction error {err:e} for {f}");
-        assert!(
-            (u.determinant() - 1.0).abs() < 1e-12,
-            "det U = {}",
-            u.determinant()
-        );
-        assert!(
-            (v.determinant() - 1.0).abs() < 1e-12,
-            "det V = {}",
-            v.determinant()
-        );
+        assert!((u.determinant() - 1.0).abs() < 1e-12, "det U = {}", u.determinant());
+        assert!((v.determinant() - 1.0).abs() < 1e-12, "det V = {}", v.determinant());
         // U and V orthogonal to rounding (same tolerance argument).
         assert!((u.transpose() * u - Matrix3::identity()).norm() < 1e-12);
         assert!((v.transpose() * v - Matrix3::identity()).norm() < 1e-12);
