@@ -1,4 +1,6 @@
 // grid_clear: zero every node's fixed-point mass and momentum before p2g accumulates into them.
+// One thread per 32-bit word (GRID_FIXED_WORDS per node), so consecutive threads store consecutive
+// words: one thread per node striding over its eight words was 8× slower on the H100.
 // Reads: params. Writes: grid_fixed.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -7,11 +9,9 @@ fn grid_clear(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let node = flat_index(workgroup, local, workgroups);
-    if (node >= node_count()) {
+    let word = flat_index(workgroup, local, workgroups);
+    if (word >= GRID_FIXED_WORDS * node_count()) {
         return;
     }
-    for (var word = 0u; word < GRID_FIXED_WORDS; word++) {
-        atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + word], 0);
-    }
+    atomicStore(&grid_fixed[word], 0);
 }

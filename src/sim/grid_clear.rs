@@ -9,12 +9,12 @@ use super::shaders::MpmPass;
 use super::state::SimState;
 use super::step::{PassTimestamps, record_pass};
 
-/// Records the pass, one thread per grid node.
+/// Records the pass, one thread per 32-bit word of the fixed-point grid.
 pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::GridClear, state.node_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::GridClear, state.grid_fixed_words(), timestamps);
 }

@@ -125,7 +125,8 @@ impl Solver {
     /// Runs a single pass on its own (for tests that check one pass against the CPU twin).
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let threads = match pass {
-            MpmPass::GridClear | MpmPass::GridUpdate => self.state.node_count,
+            MpmPass::GridClear => self.state.grid_fixed_words(),
+            MpmPass::GridUpdate => self.state.node_count,
             MpmPass::P2g | MpmPass::G2p | MpmPass::Stats => self.state.particle_count,
         };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());

@@ -174,6 +174,11 @@ impl SimState {
         })
     }
 
+    /// Number of i32 words in the fixed-point grid (one `grid_clear` thread each).
+    pub fn grid_fixed_words(&self) -> u32 {
+        (self.node_count as u64 * GRID_FIXED_NODE_BYTES / 4) as u32
+    }
+
     /// Writes new parameters (e.g. a new dt) for the next submission.
     pub fn write_params(&self, queue: &wgpu::Queue, params: &GpuSimParams) {
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(params));
