@@ -65,7 +65,7 @@ pub struct RunSummary {
     pub substeps: u64,
     /// Simulated seconds.
     pub simulated_time: f64,
-    /// Fixed-point contributions dropped for overflow, summed over the run.
+    /// Fixed-point contributions clamped because they did not fit an i32, summed over the run.
     pub overflow_count: u64,
     /// Particles reset for non-finite state, summed over the run.
     pub nonfinite_count: u64,

@@ -95,8 +95,8 @@ fn run(scene_path: Option<PathBuf>, frames: u32, out: PathBuf, overrides: Vec<St
     );
     if summary.overflow_count > 0 {
         eprintln!(
-            "warning: {} fixed-point grid contributions saturated (snow compacted or moved far beyond the \
-             scene's nominal density and speed); the result is clamped there",
+            "warning: {} grid contributions were too large for the fixed-point format and were clamped \
+             (this should not happen; please report the scene)",
             summary.overflow_count
         );
     }
