@@ -34,9 +34,7 @@ fn g2p(
     let plastic = project_plastic(trial, p.plastic_jacobian);
 
     velocity = clamp_speed(velocity, params.max_speed);
-    let domain_lo = params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
-    let domain_hi = params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
-    var position = clamp(p.position + params.dt * velocity, domain_lo, domain_hi);
+    let position = clamp(p.position + params.dt * velocity, domain_lo(), domain_hi());
 
     let finite = is_finite_vec3(velocity) && is_finite_vec3(position) && is_finite_mat3(affine)
         && is_finite_mat3(plastic.deformation);
@@ -53,9 +51,9 @@ fn g2p(
         p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
         p.deformation = IDENTITY3;
         if (!is_finite_vec3(p.position)) {
-            p.position = 0.5 * (domain_lo + domain_hi);
+            p.position = 0.5 * (domain_lo() + domain_hi());
         }
-        p.position = clamp(p.position, domain_lo, domain_hi);
+        p.position = clamp(p.position, domain_lo(), domain_hi());
     }
     particles[index] = p;
 }

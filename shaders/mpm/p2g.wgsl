@@ -56,12 +56,10 @@ fn p2g(
         && is_finite_mat3(p.deformation) && abs(p.plastic_jacobian) < 3.0e38;
     if (!finite) {
         atomicAdd(&status.nonfinite_count, 1u);
-        let domain_lo = params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
-        let domain_hi = params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
         if (!is_finite_vec3(p.position)) {
-            p.position = 0.5 * (domain_lo + domain_hi);
+            p.position = 0.5 * (domain_lo() + domain_hi());
         }
-        p.position = clamp(p.position, domain_lo, domain_hi);
+        p.position = clamp(p.position, domain_lo(), domain_hi());
         p.velocity = vec3<f32>(0.0);
         p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
         p.deformation = IDENTITY3;

@@ -109,6 +109,15 @@ fn clamp_speed(v: vec3<f32>, limit: f32) -> vec3<f32> {
     return direction * (limit / length_over_largest);
 }
 
+// Corners of the domain box: the wall nodes. Particles are kept between them.
+fn domain_lo() -> vec3<f32> {
+    return params.grid_origin + vec3<f32>(params.wall_lo) * params.cell_size;
+}
+
+fn domain_hi() -> vec3<f32> {
+    return params.grid_origin + vec3<f32>(params.wall_hi) * params.cell_size;
+}
+
 fn node_count() -> u32 {
     return params.node_dims.x * params.node_dims.y * params.node_dims.z;
 }
