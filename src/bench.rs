@@ -88,7 +88,7 @@ pub fn pass_bytes(pass: MpmPass, particles: f64, nodes: f64, ppc: f64) -> f64 {
         MpmPass::P2g => particle * particles + GRID_FIXED_NODE_BYTES as f64 * snow_nodes,
         MpmPass::GridUpdate => (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES) as f64 * nodes,
         MpmPass::G2p => 2.0 * particle * particles + GRID_VELOCITY_NODE_BYTES as f64 * snow_nodes,
-        MpmPass::Stats => particle * particles,
+        MpmPass::Stats | MpmPass::Pick => particle * particles,
     }
 }
 

@@ -11,5 +11,6 @@ pub mod bench;
 pub mod export;
 pub mod gpu;
 pub mod headless;
+pub mod render;
 pub mod scene;
 pub mod sim;

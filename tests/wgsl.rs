@@ -134,6 +134,12 @@ fn shared_struct_layouts_agree() {
                     mass_scale,
                     momentum_scale,
                     contribution_limit,
+                    interaction_mode,
+                    repel_speed,
+                    interaction_center,
+                    interaction_radius,
+                    interaction_velocity,
+                    interaction_rate,
                 ]
             ),
         ),
@@ -155,6 +161,7 @@ fn shared_struct_layouts_agree() {
                     max_hardening_bits,
                     min_plastic_jacobian_bits,
                     max_plastic_jacobian_bits,
+                    pick_distance_bits,
                 ]
             ),
         ),

@@ -21,6 +21,27 @@ fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return vt * (1.0 - friction_loss / tangential_speed);
 }
 
+// The grab/repel tool (src/sim/interaction.rs): inside its sphere the node velocity is blended
+// toward a target by (1 − exp(−rate·dt)) · (1 − (r/R)²)².
+fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
+    if (params.interaction_mode == INTERACTION_NONE) {
+        return v;
+    }
+    let offset = position - params.interaction_center;
+    let r = length(offset);
+    if (r >= params.interaction_radius) {
+        return v;
+    }
+    let q = r / params.interaction_radius;
+    let falloff = (1.0 - q * q) * (1.0 - q * q);
+    var goal = params.interaction_velocity;
+    if (params.interaction_mode == INTERACTION_REPEL) {
+        goal = select(vec3<f32>(0.0), offset / r, r > 0.0) * params.repel_speed;
+    }
+    let blend = (1.0 - exp(-params.interaction_rate * params.dt)) * falloff;
+    return v + (goal - v) * blend;
+}
+
 // The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
 // word is read as signed and the high word adjusted to match, so a small negative sum (high = −1,
 // low near 2³²) converts exactly instead of cancelling two numbers near 2³² in f32.
@@ -53,6 +74,7 @@ fn grid_update(
     let nx = params.node_dims.x;
     let ny = params.node_dims.y;
     let cell = vec3<u32>(node % nx, (node / nx) % ny, node / (nx * ny));
+    v = apply_interaction(v, params.grid_origin + vec3<f32>(cell) * params.cell_size);
     for (var axis = 0u; axis < 3u; axis++) {
         var n = vec3<f32>(0.0);
         if (cell[axis] <= params.wall_lo[axis]) {

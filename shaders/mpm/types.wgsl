@@ -10,6 +10,10 @@ const BOUNDARY_STICKY: u32 = 0u;
 const BOUNDARY_SLIP: u32 = 1u;
 const BOUNDARY_SEPARATE: u32 = 2u;
 
+const INTERACTION_NONE: u32 = 0u;
+const INTERACTION_GRAB: u32 = 1u;
+const INTERACTION_REPEL: u32 = 2u;
+
 // Bounds of the hardening exponent ξ(1 − Jp) and of Jp (src/sim/material.rs says why).
 const MIN_HARDENING_EXPONENT: f32 = -10.0;
 const MAX_HARDENING_EXPONENT: f32 = 5.0;
@@ -36,9 +40,13 @@ struct SimParams {
     mass_scale: f32,
     momentum_scale: f32,
     contribution_limit: f32,
+    interaction_mode: u32,
+    repel_speed: f32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    interaction_center: vec3<f32>,
+    interaction_radius: f32,
+    interaction_velocity: vec3<f32>,
+    interaction_rate: f32,
 }
 
 struct Particle {
@@ -61,8 +69,16 @@ struct SolverStatus {
     max_hardening_bits: atomic<u32>,
     min_plastic_jacobian_bits: atomic<u32>,
     max_plastic_jacobian_bits: atomic<u32>,
+    pick_distance_bits: atomic<u32>,
     _pad0: u32,
-    _pad1: u32,
+}
+
+// The mouse ray of the pick pass; `direction` is a unit vector.
+struct PickRay {
+    origin: vec3<f32>,
+    radius: f32,
+    direction: vec3<f32>,
+    _pad0: f32,
 }
 
 // Group 0 is the simulation state (src/sim/state.rs makes the bind group).
@@ -75,6 +91,7 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // Per node: velocity (xyz, m/s) and mass (w, kg), written by grid_update, read by g2p.
 @group(0) @binding(3) var<storage, read_write> grid_velocity: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> status: SolverStatus;
+@group(0) @binding(5) var<uniform> pick_ray: PickRay;
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {

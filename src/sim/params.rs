@@ -172,8 +172,20 @@ pub struct GpuSimParams {
     /// Largest magnitude, in fixed-point units, of one P2G contribution; larger ones are clamped
     /// and counted (see `fixed_point.rs`: by construction none should be).
     pub contribution_limit: f32,
-    /// Padding to a multiple of 16 bytes (uniform layout).
-    pub _pad: [u32; 3],
+    /// Interaction tool code ([`super::interaction::InteractionMode::gpu_code`]).
+    pub interaction_mode: u32,
+    /// Outward speed of the repel tool, m/s.
+    pub repel_speed: f32,
+    /// Padding to the next 16-byte row.
+    pub _pad: u32,
+    /// Centre of the tool's sphere, metres.
+    pub interaction_center: [f32; 3],
+    /// Radius of the tool's sphere, metres.
+    pub interaction_radius: f32,
+    /// Target velocity of the grab tool, m/s.
+    pub interaction_velocity: [f32; 3],
+    /// Blend rate toward the target, 1/s.
+    pub interaction_rate: f32,
 }
 
 impl SolverParams {
@@ -202,7 +214,13 @@ impl SolverParams {
             mass_scale: self.fixed_point.mass_scale as f32,
             momentum_scale: self.fixed_point.momentum_scale as f32,
             contribution_limit: CONTRIBUTION_LIMIT,
-            _pad: [0; 3],
+            interaction_mode: 0,
+            repel_speed: 0.0,
+            _pad: 0,
+            interaction_center: [0.0; 3],
+            interaction_radius: 0.0,
+            interaction_velocity: [0.0; 3],
+            interaction_rate: 0.0,
         }
     }
 }
@@ -271,13 +289,33 @@ pub struct GpuSolverStatus {
     pub min_plastic_jacobian_bits: u32,
     /// Bits of the largest plastic Jacobian (written by the `stats` pass).
     pub max_plastic_jacobian_bits: u32,
+    /// Bits of the distance along the pick ray to the nearest particle near it (`pick` pass).
+    pub pick_distance_bits: u32,
     /// Padding to 32 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
+}
+
+/// The ray of the `pick` pass. Mirrors `PickRay` in `shaders/mpm/types.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuPickRay {
+    /// Ray origin, metres.
+    pub origin: [f32; 3],
+    /// Particles closer than this to the ray count as hit, metres.
+    pub radius: f32,
+    /// Unit direction.
+    pub direction: [f32; 3],
+    /// Padding to 32 bytes.
+    pub _pad: f32,
 }
 
 impl GpuSolverStatus {
     /// The value the host writes before a `stats` pass: zero maxima, minima at +∞.
     pub fn reset() -> Self {
-        Self { min_plastic_jacobian_bits: f32::INFINITY.to_bits(), ..Self::default() }
+        Self {
+            min_plastic_jacobian_bits: f32::INFINITY.to_bits(),
+            pick_distance_bits: f32::INFINITY.to_bits(),
+            ..Self::default()
+        }
     }
 }

@@ -27,13 +27,16 @@ pub enum MpmPass {
     G2p,
     /// Maxima and minima for the stable time step and reports.
     Stats,
+    /// The nearest particle along the mouse ray.
+    Pick,
 }
 
 impl MpmPass {
     /// The four passes of one substep, in order.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// Every pass.
-    pub const ALL: [MpmPass; 5] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats];
+    pub const ALL: [MpmPass; 6] =
+        [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats, MpmPass::Pick];
 
     /// The pass's name: file stem, entry point and GPU label.
     pub fn name(self) -> &'static str {
@@ -43,6 +46,7 @@ impl MpmPass {
             MpmPass::GridUpdate => "grid_update",
             MpmPass::G2p => "g2p",
             MpmPass::Stats => "stats",
+            MpmPass::Pick => "pick",
         }
     }
 
@@ -54,6 +58,7 @@ impl MpmPass {
             MpmPass::GridUpdate => include_str!("../../shaders/mpm/grid_update.wgsl"),
             MpmPass::G2p => include_str!("../../shaders/mpm/g2p.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
+            MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
         }
     }
 

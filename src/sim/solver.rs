@@ -2,11 +2,12 @@
 
 use thiserror::Error;
 
-use super::params::{GpuParticle, GpuSolverStatus, SolverParams};
+use super::interaction::Interaction;
+use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::{SimState, StateError};
-use super::{stats, step};
+use super::{pick, stats, step};
 use crate::gpu::{Gpu, GpuError};
 
 /// Failures of the solver.
@@ -64,6 +65,7 @@ pub struct Solver {
     kernels: Kernels,
     state: SimState,
     params: SolverParams,
+    interaction: Interaction,
 }
 
 impl Solver {
@@ -71,7 +73,7 @@ impl Solver {
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let state = SimState::new(&gpu.device, &kernels, &params, particles)?;
-        Ok(Self { kernels, state, params })
+        Ok(Self { kernels, state, params, interaction: Interaction::default() })
     }
 
     /// The current parameters.
@@ -103,14 +105,54 @@ impl Solver {
             });
         }
         self.params = params;
-        self.state.write_params(&gpu.queue, &params.to_gpu(self.state.particle_count));
+        self.write_uniforms(gpu);
         Ok(())
     }
 
     /// Sets the substep length.
     pub fn set_dt(&mut self, gpu: &Gpu, dt: f64) {
         self.params.dt = dt;
-        self.state.write_params(&gpu.queue, &self.params.to_gpu(self.state.particle_count));
+        self.write_uniforms(gpu);
+    }
+
+    /// Sets the grab/repel tool for the next substeps.
+    pub fn set_interaction(&mut self, gpu: &Gpu, interaction: Interaction) {
+        self.interaction = interaction;
+        self.write_uniforms(gpu);
+    }
+
+    /// The current tool.
+    pub fn interaction(&self) -> &Interaction {
+        &self.interaction
+    }
+
+    fn write_uniforms(&self, gpu: &Gpu) {
+        let mut uniforms = self.params.to_gpu(self.state.particle_count);
+        self.interaction.write_into(&mut uniforms);
+        self.state.write_params(&gpu.queue, &uniforms);
+    }
+
+    /// Replaces all particles (a reset or a new scene on the same grid and kernels).
+    pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
+        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles)?;
+        self.write_uniforms(gpu);
+        Ok(())
+    }
+
+    /// Moves the simulation onto a new grid (and parameters), keeping the particles where they
+    /// are (clamped into the new domain if it is smaller). If the new grid does not fit the GPU,
+    /// the error says why and the old state keeps running.
+    pub fn rebuild_grid(&mut self, gpu: &Gpu, params: SolverParams) -> Result<(), SolverError> {
+        let mut particles = self.read_particles(gpu)?;
+        let (lo, hi) = (params.grid.domain_min.as_vec3(), params.grid.domain_max().as_vec3());
+        for p in &mut particles {
+            p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
+        }
+        let state = SimState::new(&gpu.device, &self.kernels, &params, &particles)?;
+        self.state = state;
+        self.params = params;
+        self.write_uniforms(gpu);
+        Ok(())
     }
 
     /// Runs `substeps` substeps in one submission (does not wait for them).
@@ -127,7 +169,7 @@ impl Solver {
         let threads = match pass {
             MpmPass::GridClear => self.state.grid_fixed_words(),
             MpmPass::GridUpdate => self.state.node_count,
-            MpmPass::P2g | MpmPass::G2p | MpmPass::Stats => self.state.particle_count,
+            MpmPass::P2g | MpmPass::G2p | MpmPass::Stats | MpmPass::Pick => self.state.particle_count,
         };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         step::record_pass(&mut encoder, &self.kernels, &self.state, pass, threads, None);
@@ -176,6 +218,28 @@ impl Solver {
             overflow_count: status.overflow_count,
             nonfinite_count: status.nonfinite_count,
         })
+    }
+
+    /// Distance along the ray from `origin` in unit direction `direction` to the nearest particle
+    /// within `radius` of the ray, or `None` if the ray misses the snow.
+    pub fn pick(
+        &self,
+        gpu: &Gpu,
+        origin: glam::Vec3,
+        direction: glam::Vec3,
+        radius: f32,
+    ) -> Result<Option<f32>, SolverError> {
+        let ray = GpuPickRay { origin: origin.to_array(), radius, direction: direction.to_array(), _pad: 0.0 };
+        gpu.queue.write_buffer(&self.state.pick_ray, 0, bytemuck::bytes_of(&ray));
+        let offset = std::mem::offset_of!(GpuSolverStatus, pick_distance_bits) as u64;
+        gpu.queue.write_buffer(&self.state.status, offset, &f32::INFINITY.to_bits().to_le_bytes());
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        pick::record(&mut encoder, &self.kernels, &self.state, None);
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = gpu.read_buffer(&self.state.status)?;
+        let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
+        let distance = f32::from_bits(status.pick_distance_bits);
+        Ok(distance.is_finite().then_some(distance))
     }
 
     /// The largest stable substep for the current state (runs `stats`).

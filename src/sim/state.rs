@@ -4,7 +4,7 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
-use super::params::{GpuParticle, GpuSimParams, GpuSolverStatus, SolverParams};
+use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 
 /// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
@@ -62,6 +62,8 @@ pub struct SimState {
     pub grid_velocity: wgpu::Buffer,
     /// Counters and maxima ([`GpuSolverStatus`]).
     pub status: wgpu::Buffer,
+    /// The ray of the pick pass ([`GpuPickRay`]).
+    pub pick_ray: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
     /// Number of particles.
@@ -151,6 +153,11 @@ impl SimState {
             contents: bytemuck::bytes_of(&GpuSolverStatus::reset()),
             usage: storage,
         });
+        let pick_ray = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("pick_ray"),
+            contents: bytemuck::bytes_of(&GpuPickRay::default()),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("mpm.state"),
             layout: &kernels.layout,
@@ -160,6 +167,7 @@ impl SimState {
                 wgpu::BindGroupEntry { binding: 2, resource: grid_fixed.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: grid_velocity.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 4, resource: status.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 5, resource: pick_ray.as_entire_binding() },
             ],
         });
         Ok(Self {
@@ -168,6 +176,7 @@ impl SimState {
             grid_fixed,
             grid_velocity,
             status,
+            pick_ray,
             bind_group,
             particle_count,
             node_count,

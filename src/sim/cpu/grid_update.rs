@@ -4,6 +4,7 @@
 use nalgebra::Vector3;
 
 use super::{CpuGrid, clamp_speed};
+use crate::sim::interaction::Interaction;
 use crate::sim::params::{Boundary, BoundaryKind, GRID_PADDING, SolverParams};
 
 /// Coulomb friction on the tangential velocity `vt` after a normal speed `normal_speed` (≥ 0) was
@@ -35,7 +36,7 @@ pub fn apply_wall(v: Vector3<f64>, n: Vector3<f64>, boundary: &Boundary) -> Vect
 ///
 /// A node touches a lower wall along axis a when `i_a ≤ GRID_PADDING` and the upper one when
 /// `i_a ≥ GRID_PADDING + cells_a` (the padding nodes count as wall).
-pub fn grid_update(params: &SolverParams, grid: &mut CpuGrid) {
+pub fn grid_update(params: &SolverParams, interaction: &Interaction, grid: &mut CpuGrid) {
     let spec = &params.grid;
     let dims = spec.node_dims();
     let cells = spec.cells;
@@ -50,6 +51,9 @@ pub fn grid_update(params: &SolverParams, grid: &mut CpuGrid) {
                     continue;
                 }
                 let mut v = grid.momentum[idx] / mass + params.dt * g;
+                let position = spec.grid_origin() + glam::DVec3::new(i as f64, j as f64, k as f64) * spec.cell_size;
+                let tool = interaction.apply(glam::DVec3::new(v.x, v.y, v.z), position, params.dt);
+                v = Vector3::new(tool.x, tool.y, tool.z);
                 let node = [i, j, k];
                 for axis in 0..3 {
                     let e = Vector3::ith(axis, 1.0);

@@ -15,6 +15,7 @@ pub mod svd;
 use glam::Vec3;
 use nalgebra::{Matrix3, Vector3};
 
+use super::interaction::Interaction;
 use super::params::{GpuParticle, GridSpec, SolverParams};
 
 /// One material point in f64. Fields as in [`GpuParticle`]; matrices are nalgebra's.
@@ -106,6 +107,8 @@ pub struct CpuSolver {
     pub particles: Vec<CpuParticle>,
     /// The grid.
     pub grid: CpuGrid,
+    /// The grab/repel tool (none unless a test sets it).
+    pub interaction: Interaction,
 }
 
 impl CpuSolver {
@@ -115,6 +118,7 @@ impl CpuSolver {
             grid: CpuGrid::new(&params.grid),
             particles: particles.iter().map(CpuParticle::from_gpu).collect(),
             params,
+            interaction: Interaction::default(),
         }
     }
 
@@ -138,7 +142,7 @@ impl CpuSolver {
 
     /// Grid velocities, gravity and walls ([`grid_update::grid_update`]).
     pub fn grid_update(&mut self) {
-        grid_update::grid_update(&self.params, &mut self.grid);
+        grid_update::grid_update(&self.params, &self.interaction, &mut self.grid);
     }
 
     /// Grid to particle, plasticity and advection ([`g2p::g2p`]).
