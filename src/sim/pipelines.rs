@@ -27,70 +27,102 @@ fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// A shader that failed to build, with naga's (or the driver's) message.
+#[derive(Debug, thiserror::Error)]
+#[error("shader {pass} failed to build:\n{message}")]
+pub struct ShaderError {
+    /// The pass whose module failed.
+    pub pass: &'static str,
+    /// The compiler's message, with source locations.
+    pub message: String,
+}
+
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 6] {
+    let uniform = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    [uniform(0), storage_entry(1), storage_entry(2), storage_entry(3), storage_entry(4), uniform(5)]
+}
+
+/// Parses and validates a composed module with naga, as the device would, so a broken edit is
+/// reported with its source location instead of reaching the driver.
+pub fn validate_source(pass: MpmPass, source: &str) -> Result<(), ShaderError> {
+    use wgpu::naga;
+    let fail = |message| ShaderError { pass: pass.name(), message };
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| fail(e.emit_to_string(source)))?;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .map_err(|e| fail(e.emit_to_string(source)))?;
+    Ok(())
+}
+
 impl Kernels {
-    /// Compiles every pass for `device`.
+    /// Compiles every pass for `device` from the embedded sources.
     pub fn new(device: &wgpu::Device) -> Self {
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("mpm.state"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                storage_entry(1),
-                storage_entry(2),
-                storage_entry(3),
-                storage_entry(4),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 5,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-            ],
+            entries: &layout_entries(),
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("mpm"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
-        let pipelines = MpmPass::ALL
-            .into_iter()
-            .map(|pass| {
-                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(pass.name()),
-                    source: wgpu::ShaderSource::Wgsl(pass.composed_source().into()),
-                });
-                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(pass.name()),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some(pass.name()),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    cache: None,
-                });
-                (pass, pipeline)
-            })
-            .collect();
+        let sources = MpmPass::ALL.into_iter().map(|pass| (pass, pass.composed_source())).collect();
+        // The embedded sources are validated by tests/wgsl.rs; failing here is a build defect.
+        let pipelines = build_pipelines(device, &layout, &sources).expect("embedded MPM shaders compile");
         Self { layout, pipelines }
+    }
+
+    /// Rebuilds every pipeline from `sources` (composed modules, e.g. re-read from disk). On any
+    /// error the current pipelines stay and the error says which pass failed and why.
+    pub fn reload(&mut self, device: &wgpu::Device, sources: &HashMap<MpmPass, String>) -> Result<(), ShaderError> {
+        self.pipelines = build_pipelines(device, &self.layout, sources)?;
+        Ok(())
     }
 
     /// The pipeline of `pass`.
     pub fn pipeline(&self, pass: MpmPass) -> &wgpu::ComputePipeline {
         &self.pipelines[&pass]
     }
+}
+
+fn build_pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    sources: &HashMap<MpmPass, String>,
+) -> Result<HashMap<MpmPass, wgpu::ComputePipeline>, ShaderError> {
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("mpm"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
+    let mut pipelines = HashMap::new();
+    for pass in MpmPass::ALL {
+        let missing = || ShaderError { pass: pass.name(), message: "no source given".into() };
+        let source = sources.get(&pass).ok_or_else(missing)?;
+        validate_source(pass, source)?;
+        // naga accepted it; anything the device still rejects is caught by the error scope.
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(pass.name()),
+            source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(pass.name()),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(pass.name()),
+            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(ShaderError { pass: pass.name(), message: error.to_string() });
+        }
+        pipelines.insert(pass, pipeline);
+    }
+    Ok(pipelines)
 }

@@ -78,3 +78,33 @@ pub fn compose(pass_source: &str) -> String {
     text.push_str(pass_source);
     text
 }
+
+/// Directory of the shader sources in this checkout (for hot reload in debug builds).
+pub fn source_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
+}
+
+/// Every pass's composed module read from the files under `dir` (`dir/mpm/*.wgsl`) instead of the
+/// embedded copies. Used by hot reload; an unreadable file is an error naming it.
+pub fn composed_sources_from(
+    dir: &std::path::Path,
+) -> Result<std::collections::HashMap<MpmPass, String>, std::io::Error> {
+    let read = |rel: &str| {
+        let path = dir.join(rel);
+        std::fs::read_to_string(&path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    };
+    let mut prelude = String::new();
+    for (rel, _) in LIBRARIES {
+        prelude.push_str(&read(rel)?);
+        prelude.push('\n');
+    }
+    MpmPass::ALL
+        .into_iter()
+        .map(|pass| Ok((pass, format!("{prelude}{}", read(&format!("mpm/{}.wgsl", pass.name()))?))))
+        .collect()
+}
+
+/// The newest modification time among the MPM shader files under `dir`, for change detection.
+pub fn newest_modification(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::read_dir(dir.join("mpm")).ok()?.filter_map(|e| e.ok()?.metadata().ok()?.modified().ok()).max()
+}

@@ -4,7 +4,7 @@ use thiserror::Error;
 
 use super::interaction::Interaction;
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
-use super::pipelines::Kernels;
+use super::pipelines::{Kernels, ShaderError};
 use super::shaders::MpmPass;
 use super::state::{SimState, StateError};
 use super::{pick, stats, step};
@@ -89,6 +89,14 @@ impl Solver {
     /// The kernels (for recording passes into an outside encoder, e.g. in benchmarks).
     pub fn kernels(&self) -> &Kernels {
         &self.kernels
+    }
+
+    /// Rebuilds the kernels from the shader files on disk (hot reload). On failure the previous
+    /// kernels keep running and the error carries naga's message.
+    pub fn reload_kernels(&mut self, gpu: &Gpu, dir: &std::path::Path) -> Result<(), ShaderError> {
+        let sources = super::shaders::composed_sources_from(dir)
+            .map_err(|e| ShaderError { pass: "(reading sources)", message: e.to_string() })?;
+        self.kernels.reload(&gpu.device, &sources)
     }
 
     /// The GPU buffers.
