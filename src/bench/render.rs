@@ -1,0 +1,122 @@
+//! `powder bench --render`: the app's frame without a window. Each frame runs its substeps and then
+//! renders into an offscreen target, timed from the host with a device sync after each part.
+
+use std::time::Instant;
+
+use super::{BenchCase, bench_scene};
+use crate::gpu::Gpu;
+use crate::headless::{RunError, build_solver};
+use crate::render::offscreen::OffscreenTarget;
+use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
+
+/// Output size and frame count of a render benchmark.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderBenchOptions {
+    /// Frames timed (after 3 warm-up frames).
+    pub frames: u32,
+    /// Substeps per frame.
+    pub substeps_per_frame: u32,
+    /// Output width in pixels.
+    pub width: u32,
+    /// Output height in pixels.
+    pub height: u32,
+}
+
+/// Median times of one render benchmark case, in milliseconds.
+#[derive(Clone, Debug)]
+pub struct RenderBenchResult {
+    /// Particles simulated and drawn.
+    pub particle_count: u32,
+    /// What was drawn.
+    pub mode: RenderMode,
+    /// Median simulation time per frame (all substeps).
+    pub sim_ms: f64,
+    /// Median render time per frame.
+    pub render_ms: f64,
+    /// Median of sim + render per frame.
+    pub frame_ms: f64,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Runs the frame loop of `case` offscreen in each of `modes`.
+pub fn run_render_case(
+    gpu: &Gpu,
+    case: &BenchCase,
+    options: &RenderBenchOptions,
+    modes: &[RenderMode],
+) -> Result<Vec<RenderBenchResult>, RunError> {
+    let scene = bench_scene(case);
+    let mut solver = build_solver(gpu, &scene, "bench")?;
+    let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
+    let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
+    solver.set_dt(gpu, dt);
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
+    let mut renderer = Renderer::new(&gpu.device, format, 4);
+    renderer.resize(&gpu.device, options.width, options.height);
+    let grid = solver.params().grid;
+    let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
+    let mut camera = Camera::default();
+    camera.frame(domain_min, domain_max);
+    let particle_radius = 0.5 * scene.particle_spacing() as f32;
+    let mut results = Vec::new();
+    for &mode in modes {
+        let settings = RenderSettings { mode, ..RenderSettings::default() };
+        let (mut sim, mut render, mut frame) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..options.frames + 3 {
+            let start = Instant::now();
+            solver.step(gpu, options.substeps_per_frame);
+            gpu.wait_idle();
+            let simulated = Instant::now();
+            let inputs = FrameInputs {
+                camera: &camera,
+                settings: &settings,
+                particles: &solver.state().particles,
+                particle_count: solver.particle_count(),
+                particle_radius,
+                domain_min,
+                domain_max,
+            };
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+            gpu.queue.submit([encoder.finish()]);
+            gpu.wait_idle();
+            let done = Instant::now();
+            if i >= 3 {
+                sim.push((simulated - start).as_secs_f64() * 1e3);
+                render.push((done - simulated).as_secs_f64() * 1e3);
+                frame.push((done - start).as_secs_f64() * 1e3);
+            }
+        }
+        results.push(RenderBenchResult {
+            particle_count: solver.particle_count(),
+            mode,
+            sim_ms: median(sim),
+            render_ms: median(render),
+            frame_ms: median(frame),
+        });
+    }
+    Ok(results)
+}
+
+impl RenderBenchResult {
+    /// One line of the report.
+    pub fn report(&self, options: &RenderBenchOptions) -> String {
+        format!(
+            "  render {:?} {}x{} (4x MSAA), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames",
+            self.mode,
+            options.width,
+            options.height,
+            options.substeps_per_frame,
+            self.sim_ms,
+            self.render_ms,
+            self.frame_ms,
+            1e3 / self.frame_ms,
+            options.frames
+        )
+    }
+}
