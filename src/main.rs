@@ -1,5 +1,11 @@
-//! The `powder` command line: `run` simulates a scene headless and writes PLY frames, `bench`
-//! times the solver's passes. Errors become messages here, at the binary's edge.
+//! The `powder` command line: without a subcommand it opens the desktop app on a scene (or, with
+//! `--frames N`, runs the real window for N frames, saves a screenshot and a report and exits);
+//! `run` simulates a scene headless and writes PLY frames; `bench` times the solver's passes.
+//! Errors become messages here, at the binary's edge.
+
+#![warn(missing_docs)]
+
+mod app;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -17,11 +23,56 @@ use powder::scene::Scene;
 #[command(
     name = "powder",
     version,
-    about = "A snow simulator: MLS-MPM with the Stomakhin et al. 2013 snow model on the GPU"
+    about = "A snow simulator: MLS-MPM with the Stomakhin et al. 2013 snow model on the GPU",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    app: AppArgs,
+}
+
+/// Options of the desktop app (no subcommand).
+#[derive(clap::Args)]
+struct AppArgs {
+    /// Scene file (JSON, see docs/scene-format.md). Without one, the built-in default scene.
+    scene: Option<PathBuf>,
+    /// Close after drawing this many frames (scripted runs; exit status 0 on success).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    frames: Option<u64>,
+    /// Save a PNG of the 3D view after the last frame (needs --frames).
+    #[arg(long, requires = "frames")]
+    screenshot: Option<PathBuf>,
+    /// Write a JSON summary of the final state after the last frame (needs --frames): particle
+    /// count, simulated time, mean and max particle z, bounding box.
+    #[arg(long, requires = "frames")]
+    report: Option<PathBuf>,
+    /// Override a scene value, e.g. --set material.youngs_modulus=5e4 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+    /// Window size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    size: (u32, u32),
+    /// How simulated time advances per frame: real-time, substeps (fixed substeps per frame) or
+    /// scene-frames (1/fps of the scene per frame, as `powder run`). Default: real-time, or
+    /// scene-frames with --frames.
+    #[arg(long, value_parser = ["real-time", "substeps", "scene-frames"])]
+    stepping: Option<String>,
+    /// Start with the side panel hidden (H shows it).
+    #[arg(long)]
+    hide_ui: bool,
+    /// Timed window actions for tests, e.g. "0.5:size=120x90;1:resize-event=0x0;2:size=640x480".
+    #[arg(long, hide = true)]
+    script: Option<String>,
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let parsed = text.split_once('x').and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if (1..=16384).contains(&w) && (1..=16384).contains(&h) => Ok((w, h)),
+        _ => Err(format!("expected WIDTHxHEIGHT with each in [1, 16384], e.g. 1280x800, not {text:?}")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -139,7 +190,7 @@ fn main() -> std::process::ExitCode {
         Err(e) => {
             // Our errors already carry their cause in their message (file, field, allowed range),
             // so the top level is the one clear line; no backtrace for a user's mistake.
-            eprintln!("error: {e}");
+            eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE
         }
     }
@@ -149,12 +200,32 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overrides }) => run(scene, frames, out, overrides),
         Some(Command::Bench { particles, grid, substeps, ppc }) => bench(particles, grid, substeps, ppc),
-        None => {
-            // The desktop app arrives with the next milestone; until then `powder` alone prints help.
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            println!();
-            Ok(())
-        }
+        None => open_app(cli.app),
     }
+}
+
+fn open_app(args: AppArgs) -> Result<()> {
+    let (scene, scene_name) = load_scene(args.scene.as_ref(), &args.overrides)?;
+    let step_mode = match args.stepping.as_deref() {
+        Some("substeps") => app::events::StepMode::FixedSubsteps,
+        Some("scene-frames") => app::events::StepMode::SceneFrames,
+        Some(_) => app::events::StepMode::RealTime,
+        None if args.frames.is_some() => app::events::StepMode::SceneFrames,
+        None => app::events::StepMode::RealTime,
+    };
+    let script = match &args.script {
+        Some(text) => app::script::parse(text).map_err(anyhow::Error::msg)?,
+        None => Vec::new(),
+    };
+    app::run_app(app::AppOptions {
+        scene,
+        scene_name,
+        window_size: args.size,
+        frames: args.frames,
+        screenshot: args.screenshot,
+        report: args.report,
+        step_mode,
+        show_ui: !args.hide_ui,
+        script,
+    })
 }

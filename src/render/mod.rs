@@ -2,10 +2,21 @@
 //! volume, a sky gradient, the ground plane and the domain bounds. The same [`Renderer`] draws
 //! into the window's surface and into an offscreen texture ([`offscreen`]) for PNG output.
 
+pub mod bindings;
 pub mod camera;
+pub mod environment;
 pub mod offscreen;
+pub mod particles;
+mod renderer;
+pub mod shaders;
+pub mod targets;
+pub mod uniforms;
+pub mod volume_raymarch;
+pub mod volume_splat;
 
 pub use camera::Camera;
+pub use offscreen::{OffscreenTarget, RenderError};
+pub use renderer::{DEFAULT_SUN_DIRECTION, Renderer};
 
 use glam::Vec3;
 
@@ -33,6 +44,17 @@ pub enum ColorField {
     PlasticJacobian,
     /// Material id (emitter index), a distinct colour each.
     Material,
+}
+
+impl RenderMode {
+    /// Every mode, in menu order.
+    pub const ALL: [RenderMode; 3] = [RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
+}
+
+impl ColorField {
+    /// Every colour field, in menu order.
+    pub const ALL: [ColorField; 4] =
+        [ColorField::Snow, ColorField::Speed, ColorField::PlasticJacobian, ColorField::Material];
 }
 
 /// Settings the user changes live in the Render panel.
@@ -83,57 +105,3 @@ pub struct FrameInputs<'a> {
     pub domain_max: Vec3,
 }
 
-/// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
-pub struct Renderer {
-    color_format: wgpu::TextureFormat,
-    sample_count: u32,
-    size: (u32, u32),
-}
-
-impl Renderer {
-    /// Creates the pipelines for output textures of `color_format`, drawing with `sample_count`
-    /// samples per pixel (1 or 4).
-    pub fn new(_device: &wgpu::Device, color_format: wgpu::TextureFormat, sample_count: u32) -> Self {
-        Self { color_format, sample_count, size: (0, 0) }
-    }
-
-    /// The output format the pipelines were made for.
-    pub fn color_format(&self) -> wgpu::TextureFormat {
-        self.color_format
-    }
-
-    /// Samples per pixel.
-    pub fn sample_count(&self) -> u32 {
-        self.sample_count
-    }
-
-    /// (Re)creates the size-dependent targets for an output of `width` × `height` pixels.
-    pub fn resize(&mut self, _device: &wgpu::Device, width: u32, height: u32) {
-        self.size = (width, height);
-    }
-
-    /// Records the frame into `encoder`, drawing into `target` (a view of a texture of
-    /// [`Renderer::color_format`] and the size last given to [`Renderer::resize`]).
-    pub fn render(
-        &mut self,
-        _device: &wgpu::Device,
-        _queue: &wgpu::Queue,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        _inputs: &FrameInputs,
-    ) {
-        let _pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("render.clear"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
-    }
-}

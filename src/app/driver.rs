@@ -1,0 +1,243 @@
+//! The simulation side of the app: the scene, the solver, the stepping policy and the mouse tool.
+//! It changes only through [`Driver::apply`] (events) and [`Driver::advance`] (one frame).
+
+use glam::{DVec3, Vec3};
+
+use powder::gpu::Gpu;
+use powder::headless::{RunError, build_solver};
+use powder::scene::{Scene, TimeStep};
+use powder::sim::material::SnowMaterial;
+use powder::sim::{Solver, SolverError};
+
+use super::events::{AppEvent, SceneSource, StepMode};
+use super::messages::Messages;
+use super::presets::builtin_scene;
+use super::report::{Report, bounds};
+use super::stepping::{SceneTime, Stepper};
+use super::tool::Tool;
+
+/// Scene, solver and stepping policy.
+pub struct Driver {
+    scene: Scene,
+    scene_name: String,
+    loaded_material: SnowMaterial,
+    solver: Solver,
+    spacing: f64,
+    /// The mouse tool.
+    pub tool: Tool,
+    stepper: Stepper,
+}
+
+impl Driver {
+    /// Builds the solver for `scene` (named `name` in messages).
+    pub fn new(gpu: &Gpu, scene: Scene, name: String, mode: StepMode) -> Result<Self, RunError> {
+        let solver = build_solver(gpu, &scene, &name)?;
+        let (auto_dt, fixed_dt) = match scene.time.dt {
+            TimeStep::Auto => (true, solver.params().dt),
+            TimeStep::Fixed(dt) => (false, dt),
+        };
+        Ok(Self {
+            spacing: scene.particle_spacing(),
+            loaded_material: scene.material,
+            scene,
+            scene_name: name,
+            solver,
+            tool: Tool::default(),
+            stepper: Stepper::new(gpu, mode, auto_dt, fixed_dt),
+        })
+    }
+
+    /// Applies a simulation event. Returns `true` if a new scene replaced the old one (the app
+    /// then re-frames the camera). Refusals are posted to `messages`; the simulation carries on.
+    pub fn apply(&mut self, gpu: &Gpu, event: AppEvent, messages: &mut Messages) -> bool {
+        if self.stepper.apply(&event) {
+            return false;
+        }
+        match event {
+            AppEvent::SetMaterial(material) => self.edit(gpu, messages, |s| s.material = material),
+            AppEvent::ResetMaterial => {
+                let material = self.loaded_material;
+                self.edit(gpu, messages, |s| s.material = material);
+            }
+            AppEvent::SetGravity(g) => self.edit(gpu, messages, |s| s.gravity = g),
+            AppEvent::SetGridResolution(r) => self.set_resolution(gpu, r, messages),
+            AppEvent::Reset => self.reset(gpu, messages),
+            AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
+            AppEvent::SetTool(settings) => self.tool.settings = settings,
+            AppEvent::ToolStart { ray, repel } => {
+                let pick_radius = self.spacing as f32;
+                match self.tool.start(gpu, &self.solver, ray, repel, pick_radius) {
+                    Ok(true) => {}
+                    Ok(false) => messages.info("no snow under the cursor to grab"),
+                    Err(e) => messages.error(format!("picking failed: {e}")),
+                }
+            }
+            AppEvent::ToolMove(ray) => self.tool.drag(ray),
+            AppEvent::ToolEnd => self.tool.end(),
+            AppEvent::ReloadShaders => {
+                let dir = powder::sim::shaders::source_dir();
+                match self.solver.reload_kernels(gpu, &dir) {
+                    Ok(()) => messages.info(format!("MPM shaders reloaded from {}", dir.display())),
+                    Err(e) => messages.error(format!("shader reload failed, the previous kernels keep running: {e}")),
+                }
+            }
+            other => log::debug!("driver ignores {other:?}"),
+        }
+        false
+    }
+
+    /// Changes the scene with `change`, validates, and passes the new parameters to the solver
+    /// (same grid; density changes particle masses only at the next reset).
+    fn edit(&mut self, gpu: &Gpu, messages: &mut Messages, change: impl FnOnce(&mut Scene)) {
+        let mut scene = self.scene.clone();
+        change(&mut scene);
+        if let Err(e) = scene.validate("the edited scene") {
+            messages.error(format!("refused: {e}"));
+            return;
+        }
+        let mut params = *self.solver.params();
+        params.material = scene.material;
+        params.gravity = scene.gravity;
+        match self.solver.set_params(gpu, params) {
+            Ok(()) => self.scene = scene,
+            Err(e) => messages.error(format!("refused: {e}")),
+        }
+    }
+
+    fn set_resolution(&mut self, gpu: &Gpu, resolution: u32, messages: &mut Messages) {
+        let old = self.scene.grid.resolution;
+        let mut scene = self.scene.clone();
+        scene.grid.resolution = resolution;
+        if let Err(e) = scene.validate("the edited scene") {
+            messages.error(format!("grid resolution {resolution} refused: {e}; the {old}-cell grid keeps running"));
+            return;
+        }
+        let mut params = scene.solver_params();
+        params.dt = self.solver.params().dt;
+        match self.solver.rebuild_grid(gpu, params) {
+            Ok(()) => {
+                let cells = params.grid.cells;
+                messages.info(format!(
+                    "grid now {}×{}×{} cells of {:.4} m (particles kept)",
+                    cells.x, cells.y, cells.z, params.grid.cell_size
+                ));
+                self.scene = scene;
+            }
+            Err(e) => {
+                messages.error(format!("grid resolution {resolution} refused: {e}; the {old}-cell grid keeps running"))
+            }
+        }
+    }
+
+    fn reset(&mut self, gpu: &Gpu, messages: &mut Messages) {
+        let particles = self.scene.spawn_particles();
+        let mut params = self.scene.solver_params();
+        params.dt = self.solver.params().dt;
+        let result = self.solver.set_params(gpu, params).and_then(|()| self.solver.replace_particles(gpu, &particles));
+        if let Err(e) = result {
+            messages.error(format!("reset failed: {e}"));
+            return;
+        }
+        self.spacing = self.scene.particle_spacing();
+        self.restart_clock(gpu);
+    }
+
+    fn restart_clock(&mut self, gpu: &Gpu) {
+        self.tool.forget();
+        self.solver.set_interaction(gpu, Default::default());
+        self.stepper.restart();
+    }
+
+    fn load(&mut self, gpu: &Gpu, source: SceneSource, messages: &mut Messages) -> bool {
+        let (scene, name) = match &source {
+            SceneSource::Builtin(name) => (builtin_scene(name), format!("built-in scene '{name}'")),
+            SceneSource::File(path) => (Scene::load(path), path.display().to_string()),
+        };
+        let scene = match scene {
+            Ok(scene) => scene,
+            Err(e) => {
+                messages.error(format!("{e} (the current scene keeps running)"));
+                return false;
+            }
+        };
+        let mode = self.stepper.settings().0;
+        match Driver::new(gpu, scene, name.clone(), mode) {
+            Ok(mut fresh) => {
+                // Keep the user's stepping choices and tool; the scene brings its own material and dt.
+                fresh.stepper.keep_choices_of(&self.stepper);
+                fresh.tool.settings = self.tool.settings;
+                *self = fresh;
+                messages.info(format!("loaded {name}: {} particles", self.solver.particle_count()));
+                true
+            }
+            Err(e) => {
+                messages.error(format!("{e} (the current scene keeps running)"));
+                false
+            }
+        }
+    }
+
+    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one.
+    pub fn advance(&mut self, gpu: &Gpu, wall_dt: f64, messages: &mut Messages) {
+        let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
+        self.stepper.advance(gpu, &mut self.solver, &mut self.tool, time, wall_dt, messages);
+    }
+
+    /// Reads the particles back and summarises them.
+    pub fn report(&self, gpu: &Gpu) -> Result<Report, SolverError> {
+        let particles = self.solver.read_particles(gpu)?;
+        let (lo, hi) = bounds(&particles).unwrap_or((Vec3::ZERO, Vec3::ZERO));
+        let n = particles.len().max(1) as f64;
+        Ok(Report {
+            scene: self.scene_name.clone(),
+            particle_count: particles.len(),
+            simulated_time: self.stepper.sim_time().0,
+            substeps: self.stepper.sim_time().1,
+            mean_z: particles.iter().map(|p| p.position[2] as f64).sum::<f64>() / n,
+            max_z: hi.z as f64,
+            bbox_min: lo.to_array(),
+            bbox_max: hi.to_array(),
+            youngs_modulus: self.scene.material.youngs_modulus,
+            grid_resolution: self.scene.grid.resolution,
+            frames: 0,
+            window_size: [0, 0],
+            view_size: [0, 0],
+            snow_rect_px: None,
+            mean_fps: 0.0,
+            errors: Vec::new(),
+        })
+    }
+
+    /// The particles' bounding box (one readback of the particle buffer).
+    pub fn particle_bounds(&self, gpu: &Gpu) -> Result<Option<(Vec3, Vec3)>, SolverError> {
+        Ok(bounds(&self.solver.read_particles(gpu)?))
+    }
+}
+
+/// Read-only views for the UI and the renderer.
+impl Driver {
+    /// The scene as edited.
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+    /// The scene's name.
+    pub fn scene_name(&self) -> &str {
+        &self.scene_name
+    }
+    /// The solver.
+    pub fn solver(&self) -> &Solver {
+        &self.solver
+    }
+    /// Distance between particles at spawn, metres.
+    pub fn spacing(&self) -> f64 {
+        self.spacing
+    }
+    /// Stepping policy and what it measured.
+    pub fn stepper(&self) -> &Stepper {
+        &self.stepper
+    }
+    /// Gravity, m/s².
+    pub fn gravity(&self) -> DVec3 {
+        self.scene.gravity
+    }
+}

@@ -1,0 +1,146 @@
+//! What the UI, the keyboard and the script ask the app loop to do.
+//!
+//! Nothing outside the loop mutates the simulation: panels and keys push [`AppEvent`]s, and the loop
+//! applies them between frames (in [`super::driver::Driver::apply`] for the simulation, in the app
+//! for the window, camera and screenshots). A refused event (a grid that does not fit, a scene file
+//! that does not parse) leaves the running simulation as it was and shows a message.
+
+use std::path::PathBuf;
+
+use glam::{DVec3, Vec3};
+
+use powder::render::RenderSettings;
+use powder::sim::material::SnowMaterial;
+
+/// How much simulated time each displayed frame advances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepMode {
+    /// Simulated time follows the wall clock; each frame runs the substeps that catch up, as many
+    /// as fit the time budget. When they do not fit, the UI says how far behind real time it runs.
+    RealTime,
+    /// A fixed number of substeps per frame, however long they take.
+    FixedSubsteps,
+    /// One scene frame (`1 / time.fps` seconds) per displayed frame, as `powder run` writes them:
+    /// deterministic simulated time per frame, used by scripted runs.
+    SceneFrames,
+}
+
+impl StepMode {
+    /// Every mode, in the order the UI lists them.
+    pub const ALL: [StepMode; 3] = [StepMode::RealTime, StepMode::FixedSubsteps, StepMode::SceneFrames];
+
+    /// The name shown in the UI and accepted by `--stepping`.
+    pub fn label(self) -> &'static str {
+        match self {
+            StepMode::RealTime => "real time",
+            StepMode::FixedSubsteps => "fixed substeps per frame",
+            StepMode::SceneFrames => "one scene frame per frame",
+        }
+    }
+}
+
+/// Where a scene comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SceneSource {
+    /// One of the scenes compiled into the binary, by name (see [`super::presets::BUILTIN_SCENES`]).
+    Builtin(&'static str),
+    /// A scene file.
+    File(PathBuf),
+}
+
+/// Settings of the mouse tool (right drag).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ToolSettings {
+    /// Radius of the sphere of grid nodes the tool acts on, metres.
+    pub radius: f32,
+    /// How fast node velocities approach the tool's target, 1/s (the tool's strength).
+    pub rate: f32,
+    /// Outward speed of repelled snow, m/s.
+    pub repel_speed: f32,
+    /// Right drag repels instead of grabbing (Ctrl + right drag always repels).
+    pub repel: bool,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        Self { radius: 0.1, rate: 300.0, repel_speed: 3.0, repel: false }
+    }
+}
+
+/// A ray through the view, world space, for picking and dragging.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewRay {
+    /// Where the ray starts (on the near plane), metres.
+    pub origin: Vec3,
+    /// Unit direction.
+    pub direction: Vec3,
+    /// The camera's unit forward vector: the normal of the plane a grab moves in.
+    pub forward: Vec3,
+}
+
+/// A request to the app loop, applied between frames.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppEvent {
+    /// Replace the snow parameters (live; density affects particle masses only from the next reset).
+    SetMaterial(SnowMaterial),
+    /// Restore the material of the scene as loaded.
+    ResetMaterial,
+    /// Gravitational acceleration, m/s².
+    SetGravity(DVec3),
+    /// How simulated time advances per frame.
+    SetStepMode(StepMode),
+    /// Substeps per frame in [`StepMode::FixedSubsteps`].
+    SetSubsteps(u32),
+    /// The fixed substep length, seconds (used while auto dt is off).
+    SetDt(f64),
+    /// Use the stable dt measured from the particles each frame (`true`) or the fixed dt.
+    SetAutoDt(bool),
+    /// Wall-clock milliseconds per frame that real-time mode may spend simulating.
+    SetRealTimeBudget(f64),
+    /// Move the particles onto a grid of this many cells along the longest domain edge.
+    SetGridResolution(u32),
+    /// Respawn the scene's particles (time back to zero).
+    Reset,
+    /// Pause or resume.
+    TogglePause,
+    /// Advance one frame's worth of substeps (while paused).
+    Step,
+    /// Load a scene; on failure the current one keeps running.
+    LoadScene(SceneSource),
+    /// Replace the render settings.
+    SetRender(RenderSettings),
+    /// Replace the mouse-tool settings.
+    SetTool(ToolSettings),
+    /// Start grabbing (or repelling) the snow under the cursor.
+    ToolStart {
+        /// The ray through the cursor.
+        ray: ViewRay,
+        /// Repel instead of grab.
+        repel: bool,
+    },
+    /// The cursor moved while the tool is held.
+    ToolMove(ViewRay),
+    /// Release the tool: grabbed snow keeps the velocity it has (a throw).
+    ToolEnd,
+    /// Point the camera at the snow's bounding box.
+    FrameSnow,
+    /// Point the camera at the whole domain.
+    FrameDomain,
+    /// Show or hide the side panel.
+    ToggleUi,
+    /// Render the current frame into an offscreen target and save it as PNG (default path if none).
+    Screenshot(Option<PathBuf>),
+    /// Rebuild the MPM kernels from the shader files on disk (hook for shader hot reload).
+    ReloadShaders,
+    /// Ask the window system for a new inner size in physical pixels (script).
+    RequestWindowSize(u32, u32),
+    /// Minimise or restore the window (script; needs a window manager to have any effect).
+    SetMinimized(bool),
+    /// Handle a resize to this size as if the window system had sent it (script: X11 cannot
+    /// make a 0×0 window, Windows sends 0×0 on minimise).
+    SimulateResize(u32, u32),
+    /// Destroy the GPU device, as a driver reset would lose it (script: tests the device-lost path).
+    SimulateDeviceLoss,
+    /// Close the app (exit status 0).
+    Quit,
+}

@@ -1,0 +1,326 @@
+//! The window's GPU side: device and surface, the 3D view texture the scene renderer draws into
+//! (shown by egui as an image in the central area), and each frame's submission and present.
+//!
+//! The view texture is stored as `Rgba8Unorm` and drawn through an `Rgba8UnormSrgb` view, so the
+//! renderer writes sRGB-encoded bytes and egui, which expects gamma-space textures, shows them as
+//! they are.
+
+use std::sync::{Arc, Mutex};
+
+use thiserror::Error;
+use winit::event_loop::ActiveEventLoop;
+use winit::window::{Window, WindowAttributes};
+
+use powder::gpu::{Gpu, GpuError};
+use powder::render::{FrameInputs, Renderer};
+
+/// The format the scene renderer draws in (view texture and screenshots).
+pub const VIEW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// The view texture's storage format; egui samples it through a view of this format.
+const VIEW_STORAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// Failures while opening the window or its GPU side.
+#[derive(Debug, Error)]
+pub enum GfxError {
+    /// The window system refused the window.
+    #[error("cannot open a window: {0} (is DISPLAY or WAYLAND_DISPLAY set?)")]
+    Window(String),
+    /// No surface for the window.
+    #[error(
+        "cannot create a Vulkan surface for the window ({0}); is a Vulkan driver installed? Without a \
+         GPU driver run scripts/setup.sh (it installs Mesa's software driver, lavapipe)"
+    )]
+    Surface(String),
+    /// No adapter that can present to the window.
+    #[error(
+        "no Vulkan GPU adapter can draw to this window ({0}). Without a GPU driver install Mesa's \
+         software driver: run scripts/setup.sh (apt-get install mesa-vulkan-drivers libvulkan1)"
+    )]
+    NoAdapter(String),
+    /// The adapter lacks a limit powder needs.
+    #[error("the GPU adapter '{adapter}' is too limited: powder needs {limit} >= {needed}, it offers {offered}")]
+    Limit {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's name of the limit.
+        limit: &'static str,
+        /// What powder needs.
+        needed: u64,
+        /// What the adapter offers.
+        offered: u64,
+    },
+    /// The device could not be created.
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+}
+
+/// The 3D view: a texture the scene renderer draws into and egui shows.
+struct ViewTarget {
+    size: (u32, u32),
+    render_view: wgpu::TextureView,
+    id: egui::TextureId,
+}
+
+/// Device, surface, egui renderer and scene renderer of the window.
+pub struct Graphics {
+    /// The window.
+    pub window: Arc<Window>,
+    /// Device and queue.
+    pub gpu: Gpu,
+    /// The first uncaptured GPU error, if any.
+    gpu_error: Arc<Mutex<Option<String>>>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// False while the window has no area (minimised): nothing is configured or drawn.
+    drawable: bool,
+    egui_renderer: egui_wgpu::Renderer,
+    /// The scene renderer (draws in [`VIEW_FORMAT`]).
+    pub scene_renderer: Renderer,
+    view: Option<ViewTarget>,
+}
+
+/// What became of a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presented {
+    /// Shown.
+    Yes,
+    /// Skipped (surface outdated, lost, occluded or timed out); the surface was reconfigured where
+    /// that helps, and the next frame tries again.
+    Skipped,
+}
+
+impl Graphics {
+    /// Opens the window and sets up the GPU for it.
+    pub fn new(event_loop: &ActiveEventLoop, attributes: WindowAttributes) -> Result<Self, GfxError> {
+        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| GfxError::Window(e.to_string()))?);
+        let mut desc =
+            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle())).with_env();
+        desc.backends = wgpu::Backends::VULKAN;
+        let instance = wgpu::Instance::new(desc);
+        let surface = instance.create_surface(window.clone()).map_err(|e| GfxError::Surface(e.to_string()))?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        }))
+        .map_err(|e| GfxError::NoAdapter(e.to_string()))?;
+        check_limits(&adapter)?;
+        let caps = surface.get_capabilities(&adapter);
+        // egui blends in gamma space and expects a non-sRGB target; take one where offered.
+        let format = caps.formats.iter().copied().find(|f| !f.is_srgb()).or_else(|| caps.formats.first().copied());
+        let Some(format) = format else {
+            return Err(GfxError::NoAdapter(format!("'{}' offers no surface format", adapter.get_info().name)));
+        };
+        let is_cpu = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        let gpu = Gpu::from_adapter(instance, adapter)?;
+        // A validation error is a bug; it is reported as one clear message and the app stops,
+        // instead of wgpu's default of panicking inside the event loop. Installed before any
+        // pipeline is made, so a broken renderer shader is caught too.
+        let gpu_error = Arc::new(Mutex::new(None));
+        let sink = gpu_error.clone();
+        gpu.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            log::error!("GPU error: {e}");
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert(e.to_string());
+            }
+        }));
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: wgpu::PresentMode::AutoVsync,
+            desired_maximum_frame_latency: 2,
+            alpha_mode: wgpu::CompositeAlphaMode::Auto,
+            view_formats: vec![],
+        };
+        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        // 4× MSAA costs a software rasteriser more than it shows; real GPUs get it.
+        let scene_renderer = Renderer::new(&gpu.device, VIEW_FORMAT, if is_cpu { 1 } else { 4 });
+        let mut gfx = Self {
+            window,
+            gpu,
+            gpu_error,
+            surface,
+            config,
+            drawable: false,
+            egui_renderer,
+            scene_renderer,
+            view: None,
+        };
+        gfx.resize(size.width, size.height);
+        Ok(gfx)
+    }
+
+    /// Follows a new window size; a zero size stops drawing until the next non-zero one.
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.drawable = width > 0 && height > 0;
+        if self.drawable {
+            self.config.width = width;
+            self.config.height = height;
+            self.surface.configure(&self.gpu.device, &self.config);
+        }
+    }
+
+    /// The first uncaptured GPU (validation) error, if one happened.
+    pub fn gpu_error(&self) -> Option<String> {
+        self.gpu_error.lock().ok()?.clone()
+    }
+
+    /// Whether the window has an area to draw into.
+    pub fn drawable(&self) -> bool {
+        self.drawable
+    }
+
+    /// The egui texture showing a 3D view of `width` × `height` pixels, (re)created at that size.
+    pub fn view_texture(&mut self, width: u32, height: u32) -> egui::TextureId {
+        let size = (width.max(1), height.max(1));
+        if let Some(view) = &self.view
+            && view.size == size
+        {
+            return view.id;
+        }
+        let device = &self.gpu.device;
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("app.view"),
+            size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: VIEW_STORAGE_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[VIEW_FORMAT],
+        });
+        let render_view =
+            texture.create_view(&wgpu::TextureViewDescriptor { format: Some(VIEW_FORMAT), ..Default::default() });
+        let egui_view = texture.create_view(&Default::default());
+        let filter = wgpu::FilterMode::Linear;
+        let id = match &self.view {
+            Some(old) => {
+                self.egui_renderer.update_egui_texture_from_wgpu_texture(device, &egui_view, filter, old.id);
+                old.id
+            }
+            None => self.egui_renderer.register_native_texture(device, &egui_view, filter),
+        };
+        self.scene_renderer.resize(device, size.0, size.1);
+        self.view = Some(ViewTarget { size, render_view, id });
+        id
+    }
+
+    /// The current 3D view size in pixels, if there is one.
+    pub fn view_size(&self) -> Option<(u32, u32)> {
+        self.view.as_ref().map(|v| v.size)
+    }
+
+    /// Draws the scene into the view texture (if `scene` is given) and egui over the window, and
+    /// presents. egui's texture changes are applied even when the frame is skipped.
+    pub fn draw(&mut self, scene: Option<&FrameInputs>, egui_out: EguiFrame) -> Presented {
+        let EguiFrame { primitives, mut textures, pixels_per_point } = egui_out;
+        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        for (id, deltas) in textures.set.drain() {
+            for delta in &deltas {
+                self.egui_renderer.update_texture(device, queue, id, delta);
+            }
+        }
+        let presented = self.draw_inner(scene, &primitives, pixels_per_point);
+        for id in textures.free.drain() {
+            self.egui_renderer.free_texture(&id);
+        }
+        presented
+    }
+
+    fn draw_inner(
+        &mut self,
+        scene: Option<&FrameInputs>,
+        primitives: &[egui::ClippedPrimitive],
+        pixels_per_point: f32,
+    ) -> Presented {
+        if !self.drawable {
+            return Presented::Skipped;
+        }
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => frame,
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                return Presented::Skipped;
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                self.recreate_surface();
+                return Presented::Skipped;
+            }
+            other => {
+                log::debug!("frame skipped: {other:?}");
+                return Presented::Skipped;
+            }
+        };
+        let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("app.frame") });
+        if let (Some(inputs), Some(view)) = (scene, &self.view) {
+            self.scene_renderer.render(device, queue, &mut encoder, &view.render_view, inputs);
+        }
+        let screen =
+            egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point };
+        let callbacks = self.egui_renderer.update_buffers(device, queue, &mut encoder, primitives, &screen);
+        let target = frame.texture.create_view(&Default::default());
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("app.egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.1, g: 0.1, b: 0.12, a: 1.0 }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.egui_renderer.render(&mut pass.forget_lifetime(), primitives, &screen);
+        }
+        queue.submit(callbacks.into_iter().chain([encoder.finish()]));
+        queue.present(frame);
+        Presented::Yes
+    }
+
+    fn recreate_surface(&mut self) {
+        match self.gpu.instance.create_surface(self.window.clone()) {
+            Ok(surface) => {
+                self.surface = surface;
+                self.surface.configure(&self.gpu.device, &self.config);
+            }
+            Err(e) => log::warn!("the window surface was lost and could not be recreated yet: {e}"),
+        }
+    }
+}
+
+/// What egui produced for one frame.
+pub struct EguiFrame {
+    /// Tessellated shapes.
+    pub primitives: Vec<egui::ClippedPrimitive>,
+    /// Font and image texture changes.
+    pub textures: egui::TexturesDelta,
+    /// Physical pixels per egui point.
+    pub pixels_per_point: f32,
+}
+
+/// Fails with the first of WebGPU's default limits that `adapter` does not reach: powder's
+/// kernels and renderer stay within them (the device is then created with the adapter's own).
+fn check_limits(adapter: &wgpu::Adapter) -> Result<(), GfxError> {
+    let offered = adapter.limits();
+    let mut missing = None;
+    wgpu::Limits::default().check_limits_with_fail_fn(&offered, false, |limit, needed, offered| {
+        missing.get_or_insert((limit, needed, offered));
+    });
+    match missing {
+        None => Ok(()),
+        Some((limit, needed, offered)) => {
+            Err(GfxError::Limit { adapter: adapter.get_info().name, limit, needed, offered })
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The `--report` summary of a scripted run: where the snow ended up, how long it ran, what was
+//! refused, and where the snow lies in the screenshot.
+
+use glam::Vec3;
+use serde::Serialize;
+
+use powder::render::Camera;
+use powder::sim::params::GpuParticle;
+
+/// The state the `--report` JSON describes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Scene name (file name or built-in title).
+    pub scene: String,
+    /// Number of particles.
+    pub particle_count: usize,
+    /// Simulated seconds since the last reset.
+    pub simulated_time: f64,
+    /// Substeps since the last reset.
+    pub substeps: u64,
+    /// Mean particle height, metres.
+    pub mean_z: f64,
+    /// Highest particle, metres.
+    pub max_z: f64,
+    /// Lower corner of the particles' bounding box, metres.
+    pub bbox_min: [f32; 3],
+    /// Upper corner of the particles' bounding box, metres.
+    pub bbox_max: [f32; 3],
+    /// Young's modulus in use, Pa.
+    pub youngs_modulus: f64,
+    /// Grid cells along the longest domain edge.
+    pub grid_resolution: u32,
+    /// Frames drawn.
+    pub frames: u64,
+    /// The window's inner size at the end, pixels.
+    pub window_size: [u32; 2],
+    /// The 3D view's (and the screenshot's) size, pixels.
+    pub view_size: [u32; 2],
+    /// Where the particles' bounding box lands in the view (and screenshot), pixels: min x, min y,
+    /// max x, max y, clamped to the view; absent if part of it is behind the camera.
+    pub snow_rect_px: Option<[f32; 4]>,
+    /// Frames per second after the first 5 frames (which compile pipelines), up to the last frame.
+    pub mean_fps: f64,
+    /// The error messages the run posted (refused requests), oldest first.
+    pub errors: Vec<String>,
+}
+
+/// The bounding box of the particles' finite positions.
+pub fn bounds(particles: &[GpuParticle]) -> Option<(Vec3, Vec3)> {
+    let mut it = particles.iter().map(|p| Vec3::from(p.position)).filter(|p| p.is_finite());
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p))))
+}
+
+/// The pixel rectangle covering the box `lo`..`hi` in a view of `size`, clamped to the view;
+/// `None` if a corner is behind the camera.
+pub fn screen_rect(camera: &Camera, lo: Vec3, hi: Vec3, size: (u32, u32)) -> Option<[f32; 4]> {
+    let (w, h) = (size.0 as f32, size.1 as f32);
+    let view_projection = camera.view_projection(w / h);
+    let mut rect = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
+    for corner in 0..8 {
+        let pick = |bit: u32, a: f32, b: f32| if corner & bit == 0 { a } else { b };
+        let p = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
+        let clip = view_projection * p.extend(1.0);
+        if clip.w <= 0.0 {
+            return None;
+        }
+        let (x, y) = ((clip.x / clip.w + 1.0) * 0.5 * w, (1.0 - clip.y / clip.w) * 0.5 * h);
+        rect = [rect[0].min(x), rect[1].min(y), rect[2].max(x), rect[3].max(y)];
+    }
+    Some([rect[0].clamp(0.0, w), rect[1].clamp(0.0, h), rect[2].clamp(0.0, w), rect[3].clamp(0.0, h)])
+}

@@ -1,0 +1,332 @@
+//! The open window's state and one frame of the loop: egui pass (panels and view input → events),
+//! events applied, substeps run, scene and UI drawn, screenshot taken.
+
+use std::path::PathBuf;
+
+use egui::{Color32, Rect, Sense, pos2};
+use glam::Vec3;
+use winit::event_loop::ActiveEventLoop;
+use winit::window::Window;
+
+use powder::render::{Camera, FrameInputs, RenderSettings};
+
+use super::driver::Driver;
+use super::events::AppEvent;
+use super::gfx::{EguiFrame, Graphics, Presented};
+use super::messages::Messages;
+use super::report::{Report, screen_rect};
+use super::timing::FrameClock;
+use super::ui::{PanelModel, PanelState};
+use super::{input, screenshot, ui};
+
+/// What the loop should do after a frame or an event.
+#[derive(Debug, PartialEq)]
+pub enum Next {
+    /// Keep going.
+    Continue,
+    /// Close the app normally.
+    Quit,
+    /// Close the app with this error (non-zero exit).
+    Fail(String),
+}
+
+/// Everything that lives while the window is open.
+pub struct Running {
+    /// Window, device, surface and renderers.
+    pub gfx: Graphics,
+    egui_ctx: egui::Context,
+    egui_state: egui_winit::State,
+    /// Scene, solver and stepping.
+    pub driver: Driver,
+    camera: Camera,
+    /// A box to frame once the view's aspect ratio is known (in the next egui pass).
+    frame_request: Option<(Vec3, Vec3)>,
+    render: RenderSettings,
+    panel: PanelState,
+    show_ui: bool,
+    /// Messages for the user.
+    pub messages: Messages,
+    clock: FrameClock,
+    events: Vec<AppEvent>,
+    last_screenshot: Option<PathBuf>,
+    pending_screenshot: Option<PathBuf>,
+    gpu_name: String,
+    draw_ms: f64,
+    /// Frames drawn so far.
+    pub frames: u64,
+}
+
+impl Running {
+    /// Wraps a freshly opened window and a driver.
+    pub fn new(gfx: Graphics, driver: Driver, show_ui: bool) -> Self {
+        let egui_ctx = egui::Context::default();
+        let max_texture = gfx.gpu.device.limits().max_texture_dimension_2d as usize;
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &*gfx.window,
+            Some(gfx.window.scale_factor() as f32),
+            gfx.window.theme(),
+            Some(max_texture),
+        );
+        let gpu_name = gfx.gpu.describe();
+        let mut running = Self {
+            gfx,
+            egui_ctx,
+            egui_state,
+            driver,
+            camera: Camera::default(),
+            frame_request: None,
+            render: RenderSettings::default(),
+            panel: PanelState::default(),
+            show_ui,
+            messages: Messages::default(),
+            clock: FrameClock::default(),
+            events: Vec::new(),
+            last_screenshot: None,
+            pending_screenshot: None,
+            gpu_name,
+            draw_ms: 0.0,
+            frames: 0,
+        };
+        running.frame_domain();
+        running.set_title();
+        running
+    }
+
+    /// The window.
+    pub fn window(&self) -> &Window {
+        &self.gfx.window
+    }
+
+    /// Passes a window event to egui; returns whether egui wants a redraw.
+    pub fn on_window_event(&mut self, event: &winit::event::WindowEvent) -> bool {
+        self.egui_state.on_window_event(&self.gfx.window, event).repaint
+    }
+
+    /// Queues an event for the next frame.
+    pub fn push(&mut self, event: AppEvent) {
+        self.events.push(event);
+    }
+
+    /// Follows a window resize (0×0 = minimised: nothing is drawn until it has an area again).
+    pub fn resize(&mut self, width: u32, height: u32) {
+        let was_drawable = self.gfx.drawable();
+        log::debug!("resize to {width}×{height} (frame {})", self.frames);
+        self.gfx.resize(width, height);
+        if self.gfx.drawable() && !was_drawable {
+            self.clock.restart(); // the minimised time is not simulated
+        }
+    }
+
+    /// Applies window-level events at once (they must work while no frames are drawn).
+    pub fn apply_window_event(&mut self, event: &AppEvent) {
+        match *event {
+            AppEvent::RequestWindowSize(w, h) => {
+                let _ = self.gfx.window.request_inner_size(winit::dpi::PhysicalSize::new(w.max(1), h.max(1)));
+            }
+            AppEvent::SetMinimized(on) => self.gfx.window.set_minimized(on),
+            AppEvent::SimulateResize(w, h) => self.resize(w, h),
+            AppEvent::SimulateDeviceLoss => self.gfx.gpu.device.destroy(),
+            _ => {}
+        }
+    }
+
+    /// A fault that ends the app: device lost or an uncaptured GPU error.
+    pub fn fault(&self) -> Option<String> {
+        if self.gfx.gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return Some("the GPU device was lost (driver reset or crash); powder cannot continue".to_string());
+        }
+        Some(format!("GPU error: {}", self.gfx.gpu_error()?))
+    }
+
+    /// Runs one frame. Returns what the loop should do next.
+    pub fn frame(&mut self, event_loop: &ActiveEventLoop) -> Next {
+        if let Some(fault) = self.fault() {
+            return Next::Fail(fault);
+        }
+        if !self.gfx.drawable() {
+            return Next::Continue;
+        }
+        let wall_dt = self.clock.tick().as_secs_f64();
+        let (egui_frame, events) = self.run_egui(event_loop);
+        let mut next = Next::Continue;
+        for event in events {
+            if self.apply(event) == Next::Quit {
+                next = Next::Quit;
+            }
+        }
+        self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
+        let draw_start = std::time::Instant::now();
+        let presented = self.gfx.draw(Some(&inputs), egui_frame);
+        // On a software rasteriser present waits for the frame's rendering; elsewhere this is
+        // mostly the CPU side of recording and submitting.
+        self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
+        if presented == Presented::Yes {
+            self.frames += 1;
+        }
+        if let Some(path) = self.pending_screenshot.take() {
+            // A screenshot failure from a key press is a message; the script treats it as fatal.
+            if let Err(e) = self.screenshot(&path) {
+                self.messages.error(e);
+            }
+        }
+        next
+    }
+
+    fn run_egui(&mut self, event_loop: &ActiveEventLoop) -> (EguiFrame, Vec<AppEvent>) {
+        let raw = self.egui_state.take_egui_input(&self.gfx.window);
+        let mut events = std::mem::take(&mut self.events);
+        let Self {
+            gfx,
+            driver,
+            camera,
+            frame_request,
+            render,
+            panel,
+            show_ui,
+            messages,
+            clock,
+            last_screenshot,
+            gpu_name,
+            draw_ms,
+            ..
+        } = self;
+        let model = PanelModel {
+            driver,
+            render,
+            clock,
+            messages,
+            gpu_name,
+            last_screenshot: last_screenshot.as_deref(),
+            draw_ms: *draw_ms,
+        };
+        let output = self.egui_ctx.run_ui(raw, |ui| {
+            if *show_ui {
+                egui::Panel::left("controls")
+                    .default_size(300.0)
+                    .show(ui, |ui| ui::side_panel(ui, &model, panel, &mut events));
+            }
+            egui::CentralPanel::no_frame().show(ui, |ui| {
+                let rect = ui.available_rect_before_wrap();
+                let response = ui.allocate_rect(rect, Sense::click_and_drag());
+                if let Some((lo, hi)) = frame_request.take() {
+                    frame_box(camera, lo, hi, rect.aspect_ratio());
+                }
+                let ppp = ui.ctx().pixels_per_point();
+                let (w, h) = ((rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32);
+                if w > 0 && h > 0 {
+                    let id = gfx.view_texture(w, h);
+                    let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+                    ui.painter().image(id, rect, uv, Color32::WHITE);
+                }
+                let tool = &model.driver.tool;
+                input::view(ui, &response, camera, tool.is_held(), tool.settings.repel, &mut events);
+            });
+            input::keys(ui, &mut events);
+        });
+        self.egui_state.handle_platform_output_with_event_loop(&self.gfx.window, event_loop, output.platform_output);
+        let primitives = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        let frame =
+            EguiFrame { primitives, textures: output.textures_delta, pixels_per_point: output.pixels_per_point };
+        (frame, events)
+    }
+
+    /// Applies one event between frames.
+    fn apply(&mut self, event: AppEvent) -> Next {
+        match event {
+            AppEvent::Quit => return Next::Quit,
+            AppEvent::SetRender(settings) => self.render = settings,
+            AppEvent::ToggleUi => self.show_ui = !self.show_ui,
+            AppEvent::FrameDomain => self.frame_domain(),
+            AppEvent::FrameSnow => self.frame_snow(),
+            AppEvent::Screenshot(path) => self.pending_screenshot = Some(path.unwrap_or_else(screenshot::default_path)),
+            AppEvent::RequestWindowSize(..)
+            | AppEvent::SetMinimized(_)
+            | AppEvent::SimulateResize(..)
+            | AppEvent::SimulateDeviceLoss => self.apply_window_event(&event),
+            other => {
+                if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
+                    self.frame_domain();
+                    self.set_title();
+                }
+            }
+        }
+        Next::Continue
+    }
+
+    fn set_title(&self) {
+        self.gfx.window.set_title(&format!("powder — {}", self.driver.scene_name()));
+    }
+
+    fn frame_domain(&mut self) {
+        let grid = self.driver.solver().params().grid;
+        self.frame_request = Some((grid.domain_min.as_vec3(), grid.domain_max().as_vec3()));
+    }
+
+    fn frame_snow(&mut self) {
+        match self.driver.particle_bounds(&self.gfx.gpu) {
+            Ok(Some((lo, hi))) => {
+                let pad = Vec3::splat(self.driver.spacing() as f32);
+                self.frame_request = Some((lo - pad, hi + pad));
+            }
+            Ok(None) => self.messages.info("no particles to frame"),
+            Err(e) => self.messages.error(format!("reading the particles failed: {e}")),
+        }
+    }
+
+    /// The `--report` summary: the driver's, plus the window and where the snow is on screen.
+    pub fn report(&self) -> Result<Report, powder::sim::SolverError> {
+        let mut report = self.driver.report(&self.gfx.gpu)?;
+        report.frames = self.frames;
+        report.mean_fps = self.clock.mean_fps();
+        report.errors = self.messages.all_errors().to_vec();
+        let size = self.gfx.window.inner_size();
+        report.window_size = [size.width, size.height];
+        if let Some((w, h)) = self.gfx.view_size() {
+            report.view_size = [w, h];
+            let (lo, hi) = (Vec3::from(report.bbox_min), Vec3::from(report.bbox_max));
+            report.snow_rect_px = screen_rect(&self.camera, lo, hi, (w, h));
+        }
+        Ok(report)
+    }
+
+    /// Renders the current state into an offscreen target and saves it at `path`.
+    pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let Some(size) = self.gfx.view_size() else {
+            return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
+        };
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
+        screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
+        self.messages.info(format!("screenshot saved to {}", path.display()));
+        self.last_screenshot = Some(path.to_path_buf());
+        Ok(())
+    }
+}
+
+/// What the renderer needs from the simulation and the view for one frame.
+fn frame_inputs<'a>(driver: &'a Driver, camera: &'a Camera, render: &'a RenderSettings) -> FrameInputs<'a> {
+    let solver = driver.solver();
+    let grid = solver.params().grid;
+    FrameInputs {
+        camera,
+        settings: render,
+        particles: &solver.state().particles,
+        particle_count: solver.particle_count(),
+        particle_radius: 0.5 * driver.spacing() as f32,
+        domain_min: grid.domain_min.as_vec3(),
+        domain_max: grid.domain_max().as_vec3(),
+    }
+}
+
+/// Frames the box `lo`..`hi` in a view of `aspect` = width / height: [`Camera::frame`] fits the
+/// vertical field of view; a view narrower than tall needs the distance for the horizontal one.
+fn frame_box(camera: &mut Camera, lo: Vec3, hi: Vec3, aspect: f32) {
+    camera.frame(lo, hi);
+    if aspect.is_finite() && aspect > 0.0 && aspect < 1.0 {
+        let half_y = 0.5 * camera.fov_y;
+        let half_x = (aspect * half_y.tan()).atan();
+        camera.distance *= half_y.sin() / half_x.sin();
+    }
+}

@@ -1,0 +1,66 @@
+//! The Stats section: frame rate, where the time goes, and the state of the snow.
+
+use egui::{Color32, RichText, Ui};
+
+use super::events::{AppEvent, StepMode};
+use super::timing::PASS_NAMES;
+use super::ui::{PanelModel, short};
+
+/// Draws the Stats section.
+pub fn stats(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
+    let d = model.driver;
+    let last = d.stepper().last_frame();
+    let (sim_time, substeps) = d.stepper().sim_time();
+    egui::Grid::new("stats_grid").num_columns(2).striped(true).show(ui, |ui| {
+        let mut row = |name: &str, value: String| {
+            ui.label(name);
+            ui.label(value);
+            ui.end_row();
+        };
+        row("fps", format!("{:.1} ({:.1} ms/frame)", model.clock.fps, model.clock.frame_ms));
+        row("simulation", format!("{:.1} ms for {} substeps", last.sim_ms, last.substeps));
+        if last.substeps > 0 {
+            row("  per substep", format!("{:.2} ms (wall clock)", last.sim_ms / last.substeps as f64));
+        }
+        row("draw + present", format!("{:.1} ms", model.draw_ms));
+        if let Some(ms) = d.stepper().pass_ms() {
+            for (name, ms) in PASS_NAMES.iter().zip(ms) {
+                row(&format!("  GPU {name}"), format!("{ms:.3} ms / substep"));
+            }
+        }
+        row("particles", d.solver().particle_count().to_string());
+        row("simulated", format!("{sim_time:.3} s ({substeps} substeps)"));
+        let dt = if last.substeps > 0 { format!("{} s", short(last.dt)) } else { "none this frame".to_string() };
+        row("dt", format!("{dt} (stable {} s)", short(d.stepper().stable_dt())));
+        if let Some(s) = d.stepper().stats() {
+            row("max speed", format!("{:.2} m/s", s.max_speed));
+            row("max hardening", format!("{:.2}", s.max_hardening));
+            row("Jp range", format!("{:.3} … {:.3}", s.min_plastic_jacobian, s.max_plastic_jacobian));
+            if s.nonfinite_count > 0 || s.overflow_count > 0 {
+                row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
+            }
+        }
+    });
+    let (mode, ..) = d.stepper().settings();
+    if mode == StepMode::RealTime && !d.stepper().paused() {
+        let (ratio, behind) = d.stepper().real_time();
+        if behind {
+            let text = format!(
+                "behind real time: simulating {}% of real time (the substeps do not fit the time budget)",
+                short(100.0 * ratio)
+            );
+            ui.label(RichText::new(text).color(Color32::from_rgb(255, 170, 60)));
+        } else {
+            ui.label(format!("real time ({:.0}%)", 100.0 * ratio.min(1.0)));
+        }
+    }
+    ui.label(RichText::new(model.gpu_name).small().weak());
+    ui.horizontal(|ui| {
+        if ui.button("Screenshot (F12)").clicked() {
+            events.push(AppEvent::Screenshot(None));
+        }
+        if let Some(path) = model.last_screenshot {
+            ui.label(RichText::new(path.display().to_string()).small());
+        }
+    });
+}

@@ -1,0 +1,260 @@
+//! How much simulated time each frame advances, and running those substeps: real time within a
+//! budget, a fixed number of substeps, or one scene frame per displayed frame (see [`StepMode`]).
+
+use std::time::Instant;
+
+use powder::gpu::Gpu;
+use powder::headless::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::scene::TimeStep;
+use powder::sim::{Solver, SolverStats, step};
+
+use super::events::{AppEvent, StepMode};
+use super::messages::Messages;
+use super::timing::{MAX_TIMED_SUBSTEPS, PassTimer};
+use super::tool::Tool;
+
+/// Real-time mode never tries to catch up more than this much lag, seconds: after a stall (a
+/// grid rebuild, a dragged window) the simulation resumes instead of running in slow motion.
+const MAX_CATCH_UP: f64 = 0.1;
+/// Substeps recorded into one command buffer, so no single submission runs very long. The first
+/// command buffer of a frame is the one timed with timestamps.
+const SUBSTEPS_PER_SUBMIT: u32 = MAX_TIMED_SUBSTEPS;
+/// Weight of the newest sample in the moving averages of substep cost and real-time ratio.
+const AVERAGING: f64 = 0.1;
+
+/// What one frame simulated.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameSim {
+    /// Substeps run.
+    pub substeps: u32,
+    /// Their length, seconds.
+    pub dt: f64,
+    /// Wall-clock milliseconds from recording the substeps to their completion.
+    pub sim_ms: f64,
+}
+
+/// The scene's time settings a frame needs.
+#[derive(Clone, Copy, Debug)]
+pub struct SceneTime {
+    /// Courant number of the stable dt.
+    pub cfl: f64,
+    /// Simulated seconds of one scene frame.
+    pub frame_duration: f64,
+}
+
+/// Stepping policy and what the last frames measured.
+pub struct Stepper {
+    mode: StepMode,
+    substeps: u32,
+    auto_dt: bool,
+    fixed_dt: f64,
+    budget_ms: f64,
+    paused: bool,
+    step_requested: bool,
+    debt: f64,
+    sim_time: f64,
+    total_substeps: u64,
+    last: FrameSim,
+    stable_dt: f64,
+    stats: Option<SolverStats>,
+    timer: Option<PassTimer>,
+    pass_ms: Option<[f64; 4]>,
+    substep_ms: f64,
+    realtime_ratio: f64,
+    behind: bool,
+}
+
+impl Stepper {
+    /// A stepper in `mode`, with auto dt or `fixed_dt` seconds.
+    pub fn new(gpu: &Gpu, mode: StepMode, auto_dt: bool, fixed_dt: f64) -> Self {
+        Self {
+            mode,
+            substeps: 20,
+            auto_dt,
+            fixed_dt,
+            budget_ms: 30.0,
+            paused: false,
+            step_requested: false,
+            debt: 0.0,
+            sim_time: 0.0,
+            total_substeps: 0,
+            last: FrameSim::default(),
+            stable_dt: fixed_dt,
+            stats: None,
+            // A software driver's timestamps measure when work is issued, not how long it runs
+            // (lavapipe reports ~0.1 ms passes inside 9 ms substeps); the wall clock tells more there.
+            timer: if gpu.info.device_type == wgpu::DeviceType::Cpu { None } else { PassTimer::new(gpu) },
+            pass_ms: None,
+            substep_ms: 0.0,
+            realtime_ratio: 0.0,
+            behind: false,
+        }
+    }
+
+    /// Takes over the user's choices (mode, substeps, budget, pause) from `old` (a new scene).
+    pub fn keep_choices_of(&mut self, old: &Stepper) {
+        (self.mode, self.substeps, self.budget_ms, self.paused) = (old.mode, old.substeps, old.budget_ms, old.paused);
+    }
+
+    /// Applies a stepping event; returns `false` for events that are not about stepping.
+    pub fn apply(&mut self, event: &AppEvent) -> bool {
+        match *event {
+            AppEvent::SetStepMode(mode) => {
+                self.mode = mode;
+                self.debt = 0.0;
+            }
+            AppEvent::SetSubsteps(n) => self.substeps = n.clamp(1, MAX_SUBSTEPS_PER_FRAME),
+            AppEvent::SetDt(dt) => self.fixed_dt = dt.clamp(1e-7, 0.1),
+            AppEvent::SetAutoDt(on) => self.auto_dt = on,
+            AppEvent::SetRealTimeBudget(ms) => self.budget_ms = ms.clamp(1.0, 1000.0),
+            AppEvent::TogglePause => self.paused = !self.paused,
+            AppEvent::Step => {
+                self.paused = true;
+                self.step_requested = true;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Time back to zero (reset or new particles).
+    pub fn restart(&mut self) {
+        self.sim_time = 0.0;
+        self.total_substeps = 0;
+        self.debt = 0.0;
+        self.stats = None;
+    }
+
+    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The tool is
+    /// set for the frame's substeps first.
+    pub fn advance(
+        &mut self,
+        gpu: &Gpu,
+        solver: &mut Solver,
+        tool: &mut Tool,
+        time: SceneTime,
+        wall_dt: f64,
+        messages: &mut Messages,
+    ) {
+        self.last = FrameSim::default();
+        if self.paused && !self.step_requested {
+            return;
+        }
+        let single = std::mem::take(&mut self.step_requested);
+        let (stable, stats) = match solver.stable_dt(gpu, time.cfl) {
+            Ok(v) => v,
+            Err(e) => {
+                messages.error(format!("reading the solver's stats failed: {e}"));
+                return;
+            }
+        };
+        self.stable_dt = stable;
+        self.stats = Some(stats);
+        let dt = if self.auto_dt { stable } else { self.fixed_dt };
+        let (substeps, dt) = if single || self.mode == StepMode::SceneFrames {
+            let step = if self.auto_dt { TimeStep::Auto } else { TimeStep::Fixed(self.fixed_dt) };
+            let (n, dt, _capped) = plan_frame(time.frame_duration, step, stable);
+            (n, dt)
+        } else if self.mode == StepMode::FixedSubsteps {
+            (self.substeps, dt)
+        } else {
+            self.plan_real_time(wall_dt, dt)
+        };
+        let max_speed = solver.params().max_speed;
+        tool.apply(gpu, solver, substeps as f64 * dt, max_speed);
+        if substeps == 0 {
+            return;
+        }
+        solver.set_dt(gpu, dt);
+        let start = Instant::now();
+        self.run_substeps(gpu, solver, substeps);
+        gpu.wait_idle();
+        let sim_ms = start.elapsed().as_secs_f64() * 1e3;
+        let timed = substeps.min(SUBSTEPS_PER_SUBMIT);
+        self.pass_ms = self.timer.as_ref().and_then(|t| t.read(gpu, timed)).or(self.pass_ms);
+        let per_substep = sim_ms / substeps as f64;
+        self.substep_ms = if self.substep_ms > 0.0 {
+            AVERAGING * per_substep + (1.0 - AVERAGING) * self.substep_ms
+        } else {
+            per_substep
+        };
+        self.sim_time += substeps as f64 * dt;
+        self.total_substeps += substeps as u64;
+        if wall_dt > 0.0 && !single {
+            let ratio = substeps as f64 * dt / wall_dt;
+            self.realtime_ratio = AVERAGING * ratio + (1.0 - AVERAGING) * self.realtime_ratio;
+        }
+        self.last = FrameSim { substeps, dt, sim_ms };
+    }
+
+    /// Real-time mode: the substeps that pay off the simulated time owed, as many as fit the budget.
+    fn plan_real_time(&mut self, wall_dt: f64, dt: f64) -> (u32, f64) {
+        self.debt = (self.debt + wall_dt).min(MAX_CATCH_UP);
+        let wanted = ((self.debt / dt).floor() as u32).min(MAX_SUBSTEPS_PER_FRAME);
+        let affordable = if self.substep_ms > 0.0 {
+            ((self.budget_ms / self.substep_ms).floor() as u32).max(1)
+        } else {
+            1 // first frame: measure the cost of one substep before committing to more
+        };
+        let n = wanted.min(affordable);
+        self.behind = n < wanted;
+        // When behind, the rest is dropped: owing more would only make the next frame slower.
+        self.debt = if self.behind { 0.0 } else { self.debt - n as f64 * dt };
+        (n, dt)
+    }
+
+    fn run_substeps(&self, gpu: &Gpu, solver: &Solver, substeps: u32) {
+        let (kernels, state) = (solver.kernels(), solver.state());
+        let mut left = substeps;
+        let mut first = true;
+        while left > 0 {
+            let n = left.min(SUBSTEPS_PER_SUBMIT);
+            let mut encoder =
+                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("app.step") });
+            for i in 0..n {
+                let timestamps = if first { self.timer.as_ref().map(|t| t.timestamps(i)) } else { None };
+                step::record_substep(&mut encoder, kernels, state, timestamps);
+            }
+            if first && let Some(timer) = &self.timer {
+                timer.resolve(&mut encoder, n);
+            }
+            gpu.queue.submit([encoder.finish()]);
+            left -= n;
+            first = false;
+        }
+    }
+
+    /// Paused?
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+    /// Stepping mode, substeps per frame, auto dt, fixed dt and real-time budget (ms).
+    pub fn settings(&self) -> (StepMode, u32, bool, f64, f64) {
+        (self.mode, self.substeps, self.auto_dt, self.fixed_dt, self.budget_ms)
+    }
+    /// Simulated seconds and substeps since the last reset.
+    pub fn sim_time(&self) -> (f64, u64) {
+        (self.sim_time, self.total_substeps)
+    }
+    /// The last frame's substeps.
+    pub fn last_frame(&self) -> FrameSim {
+        self.last
+    }
+    /// The stable dt measured at the start of the last simulated frame, seconds.
+    pub fn stable_dt(&self) -> f64 {
+        self.stable_dt
+    }
+    /// The last stats.
+    pub fn stats(&self) -> Option<SolverStats> {
+        self.stats
+    }
+    /// GPU milliseconds of each pass per substep, if the device has (meaningful) timestamps.
+    pub fn pass_ms(&self) -> Option<[f64; 4]> {
+        self.pass_ms
+    }
+    /// Real-time mode: simulated seconds per wall-clock second (averaged) and whether the last
+    /// frame fell behind for lack of budget.
+    pub fn real_time(&self) -> (f64, bool) {
+        (self.realtime_ratio, self.behind)
+    }
+}

@@ -1,0 +1,151 @@
+//! How long things take: GPU timestamps of the four passes of the first batch of substeps each
+//! frame (where the adapter has timestamp queries), averaged per substep, and wall-clock frame
+//! times.
+
+use std::time::{Duration, Instant};
+
+use powder::gpu::Gpu;
+use powder::sim::step::PassTimestamps;
+
+/// Names of the timed passes, in substep order.
+pub const PASS_NAMES: [&str; 4] = ["grid_clear", "p2g", "grid_update", "g2p"];
+/// Two queries (begin, end) per pass.
+const QUERIES_PER_SUBSTEP: u32 = 2 * PASS_NAMES.len() as u32;
+/// Substeps timed per frame at most (one command buffer's worth).
+pub const MAX_TIMED_SUBSTEPS: u32 = 64;
+const QUERIES: u32 = QUERIES_PER_SUBSTEP * MAX_TIMED_SUBSTEPS;
+const QUERY_BYTES: u64 = QUERIES as u64 * 8;
+
+/// Timestamp queries around the passes of up to [`MAX_TIMED_SUBSTEPS`] substeps.
+pub struct PassTimer {
+    query_set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    period_ns: f64,
+}
+
+impl PassTimer {
+    /// A timer, or `None` where the device has no timestamp queries.
+    pub fn new(gpu: &Gpu) -> Option<Self> {
+        if !gpu.has_timestamps {
+            return None;
+        }
+        let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("app.pass_timer"),
+            ty: wgpu::QueryType::Timestamp,
+            count: QUERIES,
+        });
+        let buffer = |label, usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: QUERY_BYTES,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let resolve =
+            buffer("app.pass_timer.resolve", wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
+        let readback = buffer("app.pass_timer.readback", wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+        Some(Self { query_set, resolve, readback, period_ns: gpu.queue.get_timestamp_period() as f64 })
+    }
+
+    /// Where substep `index` (below [`MAX_TIMED_SUBSTEPS`]) writes its timestamps.
+    pub fn timestamps(&self, index: u32) -> PassTimestamps<'_> {
+        PassTimestamps { query_set: &self.query_set, first: QUERIES_PER_SUBSTEP * index.min(MAX_TIMED_SUBSTEPS - 1) }
+    }
+
+    /// Records the copy of the first `substeps` substeps' timestamps into the readback buffer.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder, substeps: u32) {
+        let queries = QUERIES_PER_SUBSTEP * substeps.clamp(1, MAX_TIMED_SUBSTEPS);
+        encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, queries as u64 * 8);
+    }
+
+    /// Mean milliseconds per substep of each pass over the `substeps` timed substeps, once the
+    /// recorded work has finished (blocks until it has).
+    pub fn read(&self, gpu: &Gpu, substeps: u32) -> Option<[f64; 4]> {
+        let substeps = substeps.clamp(1, MAX_TIMED_SUBSTEPS) as usize;
+        let slice = self.readback.slice(..);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        gpu.wait_idle();
+        receiver.recv().ok()?.ok()?;
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().ok()?);
+        self.readback.unmap();
+        let mut ms = [0.0; 4];
+        for substep in ticks.chunks_exact(QUERIES_PER_SUBSTEP as usize).take(substeps) {
+            for (k, out) in ms.iter_mut().enumerate() {
+                *out += substep[2 * k + 1].saturating_sub(substep[2 * k]) as f64 * self.period_ns * 1e-6;
+            }
+        }
+        Some(ms.map(|total| total / substeps as f64))
+    }
+}
+
+/// Frames not counted in [`FrameClock::mean_fps`]: the first ones compile pipelines and fill caches.
+const WARM_UP_FRAMES: u64 = 5;
+
+/// Frames per second and milliseconds per frame, averaged over about half a second.
+pub struct FrameClock {
+    /// When the first frame after the warm-up frames started.
+    warm_start: Option<Instant>,
+    frames: u64,
+    last: Instant,
+    window_start: Instant,
+    frames_in_window: u32,
+    /// Frames per second over the last window.
+    pub fps: f64,
+    /// Mean wall-clock milliseconds per frame over the last window.
+    pub frame_ms: f64,
+}
+
+impl Default for FrameClock {
+    fn default() -> Self {
+        let now = Instant::now();
+        Self { warm_start: None, frames: 0, last: now, window_start: now, frames_in_window: 0, fps: 0.0, frame_ms: 0.0 }
+    }
+}
+
+impl FrameClock {
+    /// Marks the start of a frame; returns the wall-clock time since the previous one.
+    pub fn tick(&mut self) -> Duration {
+        let now = Instant::now();
+        self.frames += 1;
+        if self.frames == WARM_UP_FRAMES + 1 {
+            self.warm_start = Some(now);
+        }
+        let since = now - self.last;
+        self.last = now;
+        self.frames_in_window += 1;
+        let window = now - self.window_start;
+        if window >= Duration::from_millis(500) {
+            self.fps = self.frames_in_window as f64 / window.as_secs_f64();
+            self.frame_ms = 1e3 / self.fps;
+            self.frames_in_window = 0;
+            self.window_start = now;
+        }
+        since
+    }
+
+    /// Forgets the time spent while no frames were drawn (minimised), so it is not simulated.
+    pub fn restart(&mut self) {
+        *self = Self {
+            warm_start: self.warm_start,
+            frames: self.frames,
+            fps: self.fps,
+            frame_ms: self.frame_ms,
+            ..Self::default()
+        };
+    }
+
+    /// Frames per second from the start of the first frame after the warm-up frames to the start
+    /// of the latest one (time spent minimised included); 0 until there are such frames.
+    pub fn mean_fps(&self) -> f64 {
+        let Some(start) = self.warm_start else { return 0.0 };
+        let seconds = (self.last - start).as_secs_f64();
+        let intervals = self.frames.saturating_sub(WARM_UP_FRAMES + 1);
+        if seconds > 0.0 { intervals as f64 / seconds } else { 0.0 }
+    }
+}

@@ -1,0 +1,278 @@
+//! The side panel: Scene, Simulation, Material, Render, Tool and Stats sections. Every control
+//! reads the current state and, when the user changes it, pushes an [`AppEvent`]; nothing here
+//! touches the simulation.
+//!
+//! Numbers typed into a slider's text box are clamped to the slider's range, which each row shows.
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+use egui::{Color32, RichText, Slider, Ui};
+
+use powder::render::{ColorField, RenderMode, RenderSettings};
+
+use super::driver::Driver;
+use super::events::{AppEvent, SceneSource, StepMode, ToolSettings};
+use super::messages::{Level, Messages};
+use super::presets::{BUILTIN_SCENES, material_presets};
+use super::stats_panel;
+use super::timing::FrameClock;
+
+/// What the panel shows, borrowed from the app for one frame.
+pub struct PanelModel<'a> {
+    /// Scene, solver and stepping.
+    pub driver: &'a Driver,
+    /// Current render settings.
+    pub render: &'a RenderSettings,
+    /// Frame rate.
+    pub clock: &'a FrameClock,
+    /// Recent messages.
+    pub messages: &'a Messages,
+    /// The adapter, in words.
+    pub gpu_name: &'a str,
+    /// Where the last screenshot went.
+    pub last_screenshot: Option<&'a std::path::Path>,
+    /// Milliseconds the last frame's drawing and present took.
+    pub draw_ms: f64,
+}
+
+/// Text being typed and values being edited across frames.
+#[derive(Default)]
+pub struct PanelState {
+    scene_path: String,
+    resolution: Option<u32>,
+}
+
+/// A slider under its name and allowed range; returns whether it changed. A value typed into
+/// its text box is clamped to the range.
+fn slider(ui: &mut Ui, name: &str, unit: &str, value: &mut f64, range: RangeInclusive<f64>, log: bool) -> bool {
+    let (lo, hi) = (*range.start(), *range.end());
+    ui.horizontal(|ui| {
+        ui.label(name);
+        ui.label(RichText::new(format!("{} … {} {unit}", short(lo), short(hi))).small().weak());
+    });
+    let suffix = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    ui.add(Slider::new(value, range).logarithmic(log).suffix(suffix)).changed()
+}
+
+/// A number in few characters: 1.4e5, 0.025, 12.
+pub fn short(v: f64) -> String {
+    if v != 0.0 && !(1e-2..1e4).contains(&v.abs()) {
+        let s = format!("{v:.2e}");
+        s.replace(".00e", "e").replace("0e", "e")
+    } else {
+        format!("{}", (v * 1e4).round() / 1e4)
+    }
+}
+
+/// Draws the whole side panel.
+pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &mut Vec<AppEvent>) {
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.spacing_mut().slider_width = 160.0;
+        ui.heading("powder");
+        ui.label(
+            RichText::new(
+                "Space pause · S step · R reset · F frame snow · Home frame domain · F12 screenshot · H panel",
+            )
+            .small()
+            .weak(),
+        );
+        egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| scene(ui, model, state, events));
+        egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| stats_panel::stats(ui, model, events));
+        egui::CollapsingHeader::new("Simulation")
+            .default_open(true)
+            .show(ui, |ui| simulation(ui, model, state, events));
+        egui::CollapsingHeader::new("Material").default_open(true).show(ui, |ui| material(ui, model, events));
+        egui::CollapsingHeader::new("Render").default_open(false).show(ui, |ui| render(ui, model.render, events));
+        egui::CollapsingHeader::new("Tool (right drag)").default_open(false).show(ui, |ui| tool(ui, model, events));
+        messages(ui, model.messages);
+    });
+}
+
+fn scene(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &mut Vec<AppEvent>) {
+    ui.label(RichText::new(model.driver.scene_name()).strong());
+    egui::ComboBox::from_label("built-in").selected_text("load…").show_ui(ui, |ui| {
+        for (name, _) in BUILTIN_SCENES {
+            if ui.selectable_label(false, name).clicked() {
+                events.push(AppEvent::LoadScene(SceneSource::Builtin(name)));
+            }
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut state.scene_path).hint_text("scene.json").desired_width(170.0));
+        if ui.button("Load file").clicked() && !state.scene_path.trim().is_empty() {
+            events.push(AppEvent::LoadScene(SceneSource::File(PathBuf::from(state.scene_path.trim()))));
+        }
+    });
+}
+
+fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &mut Vec<AppEvent>) {
+    let d = model.driver;
+    ui.horizontal(|ui| {
+        if ui.button(if d.stepper().paused() { "Play" } else { "Pause" }).clicked() {
+            events.push(AppEvent::TogglePause);
+        }
+        if ui.button("Step").clicked() {
+            events.push(AppEvent::Step);
+        }
+        if ui.button("Reset").clicked() {
+            events.push(AppEvent::Reset);
+        }
+    });
+    let (mode, substeps, auto_dt, fixed_dt, budget) = d.stepper().settings();
+    let mut new_mode = mode;
+    egui::ComboBox::from_label("stepping").selected_text(mode.label()).show_ui(ui, |ui| {
+        for m in StepMode::ALL {
+            ui.selectable_value(&mut new_mode, m, m.label());
+        }
+    });
+    if new_mode != mode {
+        events.push(AppEvent::SetStepMode(new_mode));
+    }
+    {
+        if mode == StepMode::FixedSubsteps {
+            let mut n = substeps as f64;
+            if slider(ui, "substeps/frame", "", &mut n, 1.0..=1000.0, true) {
+                events.push(AppEvent::SetSubsteps(n.round() as u32));
+            }
+        }
+        if mode == StepMode::RealTime {
+            let mut ms = budget;
+            if slider(ui, "sim budget", "ms", &mut ms, 5.0..=500.0, true) {
+                events.push(AppEvent::SetRealTimeBudget(ms));
+            }
+        }
+        let stable = d.stepper().stable_dt();
+        let mut auto = auto_dt;
+        if ui.checkbox(&mut auto, format!("auto dt (stable dt now {} s)", short(stable))).changed() {
+            events.push(AppEvent::SetAutoDt(auto));
+        }
+        if !auto_dt {
+            let mut dt = fixed_dt;
+            if slider(ui, "dt", "s", &mut dt, 1e-6..=1e-2, true) {
+                events.push(AppEvent::SetDt(dt));
+            }
+            if fixed_dt > stable {
+                ui.colored_label(Color32::from_rgb(255, 140, 60), "dt is above the stable bound: may blow up");
+            }
+        }
+        let g = d.gravity();
+        let mut gz = g.z;
+        if slider(ui, "gravity z", "m/s²", &mut gz, -30.0..=30.0, false) {
+            events.push(AppEvent::SetGravity(glam::DVec3::new(g.x, g.y, gz)));
+        }
+        let current = d.scene().grid.resolution;
+        let pending = state.resolution.get_or_insert(current);
+        ui.horizontal(|ui| {
+            ui.label("grid resolution");
+            ui.label(RichText::new("8 … 512 cells on the longest edge").small().weak());
+        });
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(pending).range(8..=512));
+            if ui.add_enabled(*pending != current, egui::Button::new("Apply")).clicked() {
+                events.push(AppEvent::SetGridResolution(*pending));
+            }
+        });
+    }
+    let grid = d.solver().params().grid;
+    ui.label(format!("grid {}×{}×{} cells, h = {} m", grid.cells.x, grid.cells.y, grid.cells.z, short(grid.cell_size)));
+}
+
+fn material(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
+    let mut m = model.driver.scene().material;
+    egui::ComboBox::from_label("preset").selected_text("choose…").show_ui(ui, |ui| {
+        for preset in material_presets() {
+            if ui.selectable_label(false, preset.name).on_hover_text(preset.note).clicked() {
+                events.push(AppEvent::SetMaterial(preset.material));
+            }
+        }
+    });
+    let mut changed = false;
+    {
+        changed |= slider(ui, "Young's modulus E", "Pa", &mut m.youngs_modulus, 1e3..=1e7, true);
+        changed |= slider(ui, "Poisson's ratio ν", "", &mut m.poisson_ratio, 0.0..=0.45, false);
+        changed |= slider(ui, "hardening ξ", "", &mut m.hardening, 0.0..=30.0, false);
+        changed |= slider(ui, "critical compression θc", "", &mut m.critical_compression, 1e-3..=0.3, true);
+        changed |= slider(ui, "critical stretch θs", "", &mut m.critical_stretch, 1e-4..=0.1, true);
+        changed |= slider(ui, "density ρ (applies on reset)", "kg/m³", &mut m.density, 50.0..=1000.0, false);
+    }
+    if changed {
+        events.push(AppEvent::SetMaterial(m));
+    }
+    if ui.button("Reset to the scene's material").clicked() {
+        events.push(AppEvent::ResetMaterial);
+    }
+}
+
+fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
+    let mut s = *current;
+    let modes = [(RenderMode::Particles, "particles"), (RenderMode::Volume, "volume"), (RenderMode::Both, "both")];
+    let fields = [
+        (ColorField::Snow, "snow"),
+        (ColorField::Speed, "speed"),
+        (ColorField::PlasticJacobian, "plastic Jp"),
+        (ColorField::Material, "material id"),
+    ];
+    egui::ComboBox::from_label("mode").selected_text(name_of(&modes, s.mode)).show_ui(ui, |ui| {
+        for (m, n) in modes {
+            ui.selectable_value(&mut s.mode, m, n);
+        }
+    });
+    egui::ComboBox::from_label("colour").selected_text(name_of(&fields, s.color_field)).show_ui(ui, |ui| {
+        for (f, n) in fields {
+            ui.selectable_value(&mut s.color_field, f, n);
+        }
+    });
+    {
+        let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, log| {
+            let mut x = *v as f64;
+            slider(ui, name, unit, &mut x, range, log);
+            *v = x as f32;
+        };
+        edit(ui, "particle size", "×", &mut s.particle_scale, 0.2..=3.0, false);
+        edit(ui, "exposure", "×", &mut s.exposure, 0.1..=8.0, true);
+        edit(ui, "volume density", "×", &mut s.density_scale, 0.1..=20.0, true);
+        edit(ui, "speed colour scale", "m/s", &mut s.speed_scale, 0.5..=50.0, true);
+    }
+    if s != *current {
+        events.push(AppEvent::SetRender(s));
+    }
+}
+
+fn tool(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
+    let mut t: ToolSettings = model.driver.tool.settings;
+    ui.label(RichText::new("right drag grabs and throws; Ctrl + right drag repels").small().weak());
+    ui.checkbox(&mut t.repel, "right drag repels");
+    {
+        let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>| {
+            let mut x = *v as f64;
+            slider(ui, name, unit, &mut x, range, true);
+            *v = x as f32;
+        };
+        edit(ui, "radius", "m", &mut t.radius, 0.01..=1.0);
+        edit(ui, "strength", "1/s", &mut t.rate, 10.0..=5000.0);
+        edit(ui, "repel speed", "m/s", &mut t.repel_speed, 0.1..=20.0);
+    }
+    if t != model.driver.tool.settings {
+        events.push(AppEvent::SetTool(t));
+    }
+}
+
+/// The name of `value` in a (value, name) list.
+fn name_of<T: PartialEq>(list: &[(T, &'static str)], value: T) -> &'static str {
+    list.iter().find(|(k, _)| *k == value).map_or("?", |(_, n)| *n)
+}
+
+fn messages(ui: &mut Ui, messages: &Messages) {
+    if messages.items().is_empty() {
+        return;
+    }
+    ui.separator();
+    for m in messages.items().iter().rev() {
+        let color = match m.level {
+            Level::Info => ui.visuals().text_color(),
+            Level::Error => Color32::from_rgb(255, 110, 90),
+        };
+        ui.label(RichText::new(&m.text).color(color).small());
+    }
+}

@@ -1,0 +1,131 @@
+//! Bind group layouts shared by the render passes, and small pipeline helpers.
+//!
+//! Group 0 is the frame (`Frame` uniform, every stage); group 1 the scene the draw passes read
+//! (particles, the density volume and its sampler; `lighting.wgsl`); group 2 belongs to one pass
+//! (the scene depth of the volume raymarch). The volume splat compute pass has its own group 1.
+
+use super::shaders::{DepthKind, RenderShader};
+
+/// The layouts of groups 0 and 1.
+pub struct Layouts {
+    /// Group 0: the frame uniform.
+    pub frame: wgpu::BindGroupLayout,
+    /// Group 1 of the draw passes: particles, volume texture, volume sampler.
+    pub scene: wgpu::BindGroupLayout,
+}
+
+const DRAW: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+/// The scene group is also read by the `particles_shade` compute entry.
+const SCENE: wgpu::ShaderStages = DRAW.union(wgpu::ShaderStages::COMPUTE);
+
+impl Layouts {
+    /// Creates both layouts.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let frame = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("render.frame"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: DRAW | wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let scene = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("render.scene"),
+            entries: &[
+                storage_entry(0, SCENE, true),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: SCENE,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D3,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: SCENE,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        Self { frame, scene }
+    }
+}
+
+/// A storage-buffer layout entry.
+pub fn storage_entry(binding: u32, visibility: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// Compiles a stage's composed module. The embedded sources are validated by
+/// `tests/render_shaders.rs`, so a failure here is a build defect, reported by wgpu.
+pub fn shader_module(device: &wgpu::Device, shader: RenderShader, depth: DepthKind) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(shader.label()),
+        source: wgpu::ShaderSource::Wgsl(shader.composed_source(depth).into()),
+    })
+}
+
+/// A pipeline layout of the given groups.
+pub fn pipeline_layout(device: &wgpu::Device, label: &str, groups: &[&wgpu::BindGroupLayout]) -> wgpu::PipelineLayout {
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().map(|g| Some(*g)).collect();
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &groups,
+        immediate_size: 0,
+    })
+}
+
+/// The depth format of the scene.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Depth state of the opaque draws: nearer wins, depth written.
+pub fn depth_state(compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(true),
+        depth_compare: Some(compare),
+        stencil: wgpu::StencilState::default(),
+        bias: wgpu::DepthBiasState::default(),
+    }
+}
+
+/// WebGPU's default limit on workgroups per dispatch dimension.
+const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
+
+/// Splits `groups` workgroups into an x × y dispatch within the per-dimension limit; the shaders
+/// rebuild the flat index from `num_workgroups` and skip the excess.
+pub fn dispatch_size(groups: u32) -> (u32, u32) {
+    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
+        (groups, 1)
+    } else {
+        (MAX_WORKGROUPS_PER_DIMENSION, groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn large_dispatches_spill_into_y() {
+        assert_eq!(super::dispatch_size(10), (10, 1));
+        let (x, y) = super::dispatch_size(100_000);
+        assert!(x * y >= 100_000 && x <= 65_535);
+    }
+}

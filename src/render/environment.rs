@@ -1,0 +1,93 @@
+//! The `environment` pass (`shaders/render/environment.wgsl`): the ground plane at
+//! `z = domain_min.z`, the sky gradient behind it, and the domain box as lines.
+//!
+//! Reads the frame uniform and, for the ground's shadow, the density volume. The ground is real
+//! geometry (a square around the eye out to the far plane), so the rasteriser writes its true depth
+//! and impostors drawn later intersect it. The sky is a full-screen triangle on the far plane drawn
+//! after it with `LessEqual` and no depth write: early depth testing skips every ground pixel, and
+//! a software rasteriser, which pays for both sides of a branch, shades each pixel only once.
+
+use super::bindings::{Layouts, depth_state, pipeline_layout, shader_module};
+use super::shaders::{DepthKind, RenderShader};
+
+/// Pipelines of the environment: background and bounds.
+pub struct EnvironmentPass {
+    ground: wgpu::RenderPipeline,
+    sky: wgpu::RenderPipeline,
+    bounds: wgpu::RenderPipeline,
+}
+
+impl EnvironmentPass {
+    /// Builds the pipelines for `format` at `sample_count` samples per pixel.
+    pub fn new(device: &wgpu::Device, layouts: &Layouts, format: wgpu::TextureFormat, sample_count: u32) -> Self {
+        let shader = RenderShader::Environment;
+        let module = shader_module(device, shader, DepthKind::Single);
+        let layout = pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene]);
+        let make = |label: &str,
+                    vertex: &str,
+                    fragment: &str,
+                    topology: wgpu::PrimitiveTopology,
+                    compare: wgpu::CompareFunction,
+                    write_depth: bool| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vertex),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState { topology, ..Default::default() },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    depth_write_enabled: Some(write_depth),
+                    ..depth_state(compare)
+                }),
+                multisample: wgpu::MultisampleState { count: sample_count, ..Default::default() },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fragment),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        use wgpu::{CompareFunction as Cmp, PrimitiveTopology as Topology};
+        let ground = make(
+            "render.environment.ground",
+            "ground_vertex",
+            "ground_fragment",
+            Topology::TriangleList,
+            Cmp::Less,
+            true,
+        );
+        let sky =
+            make("render.environment.sky", "sky_vertex", "sky_fragment", Topology::TriangleList, Cmp::LessEqual, false);
+        let bounds = make(
+            "render.environment.bounds",
+            "bounds_vertex",
+            "bounds_fragment",
+            Topology::LineList,
+            Cmp::LessEqual,
+            true,
+        );
+        Self { ground, sky, bounds }
+    }
+
+    /// Draws the ground, the sky where the ground is not, and the domain bounds: first in the pass,
+    /// over a depth buffer cleared to 1. Groups 0 and 1 must be bound.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_pipeline(&self.ground);
+        pass.draw(0..6, 0..1);
+        pass.set_pipeline(&self.sky);
+        pass.draw(0..3, 0..1);
+        pass.set_pipeline(&self.bounds);
+        pass.draw(0..24, 0..1);
+    }
+}

@@ -1,0 +1,255 @@
+//! [`Renderer`]: the pipelines, the targets and the per-frame data, and the order of the passes.
+//!
+//! One frame records, into the caller's encoder:
+//! 1. `render.volume_splat` (compute): particles → density volume (shadows, occlusion, volume view);
+//! 2. `render.main` (MSAA): `environment` (sky, ground, bounds), then `particles` unless the mode
+//!    is `Volume`; resolved into the target;
+//! 3. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
+
+use glam::Vec3;
+use wgpu::util::DeviceExt;
+
+use super::bindings::Layouts;
+use super::environment::EnvironmentPass;
+use super::particles::{ParticleShading, ParticlesPass};
+use super::targets::FrameTargets;
+use super::uniforms::{FrameContext, GpuFrame, volume_layout};
+use super::volume_raymarch::VolumeRaymarch;
+use super::volume_splat::{VolumeGrid, VolumeSplat};
+use super::{FrameInputs, RenderMode};
+use crate::sim::params::GpuParticle;
+
+/// Direction toward the sun used until [`Renderer::set_sun_direction`]: 45° up, from the front
+/// left of the default camera, so lit and shaded sides and a ground shadow are all in view.
+pub const DEFAULT_SUN_DIRECTION: Vec3 = Vec3::new(-0.25, -0.68, 0.69);
+
+const PARTICLE_BYTES: u64 = size_of::<GpuParticle>() as u64;
+
+/// Bind groups that depend on the particle buffer and the volume grid.
+struct SceneBindings {
+    particles: wgpu::Buffer,
+    scene: wgpu::BindGroup,
+    splat: [wgpu::BindGroup; 2],
+}
+
+/// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
+pub struct Renderer {
+    color_format: wgpu::TextureFormat,
+    sample_count: u32,
+    sun_direction: Vec3,
+    layouts: Layouts,
+    frame_uniform: wgpu::Buffer,
+    frame_group: wgpu::BindGroup,
+    sampler: wgpu::Sampler,
+    /// Bound instead of a particle buffer that cannot be (too small, no `STORAGE` usage).
+    empty_particles: wgpu::Buffer,
+    environment: EnvironmentPass,
+    particles: ParticlesPass,
+    splat: VolumeSplat,
+    raymarch: VolumeRaymarch,
+    volume: VolumeGrid,
+    scene: Option<SceneBindings>,
+    shading: Option<ParticleShading>,
+    targets: FrameTargets,
+    depth_group: wgpu::BindGroup,
+}
+
+impl Renderer {
+    /// Creates the pipelines for output textures of `color_format`, drawing with `sample_count`
+    /// samples per pixel (1 or 4; anything other than 1 is taken as 4).
+    pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, sample_count: u32) -> Self {
+        let sample_count = if sample_count <= 1 { 1 } else { 4 };
+        let layouts = Layouts::new(device);
+        let frame_uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.frame"),
+            size: size_of::<GpuFrame>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.frame"),
+            layout: &layouts.frame,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_uniform.as_entire_binding() }],
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("render.volume"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let empty_particles = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("render.empty_particles"),
+            contents: bytemuck::bytes_of(&GpuParticle::default()),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let raymarch = VolumeRaymarch::new(device, &layouts, color_format, sample_count);
+        let targets = FrameTargets::new(device, color_format, sample_count, 1, 1);
+        let depth_group = raymarch.depth_bind_group(device, &targets.depth);
+        Self {
+            color_format,
+            sample_count,
+            sun_direction: DEFAULT_SUN_DIRECTION.normalize(),
+            environment: EnvironmentPass::new(device, &layouts, color_format, sample_count),
+            particles: ParticlesPass::new(device, &layouts, color_format, sample_count),
+            splat: VolumeSplat::new(device, &layouts),
+            raymarch,
+            volume: VolumeGrid::new(device, glam::UVec3::ONE),
+            scene: None,
+            shading: None,
+            targets,
+            depth_group,
+            layouts,
+            frame_uniform,
+            frame_group,
+            sampler,
+            empty_particles,
+        }
+    }
+
+    /// The output format the pipelines were made for.
+    pub fn color_format(&self) -> wgpu::TextureFormat {
+        self.color_format
+    }
+
+    /// Samples per pixel.
+    pub fn sample_count(&self) -> u32 {
+        self.sample_count
+    }
+
+    /// The output size the targets were last made for, pixels.
+    pub fn size(&self) -> (u32, u32) {
+        self.targets.size
+    }
+
+    /// The unit vector toward the sun.
+    pub fn sun_direction(&self) -> Vec3 {
+        self.sun_direction
+    }
+
+    /// Points the sun along `direction` (toward the sun; normalised, a zero vector means straight up).
+    pub fn set_sun_direction(&mut self, direction: Vec3) {
+        self.sun_direction = direction.normalize_or(Vec3::Z);
+    }
+
+    /// Voxels per axis of the density volume of the last frame.
+    pub fn volume_dims(&self) -> glam::UVec3 {
+        self.volume.dims
+    }
+
+    /// (Re)creates the size-dependent targets for an output of `width` × `height` pixels.
+    pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
+        self.targets = FrameTargets::new(device, self.color_format, self.sample_count, width, height);
+        self.depth_group = self.raymarch.depth_bind_group(device, &self.targets.depth);
+    }
+
+    /// Records the frame into `encoder`, drawing into `target` (a view of a texture of
+    /// [`Renderer::color_format`] and the size last given to [`Renderer::resize`]; a different
+    /// size resizes the targets first).
+    pub fn render(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        inputs: &FrameInputs,
+    ) {
+        let target_size = (target.texture().width(), target.texture().height());
+        if target_size != self.targets.size {
+            self.resize(device, target_size.0, target_size.1);
+        }
+        let usable = inputs.particles.usage().contains(wgpu::BufferUsages::STORAGE)
+            && inputs.particles.size() >= PARTICLE_BYTES;
+        // A cheap handle (wgpu buffers are reference counted), so `self` can be updated below.
+        let empty = self.empty_particles.clone();
+        let (particle_buffer, particle_count) = if usable {
+            let fits = (inputs.particles.size() / PARTICLE_BYTES).min(u32::MAX as u64) as u32;
+            (inputs.particles, inputs.particle_count.min(fits))
+        } else {
+            (&empty, 0)
+        };
+        let (_, dims) = volume_layout(inputs.domain_min, inputs.domain_max, inputs.particle_radius);
+        if dims != self.volume.dims {
+            self.volume = VolumeGrid::new(device, dims);
+            self.scene = None;
+        }
+        self.bind_scene(device, particle_buffer);
+        let mode = inputs.settings.mode;
+        let draw_particles = mode != RenderMode::Volume && particle_count > 0;
+        if draw_particles && self.shading.as_ref().is_none_or(|s| s.capacity < particle_count) {
+            self.shading = Some(self.particles.shading(device, particle_count));
+        }
+        let Some(scene) = &self.scene else { return };
+        let volume_valid = particle_count > 0;
+        let context = FrameContext {
+            size: self.targets.size,
+            sun_direction: self.sun_direction,
+            srgb_target: self.color_format.is_srgb(),
+            volume_valid,
+            particle_count,
+        };
+        queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
+
+        let skip = std::env::var("SKIP").unwrap_or_default();
+        if volume_valid && !skip.contains("splat") {
+            self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
+        }
+        let shading = self.shading.as_ref().filter(|_| draw_particles);
+        if let Some(shading) = shading.filter(|_| !skip.contains("shade")) {
+            self.particles.record_shade(encoder, [&self.frame_group, &scene.scene], shading, particle_count);
+        }
+        {
+            let (view, resolve_target) = match &self.targets.msaa_color {
+                Some(msaa) => (msaa, Some(target)),
+                None => (target, None),
+            };
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("render.main"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target,
+                    // Every pixel is drawn by the environment; clearing lets tilers skip the load.
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: if resolve_target.is_some() { wgpu::StoreOp::Discard } else { wgpu::StoreOp::Store },
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.targets.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &self.frame_group, &[]);
+            pass.set_bind_group(1, &scene.scene, &[]);
+            if !skip.contains("env") { self.environment.draw(&mut pass); }
+            if let Some(shading) = shading.filter(|_| !skip.contains("draw")) {
+                self.particles.draw(&mut pass, shading, particle_count);
+            }
+        }
+        if mode != RenderMode::Particles {
+            self.raymarch.record(encoder, target, [&self.frame_group, &scene.scene, &self.depth_group]);
+        }
+    }
+
+    /// Makes the bind groups that name the particle buffer and the volume, when either changed.
+    fn bind_scene(&mut self, device: &wgpu::Device, particles: &wgpu::Buffer) {
+        if self.scene.as_ref().is_some_and(|s| &s.particles == particles) {
+            return;
+        }
+        let scene = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.scene"),
+            layout: &self.layouts.scene,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: particles.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&self.volume.view) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+            ],
+        });
+        let splat = self.splat.bind_groups(device, &self.volume, particles);
+        self.scene = Some(SceneBindings { particles: particles.clone(), scene, splat });
+    }
+}

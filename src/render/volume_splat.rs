@@ -1,0 +1,166 @@
+//! The `volume_splat` compute stage (`shaders/render/volume_splat.wgsl`): particles into a voxel
+//! grid over the domain, then into an `Rgba16Float` 3D texture the draw passes sample.
+//!
+//! Reads the frame uniform and the particle buffer. Writes [`VolumeGrid::fixed`] (cleared first,
+//! then summed with u32 atomics) and [`VolumeGrid::texture`]: fill fraction, path toward the sun,
+//! path upward. The quantity splatted is each particle's volume `V⁰ = m / ρ₀`, divided by the voxel
+//! volume: a fill fraction, 1 for snow at rest density, whatever the material's density. The sums
+//! are fixed point at [`VOLUME_FIXED_SCALE`] units per unit fill: a particle at 8 per voxel adds
+//! 2¹⁷ units, a u32 holds fill up to 4096 (snow compresses by far less), and one unit is 10⁻⁶.
+
+use glam::UVec3;
+
+use super::bindings::{Layouts, dispatch_size, pipeline_layout, shader_module, storage_entry};
+use super::shaders::{DepthKind, RenderShader};
+
+/// Fixed-point units per unit fill fraction. Mirrors `VOLUME_FIXED_SCALE` in `types.wgsl`.
+pub const VOLUME_FIXED_SCALE: f32 = 1_048_576.0;
+/// Threads per workgroup of the splat (one per particle); passed as an override constant.
+pub const SPLAT_WORKGROUP_SIZE: u32 = 256;
+/// Threads per workgroup of the resolve along each axis (`@workgroup_size(4, 4, 4)`).
+const RESOLVE_WORKGROUP_EDGE: u32 = 4;
+/// Format of the volume texture: filterable and writable as a storage texture everywhere.
+pub const VOLUME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+
+/// The compute pipelines and their group-1 layout.
+pub struct VolumeSplat {
+    splat_layout: wgpu::BindGroupLayout,
+    resolve_layout: wgpu::BindGroupLayout,
+    splat: wgpu::ComputePipeline,
+    resolve: wgpu::ComputePipeline,
+}
+
+/// The data of one volume size: the fixed-point sums and the texture.
+pub struct VolumeGrid {
+    /// Voxels per axis.
+    pub dims: UVec3,
+    /// One u32 fixed-point fill sum per voxel, x fastest.
+    pub fixed: wgpu::Buffer,
+    /// Fill, sun path and up path per voxel.
+    pub texture: wgpu::Texture,
+    /// A view of the whole texture.
+    pub view: wgpu::TextureView,
+}
+
+impl VolumeGrid {
+    /// Allocates a grid of `dims` voxels (each at least 1).
+    pub fn new(device: &wgpu::Device, dims: UVec3) -> Self {
+        let dims = dims.max(UVec3::ONE);
+        let fixed = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.volume_fixed"),
+            size: dims.x as u64 * dims.y as u64 * dims.z as u64 * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("render.volume"),
+            size: wgpu::Extent3d { width: dims.x, height: dims.y, depth_or_array_layers: dims.z },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D3,
+            format: VOLUME_FORMAT,
+            usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        Self { dims, fixed, texture, view }
+    }
+}
+
+impl VolumeSplat {
+    /// Builds both compute pipelines.
+    pub fn new(device: &wgpu::Device, layouts: &Layouts) -> Self {
+        let shader = RenderShader::VolumeSplat;
+        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
+        };
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let splat_layout =
+            layout("render.volume_splat", &[storage_entry(0, compute, true), storage_entry(1, compute, false)]);
+        let resolve_layout = layout(
+            "render.volume_splat.resolve",
+            &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: compute,
+                    ty: wgpu::BindingType::StorageTexture {
+                        access: wgpu::StorageTextureAccess::WriteOnly,
+                        format: VOLUME_FORMAT,
+                        view_dimension: wgpu::TextureViewDimension::D3,
+                    },
+                    count: None,
+                },
+                storage_entry(3, compute, true),
+            ],
+        );
+        let module = shader_module(device, shader, DepthKind::Single);
+        let constants = [("SPLAT_WORKGROUP_SIZE", SPLAT_WORKGROUP_SIZE as f64)];
+        let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout(device, label, &[&layouts.frame, group])),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+                cache: None,
+            })
+        };
+        let splat = make("render.volume_splat", "volume_splat", &splat_layout);
+        let resolve = make("render.volume_splat.resolve", "volume_resolve", &resolve_layout);
+        Self { splat_layout, resolve_layout, splat, resolve }
+    }
+
+    /// The group-1 bind groups of the splat (particles, sums) and the resolve (sums, texture).
+    pub fn bind_groups(
+        &self,
+        device: &wgpu::Device,
+        grid: &VolumeGrid,
+        particles: &wgpu::Buffer,
+    ) -> [wgpu::BindGroup; 2] {
+        let splat = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.volume_splat"),
+            layout: &self.splat_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: particles.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: grid.fixed.as_entire_binding() },
+            ],
+        });
+        let resolve = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.volume_splat.resolve"),
+            layout: &self.resolve_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&grid.view) },
+                wgpu::BindGroupEntry { binding: 3, resource: grid.fixed.as_entire_binding() },
+            ],
+        });
+        [splat, resolve]
+    }
+
+    /// Records the clear, the splat of `particle_count` particles and the resolve.
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &wgpu::BindGroup,
+        groups: &[wgpu::BindGroup; 2],
+        grid: &VolumeGrid,
+        particle_count: u32,
+    ) {
+        encoder.clear_buffer(&grid.fixed, 0, None);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("render.volume_splat"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(0, frame, &[]);
+        let workgroups = particle_count.div_ceil(SPLAT_WORKGROUP_SIZE);
+        if workgroups > 0 {
+            let (x, y) = dispatch_size(workgroups);
+            pass.set_pipeline(&self.splat);
+            pass.set_bind_group(1, &groups[0], &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        let d = grid.dims.map(|n| n.div_ceil(RESOLVE_WORKGROUP_EDGE));
+        pass.set_pipeline(&self.resolve);
+        pass.set_bind_group(1, &groups[1], &[]);
+        pass.dispatch_workgroups(d.x, d.y, d.z);
+    }
+}

@@ -1,0 +1,329 @@
+//! The desktop app end to end: the real `powder` binary opens a real window on a private Xvfb
+//! server and draws with lavapipe (or whatever Vulkan driver is present). Each test starts its
+//! own X server on a free display and stops it when done, also when the test fails.
+//!
+//! These tests need Xvfb: `scripts/setup.sh` installs it. Without it they fail (not skip), so a
+//! machine that cannot run them is noticed.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// A scripted run of a small scene on lavapipe takes 10–40 s; a hang is caught well after that.
+const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// A 0.2 × 0.2 × 0.15 m block of snow (1,690 particles) dropped at 1 m/s onto the floor of a
+/// 0.5 m box at resolution 16: small enough for a software rasteriser and solver.
+const BLOCK_SCENE: &str = r#"{
+  "version": 1,
+  "name": "small block drop",
+  "domain": { "size": [0.5, 0.5, 0.5] },
+  "grid": { "resolution": 16 },
+  "time": { "fps": 30 },
+  "emitters": [ { "shape": "box", "min": [0.15, 0.15, 0.2], "max": [0.35, 0.35, 0.35], "velocity": [0, 0, -1] } ]
+}"#;
+
+/// A private X server, killed (by its PID) when dropped.
+struct Xvfb {
+    child: Child,
+    display: String,
+    runtime_dir: tempfile::TempDir,
+}
+
+impl Xvfb {
+    fn start() -> Self {
+        // -displayfd makes Xvfb pick a free display number itself and print it once it is ready.
+        let spawned = Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                panic!("Xvfb is not installed, so the window tests cannot run: run scripts/setup.sh first")
+            }
+            Err(e) => panic!("cannot start Xvfb: {e}"),
+        };
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("Xvfb stdout");
+        let read = BufReader::new(stdout).read_line(&mut line);
+        let number = line.trim().to_string();
+        let runtime_dir = tempfile::tempdir().expect("temp XDG_RUNTIME_DIR");
+        let server = Self { child, display: format!(":{number}"), runtime_dir };
+        assert!(
+            read.is_ok() && !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()),
+            "Xvfb did not report a display number (got {line:?})"
+        );
+        server
+    }
+
+    /// Runs powder with `args` on this display; fails the test if it runs past [`RUN_TIMEOUT`].
+    fn powder(&self, args: &[&str]) -> Run {
+        let logs = tempfile::tempdir().expect("log dir");
+        let (out_path, err_path) = (logs.path().join("stdout"), logs.path().join("stderr"));
+        let file = |p: &Path| std::fs::File::create(p).expect("log file");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_powder"))
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .env("XDG_RUNTIME_DIR", self.runtime_dir.path())
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(file(&out_path))
+            .stderr(file(&err_path))
+            .spawn()
+            .expect("the powder binary starts");
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for powder") {
+                break status;
+            }
+            if start.elapsed() > RUN_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+                panic!("powder {args:?} did not exit within {RUN_TIMEOUT:?} (a hang); stderr:\n{stderr}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        Run { status, stderr: read(&err_path), seconds: start.elapsed().as_secs_f64() }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Run {
+    status: ExitStatus,
+    stderr: String,
+    seconds: f64,
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("file written");
+    path
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("the report is JSON")
+}
+
+fn number(v: &serde_json::Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or_else(|| panic!("report field {key} missing: {v}"))
+}
+
+/// RGBA8 pixels of a PNG, with its width and height.
+fn read_png(path: &Path) -> (Vec<u8>, u32, u32) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", path.display()));
+    let mut reader = png::Decoder::new(BufReader::new(file)).read_info().expect("PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("PNG size")];
+    let info = reader.next_frame(&mut pixels).expect("PNG data");
+    assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight));
+    pixels.truncate(info.buffer_size());
+    (pixels, info.width, info.height)
+}
+
+/// Snow as the renderer draws it: bright (every channel ≥ 225 of 255) and nearly grey (channels
+/// within 20 of each other). The backgrounds the renderer has drawn so far (a sky gradient peaking
+/// at about (213, 220, 228) over a grey checkered ground; a flat (185, 185, 185)) stay below that.
+fn is_snow(p: &[u8]) -> bool {
+    let (lo, hi) = (p[..3].iter().min().copied().unwrap_or(0), p[..3].iter().max().copied().unwrap_or(0));
+    lo >= 225 && hi - lo <= 20
+}
+
+#[test]
+fn the_screenshot_shows_snow_where_the_snow_is_and_sky_elsewhere() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write(dir.path(), "block.json", BLOCK_SCENE);
+    let (shot, json) = (dir.path().join("shot.png"), dir.path().join("report.json"));
+    let run = x.powder(&[
+        scene.to_str().expect("utf-8"),
+        "--frames",
+        "6",
+        "--size",
+        "640x480",
+        "--screenshot",
+        shot.to_str().expect("utf-8"),
+        "--report",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
+    let r = report(&json);
+    let (pixels, w, h) = read_png(&shot);
+    assert_eq!(
+        [w as u64, h as u64],
+        [r["view_size"][0].as_u64().unwrap_or(0), r["view_size"][1].as_u64().unwrap_or(0)]
+    );
+    let rect: Vec<f64> =
+        r["snow_rect_px"].as_array().expect("snow on screen").iter().filter_map(|v| v.as_f64()).collect();
+    let inside = |x: u32, y: u32| {
+        (rect[0]..rect[2]).contains(&(x as f64 + 0.5)) && (rect[1]..rect[3]).contains(&(y as f64 + 0.5))
+    };
+    let (mut snow_in, mut n_in, mut snow_out, mut n_out) = (0u64, 0u64, 0u64, 0u64);
+    for y in 0..h {
+        for x in 0..w {
+            let i = 4 * (y * w + x) as usize;
+            let snow = is_snow(&pixels[i..i + 4]) as u64;
+            if inside(x, y) {
+                (snow_in, n_in) = (snow_in + snow, n_in + 1);
+            } else {
+                (snow_out, n_out) = (snow_out + snow, n_out + 1);
+            }
+        }
+    }
+    let (f_in, f_out) = (snow_in as f64 / n_in.max(1) as f64, snow_out as f64 / n_out.max(1) as f64);
+    eprintln!("snow-like pixels: {:.1}% of the snow's box ({n_in} px), {:.2}% elsewhere", 100.0 * f_in, 100.0 * f_out);
+    // The box of a resting block seen from above at an angle: its projected corners enclose the
+    // block's silhouette plus ground around it; snow filled 36% of it with shaded impostors and 84%
+    // with flat splats when measured (and under 0.2% of the rest of the image), so 20% leaves room
+    // for shading changes without losing the point.
+    assert!(n_in > 500, "the snow covers only {n_in} pixels: {rect:?}");
+    assert!(f_in > 0.2, "only {:.1}% of the snow's box looks like snow", 100.0 * f_in);
+    assert!(f_out < 0.01, "{:.2}% of the pixels outside the snow look like snow", 100.0 * f_out);
+    // The top rows are sky: bright but not white, and not empty.
+    let top: Vec<&[u8]> = pixels[..(4 * w * (h / 10)) as usize].chunks(4).collect();
+    let mean = top.iter().map(|p| (p[0] as f64 + p[1] as f64 + p[2] as f64) / 3.0).sum::<f64>() / top.len() as f64;
+    assert!((120.0..225.0).contains(&mean), "the sky's mean brightness is {mean:.0}");
+}
+
+#[test]
+fn a_stiffer_material_keeps_more_of_its_height() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write(dir.path(), "block.json", BLOCK_SCENE);
+    let run = |modulus: &str| {
+        let json = dir.path().join(format!("report_{modulus}.json"));
+        let set = format!("material.youngs_modulus={modulus}");
+        let args = [scene.to_str().expect("utf-8"), "--frames", "12", "--size", "480x360", "--hide-ui", "--set", &set];
+        let run = x.powder(&[&args[..], &["--report", json.to_str().expect("utf-8")]].concat());
+        assert!(run.status.success(), "E = {modulus}: powder failed ({:?}): {}", run.status, run.stderr);
+        eprintln!("E = {modulus}: {:.1} s", run.seconds);
+        report(&json)
+    };
+    let (soft, stiff) = (run("2e4"), run("5e5"));
+    for r in [&soft, &stiff] {
+        // 12 frames of the scene's 1/30 s: the same simulated time, whatever dt each needed.
+        assert!((number(r, "simulated_time") - 0.4).abs() < 1e-9, "{r}");
+        assert_eq!(r["particle_count"], soft["particle_count"]);
+    }
+    let (z_soft, z_stiff) = (number(&soft, "mean_z"), number(&stiff, "mean_z"));
+    eprintln!("mean z: soft {z_soft:.4} m, stiff {z_stiff:.4} m");
+    // The block lands after ~0.13 s and then squashes. Measured: soft ≈ 0.084 m, stiff ≈ 0.11 m
+    // (an undeformed block resting on the floor). A third of a cell (h = 0.031 m) is well clear
+    // of run-to-run noise (none: the runs are deterministic) and well below the effect.
+    assert!(z_stiff - z_soft > 0.01, "the stiffer block is not higher: soft {z_soft}, stiff {z_stiff}");
+    assert!(number(&stiff, "max_z") > number(&soft, "max_z"));
+}
+
+#[test]
+fn resizing_to_tiny_and_zero_size_and_back_keeps_running_and_exits_cleanly() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write(dir.path(), "block.json", BLOCK_SCENE);
+    let json = dir.path().join("report.json");
+    // Real resizes through the X server (120×90, then 1×1), then the 0×0 resize a minimised window
+    // gets on Windows (X11 has no 0×0 windows, so it is delivered in-app), a second back at 0×0
+    // while "minimised", then a real resize back and a minimise/restore request.
+    let script = "0.2:size=120x90; 0.8:size=1x1; 1.4:resize-event=0x0; 2.4:size=640x480; 3:minimize; 3.4:restore";
+    let run = x.powder(&[
+        scene.to_str().expect("utf-8"),
+        "--frames",
+        "8",
+        "--size",
+        "480x360",
+        "--stepping",
+        "real-time",
+        "--script",
+        script,
+        "--report",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let r = report(&json);
+    assert_eq!(r["window_size"], serde_json::json!([640, 480]), "{r}");
+    assert!(number(&r, "frames") >= 8.0 && number(&r, "simulated_time") > 0.0, "{r}");
+    assert!(number(&r, "mean_z").is_finite());
+}
+
+#[test]
+fn a_broken_scene_file_exits_nonzero_with_the_reason() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let syntax = write(dir.path(), "syntax.json", "{ \"version\": 1, \"domain\": { \"size\": [1, 1 1] } }");
+    let run = x.powder(&[syntax.to_str().expect("utf-8"), "--frames", "2"]);
+    assert!(!run.status.success(), "a broken scene was accepted");
+    assert!(run.stderr.contains("syntax.json:1:") && run.stderr.contains("expected"), "{}", run.stderr);
+    let range = write(
+        dir.path(),
+        "nu.json",
+        &BLOCK_SCENE.replace("\"time\"", "\"material\": { \"poisson_ratio\": 0.7 }, \"time\""),
+    );
+    let run = x.powder(&[range.to_str().expect("utf-8"), "--frames", "2"]);
+    assert!(!run.status.success(), "an out-of-range scene was accepted");
+    assert!(run.stderr.contains("material.poisson_ratio") && run.stderr.contains("[0, 0.5)"), "{}", run.stderr);
+    let missing = x.powder(&["/no/such/scene.json", "--frames", "2"]);
+    assert!(!missing.status.success() && missing.stderr.contains("/no/such/scene.json"), "{}", missing.stderr);
+    for run in [&run, &missing] {
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn refused_requests_inside_the_app_leave_the_running_simulation_alone() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A small emitter in a 0.5 m box, so that a very fine grid is refused for its buffer size (the
+    // emitter's particle count at that resolution stays within the scene limit).
+    let small = BLOCK_SCENE
+        .replace("[0.15, 0.15, 0.2], \"max\": [0.35, 0.35, 0.35]", "[0.2, 0.2, 0.2], \"max\": [0.3, 0.3, 0.25]");
+    let scene = write(dir.path(), "small.json", &small);
+    let broken = write(dir.path(), "broken.json", "{ \"version\": 1, ");
+    let json = dir.path().join("report.json");
+    // 420 cells: 425³ nodes of 32 bytes = 2.5 GB, more than any GPU binds as one storage buffer
+    // (lavapipe: 128 MiB, an H100: 2 GiB). Then a scene file that does not parse, then a grid
+    // change that fits.
+    let script = format!("0.2:grid=420; 0.5:load={}; 0.8:grid=20", broken.display());
+    let args = [scene.to_str().expect("utf-8"), "--frames", "6", "--size", "480x360", "--script", &script];
+    let run = x.powder(&[&args[..], &["--report", json.to_str().expect("utf-8")]].concat());
+    assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
+    let r = report(&json);
+    let errors: Vec<&str> = r["errors"].as_array().expect("errors").iter().filter_map(|e| e.as_str()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("grid resolution 420 refused") && errors[0].contains("at most"), "{}", errors[0]);
+    assert!(errors[0].contains("the 16-cell grid keeps running"), "{}", errors[0]);
+    assert!(errors[1].contains("broken.json") && errors[1].contains("keeps running"), "{}", errors[1]);
+    assert_eq!(r["scene"].as_str(), scene.to_str(), "the old scene must still run");
+    assert_eq!(r["grid_resolution"], 20, "{r}");
+    assert!(number(&r, "particle_count") > 100.0 && number(&r, "simulated_time") > 0.0, "{r}");
+}
+
+#[test]
+fn losing_the_gpu_device_ends_the_app_with_a_message_instead_of_a_hang() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write(dir.path(), "block.json", BLOCK_SCENE);
+    // The script destroys the device half a second in, as a driver reset would lose it.
+    let run = x.powder(&[
+        scene.to_str().expect("utf-8"),
+        "--frames",
+        "1000",
+        "--size",
+        "320x240",
+        "--script",
+        "0.5:lose-device",
+    ]);
+    assert!(!run.status.success(), "the app carried on without a device");
+    assert!(run.stderr.contains("error: the GPU device was lost"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    // 1000 frames would take minutes; the app must stop at once.
+    assert!(run.seconds < 60.0, "took {:.0} s to give up", run.seconds);
+}

@@ -1,0 +1,186 @@
+//! GPU-free checks of the render shaders: every `shaders/render/*.wgsl` file, composed as the
+//! renderer composes it, parses and validates with naga; and the structs shared with Rust have the
+//! same member offsets and sizes on both sides.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use powder::render::shaders::{DepthKind, LIGHTING, RenderShader, TYPES};
+use powder::render::uniforms::GpuFrame;
+use powder::render::volume_splat::VOLUME_FIXED_SCALE;
+use powder::sim::params::GpuParticle;
+use wgpu::naga;
+
+fn validate(label: &str, source: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{label} does not parse:\n{}", e.emit_to_string(source)));
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{label} does not validate:\n{}", e.emit_to_string(source)));
+    module
+}
+
+/// The entry points each stage must have, with their stage.
+fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::ShaderStage)> {
+    use naga::ShaderStage::{Compute, Fragment, Vertex};
+    match shader {
+        RenderShader::Environment => vec![
+            ("ground_vertex", Vertex),
+            ("ground_fragment", Fragment),
+            ("sky_vertex", Vertex),
+            ("sky_fragment", Fragment),
+            ("bounds_vertex", Vertex),
+            ("bounds_fragment", Fragment),
+        ],
+        RenderShader::Particles => {
+            vec![("particles_shade", Compute), ("particles_vertex", Vertex), ("particles_fragment", Fragment)]
+        }
+        RenderShader::VolumeSplat => vec![("volume_splat", Compute), ("volume_resolve", Compute)],
+        RenderShader::VolumeRaymarch => {
+            vec![("volume_raymarch_vertex", Vertex), ("volume_raymarch_fragment", Fragment)]
+        }
+    }
+}
+
+#[test]
+fn every_render_stage_validates_as_composed() {
+    validate(TYPES.0, TYPES.1);
+    validate(LIGHTING.0, &format!("{}\n{}", TYPES.1, LIGHTING.1));
+    for shader in RenderShader::ALL {
+        for depth in [DepthKind::Single, DepthKind::Multisampled] {
+            let label = format!("{} ({depth:?} depth)", shader.name());
+            let module = validate(&label, &shader.composed_source(depth));
+            for (name, stage) in expected_entry_points(shader) {
+                assert!(
+                    module.entry_points.iter().any(|e| e.name == name && e.stage == stage),
+                    "{label} has no {stage:?} entry point {name}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_wgsl_file_under_shaders_render_is_covered() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/render");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("shaders/render exists")
+        .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".wgsl"))
+        .collect();
+    let covered: BTreeSet<String> = [TYPES.0, LIGHTING.0]
+        .iter()
+        .map(|path| path.trim_start_matches("render/").to_string())
+        .chain(RenderShader::ALL.iter().map(|s| format!("{}.wgsl", s.name())))
+        .collect();
+    assert_eq!(on_disk, covered, "a WGSL file is not validated by this test (or a listed one is missing)");
+    // The embedded copies are the files on disk.
+    for shader in RenderShader::ALL {
+        let text = std::fs::read_to_string(dir.join(format!("{}.wgsl", shader.name()))).expect("stage file");
+        assert_eq!(text, shader.source(), "{} differs from its embedded copy", shader.name());
+    }
+}
+
+/// Member offsets of the WGSL struct `name` (padding members excluded) and its size.
+fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, ty)| ty.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("struct {name} not found in render/types.wgsl"));
+    match &ty.inner {
+        naga::TypeInner::Struct { members, span } => (
+            members
+                .iter()
+                .filter_map(|m| {
+                    let n = m.name.clone().unwrap_or_default();
+                    (!n.starts_with("_pad")).then_some((n, m.offset))
+                })
+                .collect(),
+            *span,
+        ),
+        other => panic!("{name} is not a struct: {other:?}"),
+    }
+}
+
+macro_rules! rust_layout {
+    ($ty:ty, [$($field:ident),* $(,)?]) => {
+        (
+            vec![$((stringify!($field).to_string(), std::mem::offset_of!($ty, $field) as u32)),*],
+            std::mem::size_of::<$ty>() as u32,
+        )
+    };
+}
+
+#[test]
+fn shared_struct_layouts_agree() {
+    let module = validate(TYPES.0, TYPES.1);
+    let frame = rust_layout!(
+        GpuFrame,
+        [
+            view_proj,
+            inv_view_proj,
+            eye,
+            exposure,
+            sun_direction,
+            particle_radius,
+            domain_min,
+            speed_scale,
+            domain_max,
+            density_scale,
+            volume_dims,
+            volume_voxel,
+            viewport,
+            pixel_angle,
+            color_field,
+            particle_count,
+            encode_srgb,
+            ground_tile,
+            volume_valid,
+            far_distance,
+        ]
+    );
+    assert_eq!(wgsl_layout(&module, "Frame"), frame, "layout of Frame differs between WGSL and Rust");
+    let particle = rust_layout!(
+        GpuParticle,
+        [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material]
+    );
+    assert_eq!(wgsl_layout(&module, "Particle"), particle, "layout of Particle differs between WGSL and Rust");
+    // A uniform block's size must be a multiple of 16 bytes.
+    assert_eq!(size_of::<GpuFrame>() % 16, 0);
+}
+
+#[test]
+fn shared_constants_agree() {
+    // Constants both sides need, read from the WGSL text as naga evaluated them.
+    let module = validate(TYPES.0, TYPES.1);
+    let constant = |name: &str| -> f64 {
+        let (_, c) = module
+            .constants
+            .iter()
+            .find(|(_, c)| c.name.as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("constant {name} not in types.wgsl"));
+        match module.global_expressions[c.init] {
+            naga::Expression::Literal(naga::Literal::F32(v)) => v as f64,
+            naga::Expression::Literal(naga::Literal::U32(v)) => v as f64,
+            ref other => panic!("{name} is not a literal: {other:?}"),
+        }
+    };
+    assert_eq!(constant("VOLUME_FIXED_SCALE"), VOLUME_FIXED_SCALE as f64);
+    for field in powder::render::ColorField::ALL {
+        let name = match field {
+            powder::render::ColorField::Snow => "COLOR_SNOW",
+            powder::render::ColorField::Speed => "COLOR_SPEED",
+            powder::render::ColorField::PlasticJacobian => "COLOR_PLASTIC_JACOBIAN",
+            powder::render::ColorField::Material => "COLOR_MATERIAL",
+        };
+        assert_eq!(constant(name), field.gpu_code() as f64, "{name}");
+    }
+}
+
+#[test]
+fn a_broken_shader_is_caught() {
+    // The validator must reject real mistakes, or the tests above prove nothing.
+    let broken = format!("{}\nfn f() -> f32 {{ return frame.no_such_field; }}", TYPES.1);
+    assert!(naga::front::wgsl::parse_str(&broken).is_err());
+}
