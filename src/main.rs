@@ -14,9 +14,11 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
 use powder::gpu::Gpu;
 use powder::headless::run_scene;
+use powder::render::RenderMode;
 use powder::scene::Scene;
 
 #[derive(Parser)]
@@ -105,6 +107,15 @@ enum Command {
         /// Particles per cell.
         #[arg(long, default_value_t = 8)]
         ppc: u32,
+        /// Also time whole app frames offscreen (substeps + rendering at --size), per render mode.
+        #[arg(long)]
+        render: bool,
+        /// Substeps per rendered frame with --render.
+        #[arg(long, default_value_t = 10)]
+        frame_substeps: u32,
+        /// Output size with --render, WxH.
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
     },
 }
 
@@ -160,7 +171,17 @@ fn run(scene_path: Option<PathBuf>, frames: u32, out: PathBuf, overrides: Vec<St
     Ok(())
 }
 
-fn bench(particles: Vec<u64>, grid: Vec<u32>, substeps: u32, ppc: u32) -> Result<()> {
+/// What `powder bench` was asked to do.
+struct BenchArgs {
+    particles: Vec<u64>,
+    grid: Vec<u32>,
+    substeps: u32,
+    ppc: u32,
+    render: Option<RenderBenchOptions>,
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    let BenchArgs { particles, grid, substeps, ppc, render } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -179,6 +200,13 @@ fn bench(particles: Vec<u64>, grid: Vec<u32>, substeps: u32, ppc: u32) -> Result
         };
         let result = run_case(&gpu, case)?;
         println!("{}", result.report());
+        if let Some(options) = &render {
+            let modes = [RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
+            for r in run_render_case(&gpu, &case, options, &modes)? {
+                println!("{}", r.report(options));
+            }
+            println!();
+        }
     }
     Ok(())
 }
@@ -199,7 +227,15 @@ fn main() -> std::process::ExitCode {
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overrides }) => run(scene, frames, out, overrides),
-        Some(Command::Bench { particles, grid, substeps, ppc }) => bench(particles, grid, substeps, ppc),
+        Some(Command::Bench { particles, grid, substeps, ppc, render, frame_substeps, size }) => {
+            let render = if render {
+                let (width, height) = size;
+                Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
+            } else {
+                None
+            };
+            bench(BenchArgs { particles, grid, substeps, ppc, render })
+        }
         None => open_app(cli.app),
     }
 }

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 pub mod bandwidth;
+pub mod render;
 
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
