@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use powder::render::particles::IMPOSTOR_RECORD_BYTES;
 use powder::render::shaders::{DepthKind, LIGHTING, RenderShader, TYPES};
 use powder::render::uniforms::GpuFrame;
 use powder::render::volume_splat::VOLUME_FIXED_SCALE;
@@ -27,6 +28,7 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
         RenderShader::Environment => vec![
             ("ground_vertex", Vertex),
             ("ground_fragment", Fragment),
+            ("ground_shadowed_fragment", Fragment),
             ("sky_vertex", Vertex),
             ("sky_fragment", Fragment),
             ("bounds_vertex", Vertex),
@@ -134,20 +136,25 @@ fn shared_struct_layouts_agree() {
             pixel_angle,
             color_field,
             particle_count,
-            encode_srgb,
             ground_tile,
             volume_valid,
             far_distance,
+            ground_shadow_rect,
         ]
     );
     assert_eq!(wgsl_layout(&module, "Frame"), frame, "layout of Frame differs between WGSL and Rust");
-    let particle = rust_layout!(
-        GpuParticle,
-        [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material]
-    );
+    let particle =
+        rust_layout!(GpuParticle, [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material]);
     assert_eq!(wgsl_layout(&module, "Particle"), particle, "layout of Particle differs between WGSL and Rust");
     // A uniform block's size must be a multiple of 16 bytes.
     assert_eq!(size_of::<GpuFrame>() % 16, 0);
+    // The host sizes the impostor records and the indirect arguments the shade pass writes.
+    let particles = validate("particles", &RenderShader::Particles.composed_source(DepthKind::Single));
+    assert_eq!(wgsl_layout(&particles, "ImpostorRecord").1 as u64, IMPOSTOR_RECORD_BYTES);
+    let (members, size) = wgsl_layout(&particles, "DrawArgs");
+    assert_eq!(size as usize, size_of::<wgpu::util::DrawIndirectArgs>());
+    let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["vertex_count", "instance_count", "first_vertex", "first_instance"]);
 }
 
 #[test]

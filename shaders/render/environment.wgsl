@@ -1,8 +1,11 @@
 // Environment: the ground plane z = domain_min.z, the sky gradient behind it, and the domain bounds.
 //
 // ground: a square on the plane around the eye, out to the far plane, rasterised (its depth is the
-//   plane's true depth, so impostors written later intersect it exactly), checkered and lit, with
-//   the snow's shadow looked up in the density volume.
+//   plane's true depth, so impostors written later intersect it exactly), checkered and lit. It is
+//   cut into a 3 × 3 grid of cells whose middle cell is the ground_shadow_rect: only that cell's
+//   shader looks the snow's shadow up in the density volume (a software rasteriser pays for every
+//   instruction of a shader on every pixel, so the far ground runs one without the lookup). The
+//   cells share their corner vertices exactly, so the plane has no cracks.
 // sky: a full-screen triangle on the far plane, depth-tested against the ground, so only pixels the
 //   ground leaves empty run its shader.
 // bounds: the twelve box edges as lines.
@@ -16,13 +19,25 @@ struct Ground {
     @location(0) world: vec3<f32>,
 }
 
+// Vertices 0–5 are the middle cell (the shadowed rectangle), 6–53 the eight cells around it.
 @vertex
 fn ground_vertex(@builtin(vertex_index) index: u32) -> Ground {
-    // Two triangles: corners (-1,-1), (1,-1), (-1,1), (-1,1), (1,-1), (1,1).
-    let corner = select(index, index - 2u, index >= 3u);
-    let unit = vec2<f32>(f32(corner & 1u), f32(corner >> 1u)) * 2.0 - 1.0;
+    let cells = array<u32, 9>(4u, 0u, 1u, 2u, 3u, 5u, 6u, 7u, 8u);
+    let cell = cells[min(index / 6u, 8u)];
+    let i = index % 6u;
+    // Two triangles: corners 0, 1, 2 and 1, 2, 3 of the cell (x fastest).
+    let corner = select(i, i - 2u, i >= 3u);
+    let column = cell % 3u + (corner & 1u);
+    let row = cell / 3u + (corner >> 1u);
+    // Grid lines: the far square around the eye, cut at the shadowed rectangle.
+    let rect = frame.ground_shadow_rect;
+    let reach = vec2<f32>(frame.far_distance);
+    let lo = min(frame.eye.xy - reach, rect.xy);
+    let hi = max(frame.eye.xy + reach, rect.zw);
+    let xs = array<f32, 4>(lo.x, rect.x, rect.z, hi.x);
+    let ys = array<f32, 4>(lo.y, rect.y, rect.w, hi.y);
     var out: Ground;
-    out.world = vec3<f32>(frame.eye.xy + unit * frame.far_distance, frame.domain_min.z);
+    out.world = vec3<f32>(xs[column], ys[row], frame.domain_min.z);
     out.position = frame.view_proj * vec4<f32>(out.world, 1.0);
     return out;
 }
@@ -35,18 +50,28 @@ fn filtered_checker(p: vec2<f32>, width: vec2<f32>) -> f32 {
     return 0.5 - 0.5 * i.x * i.y;
 }
 
-@fragment
-fn ground_fragment(in: Ground) -> @location(0) vec4<f32> {
+// The ground's colour, lit by the sun with visibility `sun_seen`.
+fn ground_color(in: Ground, sun_seen: f32) -> vec4<f32> {
     let tiles = in.world.xy / frame.ground_tile;
     let albedo = mix(GROUND_DARK, GROUND_LIGHT, filtered_checker(tiles, fwidth(tiles)));
     // Lit from above only: seen from below, the plane is in its own shadow.
-    let sun = SUN_RADIANCE * max(frame.sun_direction.z, 0.0) * sun_visibility(in.world);
+    let sun = SUN_RADIANCE * (max(frame.sun_direction.z, 0.0) * sun_seen);
     var color = albedo * (sun + ambient_radiance(vec3<f32>(0.0, 0.0, 1.0)));
     // Aerial perspective: far ground fades into the horizon.
     let distance = length(in.world - frame.eye);
     let haze = 1.0 - exp(-distance / (25.0 * length(frame.domain_max - frame.domain_min)));
     color = mix(color, SKY_HORIZON, haze);
     return vec4<f32>(to_display(color), 1.0);
+}
+
+@fragment
+fn ground_fragment(in: Ground) -> @location(0) vec4<f32> {
+    return ground_color(in, 1.0);
+}
+
+@fragment
+fn ground_shadowed_fragment(in: Ground) -> @location(0) vec4<f32> {
+    return ground_color(in, sun_visibility(in.world));
 }
 
 struct Sky {

@@ -1,13 +1,15 @@
-// Particles as lit sphere impostors: one camera-facing triangle per particle, a ray–sphere
+// Particles as lit sphere impostors: one camera-facing triangle per visible particle, a ray–sphere
 // intersection per fragment, and the true depth of the hit written.
 //
-// particles_shade (compute, one thread per particle): the particle's albedo (from the colour field)
-// and its sun and sky visibility (from the density volume), packed into `shading`. Done once per
-// particle here rather than once per vertex: on a software rasteriser vertex work is expensive.
+// particles_shade (compute, one thread per particle): culls particles outside the view or buried
+// under dense snow, and appends each remaining one to `impostors_out` with its albedo (from the
+// colour field) and its sun and sky visibility (from the density volume), counting them in the
+// indirect draw's vertex count. Per-particle work is done here, once, rather than per vertex: on a
+// software rasteriser vertex work runs on one thread and is expensive.
 // particles_vertex: the triangle. It lies in the plane through the sphere's centre normal to the
 // eye→centre axis. The tangent cone from the eye has half-angle asin(r/d), so it cuts that plane in
-// a circle of radius ρ = d·r/√(d² − r²); the equilateral triangle with inradius ρ + one pixel (for
-// the anti-aliased edge) holds it, so the sphere's whole projection is covered in perspective.
+// a circle of radius ρ = d·r/√(d² − r²); the equilateral triangle of inradius ρ (plus half a pixel
+// for the anti-aliased edge under MSAA) holds it, so the sphere's whole projection is covered.
 // particles_fragment: the ray from the eye through the fragment hits the sphere (or, within the
 // anti-aliased fringe, passes just beside it); lit with wrapped Lambert, sun, hemispheric ambient.
 
@@ -17,16 +19,42 @@ override EDGE_COVERAGE: bool = false;
 override SHADE_WORKGROUP_SIZE: u32 = 256u;
 
 const SNOW_ALBEDO: vec3<f32> = vec3<f32>(0.90, 0.92, 0.95);
+// A particle is hidden when the snow between it and the eye is at least this dense (fill
+// fraction) at each of BURIED_PROBES voxel steps: eight particle layers of packed snow.
+const BURIED_FILL: f32 = 0.85;
+const BURIED_PROBES: u32 = 4u;
 
-// Per particle: albedo as rgba8 unorm, then sun and sky visibility as two unorm16.
-@group(2) @binding(0) var<storage, read_write> shading_out: array<vec2<u32>>;
-@group(2) @binding(1) var<storage, read> shading: array<vec2<u32>>;
+// One visible particle: centre, albedo (rgba8 unorm), sun and sky visibility (two unorm16).
+// The host sizes it as src/render/particles.rs's IMPOSTOR_RECORD_BYTES (tests/render_shaders.rs).
+struct ImpostorRecord {
+    center: vec3<f32>,
+    albedo: u32,
+    light: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// wgpu's DrawIndirectArgs.
+struct DrawArgs {
+    vertex_count: atomic<u32>,
+    instance_count: u32,
+    first_vertex: u32,
+    first_instance: u32,
+}
+
+// Group 2 of particles_shade.
+@group(2) @binding(0) var<storage, read_write> impostors_out: array<ImpostorRecord>;
+@group(2) @binding(1) var<storage, read_write> draw_args: DrawArgs;
+// Group 2 of the draw.
+@group(2) @binding(2) var<storage, read> impostors: array<ImpostorRecord>;
 
 struct Impostor {
     @builtin(position) position: vec4<f32>,
     // The triangle point this fragment sees, world space: the ray from the eye through it.
     @location(0) world: vec3<f32>,
     @location(1) @interpolate(flat) center: vec3<f32>,
+    // Albedo and light of the record.
     @location(2) @interpolate(flat) shading: vec2<u32>,
 }
 
@@ -85,6 +113,26 @@ fn particle_albedo(index: u32) -> vec3<f32> {
     }
 }
 
+// Whether a sphere of radius r at `center` can show: in front of the eye and within the view
+// (with a margin of its projected radius, doubled for the perspective bulge near the edges), and
+// not buried under dense snow on the way to the eye.
+fn is_visible(center: vec3<f32>, r: f32) -> bool {
+    let clip = frame.view_proj * vec4<f32>(center, 1.0);
+    let margin = 4.0 * r / (frame.pixel_angle * frame.viewport);
+    let in_view = clip.w > -r && all(abs(clip.xy) <= vec2<f32>(clip.w) + margin);
+    // Impostors much smaller than the particle spacing (particle_scale below 0.8; the voxel is four
+    // unscaled radii) leave gaps to see deep into the snow through: then nothing counts as buried.
+    if (!in_view || frame.volume_valid == 0u || r < 0.2 * frame.volume_voxel) {
+        return in_view;
+    }
+    let step = normalize(frame.eye - center) * frame.volume_voxel;
+    var buried = true;
+    for (var k = 1u; k <= BURIED_PROBES; k++) {
+        buried = buried && volume_at(center + step * f32(k)).r >= BURIED_FILL;
+    }
+    return !buried;
+}
+
 @compute @workgroup_size(SHADE_WORKGROUP_SIZE)
 fn particles_shade(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -96,33 +144,44 @@ fn particles_shade(
         return;
     }
     let center = particles[index].position;
+    let r = frame.particle_radius;
+    // A particle with a broken position, or one the eye is inside, is not drawn.
+    if (!is_finite_vec3(center) || r <= 0.0 || distance(center, frame.eye) <= r * 1.001) {
+        return;
+    }
+    if (!is_visible(center, r)) {
+        return;
+    }
     // Shadow looked up just outside the particle toward the sun, so a particle on the lit surface
     // is not shadowed by its own voxel; occlusion on the side facing the eye.
     let sun_probe = center + frame.sun_direction * (0.75 * frame.volume_voxel);
     let toward_eye = normalize(frame.eye - center);
     let light = vec2<f32>(sun_visibility(sun_probe), sky_visibility(center, toward_eye));
-    shading_out[index] = vec2<u32>(pack4x8unorm(vec4<f32>(particle_albedo(index), 1.0)), pack2x16unorm(light));
+    let slot = atomicAdd(&draw_args.vertex_count, 3u) / 3u;
+    var record: ImpostorRecord;
+    record.center = center;
+    record.albedo = pack4x8unorm(vec4<f32>(particle_albedo(index), 1.0));
+    record.light = pack2x16unorm(light);
+    impostors_out[slot] = record;
 }
 
 @vertex
 fn particles_vertex(@builtin(vertex_index) vertex: u32) -> Impostor {
     var out: Impostor;
-    let index = vertex / 3u;
+    let record = impostors[vertex / 3u];
     let corner = vertex % 3u;
-    let center = particles[index].position;
+    let center = record.center;
     let r = frame.particle_radius;
     let to_center = center - frame.eye;
     let d = length(to_center);
-    // A particle with a broken position, or one the eye is inside, gets a degenerate triangle.
-    if (!is_finite_vec3(center) || r <= 0.0 || d <= r * 1.001) {
-        out.position = vec4<f32>(0.0, 0.0, -1.0, 1.0);
-        return out;
-    }
     let axis = to_center / d;
     let helper = select(vec3<f32>(0.0, 0.0, 1.0), vec3<f32>(1.0, 0.0, 0.0), abs(axis.z) > 0.99);
     let right = normalize(cross(axis, helper));
     let up = cross(right, axis);
-    let inradius = d * r / sqrt(d * d - r * r) + d * frame.pixel_angle;
+    // With MSAA the anti-aliased fringe needs half a pixel more; without it, fragments beyond the
+    // silhouette are discarded anyway.
+    let fringe = select(0.0, 0.5 * d * frame.pixel_angle, EDGE_COVERAGE);
+    let inradius = d * r / sqrt(d * d - r * r) + fringe;
     // Corners of the equilateral triangle of inradius 1 (circumradius 2).
     let uv = select(
         select(vec2<f32>(1.7320508, -1.0), vec2<f32>(-1.7320508, -1.0), corner == 1u),
@@ -132,7 +191,7 @@ fn particles_vertex(@builtin(vertex_index) vertex: u32) -> Impostor {
     out.world = center + (right * uv.x + up * uv.y) * inradius;
     out.position = frame.view_proj * vec4<f32>(out.world, 1.0);
     out.center = center;
-    out.shading = shading[index];
+    out.shading = vec2<u32>(record.albedo, record.light);
     return out;
 }
 
@@ -143,7 +202,6 @@ struct ImpostorFragment {
 
 @fragment
 fn particles_fragment(in: Impostor) -> ImpostorFragment {
-    if (true) { var o: ImpostorFragment; o.color = vec4<f32>(1.0); o.depth = in.position.z; return o; }
     let r = frame.particle_radius;
     let dir = normalize(in.world - frame.eye);
     let oc = frame.eye - in.center;
@@ -160,7 +218,8 @@ fn particles_fragment(in: Impostor) -> ImpostorFragment {
     // Rays in the anti-aliased fringe just miss: they shade the nearest silhouette point.
     let t = along - sqrt(max(r * r - miss2, 0.0));
     let hit = frame.eye + dir * t;
-    let n = normalize(hit - in.center);
+    // Unit length on the sphere; within the fringe slightly longer, harmless for shading.
+    let n = (hit - in.center) / r;
     // Snow scatters under its surface: a slightly wrapped Lambert term softens the terminator.
     let diffuse = max((dot(n, frame.sun_direction) + 0.15) / 1.15, 0.0);
     let albedo = unpack4x8unorm(in.shading.x).rgb;
@@ -168,6 +227,10 @@ fn particles_fragment(in: Impostor) -> ImpostorFragment {
     let radiance = albedo * (SUN_RADIANCE * diffuse * light.x + ambient_radiance(n) * light.y);
     var out: ImpostorFragment;
     out.color = vec4<f32>(to_display(radiance), select(1.0, coverage, EDGE_COVERAGE));
-    out.depth = depth_of(hit);
+    // Depth needs only the third and fourth rows of the matrix.
+    let vp = frame.view_proj;
+    let clip_z = vp[0].z * hit.x + vp[1].z * hit.y + vp[2].z * hit.z + vp[3].z;
+    let clip_w = vp[0].w * hit.x + vp[1].w * hit.y + vp[2].w * hit.z + vp[3].w;
+    out.depth = clip_z / clip_w;
     return out;
 }

@@ -3,6 +3,11 @@
 // Keep in sync with src/render/uniforms.rs (GpuFrame) and src/sim/params.rs (GpuParticle):
 // tests/render_shaders.rs checks every member offset and struct size against the Rust definitions.
 
+// True when the target format is not sRGB, so the shaders encode their output themselves. An
+// override rather than a uniform: the dead branch is compiled out (a software rasteriser would
+// otherwise run the pow() of the encoding on every pixel).
+override ENCODE_SRGB: bool = false;
+
 const COLOR_SNOW: u32 = 0u;
 const COLOR_SPEED: u32 = 1u;
 const COLOR_PLASTIC_JACOBIAN: u32 = 2u;
@@ -30,13 +35,10 @@ struct Frame {
     pixel_angle: f32,
     color_field: u32,
     particle_count: u32,
-    encode_srgb: u32,
     ground_tile: f32,
     volume_valid: u32,
     far_distance: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    ground_shadow_rect: vec4<f32>,
 }
 
 // The solver's particle, as in shaders/mpm/types.wgsl.
@@ -77,7 +79,7 @@ fn linear_to_srgb(c: vec3<f32>) -> vec3<f32> {
 // target format does not do it itself.
 fn to_display(radiance: vec3<f32>) -> vec3<f32> {
     let mapped = tonemap(radiance * frame.exposure);
-    if (frame.encode_srgb != 0u) {
+    if (ENCODE_SRGB) {
         return linear_to_srgb(mapped);
     }
     return mapped;

@@ -4,7 +4,8 @@
 // volume_splat: one thread per particle adds its volume, as a fill fraction of a voxel, to the
 //   eight nearest voxel centres with trilinear (tent) weights, in fixed point with u32 atomics.
 // volume_resolve: one thread per voxel converts the sum to a float and marches toward the sun and
-//   straight up through the sums, accumulating fill × path length for shadows and sky occlusion.
+//   straight up through the sums, accumulating fill × path length for shadows and sky occlusion;
+//   occupied voxels also widen the occupied bounding box (the raymarch marches only through it).
 
 override SPLAT_WORKGROUP_SIZE: u32 = 256u;
 
@@ -15,6 +16,8 @@ override SPLAT_WORKGROUP_SIZE: u32 = 256u;
 // a software rasteriser, plain loads are not).
 @group(1) @binding(2) var volume_out: texture_storage_3d<rgba16float, write>;
 @group(1) @binding(3) var<storage, read> volume_sums: array<u32>;
+// The occupied voxels' bounding box: min x, y, z then max x, y, z (reset to empty by the host).
+@group(1) @binding(4) var<storage, read_write> occupied: array<atomic<u32>, 6>;
 
 // Largest fixed-point contribution of one particle to one voxel: a particle as large as 16 voxels
 // (a wrong radius) cannot wrap a sum alone.
@@ -61,7 +64,7 @@ fn fill_at(v: vec3<u32>) -> f32 {
     return f32(volume_sums[voxel_index(v)]) / VOLUME_FIXED_SCALE;
 }
 
-@compute @workgroup_size(4, 4, 4)
+@compute @workgroup_size(8, 8, 4)
 fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
     let dims = frame.volume_dims;
     if (any(id >= dims)) {
@@ -86,4 +89,10 @@ fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
         up_path += fill_at(vec3<u32>(id.xy, z));
     }
     textureStore(volume_out, id, vec4<f32>(fill, sun_path, up_path, 0.0));
+    if (fill > 0.0) {
+        for (var axis = 0u; axis < 3u; axis++) {
+            atomicMin(&occupied[axis], id[axis]);
+            atomicMax(&occupied[axis + 3u], id[axis]);
+        }
+    }
 }

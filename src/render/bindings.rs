@@ -83,6 +83,12 @@ pub fn shader_module(device: &wgpu::Device, shader: RenderShader, depth: DepthKi
     })
 }
 
+/// The `ENCODE_SRGB` override of `types.wgsl` for a target `format`: the shaders encode to sRGB
+/// themselves only where the format does not.
+pub fn encode_srgb(format: wgpu::TextureFormat) -> (&'static str, f64) {
+    ("ENCODE_SRGB", if format.is_srgb() { 0.0 } else { 1.0 })
+}
+
 /// A pipeline layout of the given groups.
 pub fn pipeline_layout(device: &wgpu::Device, label: &str, groups: &[&wgpu::BindGroupLayout]) -> wgpu::PipelineLayout {
     let groups: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().map(|g| Some(*g)).collect();

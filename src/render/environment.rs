@@ -2,17 +2,19 @@
 //! `z = domain_min.z`, the sky gradient behind it, and the domain box as lines.
 //!
 //! Reads the frame uniform and, for the ground's shadow, the density volume. The ground is real
-//! geometry (a square around the eye out to the far plane), so the rasteriser writes its true depth
-//! and impostors drawn later intersect it. The sky is a full-screen triangle on the far plane drawn
+//! geometry (a square around the eye out to the far plane, cut into nine cells so that only the
+//! middle one, the ground the snow can shadow, pays for the shadow lookup), so the rasteriser
+//! writes its true depth and impostors drawn later intersect it. The sky is a full-screen triangle on the far plane drawn
 //! after it with `LessEqual` and no depth write: early depth testing skips every ground pixel, and
 //! a software rasteriser, which pays for both sides of a branch, shades each pixel only once.
 
-use super::bindings::{Layouts, depth_state, pipeline_layout, shader_module};
+use super::bindings::{Layouts, depth_state, encode_srgb, pipeline_layout, shader_module};
 use super::shaders::{DepthKind, RenderShader};
 
 /// Pipelines of the environment: background and bounds.
 pub struct EnvironmentPass {
     ground: wgpu::RenderPipeline,
+    ground_shadowed: wgpu::RenderPipeline,
     sky: wgpu::RenderPipeline,
     bounds: wgpu::RenderPipeline,
 }
@@ -23,6 +25,8 @@ impl EnvironmentPass {
         let shader = RenderShader::Environment;
         let module = shader_module(device, shader, DepthKind::Single);
         let layout = pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene]);
+        let constants = [encode_srgb(format)];
+        let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let make = |label: &str,
                     vertex: &str,
                     fragment: &str,
@@ -35,7 +39,7 @@ impl EnvironmentPass {
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: Some(vertex),
-                    compilation_options: Default::default(),
+                    compilation_options: options(),
                     buffers: &[],
                 },
                 primitive: wgpu::PrimitiveState { topology, ..Default::default() },
@@ -47,7 +51,7 @@ impl EnvironmentPass {
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
                     entry_point: Some(fragment),
-                    compilation_options: Default::default(),
+                    compilation_options: options(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format,
                         blend: None,
@@ -59,6 +63,14 @@ impl EnvironmentPass {
             })
         };
         use wgpu::{CompareFunction as Cmp, PrimitiveTopology as Topology};
+        let ground_shadowed = make(
+            "render.environment.ground_shadowed",
+            "ground_vertex",
+            "ground_shadowed_fragment",
+            Topology::TriangleList,
+            Cmp::Less,
+            true,
+        );
         let ground = make(
             "render.environment.ground",
             "ground_vertex",
@@ -77,14 +89,16 @@ impl EnvironmentPass {
             Cmp::LessEqual,
             true,
         );
-        Self { ground, sky, bounds }
+        Self { ground, ground_shadowed, sky, bounds }
     }
 
     /// Draws the ground, the sky where the ground is not, and the domain bounds: first in the pass,
     /// over a depth buffer cleared to 1. Groups 0 and 1 must be bound.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
-        pass.set_pipeline(&self.ground);
+        pass.set_pipeline(&self.ground_shadowed);
         pass.draw(0..6, 0..1);
+        pass.set_pipeline(&self.ground);
+        pass.draw(6..54, 0..1);
         pass.set_pipeline(&self.sky);
         pass.draw(0..3, 0..1);
         pass.set_pipeline(&self.bounds);

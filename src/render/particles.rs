@@ -1,20 +1,26 @@
 //! The `particles` stage (`shaders/render/particles.wgsl`): one lit sphere impostor per particle.
 //!
-//! `particles_shade` (compute) reads the frame uniform, the particle buffer and the density volume
-//! and writes each particle's packed albedo and sun/sky visibility into [`ParticleShading`]. The
-//! draw reads the particles and that buffer, draws one triangle per particle (a non-instanced
-//! triangle list: lavapipe runs the vertex stage on one thread, so three vertices per particle cost
-//! far less than an instanced quad) and writes colour and the sphere's true depth (`frag_depth`),
-//! so impostors intersect each other and the ground exactly. With MSAA the silhouette's coverage
-//! goes through alpha-to-coverage; alpha itself is not written, so the target stays opaque.
+//! `particles_shade` (compute) reads the frame uniform, the particle buffer and the density volume;
+//! it culls particles outside the view or buried under dense snow and appends the rest, with their
+//! packed albedo and sun/sky visibility, to [`ParticleShading`]'s records, counting vertices in its
+//! indirect draw arguments. The draw reads the records, draws one triangle per visible particle (a
+//! non-instanced triangle list: lavapipe runs the vertex stage on one thread, so three vertices per
+//! particle cost far less than an instanced quad) and writes colour and the sphere's true depth
+//! (`frag_depth`), so impostors intersect each other and the ground exactly. With MSAA the
+//! silhouette's coverage goes through alpha-to-coverage; alpha is not written, the target stays
+//! opaque.
 
-use super::bindings::{Layouts, depth_state, dispatch_size, pipeline_layout, shader_module, storage_entry};
+use super::bindings::{
+    Layouts, depth_state, dispatch_size, encode_srgb, pipeline_layout, shader_module, storage_entry,
+};
 use super::shaders::{DepthKind, RenderShader};
 
 /// Threads per workgroup of `particles_shade`; passed as an override constant.
 pub const SHADE_WORKGROUP_SIZE: u32 = 256;
-/// Bytes of packed shading per particle (`vec2<u32>`).
-const SHADING_BYTES: u64 = 8;
+/// Bytes of one `ImpostorRecord` in `particles.wgsl` (checked by `tests/render_shaders.rs`).
+pub const IMPOSTOR_RECORD_BYTES: u64 = 32;
+/// `DrawIndirectArgs` before the shade pass counts: no vertices, one instance.
+const EMPTY_DRAW: [u32; 4] = [0, 1, 0, 0];
 
 /// The shade and draw pipelines.
 pub struct ParticlesPass {
@@ -24,12 +30,22 @@ pub struct ParticlesPass {
     draw: wgpu::RenderPipeline,
 }
 
-/// The per-particle shading buffer and its two bind groups (written by the shade, read by the draw).
+/// The visible particles' records, the indirect draw arguments that count them, and their bind
+/// groups (written by the shade, read by the draw).
 pub struct ParticleShading {
     /// Particles it has room for.
     pub capacity: u32,
+    draw_args: wgpu::Buffer,
+    empty_draw: wgpu::Buffer,
     shade_group: wgpu::BindGroup,
     draw_group: wgpu::BindGroup,
+}
+
+impl ParticleShading {
+    /// The buffer of `DrawIndirectArgs` the shade pass fills (vertex count = 3 × visible particles).
+    pub fn draw_args(&self) -> &wgpu::Buffer {
+        &self.draw_args
+    }
 }
 
 impl ParticlesPass {
@@ -37,11 +53,13 @@ impl ParticlesPass {
     pub fn new(device: &wgpu::Device, layouts: &Layouts, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let shader = RenderShader::Particles;
         let module = shader_module(device, shader, DepthKind::Single);
-        let group = |label: &str, entry: wgpu::BindGroupLayoutEntry| {
-            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries: &[entry] })
+        let group = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
         };
-        let shade_layout = group("render.particles.shade", storage_entry(0, wgpu::ShaderStages::COMPUTE, false));
-        let draw_layout = group("render.particles.draw", storage_entry(1, wgpu::ShaderStages::VERTEX, true));
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let shade_layout =
+            group("render.particles.shade", &[storage_entry(0, compute, false), storage_entry(1, compute, false)]);
+        let draw_layout = group("render.particles.draw", &[storage_entry(2, wgpu::ShaderStages::VERTEX, true)]);
         let shade = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("render.particles.shade"),
             layout: Some(&pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene, &shade_layout])),
@@ -54,7 +72,7 @@ impl ParticlesPass {
             cache: None,
         });
         let multisampled = sample_count > 1;
-        let constants = [("EDGE_COVERAGE", if multisampled { 1.0 } else { 0.0 })];
+        let constants = [("EDGE_COVERAGE", if multisampled { 1.0 } else { 0.0 }), encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let draw = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(shader.label()),
@@ -84,27 +102,45 @@ impl ParticlesPass {
         Self { shade_layout, draw_layout, shade, draw }
     }
 
-    /// A shading buffer for at least `count` particles (room to grow by a quarter before the next).
+    /// Record and argument buffers for at least `count` particles (room to grow by a quarter).
     pub fn shading(&self, device: &wgpu::Device, count: u32) -> ParticleShading {
-        let capacity = count.max(1).saturating_add(count / 4);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.particles.shading"),
-            size: capacity as u64 * SHADING_BYTES,
+        use wgpu::util::DeviceExt;
+        // Three vertices per particle must fit the u32 vertex count.
+        let capacity = count.max(1).saturating_add(count / 4).min(u32::MAX / 3);
+        let records = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.particles.impostors"),
+            size: capacity as u64 * IMPOSTOR_RECORD_BYTES,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
-        let group = |label: &str, layout: &wgpu::BindGroupLayout, binding: u32| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(label),
-                layout,
-                entries: &[wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() }],
-            })
-        };
-        ParticleShading {
-            capacity,
-            shade_group: group("render.particles.shade", &self.shade_layout, 0),
-            draw_group: group("render.particles.draw", &self.draw_layout, 1),
-        }
+        let draw_args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.particles.draw_args"),
+            size: size_of_val(&EMPTY_DRAW) as u64,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let empty_draw = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("render.particles.empty_draw"),
+            contents: bytemuck::cast_slice(&EMPTY_DRAW),
+            usage: wgpu::BufferUsages::COPY_SRC,
+        });
+        let shade_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.particles.shade"),
+            layout: &self.shade_layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: records.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: draw_args.as_entire_binding() },
+            ],
+        });
+        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.particles.draw"),
+            layout: &self.draw_layout,
+            entries: &[wgpu::BindGroupEntry { binding: 2, resource: records.as_entire_binding() }],
+        });
+        ParticleShading { capacity, draw_args, empty_draw, shade_group, draw_group }
     }
 
     /// Records `particles_shade` for `count` particles (at most the buffer's capacity).
@@ -115,6 +151,7 @@ impl ParticlesPass {
         shading: &ParticleShading,
         count: u32,
     ) {
+        encoder.copy_buffer_to_buffer(&shading.empty_draw, 0, &shading.draw_args, 0, None);
         let workgroups = count.min(shading.capacity).div_ceil(SHADE_WORKGROUP_SIZE);
         if workgroups == 0 {
             return;
@@ -131,16 +168,11 @@ impl ParticlesPass {
         pass.dispatch_workgroups(x, y, 1);
     }
 
-    /// Draws `count` impostors (at most the shading buffer's capacity), three vertices each.
-    /// Groups 0 and 1 must be bound.
-    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, shading: &ParticleShading, count: u32) {
-        // Three vertices per particle must fit a u32 vertex index.
-        let count = count.min(shading.capacity).min(u32::MAX / 3);
-        if count == 0 {
-            return;
-        }
+    /// Draws the particles the last [`ParticlesPass::record_shade`] found visible, three vertices
+    /// each (an indirect draw). Groups 0 and 1 must be bound.
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, shading: &ParticleShading) {
         pass.set_pipeline(&self.draw);
         pass.set_bind_group(2, &shading.draw_group, &[]);
-        pass.draw(0..count * 3, 0..1);
+        pass.draw_indirect(&shading.draw_args, 0);
     }
 }

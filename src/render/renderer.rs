@@ -2,9 +2,10 @@
 //!
 //! One frame records, into the caller's encoder:
 //! 1. `render.volume_splat` (compute): particles → density volume (shadows, occlusion, volume view);
-//! 2. `render.main` (MSAA): `environment` (sky, ground, bounds), then `particles` unless the mode
+//! 2. `render.particles.shade` (compute, unless the mode is `Volume`): cull and shade particles;
+//! 3. `render.main` (MSAA): `environment` (ground, sky, bounds), then the impostors unless the mode
 //!    is `Volume`; resolved into the target;
-//! 3. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
+//! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
 use wgpu::util::DeviceExt;
@@ -84,7 +85,8 @@ impl Renderer {
         });
         let raymarch = VolumeRaymarch::new(device, &layouts, color_format, sample_count);
         let targets = FrameTargets::new(device, color_format, sample_count, 1, 1);
-        let depth_group = raymarch.depth_bind_group(device, &targets.depth);
+        let volume = VolumeGrid::new(device, glam::UVec3::ONE);
+        let depth_group = raymarch.bind_group(device, &targets.depth, &volume.occupied);
         Self {
             color_format,
             sample_count,
@@ -93,7 +95,7 @@ impl Renderer {
             particles: ParticlesPass::new(device, &layouts, color_format, sample_count),
             splat: VolumeSplat::new(device, &layouts),
             raymarch,
-            volume: VolumeGrid::new(device, glam::UVec3::ONE),
+            volume,
             scene: None,
             shading: None,
             targets,
@@ -104,6 +106,12 @@ impl Renderer {
             sampler,
             empty_particles,
         }
+    }
+
+    /// The sample count to ask for on `adapter`: 1 on a software rasteriser (lavapipe), where 4×
+    /// MSAA doubles the frame time (docs/rendering.md), 4 on real GPUs.
+    pub fn recommended_sample_count(adapter: &wgpu::AdapterInfo) -> u32 {
+        if adapter.device_type == wgpu::DeviceType::Cpu { 1 } else { 4 }
     }
 
     /// The output format the pipelines were made for.
@@ -131,6 +139,15 @@ impl Renderer {
         self.sun_direction = direction.normalize_or(Vec3::Z);
     }
 
+    /// How many particles the last frame drew as impostors (after culling those outside the view
+    /// or buried under dense snow); waits for the GPU. `None` before the first particle frame or if
+    /// reading back failed.
+    pub fn drawn_particle_count(&self, gpu: &crate::gpu::Gpu) -> Option<u32> {
+        let bytes = gpu.read_buffer(self.shading.as_ref()?.draw_args()).ok()?;
+        let vertices = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?);
+        Some(vertices / 3)
+    }
+
     /// Voxels per axis of the density volume of the last frame.
     pub fn volume_dims(&self) -> glam::UVec3 {
         self.volume.dims
@@ -139,7 +156,7 @@ impl Renderer {
     /// (Re)creates the size-dependent targets for an output of `width` × `height` pixels.
     pub fn resize(&mut self, device: &wgpu::Device, width: u32, height: u32) {
         self.targets = FrameTargets::new(device, self.color_format, self.sample_count, width, height);
-        self.depth_group = self.raymarch.depth_bind_group(device, &self.targets.depth);
+        self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
     }
 
     /// Records the frame into `encoder`, drawing into `target` (a view of a texture of
@@ -157,8 +174,8 @@ impl Renderer {
         if target_size != self.targets.size {
             self.resize(device, target_size.0, target_size.1);
         }
-        let usable = inputs.particles.usage().contains(wgpu::BufferUsages::STORAGE)
-            && inputs.particles.size() >= PARTICLE_BYTES;
+        let usable =
+            inputs.particles.usage().contains(wgpu::BufferUsages::STORAGE) && inputs.particles.size() >= PARTICLE_BYTES;
         // A cheap handle (wgpu buffers are reference counted), so `self` can be updated below.
         let empty = self.empty_particles.clone();
         let (particle_buffer, particle_count) = if usable {
@@ -171,6 +188,7 @@ impl Renderer {
         if dims != self.volume.dims {
             self.volume = VolumeGrid::new(device, dims);
             self.scene = None;
+            self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
         }
         self.bind_scene(device, particle_buffer);
         let mode = inputs.settings.mode;
@@ -180,21 +198,15 @@ impl Renderer {
         }
         let Some(scene) = &self.scene else { return };
         let volume_valid = particle_count > 0;
-        let context = FrameContext {
-            size: self.targets.size,
-            sun_direction: self.sun_direction,
-            srgb_target: self.color_format.is_srgb(),
-            volume_valid,
-            particle_count,
-        };
+        let context =
+            FrameContext { size: self.targets.size, sun_direction: self.sun_direction, volume_valid, particle_count };
         queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
 
-        let skip = std::env::var("SKIP").unwrap_or_default();
-        if volume_valid && !skip.contains("splat") {
+        if volume_valid {
             self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
-        if let Some(shading) = shading.filter(|_| !skip.contains("shade")) {
+        if let Some(shading) = shading {
             self.particles.record_shade(encoder, [&self.frame_group, &scene.scene], shading, particle_count);
         }
         {
@@ -225,9 +237,9 @@ impl Renderer {
             });
             pass.set_bind_group(0, &self.frame_group, &[]);
             pass.set_bind_group(1, &scene.scene, &[]);
-            if !skip.contains("env") { self.environment.draw(&mut pass); }
-            if let Some(shading) = shading.filter(|_| !skip.contains("draw")) {
-                self.particles.draw(&mut pass, shading, particle_count);
+            self.environment.draw(&mut pass);
+            if let Some(shading) = shading {
+                self.particles.draw(&mut pass, shading);
             }
         }
         if mode != RenderMode::Particles {

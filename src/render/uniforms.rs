@@ -52,16 +52,16 @@ pub struct GpuFrame {
     pub color_field: u32,
     /// Particles to draw and splat.
     pub particle_count: u32,
-    /// 1 when the target format is not sRGB, so shaders encode the output themselves.
-    pub encode_srgb: u32,
     /// Edge of one ground checker tile, metres.
     pub ground_tile: f32,
     /// 1 when the density volume holds this frame's particles (shadows and the volume view).
     pub volume_valid: u32,
     /// Distance of the camera's far plane, metres: the ground plane is drawn out to it.
     pub far_distance: f32,
-    /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 3],
+    /// The part of the ground the snow can shadow (min x, min y, max x, max y), metres: the domain's
+    /// footprint and its projection along the sun onto the ground. Only there does the ground look
+    /// its shadow up in the volume.
+    pub ground_shadow_rect: [f32; 4],
 }
 
 impl ColorField {
@@ -108,14 +108,34 @@ fn far_distance(projection: &Mat4) -> f32 {
     if far.is_finite() && far > 0.0 { far } else { 1.0e4 }
 }
 
+/// Largest reach of a shadow across the ground, in domain extents (the longest edge): a low sun's
+/// shadow is cut off there rather than making the shadowed rectangle, and its cost, unbounded.
+const MAX_SHADOW_REACH: f32 = 4.0;
+
+/// The ground the domain's contents can shadow: its footprint, grown along the sun's horizontal
+/// direction (away from the sun) by the distance a shadow of the box's top travels to the ground,
+/// plus a voxel's worth of margin. See [`GpuFrame::ground_shadow_rect`].
+pub fn ground_shadow_rect(domain_min: Vec3, domain_max: Vec3, sun: Vec3) -> [f32; 4] {
+    let size = domain_max - domain_min;
+    if !size.is_finite() || size.min_element() <= 0.0 {
+        return [0.0; 4];
+    }
+    let sun = sun.normalize_or(Vec3::Z);
+    let extent = size.max_element();
+    let reach = if sun.z > 1e-3 { (size.z / sun.z).min(MAX_SHADOW_REACH * extent) } else { MAX_SHADOW_REACH * extent };
+    let shift = -glam::Vec2::new(sun.x, sun.y) * reach;
+    let margin = 0.05 * extent;
+    let lo = domain_min.truncate().min(domain_min.truncate() + shift) - margin;
+    let hi = domain_max.truncate().max(domain_max.truncate() + shift) + margin;
+    [lo.x, lo.y, hi.x, hi.y]
+}
+
 /// What the frame block needs besides the inputs.
 pub struct FrameContext {
     /// Output size, pixels.
     pub size: (u32, u32),
     /// Unit vector toward the sun.
     pub sun_direction: Vec3,
-    /// Whether the target format stores sRGB-encoded values itself.
-    pub srgb_target: bool,
     /// Whether the density volume is filled this frame.
     pub volume_valid: bool,
     /// Particles drawn (the input count clamped to the buffer).
@@ -150,11 +170,10 @@ impl GpuFrame {
             pixel_angle: 2.0 * (0.5 * camera.fov_y).tan() / height,
             color_field: settings.color_field.gpu_code(),
             particle_count: context.particle_count,
-            encode_srgb: u32::from(!context.srgb_target),
             ground_tile: ground_tile(inputs.domain_min, inputs.domain_max),
             volume_valid: u32::from(context.volume_valid),
             far_distance: far_distance(&projection),
-            _pad: [0; 3],
+            ground_shadow_rect: ground_shadow_rect(inputs.domain_min, inputs.domain_max, context.sun_direction),
         }
     }
 }
@@ -181,6 +200,18 @@ mod tests {
         let camera = crate::render::Camera { distance: 2.0, ..Default::default() };
         // camera.rs: far = distance · 100 + 10.
         assert!((far_distance(&camera.projection(1.5)) - 210.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn the_shadow_rect_holds_the_footprint_and_its_shadow() {
+        // Sun 45° up toward +x: the top of a unit box shadows up to x = −1.
+        let sun = Vec3::new(1.0, 0.0, 1.0).normalize();
+        let [x0, y0, x1, y1] = ground_shadow_rect(Vec3::ZERO, Vec3::ONE, sun);
+        assert!(x0 < -1.0 && x0 > -1.1 && x1 > 1.0 && x1 < 1.1, "{x0} {x1}");
+        assert!(y0 < 0.0 && y1 > 1.0 && y0 > -0.1 && y1 < 1.1, "{y0} {y1}");
+        // A grazing sun is capped.
+        let [x0, ..] = ground_shadow_rect(Vec3::ZERO, Vec3::ONE, Vec3::new(1.0, 0.0, 1e-6));
+        assert!(x0 >= -MAX_SHADOW_REACH - 0.1);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! grid over the domain, then into an `Rgba16Float` 3D texture the draw passes sample.
 //!
 //! Reads the frame uniform and the particle buffer. Writes [`VolumeGrid::fixed`] (cleared first,
-//! then summed with u32 atomics) and [`VolumeGrid::texture`]: fill fraction, path toward the sun,
-//! path upward. The quantity splatted is each particle's volume `V⁰ = m / ρ₀`, divided by the voxel
+//! then summed with u32 atomics), [`VolumeGrid::texture`] (fill fraction, path toward the sun, path
+//! upward) and [`VolumeGrid::occupied`] (the bounding box of the voxels holding snow). The quantity splatted is each particle's volume `V⁰ = m / ρ₀`, divided by the voxel
 //! volume: a fill fraction, 1 for snow at rest density, whatever the material's density. The sums
 //! are fixed point at [`VOLUME_FIXED_SCALE`] units per unit fill: a particle at 8 per voxel adds
 //! 2¹⁷ units, a u32 holds fill up to 4096 (snow compresses by far less), and one unit is 10⁻⁶.
@@ -17,8 +17,9 @@ use super::shaders::{DepthKind, RenderShader};
 pub const VOLUME_FIXED_SCALE: f32 = 1_048_576.0;
 /// Threads per workgroup of the splat (one per particle); passed as an override constant.
 pub const SPLAT_WORKGROUP_SIZE: u32 = 256;
-/// Threads per workgroup of the resolve along each axis (`@workgroup_size(4, 4, 4)`).
-const RESOLVE_WORKGROUP_EDGE: u32 = 4;
+/// Threads per workgroup of the resolve along x, y, z (`@workgroup_size(8, 8, 4)`): 256 threads, so
+/// few workgroups; lavapipe pays a fixed cost per workgroup.
+const RESOLVE_WORKGROUP: glam::UVec3 = glam::UVec3::new(8, 8, 4);
 /// Format of the volume texture: filterable and writable as a storage texture everywhere.
 pub const VOLUME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 
@@ -40,7 +41,13 @@ pub struct VolumeGrid {
     pub texture: wgpu::Texture,
     /// A view of the whole texture.
     pub view: wgpu::TextureView,
+    /// The occupied voxels' bounding box (min x, y, z, max x, y, z as u32), found by the resolve.
+    pub occupied: wgpu::Buffer,
+    empty_box: wgpu::Buffer,
 }
+
+/// The occupied box before the resolve widens it: empty (min above max).
+const EMPTY_BOX: [u32; 6] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0];
 
 impl VolumeGrid {
     /// Allocates a grid of `dims` voxels (each at least 1).
@@ -63,7 +70,21 @@ impl VolumeGrid {
             view_formats: &[],
         });
         let view = texture.create_view(&Default::default());
-        Self { dims, fixed, texture, view }
+        let occupied = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.volume_occupied"),
+            size: size_of_val(&EMPTY_BOX) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let empty_box = wgpu::util::DeviceExt::create_buffer_init(
+            device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("render.volume_occupied.empty"),
+                contents: bytemuck::cast_slice(&EMPTY_BOX),
+                usage: wgpu::BufferUsages::COPY_SRC,
+            },
+        );
+        Self { dims, fixed, texture, view, occupied, empty_box }
     }
 }
 
@@ -91,6 +112,7 @@ impl VolumeSplat {
                     count: None,
                 },
                 storage_entry(3, compute, true),
+                storage_entry(4, compute, false),
             ],
         );
         let module = shader_module(device, shader, DepthKind::Single);
@@ -131,6 +153,7 @@ impl VolumeSplat {
             entries: &[
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&grid.view) },
                 wgpu::BindGroupEntry { binding: 3, resource: grid.fixed.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
             ],
         });
         [splat, resolve]
@@ -146,6 +169,7 @@ impl VolumeSplat {
         particle_count: u32,
     ) {
         encoder.clear_buffer(&grid.fixed, 0, None);
+        encoder.copy_buffer_to_buffer(&grid.empty_box, 0, &grid.occupied, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("render.volume_splat"),
             timestamp_writes: None,
@@ -158,7 +182,7 @@ impl VolumeSplat {
             pass.set_bind_group(1, &groups[0], &[]);
             pass.dispatch_workgroups(x, y, 1);
         }
-        let d = grid.dims.map(|n| n.div_ceil(RESOLVE_WORKGROUP_EDGE));
+        let d = (grid.dims + RESOLVE_WORKGROUP - 1) / RESOLVE_WORKGROUP;
         pass.set_pipeline(&self.resolve);
         pass.set_bind_group(1, &groups[1], &[]);
         pass.dispatch_workgroups(d.x, d.y, d.z);
