@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use glam::{Vec2, Vec3};
 use powder::gpu::Gpu;
 use powder::render::{
@@ -324,67 +322,25 @@ fn a_png_round_trips_and_errors_name_the_path() {
 }
 
 #[test]
-#[ignore = "timing, release build: cargo test --release --test render_offscreen -- --ignored --nocapture frame_time \
-            (POWDER_RENDER_GALLERY=dir also writes each mode's last frame there as PNG)"]
-fn frame_time_of_the_default_scene() {
+fn a_buffer_too_small_for_a_particle_draws_only_the_background() {
     let gpu = common::gpu();
-    let scene = powder::scene::Scene::builtin_default();
-    let solver = Solver::new(&gpu, scene.solver_params(), &scene.spawn_particles()).expect("solver");
-    let grid = &solver.params().grid;
-    let (lo, hi) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
-    let mut camera = Camera::default();
-    camera.frame(lo, hi);
-    let (width, height) = (1280, 720);
-    let target = OffscreenTarget::new(&gpu.device, width, height, wgpu::TextureFormat::Rgba8UnormSrgb);
-    println!("{} particles, {width}x{height}, {}", solver.particle_count(), gpu.describe());
-    for samples in [1, 4] {
-        let mut renderer = Renderer::new(&gpu.device, target.format(), samples);
-        for mode in RenderMode::ALL {
-            let settings = RenderSettings { mode, ..Default::default() };
-            let radius = (0.5 * scene.particle_spacing()) as f32;
-            let inputs = inputs(&solver, &camera, &settings, solver.particle_count(), radius);
-            // One frame: record, submit, wait (as a window does before presenting).
-            let mut frame = || {
-                let start = std::time::Instant::now();
-                let mut encoder = gpu.device.create_command_encoder(&Default::default());
-                renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
-                gpu.queue.submit([encoder.finish()]);
-                gpu.wait_idle();
-                start.elapsed().as_secs_f64() * 1e3
-            };
-            for _ in 0..3 {
-                frame();
-            }
-            let cpu_start = process_cpu_seconds();
-            let mut times: Vec<f64> = (0..15).map(|_| frame()).collect();
-            let cpu = (process_cpu_seconds() - cpu_start) * 1e3 / times.len() as f64;
-            // The median is robust against other processes sharing the CPU now and then.
-            times.sort_by(f64::total_cmp);
-            let median = times[times.len() / 2];
-            println!(
-                "{samples}x MSAA {mode:?}: median {median:.1} ms/frame ({:.0} fps), fastest {:.1} ms, CPU {cpu:.1} ms/frame",
-                1e3 / median,
-                times[0]
-            );
-            if mode != RenderMode::Volume {
-                println!("  drew {:?} of {} particles", renderer.drawn_particle_count(&gpu), solver.particle_count());
-            }
-            if let Ok(dir) = std::env::var("POWDER_RENDER_GALLERY") {
-                let path = Path::new(&dir).join(format!("default_{mode:?}_{samples}x.png").to_lowercase());
-                target.save_png(&gpu, &path).expect("png");
-            }
-        }
-    }
-}
-
-/// CPU time (user + system) of this process so far, seconds, from `/proc/self/stat` (Linux; 0
-/// elsewhere). lavapipe renders on this process's threads, so it shows how busy both cores were.
-fn process_cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
-    // Linux reports clock ticks of 1/100 s (USER_HZ).
-    (ticks(11) + ticks(12)) / 100.0
+    let solver = solver(&gpu, BLOCK, Vec3::ZERO);
+    let camera = camera_on(BLOCK);
+    let (background, _) = render(&gpu, &solver, &camera, &Options { particle_count: Some(0), ..Default::default() });
+    let tiny = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("too small"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let target = OffscreenTarget::new(&gpu.device, WIDTH, HEIGHT, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    renderer.set_sun_direction(shoulder_sun(&camera));
+    let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
+    let mut frame = inputs(&solver, &camera, &settings, 1000, 0.25 * H);
+    frame.particles = &tiny;
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &frame);
+    gpu.queue.submit([encoder.finish()]);
+    assert_eq!(target.read_rgba(&gpu).expect("readback"), background.pixels);
 }

@@ -96,12 +96,6 @@ fn eye_ray(far: vec4<f32>) -> vec3<f32> {
     return normalize(far.xyz / far.w - frame.eye);
 }
 
-// Depth-buffer value of a world point.
-fn depth_of(p: vec3<f32>) -> f32 {
-    let clip = frame.view_proj * vec4<f32>(p, 1.0);
-    return clip.z / clip.w;
-}
-
 // Pixel position (framebuffer, y down) to NDC.
 fn pixel_to_ndc(pixel: vec2<f32>) -> vec2<f32> {
     let uv = pixel / frame.viewport;

@@ -96,4 +96,3 @@ pub fn memory_bandwidth(gpu: &Gpu) -> f64 {
     let best = seconds.iter().skip(1).cloned().fold(f64::INFINITY, f64::min);
     2.0 * size as f64 / best
 }
-

@@ -29,6 +29,8 @@ pub struct RenderBenchResult {
     pub particle_count: u32,
     /// What was drawn.
     pub mode: RenderMode,
+    /// Samples per pixel (4× MSAA on GPUs, 1 on software drivers).
+    pub sample_count: u32,
     /// Median simulation time per frame (all substeps).
     pub sim_ms: f64,
     /// Median render time per frame.
@@ -56,7 +58,8 @@ pub fn run_render_case(
     solver.set_dt(gpu, dt);
     let format = wgpu::TextureFormat::Rgba8UnormSrgb;
     let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
-    let mut renderer = Renderer::new(&gpu.device, format, 4);
+    let sample_count = Renderer::recommended_sample_count(&gpu.info);
+    let mut renderer = Renderer::new(&gpu.device, format, sample_count);
     renderer.resize(&gpu.device, options.width, options.height);
     let grid = solver.params().grid;
     let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
@@ -95,6 +98,7 @@ pub fn run_render_case(
         results.push(RenderBenchResult {
             particle_count: solver.particle_count(),
             mode,
+            sample_count,
             sim_ms: median(sim),
             render_ms: median(render),
             frame_ms: median(frame),
@@ -107,10 +111,11 @@ impl RenderBenchResult {
     /// One line of the report.
     pub fn report(&self, options: &RenderBenchOptions) -> String {
         format!(
-            "  render {:?} {}x{} (4x MSAA), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames",
+            "  render {:?} {}x{} ({} sample(s)/px), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames",
             self.mode,
             options.width,
             options.height,
+            self.sample_count,
             options.substeps_per_frame,
             self.sim_ms,
             self.render_ms,
