@@ -10,6 +10,7 @@
 pub mod driver;
 pub mod events;
 pub mod gfx;
+pub mod hot_reload;
 pub mod input;
 pub mod messages;
 pub mod presets;

@@ -54,6 +54,8 @@ pub struct Running {
     draw_ms: f64,
     /// Frames drawn so far.
     pub frames: u64,
+    /// Debug builds: watches `shaders/mpm/` and reloads the kernels when a file changes.
+    shader_watcher: Option<super::hot_reload::ShaderWatcher>,
 }
 
 impl Running {
@@ -85,6 +87,7 @@ impl Running {
             events: Vec::new(),
             last_screenshot: None,
             pending_screenshot: None,
+            shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
             gpu_name,
             draw_ms: 0.0,
             frames: 0,
@@ -149,7 +152,10 @@ impl Running {
             return Next::Continue;
         }
         let wall_dt = self.clock.tick().as_secs_f64();
-        let (egui_frame, events) = self.run_egui(event_loop);
+        let (egui_frame, mut events) = self.run_egui(event_loop);
+        if self.shader_watcher.as_mut().is_some_and(|w| w.changed()) {
+            events.push(AppEvent::ReloadShaders);
+        }
         let mut next = Next::Continue;
         for event in events {
             if self.apply(event) == Next::Quit {
