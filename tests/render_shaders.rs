@@ -12,14 +12,9 @@ use powder::render::volume_splat::VOLUME_FIXED_SCALE;
 use powder::sim::params::GpuParticle;
 use wgpu::naga;
 
-fn validate(label: &str, source: &str) -> naga::Module {
-    let module = naga::front::wgsl::parse_str(source)
-        .unwrap_or_else(|e| panic!("{label} does not parse:\n{}", e.emit_to_string(source)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{label} does not validate:\n{}", e.emit_to_string(source)));
-    module
-}
+mod common;
+
+use common::layout::{rust_layout, validate, wgsl_layout};
 
 /// The entry points each stage must have, with their stage.
 fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::ShaderStage)> {
@@ -81,37 +76,6 @@ fn every_wgsl_file_under_shaders_render_is_covered() {
         let text = std::fs::read_to_string(dir.join(format!("{}.wgsl", shader.name()))).expect("stage file");
         assert_eq!(text, shader.source(), "{} differs from its embedded copy", shader.name());
     }
-}
-
-/// Member offsets of the WGSL struct `name` (padding members excluded) and its size.
-fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
-    let (_, ty) = module
-        .types
-        .iter()
-        .find(|(_, ty)| ty.name.as_deref() == Some(name))
-        .unwrap_or_else(|| panic!("struct {name} not found in render/types.wgsl"));
-    match &ty.inner {
-        naga::TypeInner::Struct { members, span } => (
-            members
-                .iter()
-                .filter_map(|m| {
-                    let n = m.name.clone().unwrap_or_default();
-                    (!n.starts_with("_pad")).then_some((n, m.offset))
-                })
-                .collect(),
-            *span,
-        ),
-        other => panic!("{name} is not a struct: {other:?}"),
-    }
-}
-
-macro_rules! rust_layout {
-    ($ty:ty, [$($field:ident),* $(,)?]) => {
-        (
-            vec![$((stringify!($field).to_string(), std::mem::offset_of!($ty, $field) as u32)),*],
-            std::mem::size_of::<$ty>() as u32,
-        )
-    };
 }
 
 #[test]

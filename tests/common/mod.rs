@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different subset of these helpers.
 
+pub mod layout;
+
 use glam::{DVec3, UVec3, Vec3};
 use powder::gpu::Gpu;
 use powder::sim::fixed_point::FixedPoint;
