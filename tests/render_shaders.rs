@@ -6,13 +6,18 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use powder::render::particles::IMPOSTOR_RECORD_BYTES;
-use powder::render::shaders::{DepthKind, LIGHTING, RenderShader, TYPES};
+use powder::render::shaders::{DepthKind, LIGHTING, PARTICLE, RenderShader, TYPES};
 use powder::render::uniforms::GpuFrame;
 use powder::render::volume_splat::VOLUME_FIXED_SCALE;
 use powder::sim::params::GpuParticle;
 use wgpu::naga;
 
 mod common;
+
+/// render/types.wgsl as every module includes it: after the shared particle file.
+fn types() -> String {
+    format!("{}\n{}", PARTICLE.1, TYPES.1)
+}
 
 use common::layout::{rust_layout, validate, wgsl_layout};
 
@@ -41,8 +46,8 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
 
 #[test]
 fn every_render_stage_validates_as_composed() {
-    validate(TYPES.0, TYPES.1);
-    validate(LIGHTING.0, &format!("{}\n{}", TYPES.1, LIGHTING.1));
+    validate(TYPES.0, &types());
+    validate(LIGHTING.0, &format!("{}\n{}", types(), LIGHTING.1));
     for shader in RenderShader::ALL {
         for depth in [DepthKind::Single, DepthKind::Multisampled] {
             let label = format!("{} ({depth:?} depth)", shader.name());
@@ -80,7 +85,7 @@ fn every_wgsl_file_under_shaders_render_is_covered() {
 
 #[test]
 fn shared_struct_layouts_agree() {
-    let module = validate(TYPES.0, TYPES.1);
+    let module = validate(TYPES.0, &types());
     let frame = rust_layout!(
         GpuFrame,
         [
@@ -124,7 +129,7 @@ fn shared_struct_layouts_agree() {
 #[test]
 fn shared_constants_agree() {
     // Constants both sides need, read from the WGSL text as naga evaluated them.
-    let module = validate(TYPES.0, TYPES.1);
+    let module = validate(TYPES.0, &types());
     let constant = |name: &str| -> f64 {
         let (_, c) = module
             .constants
@@ -152,6 +157,6 @@ fn shared_constants_agree() {
 #[test]
 fn a_broken_shader_is_caught() {
     // The validator must reject real mistakes, or the tests above prove nothing.
-    let broken = format!("{}\nfn f() -> f32 {{ return frame.no_such_field; }}", TYPES.1);
+    let broken = format!("{}\nfn f() -> f32 {{ return frame.no_such_field; }}", types());
     assert!(naga::front::wgsl::parse_str(&broken).is_err());
 }

@@ -72,7 +72,7 @@ fn every_wgsl_file_on_disk_is_covered() {
 
 #[test]
 fn shared_struct_layouts_agree() {
-    let module = validate("types.wgsl", LIBRARIES[0].1);
+    let module = validate("particle.wgsl + types.wgsl", &format!("{}\n{}", LIBRARIES[0].1, LIBRARIES[1].1));
     let cases = [
         (
             "SimParams",

@@ -1,6 +1,6 @@
 // Structs shared with the host and the bindings every MPM pass sees.
 //
-// Keep in sync with src/sim/params.rs (GpuSimParams, GpuParticle, GpuSolverStatus): tests/wgsl.rs
+// Keep in sync with src/sim/params.rs (GpuSimParams, GpuSolverStatus): tests/wgsl.rs
 // checks every member offset and struct size against the Rust definitions.
 
 // Threads per workgroup; the host overrides it with params::WORKGROUP_SIZE.
@@ -49,19 +49,6 @@ struct SimParams {
     interaction_rate: f32,
 }
 
-struct Particle {
-    position: vec3<f32>,
-    mass: f32,
-    velocity: vec3<f32>,
-    volume: f32,
-    affine: mat3x3<f32>,
-    deformation: mat3x3<f32>,
-    plastic_jacobian: f32,
-    material: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
 struct SolverStatus {
     overflow_count: atomic<u32>,
     nonfinite_count: atomic<u32>,
@@ -100,15 +87,6 @@ fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
 
 fn node_index(node: vec3<u32>) -> u32 {
     return node.x + params.node_dims.x * (node.y + params.node_dims.y * node.z);
-}
-
-// |x| < 3e38 is false for NaN and for ±inf.
-fn is_finite_vec3(v: vec3<f32>) -> bool {
-    return all(abs(v) < vec3<f32>(3.0e38));
-}
-
-fn is_finite_mat3(m: mat3x3<f32>) -> bool {
-    return is_finite_vec3(m[0]) && is_finite_vec3(m[1]) && is_finite_vec3(m[2]);
 }
 
 // Scales v down to length `limit` if it is longer. The length is taken of v divided by its largest

@@ -1,6 +1,6 @@
 // Structs the renderer shares with the host, the per-frame uniform, and colour helpers.
 //
-// Keep in sync with src/render/uniforms.rs (GpuFrame) and src/sim/params.rs (GpuParticle):
+// Keep in sync with src/render/uniforms.rs (GpuFrame) (GpuParticle and is_finite_vec3 come from shaders/mpm/particle.wgsl, composed first):
 // tests/render_shaders.rs checks every member offset and struct size against the Rust definitions.
 
 // True when the target format is not sRGB, so the shaders encode their output themselves. An
@@ -41,26 +41,7 @@ struct Frame {
     ground_shadow_rect: vec4<f32>,
 }
 
-// The solver's particle, as in shaders/mpm/types.wgsl.
-struct Particle {
-    position: vec3<f32>,
-    mass: f32,
-    velocity: vec3<f32>,
-    volume: f32,
-    affine: mat3x3<f32>,
-    deformation: mat3x3<f32>,
-    plastic_jacobian: f32,
-    material: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
 @group(0) @binding(0) var<uniform> frame: Frame;
-
-// |x| < 3e38 is false for NaN and for ±inf.
-fn is_finite_vec3(v: vec3<f32>) -> bool {
-    return all(abs(v) < vec3<f32>(3.0e38));
-}
 
 // Narkowicz's fit of the ACES filmic curve: keeps lit snow (radiance ~2) below clipping while
 // shadows stay linear.

@@ -6,7 +6,9 @@
 //! particles and the density volume, the sky and the sun). `tests/render_shaders.rs` validates every
 //! composed module with naga, without a GPU.
 
-/// The shared structs, the frame uniform and colour helpers (first in every module).
+pub use crate::sim::shaders::PARTICLE;
+
+/// The shared structs, the frame uniform and colour helpers (after [`PARTICLE`] in every module).
 pub const TYPES: (&str, &str) = ("render/types.wgsl", include_str!("../../shaders/render/types.wgsl"));
 /// Scene bindings (group 1) and lighting, used by the draw passes.
 pub const LIGHTING: (&str, &str) = ("render/lighting.wgsl", include_str!("../../shaders/render/lighting.wgsl"));
@@ -73,8 +75,8 @@ impl RenderShader {
     /// The library files this stage includes, in order.
     pub fn libraries(self) -> &'static [(&'static str, &'static str)] {
         match self {
-            RenderShader::VolumeSplat => &[TYPES],
-            _ => &[TYPES, LIGHTING],
+            RenderShader::VolumeSplat => &[PARTICLE, TYPES],
+            _ => &[PARTICLE, TYPES, LIGHTING],
         }
     }
 

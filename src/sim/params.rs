@@ -1,6 +1,6 @@
 //! Solver parameters on the host, and the structs the GPU shares with them.
 //!
-//! The `#[repr(C)]` structs here are mirrored in `shaders/mpm/types.wgsl`; keep the two in sync.
+//! The `#[repr(C)]` structs here are mirrored in `shaders/mpm/types.wgsl` (`GpuParticle` in `shaders/mpm/particle.wgsl`, which the render passes share); keep them in sync.
 //! `tests/wgsl.rs` parses that file with naga and checks every member offset and struct size
 //! against these definitions, so a drift fails `cargo test`.
 
@@ -225,7 +225,7 @@ impl SolverParams {
     }
 }
 
-/// One material point as stored on the GPU. Mirrors `Particle` in `shaders/mpm/types.wgsl`.
+/// One material point as stored on the GPU. Mirrors `Particle` in `shaders/mpm/particle.wgsl`.
 ///
 /// Matrices are column-major with each column padded to four floats (WGSL `mat3x3<f32>` layout).
 #[repr(C)]

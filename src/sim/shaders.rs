@@ -5,8 +5,13 @@
 //! file. Release and debug builds both embed the sources with `include_str!`; `tests/wgsl.rs`
 //! validates every composed module with naga, without a GPU.
 
+/// The particle struct (mirror of `GpuParticle`) and finiteness helpers: first in every MPM module
+/// and in every render module that reads particles.
+pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
+
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 4] = [
+pub const LIBRARIES: [(&str, &str); 5] = [
+    PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
