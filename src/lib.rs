@@ -8,9 +8,11 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod collider;
 pub mod export;
 pub mod gpu;
 pub mod headless;
+pub mod mesh;
 pub mod render;
 pub mod scene;
 pub mod sim;

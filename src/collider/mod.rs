@@ -1,0 +1,1 @@
+//! Colliders: solid shapes the snow meets, as signed distance fields sampled on the simulation grid.
