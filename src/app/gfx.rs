@@ -209,11 +209,6 @@ impl Graphics {
         id
     }
 
-    /// The current 3D view size in pixels, if there is one.
-    pub fn view_size(&self) -> Option<(u32, u32)> {
-        self.view.as_ref().map(|v| v.size)
-    }
-
     /// Draws the scene into the view texture (if `scene` is given) and egui over the window, and
     /// presents. egui's texture changes are applied even when the frame is skipped.
     pub fn draw(&mut self, scene: Option<&FrameInputs>, egui_out: EguiFrame) -> Presented {

@@ -52,6 +52,8 @@ pub struct Running {
     pending_screenshot: Option<PathBuf>,
     gpu_name: String,
     draw_ms: f64,
+    /// The 3D view's size in window pixels (the view texture may be smaller: `resolution_scale`).
+    full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
     /// Debug builds: watches `shaders/mpm/` and reloads the kernels when a file changes.
@@ -72,6 +74,7 @@ impl Running {
             Some(max_texture),
         );
         let gpu_name = gfx.gpu.describe();
+        let render = default_render_settings(&gfx.gpu.info);
         let mut running = Self {
             gfx,
             egui_ctx,
@@ -79,7 +82,7 @@ impl Running {
             driver,
             camera: Camera::default(),
             frame_request: None,
-            render: RenderSettings::default(),
+            render,
             panel: PanelState::default(),
             show_ui,
             messages: Messages::default(),
@@ -90,6 +93,7 @@ impl Running {
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
             gpu_name,
             draw_ms: 0.0,
+            full_view_size: None,
             frames: 0,
         };
         running.frame_domain();
@@ -197,6 +201,7 @@ impl Running {
             last_screenshot,
             gpu_name,
             draw_ms,
+            full_view_size,
             ..
         } = self;
         let model = PanelModel {
@@ -223,7 +228,10 @@ impl Running {
                 let ppp = ui.ctx().pixels_per_point();
                 let (w, h) = ((rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32);
                 if w > 0 && h > 0 {
-                    let id = gfx.view_texture(w, h);
+                    *full_view_size = Some((w, h));
+                    let scale = render.resolution_scale.clamp(0.25, 1.0);
+                    let scaled = |n: u32| ((n as f32 * scale).round() as u32).max(1);
+                    let id = gfx.view_texture(scaled(w), scaled(h));
                     let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
                     ui.painter().image(id, rect, uv, Color32::WHITE);
                 }
@@ -290,7 +298,7 @@ impl Running {
         report.errors = self.messages.all_errors().to_vec();
         let size = self.gfx.window.inner_size();
         report.window_size = [size.width, size.height];
-        if let Some((w, h)) = self.gfx.view_size() {
+        if let Some((w, h)) = self.full_view_size {
             report.view_size = [w, h];
             let (lo, hi) = (Vec3::from(report.bbox_min), Vec3::from(report.bbox_max));
             report.snow_rect_px = screen_rect(&self.camera, lo, hi, (w, h));
@@ -300,7 +308,7 @@ impl Running {
 
     /// Renders the current state into an offscreen target and saves it at `path`.
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let Some(size) = self.gfx.view_size() else {
+        let Some(size) = self.full_view_size else {
             return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
         };
         let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
@@ -309,6 +317,14 @@ impl Running {
         self.last_screenshot = Some(path.to_path_buf());
         Ok(())
     }
+}
+
+/// The render settings a window starts with: full resolution on GPUs; half resolution on
+/// software adapters, where the 3D view's fragments cost as much as the simulation
+/// (docs/performance.md, "The app on lavapipe").
+fn default_render_settings(adapter: &wgpu::AdapterInfo) -> RenderSettings {
+    let resolution_scale = if adapter.device_type == wgpu::DeviceType::Cpu { 0.5 } else { 1.0 };
+    RenderSettings { resolution_scale, ..RenderSettings::default() }
 }
 
 /// What the renderer needs from the simulation and the view for one frame.

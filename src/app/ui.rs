@@ -233,6 +233,7 @@ fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
         edit(ui, "exposure", "×", &mut s.exposure, 0.1..=8.0, true);
         edit(ui, "volume density", "×", &mut s.density_scale, 0.1..=20.0, true);
         edit(ui, "speed colour scale", "m/s", &mut s.speed_scale, 0.5..=50.0, true);
+        edit(ui, "view resolution", "×", &mut s.resolution_scale, 0.25..=1.0, false);
     }
     if s != *current {
         events.push(AppEvent::SetRender(s));

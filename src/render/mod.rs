@@ -79,6 +79,11 @@ pub struct RenderSettings {
     pub density_scale: f32,
     /// Speed (m/s) shown at the top of the speed colour scale.
     pub speed_scale: f32,
+    /// Pixels rendered per window pixel along each axis, in (0, 1]: the app draws its 3D view at
+    /// this fraction of the window's size and lets the texture filter upscale it. Below 1 on
+    /// software adapters, where fragment work dominates a frame (docs/performance.md). Screenshots
+    /// are always rendered at full size.
+    pub resolution_scale: f32,
 }
 
 impl Default for RenderSettings {
@@ -90,6 +95,7 @@ impl Default for RenderSettings {
             exposure: 1.0,
             density_scale: 1.0,
             speed_scale: 10.0,
+            resolution_scale: 1.0,
         }
     }
 }
