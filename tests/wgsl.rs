@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
 use powder::sim::shaders::{LIBRARIES, MpmPass, compose};
 use wgpu::naga;
@@ -100,10 +101,12 @@ fn shared_struct_layouts_agree() {
                     contribution_limit,
                     interaction_mode,
                     repel_speed,
+                    collider_count,
                     interaction_center,
                     interaction_radius,
                     interaction_velocity,
                     interaction_rate,
+                    collider_blend,
                 ]
             ),
         ),
@@ -129,6 +132,8 @@ fn shared_struct_layouts_agree() {
                 ]
             ),
         ),
+        ("ColliderNode", rust_layout!(GpuColliderNode, [normal, distance, velocity, surface])),
+        ("ColliderSurface", rust_layout!(GpuColliderSurface, [kind, friction])),
     ];
     for (name, rust) in cases {
         assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");

@@ -1,6 +1,6 @@
-// grid_update: momentum → velocity, gravity, the domain-wall boundary condition with Coulomb
-// friction, and the speed cap.
-// Reads: params, grid_fixed. Writes: grid_velocity (xyz velocity, w mass).
+// grid_update: momentum → velocity, gravity, the tool, the colliders, the domain-wall boundary
+// condition with Coulomb friction, and the speed cap.
+// Reads: params, grid_fixed, colliders. Writes: grid_velocity (xyz velocity, w mass).
 
 // Removes the normal part of v at a wall with inward normal n (sticky: all of v) and applies
 // Coulomb friction to what is left.
@@ -42,6 +42,40 @@ fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
     return v + (goal - v) * blend;
 }
 
+// The colliders' condition (src/collider/field.rs, apply_colliders): at or inside a collider the
+// node velocity is constrained relative to the collider's own velocity, with the collider's
+// boundary kind and friction. The frame's start and end states are blended by collider_blend.
+fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
+    let a = colliders[node];
+    let b = colliders[node_count() + node];
+    let t = params.collider_blend;
+    let distance = mix(a.distance, b.distance, t);
+    let surface = select(b.surface, a.surface, t < 0.5);
+    if (distance > 0.0 || surface == NO_COLLIDER) {
+        return v;
+    }
+    let s = collider_surfaces[surface];
+    let vc = mix(a.velocity, b.velocity, t);
+    let blended_normal = mix(a.normal, b.normal, t);
+    let normal_length = length(blended_normal);
+    if (s.kind == BOUNDARY_STICKY || normal_length < 1.0e-6) {
+        return vc;
+    }
+    let n = blended_normal / normal_length;
+    let relative = v - vc;
+    let vn = dot(relative, n);
+    if (s.kind == BOUNDARY_SEPARATE && vn >= 0.0) {
+        return v;
+    }
+    let vt = relative - vn * n;
+    let tangential_speed = length(vt);
+    let friction_loss = s.friction * abs(vn);
+    if (tangential_speed <= friction_loss) {
+        return vc;
+    }
+    return vc + vt * (1.0 - friction_loss / tangential_speed);
+}
+
 // The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
 // word is read as signed and the high word adjusted to match, so a small negative sum (high = −1,
 // low near 2³²) converts exactly instead of cancelling two numbers near 2³² in f32.
@@ -75,6 +109,9 @@ fn grid_update(
     let ny = params.node_dims.y;
     let cell = vec3<u32>(node % nx, (node / nx) % ny, node / (nx * ny));
     v = apply_interaction(v, params.grid_origin + vec3<f32>(cell) * params.cell_size);
+    if (params.collider_count > 0u) {
+        v = apply_colliders(v, node);
+    }
     for (var axis = 0u; axis < 3u; axis++) {
         var n = vec3<f32>(0.0);
         if (cell[axis] <= params.wall_lo[axis]) {

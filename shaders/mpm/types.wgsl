@@ -42,12 +42,33 @@ struct SimParams {
     contribution_limit: f32,
     interaction_mode: u32,
     repel_speed: f32,
-    _pad0: u32,
+    collider_count: u32,
     interaction_center: vec3<f32>,
     interaction_radius: f32,
     interaction_velocity: vec3<f32>,
     interaction_rate: f32,
+    collider_blend: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
+
+// A grid node's nearest collider (src/collider/field.rs): signed distance (negative inside),
+// outward normal, surface velocity, and its index into `collider_surfaces` (NO_COLLIDER if none).
+struct ColliderNode {
+    normal: vec3<f32>,
+    distance: f32,
+    velocity: vec3<f32>,
+    surface: u32,
+}
+
+// The boundary condition of one collider.
+struct ColliderSurface {
+    kind: u32,
+    friction: f32,
+}
+
+const NO_COLLIDER: u32 = 0xffffffffu;
 
 struct SolverStatus {
     overflow_count: atomic<u32>,
@@ -79,6 +100,10 @@ const GRID_FIXED_WORDS: u32 = 8u;
 @group(0) @binding(3) var<storage, read_write> grid_velocity: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> status: SolverStatus;
 @group(0) @binding(5) var<uniform> pick_ray: PickRay;
+// Collider state at the frame's start (nodes 0 .. node_count) and end (node_count .. 2·node_count);
+// a single placeholder entry while the scene has no colliders (params.collider_count = 0).
+@group(0) @binding(6) var<storage, read> colliders: array<ColliderNode>;
+@group(0) @binding(7) var<storage, read> collider_surfaces: array<ColliderSurface>;
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {

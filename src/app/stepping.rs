@@ -205,6 +205,8 @@ impl Stepper {
 
     fn run_substeps(&self, gpu: &Gpu, solver: &Solver, substeps: u32) {
         let (kernels, state) = (solver.kernels(), solver.state());
+        // The frame's substeps are one collider frame (see Solver::step).
+        state.write_collider_blends(&gpu.queue, substeps);
         let mut left = substeps;
         let mut first = true;
         while left > 0 {
@@ -213,7 +215,7 @@ impl Stepper {
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("app.step") });
             for i in 0..n {
                 let timestamps = if first { self.timer.as_ref().map(|t| t.timestamps(i)) } else { None };
-                step::record_substep(&mut encoder, kernels, state, timestamps);
+                step::record_substep(&mut encoder, kernels, state, substeps - left + i, timestamps);
             }
             if first && let Some(timer) = &self.timer {
                 timer.resolve(&mut encoder, n);

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 pub mod bandwidth;
 pub mod render;
+pub mod sdf;
 
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
@@ -118,7 +119,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for s in 0..n {
             let ts = PassTimestamps { query_set: &query_set, first: 8 * s };
-            step::record_substep(&mut encoder, solver.kernels(), solver.state(), Some(ts));
+            step::record_substep(&mut encoder, solver.kernels(), solver.state(), s, Some(ts));
         }
         encoder.resolve_query_set(&query_set, 0..8 * n, &resolve, 0);
         gpu.queue.submit([encoder.finish()]);

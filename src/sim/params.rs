@@ -176,8 +176,8 @@ pub struct GpuSimParams {
     pub interaction_mode: u32,
     /// Outward speed of the repel tool, m/s.
     pub repel_speed: f32,
-    /// Padding to the next 16-byte row.
-    pub _pad: u32,
+    /// Number of colliders; 0 skips the collider condition (and its reads) entirely.
+    pub collider_count: u32,
     /// Centre of the tool's sphere, metres.
     pub interaction_center: [f32; 3],
     /// Radius of the tool's sphere, metres.
@@ -186,6 +186,11 @@ pub struct GpuSimParams {
     pub interaction_velocity: [f32; 3],
     /// Blend rate toward the target, 1/s.
     pub interaction_rate: f32,
+    /// Where this substep lies between the collider field's frame start (0) and end (1). Set per
+    /// substep by a buffer copy recorded before it (`SimState::record_collider_blend`).
+    pub collider_blend: f32,
+    /// Padding to the 16-byte struct alignment.
+    pub _pad: [u32; 3],
 }
 
 impl SolverParams {
@@ -216,11 +221,13 @@ impl SolverParams {
             contribution_limit: CONTRIBUTION_LIMIT,
             interaction_mode: 0,
             repel_speed: 0.0,
-            _pad: 0,
+            collider_count: 0,
             interaction_center: [0.0; 3],
             interaction_radius: 0.0,
             interaction_velocity: [0.0; 3],
             interaction_rate: 0.0,
+            collider_blend: 1.0,
+            _pad: [0; 3],
         }
     }
 }

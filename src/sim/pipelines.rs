@@ -37,7 +37,7 @@ pub struct ShaderError {
     pub message: String,
 }
 
-fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 6] {
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
     let uniform = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -48,7 +48,24 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 6] {
         },
         count: None,
     };
-    [uniform(0), storage_entry(1), storage_entry(2), storage_entry(3), storage_entry(4), uniform(5)]
+    let read_only = |binding| wgpu::BindGroupLayoutEntry {
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        ..storage_entry(binding)
+    };
+    [
+        uniform(0),
+        storage_entry(1),
+        storage_entry(2),
+        storage_entry(3),
+        storage_entry(4),
+        uniform(5),
+        read_only(6),
+        read_only(7),
+    ]
 }
 
 /// Parses and validates a composed module with naga, as the device would, so a broken edit is

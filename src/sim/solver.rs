@@ -8,6 +8,7 @@ use super::pipelines::{Kernels, ShaderError};
 use super::shaders::MpmPass;
 use super::state::{SimState, StateError};
 use super::{pick, stats, step};
+use crate::collider::field::ColliderFrames;
 use crate::gpu::{Gpu, GpuError};
 
 /// Failures of the solver.
@@ -66,6 +67,7 @@ pub struct Solver {
     state: SimState,
     params: SolverParams,
     interaction: Interaction,
+    collider_count: u32,
 }
 
 impl Solver {
@@ -73,7 +75,7 @@ impl Solver {
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let state = SimState::new(&gpu.device, &kernels, &params, particles)?;
-        Ok(Self { kernels, state, params, interaction: Interaction::default() })
+        Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
     /// The current parameters.
@@ -134,8 +136,24 @@ impl Solver {
         &self.interaction
     }
 
+    /// Sets the colliders for the next frame: their state at the frame's start and end, which the
+    /// substeps of the next [`Solver::step`] blend. `None` removes them. A new state (reset, new
+    /// grid) starts without colliders: the fields belong to a grid, so the caller re-sends them.
+    pub fn set_colliders(&mut self, gpu: &Gpu, frames: Option<&ColliderFrames>) -> Result<(), SolverError> {
+        self.state.set_colliders(&gpu.device, &gpu.queue, &self.kernels, frames)?;
+        self.collider_count = frames.map_or(0, |f| f.surfaces.len() as u32);
+        self.write_uniforms(gpu);
+        Ok(())
+    }
+
+    /// Number of colliders the grid update applies.
+    pub fn collider_count(&self) -> u32 {
+        self.collider_count
+    }
+
     fn write_uniforms(&self, gpu: &Gpu) {
         let mut uniforms = self.params.to_gpu(self.state.particle_count);
+        uniforms.collider_count = self.collider_count;
         self.interaction.write_into(&mut uniforms);
         self.state.write_params(&gpu.queue, &uniforms);
     }
@@ -143,6 +161,7 @@ impl Solver {
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles)?;
+        self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
     }
@@ -159,15 +178,18 @@ impl Solver {
         let state = SimState::new(&gpu.device, &self.kernels, &params, &particles)?;
         self.state = state;
         self.params = params;
+        self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
     }
 
-    /// Runs `substeps` substeps in one submission (does not wait for them).
+    /// Runs `substeps` substeps in one submission (does not wait for them). They make up one
+    /// collider frame: substep k sees the colliders `(k + 1) / substeps` of the way through it.
     pub fn step(&self, gpu: &Gpu, substeps: u32) {
+        self.state.write_collider_blends(&gpu.queue, substeps);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
-        for _ in 0..substeps {
-            step::record_substep(&mut encoder, &self.kernels, &self.state, None);
+        for k in 0..substeps {
+            step::record_substep(&mut encoder, &self.kernels, &self.state, k, None);
         }
         gpu.queue.submit([encoder.finish()]);
     }

@@ -6,6 +6,10 @@ use wgpu::util::DeviceExt;
 
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
+use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
+
+/// Most substeps one collider frame is divided into; the blend table holds one value each.
+pub const MAX_COLLIDER_SUBSTEPS: u32 = 4096;
 
 /// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
 /// 64-bit sum kept in two i32 words.
@@ -45,6 +49,17 @@ pub enum StateError {
         /// The adapter's limit.
         limit: u64,
     },
+    /// The collider fields need a buffer larger than the adapter allows.
+    #[error(
+        "the colliders' distance fields need a {bytes}-byte buffer, but this GPU allows at most {limit} bytes per \
+         storage buffer: lower grid.resolution"
+    )]
+    CollidersTooLarge {
+        /// Buffer size needed.
+        bytes: u64,
+        /// The adapter's limit.
+        limit: u64,
+    },
     /// There are no particles to simulate.
     #[error("the scene has no particles")]
     NoParticles,
@@ -64,12 +79,51 @@ pub struct SimState {
     pub status: wgpu::Buffer,
     /// The ray of the pick pass ([`GpuPickRay`]).
     pub pick_ray: wgpu::Buffer,
+    /// Collider state at the frame's start and end ([`GpuColliderNode`], 2 × nodes), or one
+    /// placeholder entry while there are no colliders.
+    pub colliders: wgpu::Buffer,
+    /// One [`GpuColliderSurface`] per collider (a placeholder while there are none).
+    pub collider_surfaces: wgpu::Buffer,
+    /// `collider_blend` of substep k of a frame, copied into the uniform block before it.
+    pub collider_blend_table: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
     /// Number of particles.
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
+}
+
+/// Group 0 over `buffers`, in binding order (see `types.wgsl`).
+fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 8]) -> wgpu::BindGroup {
+    let entries: Vec<_> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("mpm.state"),
+        layout: &kernels.layout,
+        entries: &entries,
+    })
+}
+
+/// A read-only storage buffer holding `contents` (the one-entry stand-ins for absent colliders).
+fn placeholder(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
 }
 
 /// The largest storage buffer the device allows.
@@ -158,18 +212,28 @@ impl SimState {
             contents: bytemuck::bytes_of(&GpuPickRay::default()),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mpm.state"),
-            layout: &kernels.layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: params_buffer.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: particle_buffer.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: grid_fixed.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: grid_velocity.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: status.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 5, resource: pick_ray.as_entire_binding() },
-            ],
+        let colliders = placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default()));
+        let collider_surfaces = placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]);
+        let collider_blend_table = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("collider_blend_table"),
+            size: 4 * MAX_COLLIDER_SUBSTEPS as u64,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
         });
+        let bind_group = make_bind_group(
+            device,
+            kernels,
+            [
+                &params_buffer,
+                &particle_buffer,
+                &grid_fixed,
+                &grid_velocity,
+                &status,
+                &pick_ray,
+                &colliders,
+                &collider_surfaces,
+            ],
+        );
         Ok(Self {
             params: params_buffer,
             particles: particle_buffer,
@@ -177,10 +241,95 @@ impl SimState {
             grid_velocity,
             status,
             pick_ray,
+            colliders,
+            collider_surfaces,
+            collider_blend_table,
             bind_group,
             particle_count,
             node_count,
         })
+    }
+
+    /// Recreates the bind group over the current buffers (after a collider buffer changed).
+    fn bind(&mut self, device: &wgpu::Device, kernels: &Kernels) {
+        self.bind_group = make_bind_group(
+            device,
+            kernels,
+            [
+                &self.params,
+                &self.particles,
+                &self.grid_fixed,
+                &self.grid_velocity,
+                &self.status,
+                &self.pick_ray,
+                &self.colliders,
+                &self.collider_surfaces,
+            ],
+        );
+    }
+
+    /// Uploads one frame of collider state, or removes the colliders (`None`). The buffers are
+    /// reallocated (and the bind group rebuilt) only when their size changes, so animated
+    /// colliders re-upload every frame without allocating.
+    pub fn set_colliders(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        kernels: &Kernels,
+        frames: Option<&ColliderFrames>,
+    ) -> Result<(), StateError> {
+        let Some(frames) = frames else {
+            if self.colliders.size() > size_of::<GpuColliderNode>() as u64 {
+                self.colliders = placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default()));
+                self.bind(device, kernels);
+            }
+            return Ok(());
+        };
+        let n = self.node_count as usize;
+        assert!(frames.from.nodes.len() == n && frames.to.nodes.len() == n, "collider fields must match the grid");
+        let bytes = 2 * n as u64 * size_of::<GpuColliderNode>() as u64;
+        let limit = max_storage_bytes(device);
+        if bytes > limit {
+            return Err(StateError::CollidersTooLarge { bytes, limit });
+        }
+        let surfaces: Vec<GpuColliderSurface> = frames.surfaces.iter().map(|s| s.to_gpu()).collect();
+        let surface_bytes = (surfaces.len().max(1) * size_of::<GpuColliderSurface>()) as u64;
+        let mut rebind = false;
+        if self.colliders.size() != bytes {
+            self.colliders = storage_buffer(device, "colliders", bytes);
+            rebind = true;
+        }
+        if self.collider_surfaces.size() != surface_bytes {
+            self.collider_surfaces = storage_buffer(device, "collider_surfaces", surface_bytes);
+            rebind = true;
+        }
+        if rebind {
+            self.bind(device, kernels);
+        }
+        let node_bytes = n as u64 * size_of::<GpuColliderNode>() as u64;
+        queue.write_buffer(&self.colliders, 0, bytemuck::cast_slice(&frames.from.nodes));
+        queue.write_buffer(&self.colliders, node_bytes, bytemuck::cast_slice(&frames.to.nodes));
+        if !surfaces.is_empty() {
+            queue.write_buffer(&self.collider_surfaces, 0, bytemuck::cast_slice(&surfaces));
+        }
+        Ok(())
+    }
+
+    /// Writes the blend table for a frame of `substeps` substeps: substep k sees the collider
+    /// state at `(k + 1) / substeps` of the way from the frame's start to its end, the time its
+    /// grid velocities move the particles to.
+    pub fn write_collider_blends(&self, queue: &wgpu::Queue, substeps: u32) {
+        let n = substeps.clamp(1, MAX_COLLIDER_SUBSTEPS);
+        let table: Vec<f32> = (1..=n).map(|k| k as f32 / n as f32).collect();
+        queue.write_buffer(&self.collider_blend_table, 0, bytemuck::cast_slice(&table));
+    }
+
+    /// Records the copy of substep `k`'s blend into the uniform block. Copies are ordered with
+    /// the dispatches around them, so each substep of one submission sees its own value.
+    pub fn record_collider_blend(&self, encoder: &mut wgpu::CommandEncoder, k: u32) {
+        let offset = std::mem::offset_of!(GpuSimParams, collider_blend) as u64;
+        let entry = 4 * k.min(MAX_COLLIDER_SUBSTEPS - 1) as u64;
+        encoder.copy_buffer_to_buffer(&self.collider_blend_table, entry, &self.params, offset, 4);
     }
 
     /// Number of i32 words in the fixed-point grid (one `grid_clear` thread each).

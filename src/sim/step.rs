@@ -50,14 +50,16 @@ pub fn record_pass(
     compute.dispatch_workgroups(x, y, 1);
 }
 
-/// Records one substep: grid_clear → p2g → grid_update → g2p. With `timestamps`, pass `k` of the
-/// substep writes queries `first + 2k` and `first + 2k + 1`.
+/// Records substep `index` of a frame: its collider blend, then grid_clear → p2g → grid_update →
+/// g2p. With `timestamps`, pass `k` of the substep writes queries `first + 2k` and `first + 2k + 1`.
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
+    index: u32,
     timestamps: Option<PassTimestamps>,
 ) {
+    state.record_collider_blend(encoder, index);
     let at = |k: u32| timestamps.map(|t| PassTimestamps { query_set: t.query_set, first: t.first + 2 * k });
     grid_clear::record(encoder, kernels, state, at(0));
     p2g::record(encoder, kernels, state, at(1));

@@ -4,6 +4,7 @@
 use nalgebra::Vector3;
 
 use super::{CpuGrid, clamp_speed};
+use crate::collider::field::{ColliderFrames, apply_colliders};
 use crate::sim::interaction::Interaction;
 use crate::sim::params::{Boundary, BoundaryKind, GRID_PADDING, SolverParams};
 
@@ -31,12 +32,18 @@ pub fn apply_wall(v: Vector3<f64>, n: Vector3<f64>, boundary: &Boundary) -> Vect
 }
 
 /// Turns node momentum into velocity for every node: `vi = P/M + dt·g` for nodes with mass, then
-/// the walls each node touches (x-low, x-high, y-low, y-high, z-low, z-high, in that order), then
+/// the tool, then the colliders (their frame blended by the given fraction,
+/// [`crate::collider::field::apply_colliders`]), then the walls each node touches (x-low, x-high, y-low, y-high, z-low, z-high, in that order), then
 /// the `max_speed` clamp. Nodes without mass get velocity zero.
 ///
 /// A node touches a lower wall along axis a when `i_a ≤ GRID_PADDING` and the upper one when
 /// `i_a ≥ GRID_PADDING + cells_a` (the padding nodes count as wall).
-pub fn grid_update(params: &SolverParams, interaction: &Interaction, grid: &mut CpuGrid) {
+pub fn grid_update(
+    params: &SolverParams,
+    interaction: &Interaction,
+    colliders: Option<(&ColliderFrames, f64)>,
+    grid: &mut CpuGrid,
+) {
     let spec = &params.grid;
     let dims = spec.node_dims();
     let cells = spec.cells;
@@ -54,6 +61,9 @@ pub fn grid_update(params: &SolverParams, interaction: &Interaction, grid: &mut 
                 let position = spec.grid_origin() + glam::DVec3::new(i as f64, j as f64, k as f64) * spec.cell_size;
                 let tool = interaction.apply(glam::DVec3::new(v.x, v.y, v.z), position, params.dt);
                 v = Vector3::new(tool.x, tool.y, tool.z);
+                if let Some((frames, t)) = colliders {
+                    v = apply_colliders(v, &frames.from.nodes[idx], &frames.to.nodes[idx], t, &frames.surfaces);
+                }
                 let node = [i, j, k];
                 for axis in 0..3 {
                     let e = Vector3::ith(axis, 1.0);

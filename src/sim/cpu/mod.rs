@@ -17,6 +17,7 @@ use nalgebra::{Matrix3, Vector3};
 
 use super::interaction::Interaction;
 use super::params::{GpuParticle, GridSpec, SolverParams};
+use crate::collider::field::ColliderFrames;
 
 /// One material point in f64. Fields as in [`GpuParticle`]; matrices are nalgebra's.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,6 +110,10 @@ pub struct CpuSolver {
     pub grid: CpuGrid,
     /// The grab/repel tool (none unless a test sets it).
     pub interaction: Interaction,
+    /// The colliders' frame, as [`crate::sim::Solver::set_colliders`] gives the GPU.
+    pub colliders: Option<ColliderFrames>,
+    /// Where the next grid update lies in the collider frame, 0 (start) to 1 (end).
+    pub collider_blend: f64,
 }
 
 impl CpuSolver {
@@ -119,6 +124,17 @@ impl CpuSolver {
             particles: particles.iter().map(CpuParticle::from_gpu).collect(),
             params,
             interaction: Interaction::default(),
+            colliders: None,
+            collider_blend: 1.0,
+        }
+    }
+
+    /// `substeps` substeps as one collider frame, as [`crate::sim::Solver::step`] runs them:
+    /// substep k sees the colliders `(k + 1) / substeps` of the way through the frame.
+    pub fn step_frame(&mut self, substeps: u32) {
+        for k in 0..substeps {
+            self.collider_blend = (k + 1) as f64 / substeps as f64;
+            self.substep();
         }
     }
 
@@ -142,7 +158,8 @@ impl CpuSolver {
 
     /// Grid velocities, gravity and walls ([`grid_update::grid_update`]).
     pub fn grid_update(&mut self) {
-        grid_update::grid_update(&self.params, &self.interaction, &mut self.grid);
+        let colliders = self.colliders.as_ref().map(|c| (c, self.collider_blend));
+        grid_update::grid_update(&self.params, &self.interaction, colliders, &mut self.grid);
     }
 
     /// Grid to particle, plasticity and advection ([`g2p::g2p`]).

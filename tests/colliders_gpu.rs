@@ -1,0 +1,134 @@
+//! The collider condition of `grid_update.wgsl` against the CPU twin (`src/collider/field.rs`), on
+//! lavapipe: a tilted conveyor belt (a static plane whose surface moves along itself) under a
+//! falling block, with friction, and a blend between two collider frames.
+
+mod common;
+
+use glam::{Quat, Vec3};
+use nalgebra::Vector3;
+use powder::collider::field::{ColliderField, ColliderFrames, Surface};
+use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
+use powder::sim::Solver;
+use powder::sim::cpu::CpuSolver;
+use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::shaders::MpmPass;
+
+const H: f64 = 1.0 / 16.0;
+
+/// 16³ cells of 1/16 m, dt = 5e-4 s, as in tests/gpu_vs_cpu.rs.
+fn scene_params() -> SolverParams {
+    common::params(16, H, 5e-4)
+}
+
+/// A 0.25 m block of 512 particles above the belt, falling at 1 m/s.
+fn block() -> Vec<GpuParticle> {
+    let (lo, hi) = (Vec3::new(0.375, 0.375, 0.3), Vec3::new(0.625, 0.625, 0.55));
+    common::block(lo, hi, H as f32, 400.0, |_| Vec3::new(0.0, 0.0, -1.0))
+}
+
+/// A floor tilted 20° about x through `(0.5, 0.5, height)`, its surface running at 0.5 m/s along
+/// its own slope: a conveyor belt. Velocity is tangential, so the field is the same at every time.
+fn belt(params: &SolverParams, height: f32, kind: BoundaryKind) -> ColliderFrames {
+    let rotation = Quat::from_rotation_x(20f32.to_radians());
+    let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, height), rotation);
+    let mut sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
+    let along = rotation * Vec3::Y * 0.5;
+    sdf.velocity.iter_mut().for_each(|v| *v = along);
+    let mut field = ColliderField::empty(params.grid.node_count() as usize);
+    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
+    ColliderFrames { from: field.clone(), to: field, surfaces: vec![Surface { kind, friction: 0.3 }] }
+}
+
+/// The smallest |distance| over all nodes: a node within rounding of the surface could be judged
+/// inside on one side and outside on the other, so the tests place the belt away from that.
+fn closest_node(frames: &ColliderFrames) -> f32 {
+    frames.from.nodes.iter().map(|n| n.distance.abs()).fold(f32::INFINITY, f32::min)
+}
+
+#[test]
+fn grid_update_with_a_belt_matches_the_twin() {
+    let gpu = common::gpu();
+    let params = scene_params();
+    for kind in [BoundaryKind::Sticky, BoundaryKind::Slip, BoundaryKind::Separate] {
+        let frames = belt(&params, 0.33, kind);
+        assert!(closest_node(&frames) > 1e-4, "a node lies on the belt: move it");
+        let particles = block();
+        let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+        solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
+        let mut cpu = CpuSolver::new(params, &particles);
+        cpu.colliders = Some(frames.clone());
+        solver.run_pass(&gpu, MpmPass::GridClear);
+        solver.run_pass(&gpu, MpmPass::P2g);
+        solver.run_pass(&gpu, MpmPass::GridUpdate);
+        cpu.grid_clear();
+        cpu.p2g();
+        cpu.grid_update();
+        let gv = solver.read_grid_velocity(&gpu).expect("grid velocity");
+        // Nodes at the block's rim get a few contributions of weight ~1e-4: their P/M carries the
+        // fixed-point rounding of a ~1e-8 kg mass (0.1 m/s here), collider or not. Compared are
+        // the nodes holding at least 1 % of a full node's mass.
+        let full = cpu.grid.mass.iter().cloned().fold(0.0, f64::max);
+        let (mut worst, mut constrained) = (0.0f64, 0);
+        for (i, (g, c)) in gv.iter().zip(&cpu.grid.velocity).enumerate() {
+            if cpu.grid.mass[i] < 0.01 * full {
+                continue;
+            }
+            worst = worst.max((Vector3::new(g[0] as f64, g[1] as f64, g[2] as f64) - c).amax());
+            constrained += (frames.from.nodes[i].distance <= 0.0) as usize;
+        }
+        // The block's lowest stencil layer reaches below the belt.
+        assert!(constrained > 20, "{kind:?}: only {constrained} nodes with mass inside the belt");
+        // Node velocity P/M carries the fixed-point rounding of tests/gpu_vs_cpu.rs: 6.4e-6 m/s for
+        // a full node, ≤ 100× that at 1 % of its mass; the collider arithmetic adds a few f32
+        // roundings of 1 m/s (1e-7): 1e-3 m/s.
+        assert!(worst < 1e-3, "{kind:?}: node velocity differs by {worst:e} m/s");
+    }
+}
+
+#[test]
+fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin() {
+    let gpu = common::gpu();
+    let params = scene_params();
+    // A horizontal slip floor rising from z = 0.27 to 0.29 over the frame (0.2 m/s in 20 substeps
+    // of 5e-4 s = 0.01 s … rounded up to a 2 cm rise): substeps see it at (k+1)/20 of the way.
+    let steps = 20;
+    let pose = |z: f32| RigidPose { linear_velocity: Vec3::new(0.0, 0.0, 2.0), ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY) };
+    let field = |z: f32| {
+        let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose(z), &params.grid);
+        let mut f = ColliderField::empty(params.grid.node_count() as usize);
+        f.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
+        f
+    };
+    let frames = ColliderFrames {
+        from: field(0.27),
+        to: field(0.29),
+        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.0 }],
+    };
+    let particles = block();
+    let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+    solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
+    let mut cpu = CpuSolver::new(params, &particles);
+    cpu.colliders = Some(frames);
+    solver.step(&gpu, steps);
+    cpu.step_frame(steps);
+    let out = solver.read_particles(&gpu).expect("particles");
+    // The floor met the block's bottom layer: without it those particles would fall at
+    // 1 + g·0.01 s ≈ 1.1 m/s; the floor's nodes (moving up at 2 m/s) slowed them below 0.5 m/s.
+    let bottom: Vec<_> = cpu.particles.iter().filter(|p| p.position.z < 0.32).collect();
+    let bottom_vz = bottom.iter().map(|p| p.velocity.z).sum::<f64>() / bottom.len().max(1) as f64;
+    assert!(!bottom.is_empty() && bottom_vz > -0.5, "the rising floor should slow the bottom: mean vz {bottom_vz}");
+    // Tolerances of tests/gpu_vs_cpu.rs (20 substeps): velocity 1.3e-4 m/s, position 2e-6 m. A
+    // node whose blended distance is within f32 rounding (~3e-8 m) of zero could flip between
+    // inside and outside; the floor's nodes sit at whole multiples of 2⁻⁴ m and the blends are
+    // k/20, so the nearest node is ≥ 0.5 mm from the surface at every substep.
+    let tol_v = 20.0 * 6.4e-6;
+    let tol_x = 20.0 * 3e-8 + params.dt * 20.0 * tol_v;
+    let (mut ev, mut ex) = (0f64, 0f64);
+    for (g, c) in out.iter().zip(&cpu.particles) {
+        ev = ev.max((common::vec3d(g.velocity) - c.velocity).amax());
+        ex = ex.max((common::vec3d(g.position) - c.position).amax());
+    }
+    eprintln!("after {steps} substeps with a rising floor: v {ev:.2e} m/s, x {ex:.2e} m");
+    assert!(ev <= tol_v, "velocity differs by {ev:e} m/s > {tol_v:e}");
+    assert!(ex <= tol_x, "position differs by {ex:e} m > {tol_x:e}");
+}
