@@ -199,8 +199,8 @@ fn with(pointer: &str, value: Value) -> Result<Scene, SceneError> {
 
 #[test]
 fn out_of_range_values_name_field_value_and_range() {
-    let err = with("/version", json!(2)).unwrap_err().to_string();
-    assert_eq!(err, "x.json: version = 2 is out of range: allowed 1");
+    let err = with("/version", json!(3)).unwrap_err().to_string();
+    assert_eq!(err, "x.json: version = 3 is out of range: allowed [1, 2]");
     let err = modified(|d| d["material"] = json!({ "poisson_ratio": 0.5 })).unwrap_err();
     let expected = "x.json: material.poisson_ratio = 0.5 is out of range: allowed [0, 0.5)";
     assert_eq!(err.to_string(), expected);

@@ -5,19 +5,30 @@
 //! point lies inside the shape. Each particle stands for a cube of volume `s³`, so the emitted mass
 //! is `ρ s³ · count`, which equals `ρ · volume` up to the lattice's resolution of the surface.
 
-use glam::DVec3;
+use std::path::PathBuf;
+
+use glam::{DVec3, Vec3};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+
+use super::collider::Transform;
+use crate::collider::points_inside;
+use crate::mesh::TriangleMesh;
 
 /// Largest jitter of a lattice point, as a fraction of the spacing, per axis.
 pub const JITTER: f64 = 0.25;
 
 /// A region filled with snow at the start of the simulation. Positions in metres, velocities in m/s.
 ///
-/// In JSON the shape is the `"shape"` tag: `{"shape": "sphere", "center": [..], "radius": r}` or
-/// `{"shape": "box", "min": [..], "max": [..]}`; `velocity` is optional (default zero).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// In JSON the shape is the `"shape"` tag: `{"shape": "sphere", "center": [..], "radius": r}`,
+/// `{"shape": "box", "min": [..], "max": [..]}` or (format v2) `{"shape": "mesh", "path": ..,
+/// "transform": {..}}`; `velocity` is optional (default zero).
+///
+/// A mesh emitter fills the inside of a glTF file's meshes (rest pose), decided by the generalised
+/// winding number (≥ ½ inside), so meshes with small holes still fill. Its methods take the mesh,
+/// placed in the world, as `mesh`; the other shapes ignore it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "shape", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Emitter {
     /// An axis-aligned box.
@@ -40,13 +51,24 @@ pub enum Emitter {
         #[serde(default)]
         velocity: DVec3,
     },
+    /// The inside of every mesh of a glTF file.
+    Mesh {
+        /// The `.gltf` or `.glb` file, relative to the scene file's folder.
+        path: PathBuf,
+        /// Placement of the file's meshes (after glTF's y-up is mapped to z-up).
+        #[serde(default)]
+        transform: Transform,
+        /// Initial velocity of all its particles, m/s.
+        #[serde(default)]
+        velocity: DVec3,
+    },
 }
 
 impl Emitter {
     /// Initial velocity of the emitted snow, m/s.
     pub fn velocity(&self) -> DVec3 {
         match *self {
-            Emitter::Box { velocity, .. } | Emitter::Sphere { velocity, .. } => velocity,
+            Emitter::Box { velocity, .. } | Emitter::Sphere { velocity, .. } | Emitter::Mesh { velocity, .. } => velocity,
         }
     }
 
@@ -55,43 +77,52 @@ impl Emitter {
         match self {
             Emitter::Box { .. } => "box",
             Emitter::Sphere { .. } => "sphere",
+            Emitter::Mesh { .. } => "mesh",
         }
     }
 
-    /// Axis-aligned bounding box `(min, max)`, metres.
-    pub fn bounds(&self) -> (DVec3, DVec3) {
+    /// Axis-aligned bounding box `(min, max)`, metres (a mesh emitter's: of `mesh`; empty
+    /// without one).
+    pub fn bounds(&self, mesh: Option<&TriangleMesh>) -> (DVec3, DVec3) {
         match *self {
             Emitter::Box { min, max, .. } => (min, max),
             Emitter::Sphere { center, radius, .. } => (center - DVec3::splat(radius), center + DVec3::splat(radius)),
+            Emitter::Mesh { .. } => match mesh.and_then(TriangleMesh::bounds) {
+                Some((lo, hi)) => (lo.as_dvec3(), hi.as_dvec3()),
+                None => (DVec3::ZERO, DVec3::ZERO),
+            },
         }
     }
 
-    /// Exact volume of the shape, m³.
-    pub fn volume(&self) -> f64 {
+    /// Exact volume of an analytic shape, m³ (`None` for a mesh).
+    pub fn volume(&self) -> Option<f64> {
         match *self {
-            Emitter::Box { min, max, .. } => (max - min).element_product(),
-            Emitter::Sphere { radius, .. } => 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3),
+            Emitter::Box { min, max, .. } => Some((max - min).element_product()),
+            Emitter::Sphere { radius, .. } => Some(4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)),
+            Emitter::Mesh { .. } => None,
         }
     }
 
-    /// Whether `p` lies inside the shape (boundary included).
+    /// Whether `p` lies inside an analytic shape (boundary included); meshes are tested in batches
+    /// by [`Emitter::for_each_point`].
     pub fn contains(&self, p: DVec3) -> bool {
         match *self {
             Emitter::Box { min, max, .. } => p.cmpge(min).all() && p.cmple(max).all(),
             Emitter::Sphere { center, radius, .. } => p.distance_squared(center) <= radius * radius,
+            Emitter::Mesh { .. } => false,
         }
     }
 
     /// Lattice points per axis at `spacing`. A box gets `round(extent / s)` points, all of them at
     /// least `s/2 − s/4` inside its faces, so an extent that is a multiple of `s` is filled exactly;
     /// a sphere gets enough points to cover it (`ceil(2r / s) + 1`) and the inside test trims them.
-    fn lattice_counts(&self, spacing: f64) -> [u64; 3] {
-        let (lo, hi) = self.bounds();
+    fn lattice_counts(&self, spacing: f64, mesh: Option<&TriangleMesh>) -> [u64; 3] {
+        let (lo, hi) = self.bounds(mesh);
         let extent = (hi - lo) / spacing;
         let count = |e: f64| -> u64 {
             let n = match self {
                 Emitter::Box { .. } => e.round(),
-                Emitter::Sphere { .. } => e.ceil() + 1.0,
+                Emitter::Sphere { .. } | Emitter::Mesh { .. } => e.ceil() + 1.0,
             };
             if n.is_finite() && n > 0.0 { n.min(u32::MAX as f64) as u64 } else { 0 }
         };
@@ -99,20 +130,21 @@ impl Emitter {
     }
 
     /// Upper bound on the number of particles this emitter makes at `spacing` (the lattice size).
-    pub fn max_points(&self, spacing: f64) -> u64 {
-        self.lattice_counts(spacing).iter().fold(1u64, |a, &n| a.saturating_mul(n))
+    pub fn max_points(&self, spacing: f64, mesh: Option<&TriangleMesh>) -> u64 {
+        self.lattice_counts(spacing, mesh).iter().fold(1u64, |a, &n| a.saturating_mul(n))
     }
 
     /// Calls `f` with every sampled position, in a fixed order, using a random stream seeded by
     /// `seed` alone (so the result is deterministic and independent of other emitters).
-    pub fn for_each_point(&self, spacing: f64, seed: u64, mut f: impl FnMut(DVec3)) {
-        let [nx, ny, nz] = self.lattice_counts(spacing);
-        let (lo, hi) = self.bounds();
+    pub fn for_each_point(&self, spacing: f64, seed: u64, mesh: Option<&TriangleMesh>, mut f: impl FnMut(DVec3)) {
+        let [nx, ny, nz] = self.lattice_counts(spacing, mesh);
+        let (lo, hi) = self.bounds(mesh);
         let centre = 0.5 * (lo + hi);
         let n = DVec3::new(nx as f64, ny as f64, nz as f64);
         let start = centre - 0.5 * (n - DVec3::ONE) * spacing;
         let mut rng = StdRng::seed_from_u64(seed);
         let amplitude = JITTER * spacing;
+        let mut candidates = Vec::new();
         for k in 0..nz {
             for j in 0..ny {
                 for i in 0..nx {
@@ -122,9 +154,19 @@ impl Emitter {
                         rng.random_range(-1.0..=1.0),
                     ) * amplitude;
                     let p = start + DVec3::new(i as f64, j as f64, k as f64) * spacing + jitter;
-                    if self.contains(p) {
-                        f(p);
+                    match (self, mesh) {
+                        (Emitter::Mesh { .. }, Some(_)) => candidates.push(p),
+                        _ if self.contains(p) => f(p),
+                        _ => {}
                     }
+                }
+            }
+        }
+        if let Some(mesh) = mesh.filter(|_| !candidates.is_empty()) {
+            let points: Vec<Vec3> = candidates.iter().map(|p| p.as_vec3()).collect();
+            for (p, inside) in candidates.iter().zip(points_inside(mesh, &points)) {
+                if inside {
+                    f(*p);
                 }
             }
         }
@@ -151,21 +193,21 @@ mod tests {
     fn aligned_box_is_filled_exactly() {
         let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.5, 0.25, 1.0), velocity: DVec3::X };
         let mut count = 0;
-        e.for_each_point(0.05, 7, |p| {
+        e.for_each_point(0.05, 7, None, |p| {
             assert!(e.contains(p));
             count += 1;
         });
         assert_eq!(count, 10 * 5 * 20);
-        assert_eq!(e.max_points(0.05), 1000);
+        assert_eq!(e.max_points(0.05, None), 1000);
     }
 
     #[test]
     fn tiny_shapes_make_no_points() {
         let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.01, 1.0, 1.0), velocity: DVec3::ZERO };
-        assert_eq!(e.max_points(0.05), 0);
+        assert_eq!(e.max_points(0.05, None), 0);
         let s = Emitter::Sphere { center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
         let mut count = 0;
-        s.for_each_point(0.05, 1, |_| count += 1);
+        s.for_each_point(0.05, 1, None, |_| count += 1);
         assert_eq!(count, 0);
     }
 }

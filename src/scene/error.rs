@@ -67,6 +67,16 @@ pub enum SceneError {
         /// [`super::MAX_PARTICLES`].
         limit: u64,
     },
+    /// A file the scene refers to (a glTF collider or mesh emitter) could not be loaded.
+    #[error("{source_name}: {field}: {message}")]
+    Asset {
+        /// The file name (or other label) of the scene.
+        source_name: String,
+        /// The field naming the file, e.g. `colliders[0].shape.path`.
+        field: String,
+        /// Why (names the file).
+        message: String,
+    },
     /// A `key=value` override could not be applied (no such field, or a value of the wrong type).
     #[error("{source_name}: cannot set {key} = {value}: {message}")]
     Override {

@@ -6,6 +6,8 @@
 //! override; [`Scene::solver_params`], [`Scene::grid_spec`] and [`Scene::spawn_particles`] turn a
 //! scene into what the solver needs. powder is z-up and uses SI units throughout.
 
+mod assets;
+pub mod collider;
 mod config;
 mod emitter;
 mod error;
@@ -18,16 +20,20 @@ use std::path::Path;
 use glam::{DVec3, UVec3};
 use serde::{Deserialize, Serialize};
 
+pub use assets::SceneAssets;
+pub use collider::{ClipPlayback, ColliderConfig, ColliderShape, Key, Keyframes, Transform};
 pub use config::{Domain, GridConfig, TimeConfig, TimeStep};
 pub use emitter::{Emitter, JITTER};
 pub use error::SceneError;
 
+use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;
 use crate::sim::material::SnowMaterial;
 use crate::sim::params::{Boundary, GpuParticle, GridSpec, SolverParams};
 
-/// The scene-file format version this build reads and writes.
-pub const SCENE_VERSION: u32 = 1;
+/// The scene-file format version this build writes. It reads this one and version 1 (which has no
+/// colliders and no mesh emitters).
+pub const SCENE_VERSION: u32 = 2;
 /// Most particles a scene may make (2²⁴ ≈ 16.8 million, about 2.4 GB of particle state).
 pub const MAX_PARTICLES: u64 = 1 << 24;
 /// Lower bound of the default `max_speed`, m/s.
@@ -36,11 +42,12 @@ pub const DEFAULT_MAX_SPEED: f64 = 50.0;
 /// The text of the built-in default scene (`scenes/snowball_wall.json`).
 pub const BUILTIN_DEFAULT_JSON: &str = include_str!("../../scenes/snowball_wall.json");
 
-/// A parsed scene file (format v1). All fields map one to one onto the JSON document.
+/// A parsed scene file (format v2, or v1). All fields but `assets` map one to one onto the JSON
+/// document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
-    /// Format version; must be [`SCENE_VERSION`].
+    /// Format version: 1 or [`SCENE_VERSION`].
     pub version: u32,
     /// Free-form title. Optional, default empty.
     #[serde(default)]
@@ -72,6 +79,12 @@ pub struct Scene {
     pub max_speed: Option<f64>,
     /// The shapes filled with snow at time zero, at least one.
     pub emitters: Vec<Emitter>,
+    /// Solids the snow meets (format v2). Optional, default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub colliders: Vec<ColliderConfig>,
+    /// The files the scene refers to, loaded (not part of the JSON).
+    #[serde(skip)]
+    pub assets: SceneAssets,
 }
 
 fn default_gravity() -> DVec3 {
@@ -87,18 +100,37 @@ fn default_seed() -> u64 {
 }
 
 impl Scene {
-    /// Reads, parses and validates the scene file at `path`.
+    /// Reads, parses and validates the scene file at `path`, and loads the files it refers to
+    /// (relative to the scene file's folder).
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
-        Self::from_json(&text, &path.display().to_string())
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::from_json_at(&text, &path.display().to_string(), base)
     }
 
-    /// Parses and validates scene JSON. `source` names the text in messages (usually a file name).
+    /// Parses and validates scene JSON whose relative paths start from the working directory.
+    /// `source` names the text in messages (usually a file name).
     pub fn from_json(text: &str, source: &str) -> Result<Scene, SceneError> {
-        let scene: Scene = serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
+        Self::from_json_at(text, source, Path::new("."))
+    }
+
+    /// Parses scene JSON, loads the files it refers to (relative to `base_dir`) and validates it.
+    pub fn from_json_at(text: &str, source: &str, base_dir: &Path) -> Result<Scene, SceneError> {
+        let mut scene: Scene = serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
+        scene.assets = SceneAssets::load(&scene, base_dir, None, source)?;
         scene.validate(source)?;
         Ok(scene)
+    }
+
+    /// Mesh emitter `index`'s mesh in the world (its file's rest pose, placed by its transform),
+    /// or `None` for other emitters or a file that is not loaded.
+    pub fn emitter_mesh(&self, index: usize) -> Option<TriangleMesh> {
+        let Some(Emitter::Mesh { path, transform, .. }) = self.emitters.get(index) else {
+            return None;
+        };
+        let model = self.assets.model(path)?;
+        Some(model.rest_mesh().transformed(&transform.matrix().as_mat4()))
     }
 
     /// The built-in default scene: `scenes/snowball_wall.json`, compiled into the binary.
@@ -181,11 +213,12 @@ impl Scene {
         let s = self.particle_spacing();
         let volume = s.powi(3);
         let mass = (self.material.density * volume) as f32;
-        let capacity: u64 = self.emitters.iter().map(|e| e.max_points(s)).sum();
+        let meshes: Vec<_> = (0..self.emitters.len()).map(|i| self.emitter_mesh(i)).collect();
+        let capacity: u64 = self.emitters.iter().zip(&meshes).map(|(e, m)| e.max_points(s, m.as_ref())).sum();
         let mut out = Vec::with_capacity(capacity.min(MAX_PARTICLES) as usize);
         for (i, e) in self.emitters.iter().enumerate() {
             let v = e.velocity().as_vec3();
-            e.for_each_point(s, emitter::emitter_seed(self.seed, i), |p| {
+            e.for_each_point(s, emitter::emitter_seed(self.seed, i), meshes[i].as_ref(), |p| {
                 out.push(GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32));
             });
         }

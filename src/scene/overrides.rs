@@ -83,7 +83,8 @@ impl Scene {
                 return Err(SceneError::invalid(source, field, value.trim(), allowed));
             }
         }
-        let scene: Scene = serde_json::from_value(root).map_err(|e| fail(e.to_string()))?;
+        let mut scene: Scene = serde_json::from_value(root).map_err(|e| fail(e.to_string()))?;
+        scene.assets = super::SceneAssets::load(&scene, &self.assets.base_dir.clone(), Some(&self.assets), source)?;
         scene.validate(source)?;
         *self = scene;
         Ok(())

@@ -41,7 +41,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let open = |lo, hi| Limit::new(lo, false, hi, false);
     let m = &scene.material;
     const V: f64 = SCENE_VERSION as f64;
-    let mut out = vec![check("version", scene.version as f64, closed(V, V))];
+    let mut out = vec![check("version", scene.version as f64, closed(1.0, V))];
     vector(&mut out, "domain.min", scene.domain.min, FINITE);
     vector(&mut out, "domain.size", scene.domain.size, POSITIVE);
     out.push(check("grid.resolution", scene.grid.resolution as f64, closed(4.0, 1024.0)));
@@ -65,6 +65,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     if let Some(v) = scene.max_speed {
         out.push(check("max_speed", v, open_closed(0.0, MAX_SPEED_LIMIT)));
     }
+    collider_checks(&mut out, scene);
     for (i, e) in scene.emitters.iter().enumerate() {
         let name = format!("emitters[{i}]");
         match *e {
@@ -76,12 +77,91 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
                 vector(&mut out, &format!("{name}.center"), center, FINITE);
                 out.push(check(format!("{name}.radius"), radius, POSITIVE));
             }
+            Emitter::Mesh { transform, .. } => transform_checks(&mut out, &format!("{name}.transform"), &transform),
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
         out.push(check(format!("|{name}.velocity|"), e.velocity().length(), speed));
     }
     out
+}
+
+fn transform_checks(out: &mut Vec<Check>, name: &str, t: &super::Transform) {
+    vector(out, &format!("{name}.translation"), t.translation, FINITE);
+    vector(out, &format!("{name}.rotation_degrees"), t.rotation_degrees, FINITE);
+    vector(out, &format!("{name}.scale"), t.scale, POSITIVE);
+}
+
+/// The rules of the colliders (format v2).
+fn collider_checks(out: &mut Vec<Check>, scene: &Scene) {
+    use super::ColliderShape;
+    for (i, c) in scene.colliders.iter().enumerate() {
+        let name = format!("colliders[{i}]");
+        transform_checks(out, &format!("{name}.transform"), &c.transform);
+        out.push(check(format!("{name}.friction"), c.friction, Limit::new(0.0, true, 10.0, true)));
+        match c.shape {
+            ColliderShape::Box { size } => vector(out, &format!("{name}.shape.size"), size, POSITIVE),
+            ColliderShape::Sphere { radius } => out.push(check(format!("{name}.shape.radius"), radius, POSITIVE)),
+            ColliderShape::Plane | ColliderShape::Gltf { .. } => {}
+        }
+        if let Some(a) = &c.animation {
+            out.push(check(format!("{name}.animation.speed"), a.speed, Limit::new(-100.0, true, 100.0, true)));
+            out.push(check(format!("{name}.animation.offset"), a.offset, FINITE));
+        }
+        if let Some(k) = &c.keyframes {
+            for (j, key) in k.keys.iter().enumerate() {
+                out.push(check(format!("{name}.keyframes.keys[{j}].time"), key.time, FINITE));
+                vector(out, &format!("{name}.keyframes.keys[{j}].translation"), key.translation, FINITE);
+                vector(out, &format!("{name}.keyframes.keys[{j}].rotation_degrees"), key.rotation_degrees, FINITE);
+            }
+        }
+    }
+}
+
+/// Rules that link fields of the colliders: shapes and their options, and v2-only features.
+fn colliders_consistent(scene: &Scene, source: &str) -> Result<(), SceneError> {
+    use super::ColliderShape;
+    if scene.version < 2 {
+        if !scene.colliders.is_empty() {
+            return Err(SceneError::invalid(source, "version", 1, "2 for a scene with colliders"));
+        }
+        if scene.emitters.iter().any(|e| matches!(e, Emitter::Mesh { .. })) {
+            return Err(SceneError::invalid(source, "version", 1, "2 for a scene with mesh emitters"));
+        }
+    }
+    for (i, c) in scene.colliders.iter().enumerate() {
+        let name = format!("colliders[{i}]");
+        let s = c.transform.scale;
+        let uniform = (s.x - s.y).abs() <= 1e-9 * s.x && (s.x - s.z).abs() <= 1e-9 * s.x;
+        if matches!(c.shape, ColliderShape::Sphere { .. }) && !uniform {
+            let value = format!("[{}, {}, {}]", number(s.x), number(s.y), number(s.z));
+            return Err(SceneError::invalid(source, format!("{name}.transform.scale"), value, "equal x, y, z for a sphere"));
+        }
+        if let Some(a) = &c.animation {
+            let ColliderShape::Gltf { path } = &c.shape else {
+                let allowed = "only on a \"gltf\" shape (use keyframes to move other shapes)";
+                return Err(SceneError::invalid(source, format!("{name}.animation"), c.shape.type_name(), allowed));
+            };
+            if let Some(model) = scene.assets.model(path) {
+                model.find_animation(&a.clip).map_err(|e| SceneError::Asset {
+                    source_name: source.to_string(),
+                    field: format!("{name}.animation.clip"),
+                    message: e.to_string(),
+                })?;
+            }
+        }
+        if let Some(k) = &c.keyframes {
+            if k.keys.is_empty() {
+                return Err(SceneError::invalid(source, format!("{name}.keyframes.keys"), "[]", "at least one key"));
+            }
+            if let Some(j) = k.keys.windows(2).position(|w| w[1].time <= w[0].time) {
+                let field = format!("{name}.keyframes.keys[{}].time", j + 1);
+                let allowed = format!("> keys[{j}].time = {}", number(k.keys[j].time));
+                return Err(SceneError::invalid(source, field, number(k.keys[j + 1].time), allowed));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What `field` (a path as in error messages, e.g. `emitters[0].radius`) accepts, if it has a
@@ -116,14 +196,23 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;
     let tol = 1e-9 * scene.domain.size.max_element();
+    colliders_consistent(scene, source)?;
     for (i, e) in scene.emitters.iter().enumerate() {
-        emitter_inside(source, i, e, lo, hi, tol)?;
+        emitter_inside(source, i, e, scene.emitter_mesh(i).as_ref(), lo, hi, tol)?;
     }
     particle_counts(scene, source)
 }
 
 /// Emitter `i` lies within `[lo, hi]` (give or take `tol`, for decimal round-off) on every axis.
-fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3, tol: f64) -> Result<(), SceneError> {
+fn emitter_inside(
+    source: &str,
+    i: usize,
+    e: &Emitter,
+    mesh: Option<&crate::mesh::TriangleMesh>,
+    lo: DVec3,
+    hi: DVec3,
+    tol: f64,
+) -> Result<(), SceneError> {
     let axes = ["x", "y", "z"];
     for a in 0..3 {
         let (dlo, dhi) = (number(lo[a]), number(hi[a]));
@@ -141,6 +230,11 @@ fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3, tol
             Emitter::Sphere { center, radius, .. } => {
                 let f = |sign: &str| format!("emitters[{i}].center.{} {sign} radius", axes[a]);
                 (f("-"), f("+"), center[a] - radius, center[a] + radius)
+            }
+            Emitter::Mesh { .. } => {
+                let (mlo, mhi) = e.bounds(mesh);
+                let f = |s: &str| format!("emitters[{i}] (the mesh placed by its transform): {s} {}", axes[a]);
+                (f("lowest"), f("highest"), mlo[a], mhi[a])
             }
         };
         if low < lo[a] - tol {
@@ -160,16 +254,20 @@ fn emitter_inside(source: &str, i: usize, e: &Emitter, lo: DVec3, hi: DVec3, tol
 /// per axis has r ≥ 4.5 s, so the points nearest its centre (within √3·s/2 + √3·s/4 < 1.3 s) are kept.
 fn particle_counts(scene: &Scene, source: &str) -> Result<(), SceneError> {
     let spacing = scene.particle_spacing();
-    let total = scene.emitters.iter().fold(0u64, |t, e| t.saturating_add(e.max_points(spacing)));
+    let meshes: Vec<_> = (0..scene.emitters.len()).map(|i| scene.emitter_mesh(i)).collect();
+    let total =
+        scene.emitters.iter().zip(&meshes).fold(0u64, |t, (e, m)| t.saturating_add(e.max_points(spacing, m.as_ref())));
     if total > MAX_PARTICLES {
         let source_name = source.to_string();
         return Err(SceneError::TooManyParticles { source_name, count: total, limit: MAX_PARTICLES });
     }
     for (i, e) in scene.emitters.iter().enumerate() {
-        let lattice = e.max_points(spacing);
-        let mut any = lattice > 1000;
+        let mesh = meshes[i].as_ref();
+        let lattice = e.max_points(spacing, mesh);
+        // A mesh may be thin whatever its bounding box: always sample it.
+        let mut any = lattice > 1000 && !matches!(e, Emitter::Mesh { .. });
         if !any {
-            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), |_| any = true);
+            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), mesh, |_| any = true);
         }
         if !any {
             let source_name = source.to_string();
