@@ -7,6 +7,18 @@
 
 use glam::{Mat4, Vec3};
 
+mod accessor;
+mod animation;
+mod error;
+mod gltf_import;
+mod gltf_read;
+mod skin;
+mod topology;
+
+pub use animation::{AnimationInfo, AnimationSelector};
+pub use error::GltfError;
+pub use gltf_import::{GLTF_TO_POWDER, GltfModel};
+
 /// A triangle soup with shared vertices, in powder's frame: z up, metres.
 ///
 /// Triangles are counter-clockwise seen from outside (glTF's convention, kept through import), so
