@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use powder::render::mesh::{MESH_VERTEX_ATTRIBUTES, MESH_VERTEX_BYTES, MeshVertex};
 use powder::render::particles::IMPOSTOR_RECORD_BYTES;
 use powder::render::shaders::{DepthKind, LIGHTING, PARTICLE, RenderShader, TYPES};
 use powder::render::uniforms::GpuFrame;
@@ -41,6 +42,7 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
         RenderShader::VolumeRaymarch => {
             vec![("volume_raymarch_vertex", Vertex), ("volume_raymarch_fragment", Fragment)]
         }
+        RenderShader::Mesh => vec![("mesh_vertex", Vertex), ("mesh_fragment", Fragment)],
     }
 }
 
@@ -124,6 +126,41 @@ fn shared_struct_layouts_agree() {
     assert_eq!(size as usize, size_of::<wgpu::util::DrawIndirectArgs>());
     let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["vertex_count", "instance_count", "first_vertex", "first_instance"]);
+}
+
+#[test]
+fn mesh_vertex_inputs_match_the_vertex_buffer_layout() {
+    let module = validate("mesh", &RenderShader::Mesh.composed_source(DepthKind::Single));
+    let entry = module.entry_points.iter().find(|e| e.name == "mesh_vertex").expect("mesh_vertex");
+    // The shader's inputs by location: (location, WGSL type) of each member of its argument struct.
+    let mut inputs = Vec::new();
+    for argument in &entry.function.arguments {
+        let naga::TypeInner::Struct { members, .. } = &module.types[argument.ty].inner else {
+            panic!("mesh_vertex takes its inputs as one struct");
+        };
+        for member in members {
+            let Some(naga::Binding::Location { location, .. }) = member.binding else { continue };
+            inputs.push((location, module.types[member.ty].inner.clone()));
+        }
+    }
+    let vec3_f32 = naga::TypeInner::Vector {
+        size: naga::VectorSize::Tri,
+        scalar: naga::Scalar { kind: naga::ScalarKind::Float, width: 4 },
+    };
+    let expected: Vec<_> = MESH_VERTEX_ATTRIBUTES
+        .iter()
+        .map(|a| {
+            assert_eq!(a.format, wgpu::VertexFormat::Float32x3, "location {}", a.shader_location);
+            (a.shader_location, vec3_f32.clone())
+        })
+        .collect();
+    assert_eq!(inputs, expected, "mesh_vertex's inputs differ from MESH_VERTEX_ATTRIBUTES");
+    // The attributes' offsets are the Rust struct's fields, and the stride its size.
+    let (fields, size) = rust_layout!(MeshVertex, [position, normal]);
+    let field_offsets: Vec<u64> = fields.iter().map(|(_, offset)| *offset as u64).collect();
+    let attribute_offsets: Vec<u64> = MESH_VERTEX_ATTRIBUTES.iter().map(|a| a.offset).collect();
+    assert_eq!(attribute_offsets, field_offsets, "MESH_VERTEX_ATTRIBUTES' offsets are not MeshVertex's fields");
+    assert_eq!(size as u64, MESH_VERTEX_BYTES);
 }
 
 #[test]

@@ -1,17 +1,20 @@
 //! Drawing the simulation with wgpu: lit sphere impostors for particles, a raymarched density
-//! volume, a sky gradient, the ground plane and the domain bounds. The same [`Renderer`] draws
-//! into the window's surface and into an offscreen texture ([`offscreen`]) for PNG output.
+//! volume, collider meshes, a sky gradient, the ground plane and the domain bounds. The same
+//! [`Renderer`] draws into the window's surface and into an offscreen texture ([`offscreen`]) for
+//! PNG output.
 //!
 //! One module per stage, named as its WGSL file under `shaders/render/` and its GPU labels
 //! (`render.<name>`): [`volume_splat`] (particles → density volume, compute), [`particles`]
-//! (culling and shading compute, then the impostor draw), [`environment`] (ground, sky, bounds) and
-//! [`volume_raymarch`]. [`uniforms`] holds the per-frame block shared with WGSL, [`shaders`] the
-//! composition of the WGSL sources, [`bindings`] the shared bind group layouts, [`targets`] the
-//! MSAA and depth textures. `docs/rendering.md` describes the passes and their cost on lavapipe.
+//! (culling and shading compute, then the impostor draw), [`environment`] (ground, sky, bounds),
+//! [`mesh`] (collider meshes, set with [`Renderer::set_meshes`]) and [`volume_raymarch`].
+//! [`uniforms`] holds the per-frame block shared with WGSL, [`shaders`] the composition of the WGSL
+//! sources, [`bindings`] the shared bind group layouts, [`targets`] the MSAA and depth textures.
+//! `docs/rendering.md` describes the passes and their cost on lavapipe.
 
 pub mod bindings;
 pub mod camera;
 pub mod environment;
+pub mod mesh;
 pub mod offscreen;
 pub mod particles;
 mod renderer;

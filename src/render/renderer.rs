@@ -3,8 +3,8 @@
 //! One frame records, into the caller's encoder:
 //! 1. `render.volume_splat` (compute): particles → density volume (shadows, occlusion, volume view);
 //! 2. `render.particles.shade` (compute, unless the mode is `Volume`): cull and shade particles;
-//! 3. `render.main` (MSAA): `environment` (ground, sky, bounds), then the impostors unless the mode
-//!    is `Volume`; resolved into the target;
+//! 3. `render.main` (MSAA): the collider meshes (`mesh`, when set), `environment` (ground, sky,
+//!    bounds), then the impostors unless the mode is `Volume`; resolved into the target;
 //! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
@@ -12,12 +12,14 @@ use wgpu::util::DeviceExt;
 
 use super::bindings::Layouts;
 use super::environment::EnvironmentPass;
+use super::mesh::MeshPass;
 use super::particles::{ParticleShading, ParticlesPass};
 use super::targets::FrameTargets;
 use super::uniforms::{FrameContext, GpuFrame, volume_layout};
 use super::volume_raymarch::VolumeRaymarch;
 use super::volume_splat::{VolumeGrid, VolumeSplat};
 use super::{FrameInputs, RenderMode};
+use crate::mesh::TriangleMesh;
 use crate::sim::params::GpuParticle;
 
 /// Direction toward the sun used until [`Renderer::set_sun_direction`]: 45° up, from the front
@@ -45,6 +47,7 @@ pub struct Renderer {
     /// Bound instead of a particle buffer that cannot be (too small, no `STORAGE` usage).
     empty_particles: wgpu::Buffer,
     environment: EnvironmentPass,
+    meshes: MeshPass,
     particles: ParticlesPass,
     splat: VolumeSplat,
     raymarch: VolumeRaymarch,
@@ -92,6 +95,7 @@ impl Renderer {
             sample_count,
             sun_direction: DEFAULT_SUN_DIRECTION.normalize(),
             environment: EnvironmentPass::new(device, &layouts, color_format, sample_count),
+            meshes: MeshPass::new(device, &layouts, color_format, sample_count),
             particles: ParticlesPass::new(device, &layouts, color_format, sample_count),
             splat: VolumeSplat::new(device, &layouts),
             raymarch,
@@ -146,6 +150,20 @@ impl Renderer {
         let bytes = gpu.read_buffer(self.shading.as_ref()?.draw_args()).ok()?;
         let vertices = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?);
         Some(vertices / 3)
+    }
+
+    /// Sets the collider meshes drawn from the next frame on, in world coordinates (metres, z up),
+    /// replacing the previous ones; an empty slice removes them. The triangles are uploaded now,
+    /// three vertices each with the face normal, into a buffer that is reused while they fit: call
+    /// this again whenever a collider moves or deforms (every frame for an animated one). Broken
+    /// triangles (an index out of range, a non-finite corner, no area) are skipped.
+    pub fn set_meshes(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, meshes: &[TriangleMesh]) {
+        self.meshes.upload(device, queue, meshes);
+    }
+
+    /// Triangles of the collider meshes that are drawn (after skipping broken ones).
+    pub fn mesh_triangle_count(&self) -> u32 {
+        self.meshes.triangle_count()
     }
 
     /// Voxels per axis of the density volume of the last frame.
@@ -237,6 +255,8 @@ impl Renderer {
             });
             pass.set_bind_group(0, &self.frame_group, &[]);
             pass.set_bind_group(1, &scene.scene, &[]);
+            // Meshes first: the ground and sky they hide then fail the early depth test.
+            self.meshes.draw(&mut pass);
             self.environment.draw(&mut pass);
             if let Some(shading) = shading {
                 self.particles.draw(&mut pass, shading);

@@ -25,6 +25,8 @@ pub enum RenderShader {
     VolumeSplat,
     /// Full-screen raymarch of the density volume.
     VolumeRaymarch,
+    /// Collider meshes, flat-shaded.
+    Mesh,
 }
 
 /// How the volume raymarch reads the scene depth: a plain or a multisampled depth texture,
@@ -39,8 +41,13 @@ pub enum DepthKind {
 
 impl RenderShader {
     /// Every stage.
-    pub const ALL: [RenderShader; 4] =
-        [RenderShader::Environment, RenderShader::Particles, RenderShader::VolumeSplat, RenderShader::VolumeRaymarch];
+    pub const ALL: [RenderShader; 5] = [
+        RenderShader::Environment,
+        RenderShader::Particles,
+        RenderShader::VolumeSplat,
+        RenderShader::VolumeRaymarch,
+        RenderShader::Mesh,
+    ];
 
     /// The stage's name: file stem and label suffix.
     pub fn name(self) -> &'static str {
@@ -49,6 +56,7 @@ impl RenderShader {
             RenderShader::Particles => "particles",
             RenderShader::VolumeSplat => "volume_splat",
             RenderShader::VolumeRaymarch => "volume_raymarch",
+            RenderShader::Mesh => "mesh",
         }
     }
 
@@ -59,6 +67,7 @@ impl RenderShader {
             RenderShader::Particles => "render.particles",
             RenderShader::VolumeSplat => "render.volume_splat",
             RenderShader::VolumeRaymarch => "render.volume_raymarch",
+            RenderShader::Mesh => "render.mesh",
         }
     }
 
@@ -69,6 +78,7 @@ impl RenderShader {
             RenderShader::Particles => include_str!("../../shaders/render/particles.wgsl"),
             RenderShader::VolumeSplat => include_str!("../../shaders/render/volume_splat.wgsl"),
             RenderShader::VolumeRaymarch => include_str!("../../shaders/render/volume_raymarch.wgsl"),
+            RenderShader::Mesh => include_str!("../../shaders/render/mesh.wgsl"),
         }
     }
 
