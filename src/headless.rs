@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::collider::set::ColliderSet;
 use crate::export::{ExportError, frame_file_name, write_ply};
 use crate::gpu::Gpu;
-use crate::scene::{Scene, TimeStep};
+use crate::scene::{Scene, SceneError, TimeStep};
 use crate::sim::state::StateError;
 use crate::sim::{Solver, SolverError, SolverStats};
 
@@ -48,6 +49,9 @@ pub enum RunError {
     /// A frame could not be written.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// The scene's colliders could not be set up.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
     /// The GPU device was lost.
     #[error("the GPU device was lost during the run (frame {frame})")]
     DeviceLost {
@@ -86,6 +90,44 @@ pub fn build_solver(gpu: &Gpu, scene: &Scene, source_name: &str) -> Result<Solve
     })
 }
 
+/// Runs `substeps` substeps of `dt` from scene time `t0`, in submissions of at most
+/// [`SUBSTEPS_PER_SUBMIT`]. Each submission is one collider frame: moving colliders are sampled at
+/// its start and end and blended across its substeps; static ones are uploaded once (when the
+/// solver has none yet).
+pub fn advance(
+    gpu: &Gpu,
+    solver: &mut Solver,
+    colliders: &mut ColliderSet,
+    t0: f64,
+    dt: f64,
+    substeps: u32,
+) -> Result<(), SolverError> {
+    let mut done = 0;
+    while done < substeps {
+        let n = (substeps - done).min(SUBSTEPS_PER_SUBMIT);
+        let start = t0 + done as f64 * dt;
+        upload_colliders(gpu, solver, colliders, start, start + n as f64 * dt)?;
+        solver.step(gpu, n);
+        done += n;
+    }
+    Ok(())
+}
+
+/// Gives the solver the colliders of the frame `[t0, t1]`, unless they are static and already there.
+pub fn upload_colliders(
+    gpu: &Gpu,
+    solver: &mut Solver,
+    colliders: &mut ColliderSet,
+    t0: f64,
+    t1: f64,
+) -> Result<(), SolverError> {
+    if colliders.is_empty() || (!colliders.is_animated() && solver.collider_count() > 0) {
+        return Ok(());
+    }
+    colliders.set_grid(solver.params().grid);
+    solver.set_colliders(gpu, colliders.frames(t0, t1).as_ref())
+}
+
 /// The substep count and length that cover one frame of `frame_duration` seconds: with a fixed dt
 /// the frame is split into whole substeps no longer than dt; with auto the stable dt is used.
 pub fn plan_frame(frame_duration: f64, step: TimeStep, stable_dt: f64) -> (u32, f64, bool) {
@@ -110,6 +152,7 @@ pub fn run_scene(
     mut on_frame: impl FnMut(u32, &SolverStats),
 ) -> Result<RunSummary, RunError> {
     let mut solver = build_solver(gpu, scene, source_name)?;
+    let mut colliders = ColliderSet::from_scene(scene, source_name)?;
     std::fs::create_dir_all(out_dir).map_err(|source| RunError::OutputDir { path: out_dir.to_path_buf(), source })?;
     let solver_err = |source| RunError::Solver { source_name: source_name.to_string(), source };
     let mut summary = RunSummary::default();
@@ -131,12 +174,8 @@ pub fn run_scene(
             log::warn!("frame {frame}: dt {dt:.3e} s exceeds the stable dt {stable:.3e} s");
         }
         solver.set_dt(gpu, dt);
-        let mut left = substeps;
-        while left > 0 {
-            let n = left.min(SUBSTEPS_PER_SUBMIT);
-            solver.step(gpu, n);
-            left -= n;
-        }
+        let t0 = summary.simulated_time;
+        advance(gpu, &mut solver, &mut colliders, t0, dt, substeps).map_err(solver_err)?;
         if gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(RunError::DeviceLost { frame });
         }

@@ -1,0 +1,240 @@
+//! A scene's colliders at any time: where each one is, how fast its surface moves, and the
+//! per-node fields the solver's grid update reads (`field.rs`).
+//!
+//! Velocities come from positions: over a frame `[t0, t1]` every vertex (or rigid pose) moves
+//! from its place at `t0` to its place at `t1`, and the surface velocity is that displacement over
+//! `t1 − t0`. The snow is then pushed by exactly as much as the collider moved in the frame.
+
+use std::sync::Arc;
+
+use glam::{DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
+
+use super::field::{ColliderField, ColliderFrames, Surface};
+use super::sdf::{MeshSdf, mesh_sdf};
+use super::shapes::{AnalyticShape, RigidPose, analytic_sdf};
+use crate::mesh::{GltfModel, TriangleMesh};
+use crate::scene::{ColliderConfig, ColliderShape, Scene, SceneError};
+use crate::sim::params::GridSpec;
+
+/// Cells on each side of a mesh's surface within which its distance is exact (`mesh_sdf`). Three
+/// cover the quadratic stencil (1.5 cells) of a particle touching the surface, with margin for a
+/// surface that moves up to a cell per frame.
+pub const BAND_CELLS: f32 = 3.0;
+
+/// One collider, ready to sample.
+struct Placed {
+    config: ColliderConfig,
+    model: Option<Arc<GltfModel>>,
+    clip: Option<usize>,
+}
+
+impl Placed {
+    fn animated(&self) -> bool {
+        self.keyframes_or_clip()
+    }
+
+    fn keyframes_or_clip(&self) -> bool {
+        self.config.keyframes.is_some() || self.clip.is_some()
+    }
+
+    /// The placement at scene time `t`: keyframed motion after the static transform.
+    fn matrix_at(&self, t: f64) -> DMat4 {
+        let placed = self.config.transform.matrix();
+        match &self.config.keyframes {
+            Some(k) => k.matrix_at(t) * placed,
+            None => placed,
+        }
+    }
+
+    /// The glTF mesh at scene time `t`, in the world (`None` for analytic shapes).
+    fn mesh_at(&self, t: f64) -> Option<TriangleMesh> {
+        let model = self.model.as_ref()?;
+        let clip_time = match (self.clip, &self.config.animation) {
+            (Some(c), Some(playback)) => playback.clip_time(t, model.animations()[c].duration as f64) as f32,
+            _ => 0.0,
+        };
+        Some(model.mesh_at(self.clip, clip_time).transformed(&self.matrix_at(t).as_mat4()))
+    }
+
+    /// The analytic shape and its pose at `t0`, moving to where it is at `t1`.
+    fn analytic(&self, t0: f64, t1: f64) -> Option<(AnalyticShape, RigidPose)> {
+        let scale = self.config.transform.scale;
+        let shape = match self.config.shape {
+            ColliderShape::Plane => AnalyticShape::HalfSpace,
+            ColliderShape::Box { size } => AnalyticShape::Box { half_extents: (0.5 * size * scale).as_vec3() },
+            ColliderShape::Sphere { radius } => AnalyticShape::Ball { radius: (radius * scale.x) as f32 },
+            ColliderShape::Gltf { .. } => return None,
+        };
+        let rigid = |m: DMat4| -> (DQuat, DVec3) {
+            let (_, rotation, translation) = m.to_scale_rotation_translation();
+            (rotation, translation)
+        };
+        let (r0, p0) = rigid(self.matrix_at(t0));
+        let (r1, p1) = rigid(self.matrix_at(t1));
+        let span = t1 - t0;
+        let (linear, angular) = if span > 0.0 {
+            let (axis, angle) = (r1 * r0.inverse()).to_axis_angle();
+            // to_axis_angle gives an angle in [0, 2π); the short way round is what moved.
+            let angle = if angle > std::f64::consts::PI { angle - 2.0 * std::f64::consts::PI } else { angle };
+            ((p1 - p0) / span, axis * angle / span)
+        } else {
+            (DVec3::ZERO, DVec3::ZERO)
+        };
+        let pose = RigidPose {
+            translation: p0.as_vec3(),
+            rotation: Quat::from(r0.as_quat()),
+            linear_velocity: linear.as_vec3(),
+            angular_velocity: angular.as_vec3(),
+        };
+        Some((shape, pose))
+    }
+
+    /// The collider sampled on `grid` at `t0` (`at_end` false) or `t1` (true), with the surface
+    /// velocity of the frame `[t0, t1]`.
+    fn sample(&self, grid: &GridSpec, t0: f64, t1: f64, at_end: bool) -> MeshSdf {
+        let span = t1 - t0;
+        if let Some((shape, pose)) = self.analytic(t0, t1) {
+            let pose = if at_end {
+                let (rotation, translation) = match self.analytic(t1, t1) {
+                    Some((_, p)) => (p.rotation, p.translation),
+                    None => (pose.rotation, pose.translation),
+                };
+                RigidPose { rotation, translation, ..pose }
+            } else {
+                pose
+            };
+            return analytic_sdf(shape, &pose, grid);
+        }
+        let start = self.mesh_at(t0).unwrap_or_default();
+        let end = if span > 0.0 && self.animated() { self.mesh_at(t1).unwrap_or_default() } else { start.clone() };
+        let velocity: Vec<Vec3> = if span > 0.0 && end.positions.len() == start.positions.len() {
+            start.positions.iter().zip(&end.positions).map(|(a, b)| (*b - *a) / span as f32).collect()
+        } else {
+            vec![Vec3::ZERO; start.positions.len()]
+        };
+        let mesh = if at_end { &end } else { &start };
+        mesh_sdf(mesh, Some(&velocity), grid, BAND_CELLS)
+    }
+}
+
+/// The colliders of a scene on one grid.
+pub struct ColliderSet {
+    placed: Vec<Placed>,
+    surfaces: Vec<Surface>,
+    grid: GridSpec,
+    /// The field of the static colliders, sampled once per grid.
+    static_field: Option<ColliderField>,
+}
+
+impl ColliderSet {
+    /// The colliders of `scene` on its grid. Fails only if an animation clip is missing (which
+    /// scene validation already rules out).
+    pub fn from_scene(scene: &Scene, source: &str) -> Result<Self, SceneError> {
+        let mut placed = Vec::new();
+        for (i, config) in scene.colliders.iter().enumerate() {
+            let model = match &config.shape {
+                ColliderShape::Gltf { path } => {
+                    Some(scene.assets.model(path).cloned().ok_or_else(|| SceneError::Asset {
+                        source_name: source.to_string(),
+                        field: format!("colliders[{i}].shape.path"),
+                        message: format!("{} was not loaded", path.display()),
+                    })?)
+                }
+                _ => None,
+            };
+            let clip = match (&model, &config.animation) {
+                (Some(m), Some(a)) => Some(m.find_animation(&a.clip).map_err(|e| SceneError::Asset {
+                    source_name: source.to_string(),
+                    field: format!("colliders[{i}].animation.clip"),
+                    message: e.to_string(),
+                })?),
+                _ => None,
+            };
+            placed.push(Placed { config: config.clone(), model, clip });
+        }
+        let surfaces = scene.colliders.iter().map(|c| Surface { kind: c.boundary, friction: c.friction }).collect();
+        Ok(Self { placed, surfaces, grid: scene.grid_spec(), static_field: None })
+    }
+
+    /// No colliders at all.
+    pub fn is_empty(&self) -> bool {
+        self.placed.is_empty()
+    }
+
+    /// Whether any collider moves.
+    pub fn is_animated(&self) -> bool {
+        self.placed.iter().any(Placed::animated)
+    }
+
+    /// Moves the set onto a new grid (the fields are resampled on the next frame).
+    pub fn set_grid(&mut self, grid: GridSpec) {
+        if grid != self.grid {
+            self.grid = grid;
+            self.static_field = None;
+        }
+    }
+
+    /// The solver's collider state for the frame from scene time `t0` to `t1`, or `None` if there
+    /// are no colliders. Static colliders are sampled once; moving ones at both ends of every
+    /// frame.
+    pub fn frames(&mut self, t0: f64, t1: f64) -> Option<ColliderFrames> {
+        if self.placed.is_empty() {
+            return None;
+        }
+        let nodes = self.grid.node_count() as usize;
+        if self.static_field.is_none() {
+            let mut field = ColliderField::empty(nodes);
+            for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| !p.animated()) {
+                let s = p.sample(&self.grid, 0.0, 0.0, false);
+                field.add(i as u32, &s.distance, &s.normal, &s.velocity);
+            }
+            self.static_field = Some(field);
+        }
+        let base = self.static_field.clone().unwrap_or_else(|| ColliderField::empty(nodes));
+        let (mut from, mut to) = (base.clone(), base);
+        for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| p.animated()) {
+            let a = p.sample(&self.grid, t0, t1, false);
+            from.add(i as u32, &a.distance, &a.normal, &a.velocity);
+            let b = p.sample(&self.grid, t0, t1, true);
+            to.add(i as u32, &b.distance, &b.normal, &b.velocity);
+        }
+        Some(ColliderFrames { from, to, surfaces: self.surfaces.clone() })
+    }
+
+    /// Every collider as a triangle mesh at scene time `t`, for drawing. Planes become a square
+    /// covering the domain; boxes and balls are tessellated.
+    pub fn meshes_at(&self, t: f64) -> Vec<TriangleMesh> {
+        let (lo, hi) = (self.grid.domain_min.as_vec3(), self.grid.domain_max().as_vec3());
+        let extent = (hi - lo).length();
+        self.placed
+            .iter()
+            .map(|p| {
+                if let Some(mesh) = p.mesh_at(t) {
+                    return mesh;
+                }
+                let Some((shape, pose)) = p.analytic(t, t) else {
+                    return TriangleMesh::default();
+                };
+                let local = match shape {
+                    AnalyticShape::HalfSpace => {
+                        // A square in the plane, centred where the domain's centre projects onto it.
+                        let centre = pose.rotation.inverse() * (0.5 * (lo + hi) - pose.translation);
+                        super::display::square(Vec3::new(centre.x, centre.y, 0.0), extent)
+                    }
+                    AnalyticShape::Box { half_extents } => super::display::cuboid(half_extents),
+                    AnalyticShape::Ball { radius } => super::display::ball(radius, 3),
+                };
+                local.transformed(&Mat4::from_rotation_translation(pose.rotation, pose.translation))
+            })
+            .collect()
+    }
+
+    /// The duration of the longest glTF clip in use, seconds (for the app's time scrubber).
+    pub fn clip_duration(&self) -> Option<f64> {
+        let durations = self.placed.iter().filter_map(|p| {
+            let (model, clip, playback) = (p.model.as_ref()?, p.clip?, p.config.animation.as_ref()?);
+            Some(model.animations()[clip].duration as f64 / playback.speed.abs().max(1e-9))
+        });
+        durations.fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d))))
+    }
+}
