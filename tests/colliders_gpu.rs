@@ -92,7 +92,10 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin() {
     // A horizontal slip floor rising from z = 0.27 to 0.29 over the frame (0.2 m/s in 20 substeps
     // of 5e-4 s = 0.01 s … rounded up to a 2 cm rise): substeps see it at (k+1)/20 of the way.
     let steps = 20;
-    let pose = |z: f32| RigidPose { linear_velocity: Vec3::new(0.0, 0.0, 2.0), ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY) };
+    let pose = |z: f32| RigidPose {
+        linear_velocity: Vec3::new(0.0, 0.0, 2.0),
+        ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY)
+    };
     let field = |z: f32| {
         let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose(z), &params.grid);
         let mut f = ColliderField::empty(params.grid.node_count() as usize);

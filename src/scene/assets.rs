@@ -6,10 +6,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::Scene;
 use super::collider::ColliderShape;
 use super::emitter::Emitter;
 use super::error::SceneError;
-use super::Scene;
 use crate::mesh::GltfModel;
 
 /// The glTF models of a scene, keyed by the path as written in the scene file.

@@ -227,7 +227,11 @@ mod tests {
 
     #[test]
     fn keyframes_interpolate_loop_and_hold() {
-        let k = |time, x, deg| Key { time, translation: DVec3::new(x, 0.0, 0.0), rotation_degrees: DVec3::new(0.0, 0.0, deg) };
+        let k = |time, x, deg| Key {
+            time,
+            translation: DVec3::new(x, 0.0, 0.0),
+            rotation_degrees: DVec3::new(0.0, 0.0, deg),
+        };
         let mut frames = Keyframes { keys: vec![k(1.0, 0.0, 0.0), k(3.0, 2.0, 90.0)], looping: false };
         let (r, t) = frames.pose_at(2.0);
         assert!((t.x - 1.0).abs() < 1e-12);

@@ -68,7 +68,9 @@ impl Emitter {
     /// Initial velocity of the emitted snow, m/s.
     pub fn velocity(&self) -> DVec3 {
         match *self {
-            Emitter::Box { velocity, .. } | Emitter::Sphere { velocity, .. } | Emitter::Mesh { velocity, .. } => velocity,
+            Emitter::Box { velocity, .. } | Emitter::Sphere { velocity, .. } | Emitter::Mesh { velocity, .. } => {
+                velocity
+            }
         }
     }
 

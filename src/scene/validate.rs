@@ -135,7 +135,12 @@ fn colliders_consistent(scene: &Scene, source: &str) -> Result<(), SceneError> {
         let uniform = (s.x - s.y).abs() <= 1e-9 * s.x && (s.x - s.z).abs() <= 1e-9 * s.x;
         if matches!(c.shape, ColliderShape::Sphere { .. }) && !uniform {
             let value = format!("[{}, {}, {}]", number(s.x), number(s.y), number(s.z));
-            return Err(SceneError::invalid(source, format!("{name}.transform.scale"), value, "equal x, y, z for a sphere"));
+            return Err(SceneError::invalid(
+                source,
+                format!("{name}.transform.scale"),
+                value,
+                "equal x, y, z for a sphere",
+            ));
         }
         if let Some(a) = &c.animation {
             let ColliderShape::Gltf { path } = &c.shape else {
