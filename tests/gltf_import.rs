@@ -229,24 +229,19 @@ fn two_joint_skin_blends_global_joint_times_inverse_bind() {
 }
 
 #[test]
-fn every_pose_of_a_5k_vertex_skinned_mesh_has_the_same_topology_and_samples_fast() {
+fn every_pose_of_a_5k_vertex_skinned_mesh_has_the_same_topology() {
     let dir = tempfile::tempdir().unwrap();
     let model = GltfModel::load(&fixture::write_skinned_grid(dir.path(), 50, 100)).unwrap();
     assert_eq!(model.vertex_count(), 5000);
     let rest = model.rest_mesh();
     let mut positions = Vec::new();
-    let start = std::time::Instant::now();
     let samples = 50;
     for i in 0..samples {
         model.positions_at(Some(0), i as f32 / samples as f32, &mut positions);
         assert_eq!(positions.len(), rest.positions.len());
     }
-    let per_sample = start.elapsed() / samples;
     assert_eq!(model.mesh_at(Some(0), 0.7).triangles, rest.triangles);
     assert_ne!(positions, rest.positions, "the animation moves the vertices");
-    // This test build (opt-level 1) takes about 0.05 ms per sample on a 2-core build machine. The
-    // limit leaves 20× for a loaded machine and still catches re-parsing or per-vertex allocation.
-    assert!(per_sample.as_secs_f64() < 1e-3, "one sample took {per_sample:?}");
 }
 
 #[test]
