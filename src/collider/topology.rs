@@ -1,0 +1,243 @@
+//! What the SDF's sign needs from a triangle soup: vertices welded by position, connected
+//! components, and the angle-weighted pseudo-normals of every face, edge and vertex (Bærentzen and
+//! Aanæs 2005).
+//!
+//! Welding comes first because glTF exporters duplicate vertices along hard edges (one copy per
+//! face normal): without it a box would be six separate faces, each its own "component", and the
+//! edges and corners would have no pseudo-normals spanning both faces.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use glam::Vec3;
+
+use crate::mesh::TriangleMesh;
+
+/// Vertices closer than this fraction of the mesh's largest extent (per axis) are welded.
+pub const WELD_TOLERANCE: f32 = 1e-6;
+
+/// A mesh's welded connectivity and pseudo-normals. Pseudo-normals are sums of unit face normals,
+/// not normalised: only their direction matters for the sign test.
+pub struct MeshTopology {
+    /// For each vertex of the mesh, the index of its welded representative.
+    pub welded: Vec<u32>,
+    /// Connected component of each triangle (triangles sharing a welded vertex are connected),
+    /// numbered densely from 0.
+    pub component: Vec<u32>,
+    /// Number of components.
+    pub component_count: u32,
+    /// Unit normal of each triangle, `(b − a) × (c − a)` normalised; zero for a degenerate one.
+    pub face_normal: Vec<Vec3>,
+    /// Pseudo-normal of each triangle's edge k (corner k to k + 1): the sum of the normals of the
+    /// faces sharing it, so just the face's own normal on a hole's rim.
+    pub edge_normal: Vec<[Vec3; 3]>,
+    /// Angle-weighted pseudo-normal of each welded vertex.
+    pub vertex_normal: Vec<Vec3>,
+}
+
+impl MeshTopology {
+    /// Welds, labels components and accumulates pseudo-normals. Cost: linear in the mesh size, a
+    /// few hash lookups per vertex and edge.
+    pub fn new(mesh: &TriangleMesh) -> Self {
+        let welded = weld(&mesh.positions);
+        let triangle_count = mesh.triangles.len();
+        let face_normal: Vec<Vec3> =
+            (0..triangle_count).map(|t| face_normal_of(mesh.corners(t)).normalize_or_zero()).collect();
+
+        let mut vertex_normal = vec![Vec3::ZERO; mesh.positions.len()];
+        let mut edge_sums: FastMap<u64, Vec3> = FastMap::default();
+        let mut components = UnionFind::new(mesh.positions.len());
+        let w = |t: usize| mesh.triangles[t].map(|v| welded[v as usize]);
+        for t in 0..triangle_count {
+            let ids = w(t);
+            components.union(ids[0], ids[1]);
+            components.union(ids[1], ids[2]);
+            let n = face_normal[t];
+            if n == Vec3::ZERO {
+                continue;
+            }
+            let p = mesh.corners(t);
+            for k in 0..3 {
+                let (u, v) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
+                let angle = u.cross(v).length().atan2(u.dot(v));
+                vertex_normal[ids[k] as usize] += angle * n;
+                *edge_sums.entry(edge_key(ids[k], ids[(k + 1) % 3])).or_default() += n;
+            }
+        }
+        let edge_normal = (0..triangle_count)
+            .map(|t| {
+                let ids = w(t);
+                [0, 1, 2].map(|k| edge_sums.get(&edge_key(ids[k], ids[(k + 1) % 3])).copied().unwrap_or_default())
+            })
+            .collect();
+
+        let mut label = vec![u32::MAX; mesh.positions.len()];
+        let mut component_count = 0;
+        let component = (0..triangle_count)
+            .map(|t| {
+                let root = components.find(w(t)[0]) as usize;
+                if label[root] == u32::MAX {
+                    label[root] = component_count;
+                    component_count += 1;
+                }
+                label[root]
+            })
+            .collect();
+        Self { welded, component, component_count, face_normal, edge_normal, vertex_normal }
+    }
+}
+
+/// The unnormalised normal `(b − a) × (c − a)` of a triangle.
+pub fn face_normal_of([a, b, c]: [Vec3; 3]) -> Vec3 {
+    (b - a).cross(c - a)
+}
+
+fn edge_key(a: u32, b: u32) -> u64 {
+    (a.min(b) as u64) << 32 | a.max(b) as u64
+}
+
+/// Each vertex's representative: the first earlier vertex within `WELD_TOLERANCE · extent` on every
+/// axis, or itself. Vertices are bucketed in cubes of twice the tolerance; a match then lies in the
+/// vertex's own cube or the neighbour on the nearer side along each axis, so 8 cubes are searched
+/// and no pair within tolerance is missed because it straddles a cube face.
+fn weld(positions: &[Vec3]) -> Vec<u32> {
+    let bounds = positions.iter().try_fold(None, |acc: Option<(Vec3, Vec3)>, &p| {
+        p.is_finite().then(|| Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))))
+    });
+    let (lo, hi) = match bounds {
+        Some(Some(bounds)) => bounds,
+        Some(None) => return Vec::new(),
+        // A non-finite position: weld nothing rather than hash NaNs (the SDF skips such triangles).
+        None => return (0..positions.len() as u32).collect(),
+    };
+    let extent = (hi - lo).max_element();
+    let tolerance = (extent * WELD_TOLERANCE).max(f32::MIN_POSITIVE);
+    let cube = 2.0 * tolerance;
+    // First vertex in each cube, and a chain to the next vertex in the same cube.
+    let mut first: FastMap<[i64; 3], u32> = FastMap::default();
+    first.reserve(positions.len());
+    let mut next_in_cube = vec![u32::MAX; positions.len()];
+    let mut welded = Vec::with_capacity(positions.len());
+    for (index, &p) in positions.iter().enumerate() {
+        let scaled = (p - lo) / cube;
+        let key = scaled.floor().as_i64vec3().to_array();
+        let side = (scaled - scaled.floor()).cmpge(Vec3::splat(0.5));
+        let step = [side.test(0), side.test(1), side.test(2)].map(|up| if up { 1 } else { -1 });
+        let mut found = None;
+        'search: for corner in 0..8 {
+            let mut probe = key;
+            for (axis, slot) in probe.iter_mut().enumerate() {
+                if corner >> axis & 1 == 1 {
+                    *slot += step[axis];
+                }
+            }
+            let mut candidate = first.get(&probe).copied().unwrap_or(u32::MAX);
+            while candidate != u32::MAX {
+                if (positions[candidate as usize] - p).abs().max_element() <= tolerance {
+                    found = Some(candidate);
+                    break 'search;
+                }
+                candidate = next_in_cube[candidate as usize];
+            }
+        }
+        match found {
+            Some(representative) => welded.push(welded[representative as usize]),
+            None => {
+                welded.push(index as u32);
+                if let Some(head) = first.insert(key, index as u32) {
+                    next_in_cube[index] = head;
+                }
+            }
+        }
+    }
+    welded
+}
+
+/// Disjoint sets with path halving, for components.
+struct UnionFind(Vec<u32>);
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self((0..n as u32).collect())
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.0[x as usize] != x {
+            let grandparent = self.0[self.0[x as usize] as usize];
+            self.0[x as usize] = grandparent;
+            x = grandparent;
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        self.0[a.max(b) as usize] = a.min(b);
+    }
+}
+
+/// A hash map with a multiply-rotate hasher (FxHash's): std's SipHash guards against adversarial
+/// keys, which vertex cubes and edge ids are not, and costs several times more per lookup.
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn welds_duplicates_and_near_duplicates_across_cube_faces() {
+        // Extent 1, so the tolerance is 1e-6 and the cubes 2e-6 wide. Vertices 1 and 2 are 2e-10
+        // apart but on either side of a cube face, so only the neighbour search welds them; vertex
+        // 0 is 2e-6 from vertex 1, beyond the tolerance.
+        let p = vec![Vec3::ZERO, Vec3::splat(1.999_9e-6), Vec3::splat(2.000_1e-6), Vec3::ONE, Vec3::ONE];
+        let w = weld(&p);
+        assert_eq!(w, vec![0, 1, 1, 3, 3]);
+    }
+
+    #[test]
+    fn two_triangles_sharing_welded_corners_form_one_component() {
+        // A quad as two triangles with duplicated corners (as a glTF exporter writes a hard edge),
+        // and a separate triangle.
+        let positions = vec![
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::X,
+            Vec3::ONE.with_z(0.0),
+            Vec3::Y,
+            Vec3::Z * 5.0,
+            Vec3::ONE * 5.0,
+            Vec3::X * 5.0,
+        ];
+        let mesh = TriangleMesh { positions, triangles: vec![[0, 1, 2], [3, 4, 5], [6, 7, 8]] };
+        let topo = MeshTopology::new(&mesh);
+        assert_eq!(topo.component, vec![0, 0, 1]);
+        assert_eq!(topo.component_count, 2);
+        // The shared diagonal's pseudo-normal sums both faces; the rim edges have one face each.
+        assert_eq!(topo.edge_normal[0][1], Vec3::Z * 2.0);
+        assert_eq!(topo.edge_normal[0][0], Vec3::Z);
+    }
+}
