@@ -67,15 +67,12 @@ pub fn mesh_sdf(mesh: &TriangleMesh, vertex_velocity: Option<&[Vec3]>, grid: &Gr
         assert_eq!(v.len(), mesh.positions.len(), "one vertex velocity per mesh vertex");
     }
     let band = band_cells.max(1.0) * grid.cell_size as f32;
-    let t0 = std::time::Instant::now();
     let context = SdfContext::new(mesh, vertex_velocity, grid, band);
-    let t1 = std::time::Instant::now();
     let dims = grid.node_dims();
     let layer = dims.x as usize * dims.y as usize;
     let nodes = layer * dims.z as usize;
     let mut sdf =
         MeshSdf { distance: vec![band; nodes], normal: vec![Vec3::ZERO; nodes], velocity: vec![Vec3::ZERO; nodes] };
-    let t2 = std::time::Instant::now();
     sdf.distance
         .par_chunks_mut(layer)
         .zip(sdf.normal.par_chunks_mut(layer))
@@ -87,7 +84,6 @@ pub fn mesh_sdf(mesh: &TriangleMesh, vertex_velocity: Option<&[Vec3]>, grid: &Gr
                 context.layer(k, scratch, LayerOut { distance, normal, velocity });
             },
         );
-    eprintln!("context {:?} alloc {:?} layers {:?}", t1 - t0, t2 - t1, t2.elapsed());
     sdf
 }
 

@@ -83,8 +83,8 @@ impl SdfContext<'_> {
         // multiply and a truncation each (no division, no libm call).
         let inverse_h = 1.0 / self.cell_size;
         let centre_x = (tri.centre.x - xs[0]) * inverse_h;
-        for j in tri.nodes.lo[1]..=tri.nodes.hi[1] {
-            let y = ys[j];
+        let rows = tri.nodes.lo[1]..=tri.nodes.hi[1];
+        for (j, &y) in rows.clone().zip(&ys[rows]) {
             let reach_yz = reach_z - (y - tri.centre.y).powi(2);
             if reach_yz < 0.0 {
                 continue;
@@ -96,14 +96,16 @@ impl SdfContext<'_> {
             }
             // Truncation is floor for last ≥ 0.
             let (first, last) = (first.max(tri.nodes.lo[0]), (last as i32 as usize).min(tri.nodes.hi[0]));
+            if first > last {
+                continue;
+            }
             let row = j * s.row_len;
             // The plane distance along the row is n.x · x + plane_offset.
             let plane_offset = tri.normal.y * y + tri.normal.z * z - tri.normal.dot(tri.corners[0]);
             let centre_yz = reach_yz - reach * reach;
-            for i in first..=last {
+            for (i, &x) in (first..=last).zip(&xs[first..=last]) {
                 let node = row + i;
                 let best = s.distance[node];
-                let x = xs[i];
                 // Two cheap lower bounds of the distance first: to the triangle's plane, and to its
                 // bounding sphere.
                 if (tri.normal.x * x + plane_offset).abs() >= best {

@@ -48,11 +48,10 @@ impl MeshTopology {
         let mut edge_sums: FastMap<u64, Vec3> = FastMap::default();
         let mut components = UnionFind::new(mesh.positions.len());
         let w = |t: usize| mesh.triangles[t].map(|v| welded[v as usize]);
-        for t in 0..triangle_count {
+        for (t, &n) in face_normal.iter().enumerate() {
             let ids = w(t);
             components.union(ids[0], ids[1]);
             components.union(ids[1], ids[2]);
-            let n = face_normal[t];
             if n == Vec3::ZERO {
                 continue;
             }

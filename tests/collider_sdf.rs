@@ -1,0 +1,313 @@
+//! Mesh signed distance fields and winding numbers against analytic shapes: a sphere, a box, a
+//! union of boxes, a ground block larger than the grid, and meshes with a hole.
+
+use std::collections::HashMap;
+
+use glam::{DVec3, UVec3, Vec3};
+use powder::collider::{MeshSdf, mesh_sdf, points_inside, winding_number};
+use powder::mesh::TriangleMesh;
+use powder::sim::params::GridSpec;
+
+/// Float error of the f32 build, metres: coordinates below 1 m carry 6e-8 m of rounding, and the
+/// closest-point arithmetic a few times that. 2e-6 m is 1e-4 of the smallest cell used here.
+const FLOAT_ERROR: f64 = 2e-6;
+
+/// `cells`³ cells over the cube [−0.5, 0.5]³.
+fn grid(cells: u32) -> GridSpec {
+    GridSpec { domain_min: DVec3::splat(-0.5), cell_size: 1.0 / cells as f64, cells: UVec3::splat(cells) }
+}
+
+/// Every node's position (f64) with its flat index, in `GridSpec` order.
+fn nodes(g: &GridSpec) -> impl Iterator<Item = (usize, DVec3)> + '_ {
+    let d = g.node_dims();
+    let origin = g.grid_origin();
+    (0..d.z).flat_map(move |k| {
+        (0..d.y).flat_map(move |j| {
+            (0..d.x).map(move |i| (g.node_index(i, j, k), origin + UVec3::new(i, j, k).as_dvec3() * g.cell_size))
+        })
+    })
+}
+
+/// An icosphere: an icosahedron whose faces are split in four `subdivisions` times, every vertex
+/// pushed onto the sphere. Counter-clockwise seen from outside.
+fn icosphere(centre: Vec3, radius: f32, subdivisions: u32) -> TriangleMesh {
+    let t = (1.0 + 5f32.sqrt()) / 2.0;
+    let mut unit: Vec<Vec3> = [[-1., t, 0.], [1., t, 0.], [-1., -t, 0.], [1., -t, 0.], [0., -1., t], [0., 1., t]]
+        .into_iter()
+        .chain([[0., -1., -t], [0., 1., -t], [t, 0., -1.], [t, 0., 1.], [-t, 0., -1.], [-t, 0., 1.]])
+        .map(|p| Vec3::from_array(p).normalize())
+        .collect();
+    let mut triangles: Vec<[u32; 3]> = vec![
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
+    ];
+    for _ in 0..subdivisions {
+        let mut midpoints = HashMap::new();
+        let mut midpoint = |a: u32, b: u32| {
+            *midpoints.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                unit.push((unit[a as usize] + unit[b as usize]).normalize());
+                unit.len() as u32 - 1
+            })
+        };
+        triangles = triangles
+            .iter()
+            .flat_map(|&[a, b, c]| {
+                let (ab, bc, ca) = (midpoint(a, b), midpoint(b, c), midpoint(c, a));
+                [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
+            })
+            .collect();
+    }
+    TriangleMesh { positions: unit.iter().map(|&u| centre + radius * u).collect(), triangles }
+}
+
+/// How far an inscribed icosphere's faces dip below the sphere: r minus the smallest distance
+/// from the centre to a face. Its triangles are acute, so that distance is the one to the plane
+/// (the foot is the circumcentre, inside the face). This is the Hausdorff distance between the mesh
+/// and the sphere, which bounds the difference of their distance functions at every point.
+fn chordal_error(mesh: &TriangleMesh, centre: Vec3, radius: f32) -> f64 {
+    (0..mesh.triangles.len())
+        .map(|t| {
+            let [a, b, c] = mesh.corners(t).map(|p| (p - centre).as_dvec3());
+            radius as f64 - a.dot((b - a).cross(c - a).normalize())
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A box as glTF exporters write it: four vertices per face (each face its own normal), 24 in all.
+fn box_mesh(lo: Vec3, hi: Vec3) -> TriangleMesh {
+    let mut mesh = TriangleMesh::default();
+    for axis in 0..3 {
+        for side in [0.0, 1.0] {
+            // Corners of the face in the plane of the other two axes, counter-clockwise seen from
+            // outside: (u, v) order flips with the side so (b − a) × (c − a) points outward.
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let corner = |du: f32, dv: f32| {
+                let mut s = Vec3::ZERO;
+                s[axis] = side;
+                s[u] = du;
+                s[v] = dv;
+                lo + s * (hi - lo)
+            };
+            let base = mesh.positions.len() as u32;
+            let quad = if side == 1.0 {
+                [(0., 0.), (1., 0.), (1., 1.), (0., 1.)]
+            } else {
+                [(0., 0.), (0., 1.), (1., 1.), (1., 0.)]
+            };
+            mesh.positions.extend(quad.map(|(du, dv)| corner(du, dv)));
+            mesh.triangles.extend([[base, base + 1, base + 2], [base, base + 2, base + 3]]);
+        }
+    }
+    mesh
+}
+
+/// The exact signed distance to the box [lo, hi].
+fn box_sdf(p: DVec3, lo: Vec3, hi: Vec3) -> f64 {
+    let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
+    let q = (p - (lo + hi) / 2.0).abs() - (hi - lo) / 2.0;
+    q.max(DVec3::ZERO).length() + q.max_element().min(0.0)
+}
+
+/// Checks every node against an exact field `expected` (already clamped to ±band): within
+/// `tolerance` in the band, exactly ±band beyond it, and the sign right wherever the exact value
+/// is farther than `tolerance` from zero. Returns the number of band nodes.
+fn check_field(sdf: &MeshSdf, g: &GridSpec, band: f64, tolerance: f64, expected: impl Fn(DVec3) -> f64) -> usize {
+    let mut band_nodes = 0;
+    for (n, p) in nodes(g) {
+        let (d, e) = (sdf.distance[n] as f64, expected(p));
+        assert!((d - e).abs() <= tolerance, "node {p}: distance {d}, expected {e} (± {tolerance})");
+        if e.abs() > tolerance {
+            assert_eq!(d < 0.0, e < 0.0, "node {p}: wrong sign, distance {d}, expected {e}");
+        }
+        if d.abs() < band * (1.0 - 1e-6) {
+            band_nodes += 1;
+            assert!((sdf.normal[n].length() - 1.0).abs() < 1e-5, "node {p}: normal {} not unit", sdf.normal[n]);
+        } else {
+            assert_eq!(d.abs(), band as f32 as f64, "node {p}: beyond the band the distance is ±band");
+            assert_eq!(sdf.normal[n], Vec3::ZERO, "node {p}: no normal beyond the band");
+        }
+    }
+    band_nodes
+}
+
+#[test]
+fn sphere_distance_sign_and_normals() {
+    let (centre, radius) = (Vec3::new(0.013, -0.007, 0.021), 0.3);
+    let mesh = icosphere(centre, radius, 4);
+    let g = grid(40);
+    let band = 3.0 * g.cell_size;
+    let chord = chordal_error(&mesh, centre, radius);
+    // 5120 faces: the faces dip ~0.3 · (1 − cos 2.3°) ≈ 2.4e-4 m, a hundredth of a cell.
+    assert!(chord < 0.02 * g.cell_size, "chordal error {chord} should be far below h");
+    let sdf = mesh_sdf(&mesh, None, &g, 3.0);
+    let c = centre.as_dvec3();
+    let exact = |p: DVec3| ((p - c).length() - radius as f64).clamp(-band, band);
+    let band_nodes = check_field(&sdf, &g, band, chord + FLOAT_ERROR, exact);
+    assert!(band_nodes > 10_000, "a 3-cell band around the sphere holds {band_nodes} nodes");
+    // The mesh distance's gradient is a face, edge or vertex direction of the closest feature; on
+    // this tessellation those are within a few degrees of radial (faces span ~4° of arc; 2.6° is
+    // the largest seen). The bound is cos 5°.
+    for (n, p) in nodes(&g) {
+        if sdf.normal[n] != Vec3::ZERO {
+            let radial = (p - c).normalize().as_vec3();
+            assert!(sdf.normal[n].dot(radial) > 0.996, "node {p}: normal {} vs radial {radial}", sdf.normal[n]);
+        }
+    }
+}
+
+#[test]
+fn gltf_box_matches_the_exact_box_field_at_faces_edges_and_corners() {
+    let (lo, hi) = (Vec3::new(-0.23, -0.17, -0.31), Vec3::new(0.21, 0.27, 0.13));
+    let g = grid(32);
+    let band = 3.0 * g.cell_size;
+    let sdf = mesh_sdf(&box_mesh(lo, hi), None, &g, 3.0);
+    // A box's faces are exact, so only float error remains: 1e-4 h.
+    check_field(&sdf, &g, band, 1e-4 * g.cell_size, |p| box_sdf(p, lo, hi).clamp(-band, band));
+    // Nodes whose closest point is on an edge or a corner (outside, beyond two or three faces) are
+    // in the band and were checked above; make sure there were many of them.
+    let (c, half) = (((lo + hi) / 2.0).as_dvec3(), ((hi - lo) / 2.0).as_dvec3());
+    let beyond = |p: DVec3| ((p - c).abs() - half).cmpgt(DVec3::ZERO).bitmask().count_ones();
+    let near = |p: DVec3| box_sdf(p, lo, hi) < band;
+    assert!(nodes(&g).filter(|&(_, p)| near(p) && beyond(p) == 2).count() > 500);
+    assert!(nodes(&g).filter(|&(_, p)| near(p) && beyond(p) == 3).count() > 50);
+}
+
+#[test]
+fn union_of_overlapping_boxes_is_negative_inside_either() {
+    let (a_lo, a_hi) = (Vec3::new(-0.3, -0.2, -0.2), Vec3::new(0.1, 0.2, 0.2));
+    let (b_lo, b_hi) = (Vec3::new(-0.05, -0.1, -0.25), Vec3::new(0.3, 0.25, 0.15));
+    let mut mesh = box_mesh(a_lo, a_hi);
+    mesh.append(&box_mesh(b_lo, b_hi));
+    let g = grid(32);
+    let band = 2.0 * g.cell_size;
+    let sdf = mesh_sdf(&mesh, None, &g, 2.0);
+    // The union is the minimum of the two boxes' clamped fields: exact outside both; inside, the
+    // depth in the deeper box. Float error only, as for one box.
+    let clamp = |d: f64| d.clamp(-band, band);
+    let expected = |p| clamp(box_sdf(p, a_lo, a_hi)).min(clamp(box_sdf(p, b_lo, b_hi)));
+    check_field(&sdf, &g, band, 1e-4 * g.cell_size, expected);
+    // The case a single pseudo-normal test gets wrong: near box A's face (outside A) but deep
+    // inside B. Those nodes must read −band.
+    let hidden = nodes(&g).filter(|&(_, p)| {
+        let (da, db) = (box_sdf(p, a_lo, a_hi), box_sdf(p, b_lo, b_hi));
+        da > 0.0 && da < band && db < -band
+    });
+    let hidden: Vec<_> = hidden.collect();
+    assert!(hidden.len() > 100, "{} nodes near A's face deep inside B", hidden.len());
+    assert!(hidden.iter().all(|&(n, _)| sdf.distance[n] == -band as f32));
+}
+
+#[test]
+fn blocks_larger_than_the_grid_are_negative_inside() {
+    let g = grid(24);
+    let band = 2.0 * g.cell_size;
+    // A ground block whose sides and bottom are all outside the grid: the layers below the band
+    // see no surface at all and take their sign from the winding number. Then a slab past the grid
+    // in x and −y but with its +y face inside: rows far from that face have no band node and take
+    // their sign from the rows near it.
+    let blocks = [
+        (Vec3::new(-3.0, -2.0, -2.5), Vec3::new(2.0, 3.0, -0.1)),
+        (Vec3::new(-3.0, -2.0, -2.5), Vec3::new(2.0, 0.2, -0.1)),
+    ];
+    for (lo, hi) in blocks {
+        let sdf = mesh_sdf(&box_mesh(lo, hi), None, &g, 2.0);
+        check_field(&sdf, &g, band, 1e-4 * g.cell_size, |p| box_sdf(p, lo, hi).clamp(-band, band));
+    }
+}
+
+#[test]
+fn sphere_with_a_hole_keeps_its_signs_away_from_the_hole() {
+    let (centre, radius) = (Vec3::new(0.01, 0.02, -0.015), 0.3);
+    let mut mesh = icosphere(centre, radius, 3);
+    let chord = chordal_error(&mesh, centre, radius);
+    // Remove the triangle facing +x: its edges (~0.045 m, 1.5 cells) are narrower than the band.
+    let facing = |t: usize| mesh.corners(t).iter().map(|p| p.x).sum::<f32>();
+    let hole = (0..mesh.triangles.len()).max_by(|&a, &b| facing(a).total_cmp(&facing(b))).unwrap();
+    let [a, b, c] = mesh.corners(hole).map(|p| p.as_dvec3());
+    mesh.triangles.remove(hole);
+    let hole_centre = (a + b + c) / 3.0;
+    let hole_radius = [a, b, c].iter().map(|p| p.distance(hole_centre)).fold(0.0, f64::max);
+
+    let g = grid(32);
+    let sdf = mesh_sdf(&mesh, None, &g, 2.0);
+    let inside = points_inside(&mesh, &nodes(&g).map(|(_, p)| p.as_vec3()).collect::<Vec<_>>());
+    let mut checked = 0;
+    for (n, p) in nodes(&g) {
+        // More than a cell from the removed triangle (its centroid minus its circumradius bounds
+        // the distance to it from below), and off the surface by more than the chordal error.
+        let e = (p - centre.as_dvec3()).length() - radius as f64;
+        if p.distance(hole_centre) - hole_radius <= g.cell_size || e.abs() <= chord + FLOAT_ERROR {
+            continue;
+        }
+        checked += 1;
+        assert_eq!(sdf.distance[n] < 0.0, e < 0.0, "node {p}: distance {} vs exact {e}", sdf.distance[n]);
+        assert_eq!(inside[n], e < 0.0, "node {p}: points_inside says {}, exact {e}", inside[n]);
+    }
+    assert!(checked > 30_000);
+}
+
+#[test]
+fn surface_velocity_of_a_translating_and_a_rotating_mesh() {
+    let (centre, radius) = (Vec3::new(0.02, -0.01, 0.03), 0.25);
+    let mesh = icosphere(centre, radius, 2);
+    let g = grid(24);
+    let v = Vec3::new(0.3, -1.2, 0.5);
+    let sdf = mesh_sdf(&mesh, Some(&vec![v; mesh.positions.len()]), &g, 2.0);
+    for (n, p) in nodes(&g) {
+        let expected = if sdf.normal[n] == Vec3::ZERO { Vec3::ZERO } else { v };
+        // Barycentric weights sum to 1 within a few ulps.
+        assert!((sdf.velocity[n] - expected).length() < 1e-6, "node {p}: {} vs {expected}", sdf.velocity[n]);
+    }
+    // A rigid rotation about `pivot`: ω × r is linear in r, so interpolating it over a triangle is
+    // exact and the node reads ω × (closest point − pivot). The closest point is node − d·normal;
+    // float error ~1e-6 m in it becomes ~1e-6 · |ω| m/s.
+    let (omega, pivot) = (Vec3::new(0.2, -0.4, 1.5), Vec3::new(0.1, 0.05, -0.02));
+    let spin: Vec<Vec3> = mesh.positions.iter().map(|&x| omega.cross(x - pivot)).collect();
+    let sdf = mesh_sdf(&mesh, Some(&spin), &g, 2.0);
+    let mut band_nodes = 0;
+    for (n, p) in nodes(&g) {
+        if sdf.normal[n] != Vec3::ZERO {
+            band_nodes += 1;
+            let closest = p.as_vec3() - sdf.distance[n] * sdf.normal[n];
+            let expected = omega.cross(closest - pivot);
+            assert!((sdf.velocity[n] - expected).length() < 1e-5, "node {p}: {} vs {expected}", sdf.velocity[n]);
+        }
+    }
+    assert!(band_nodes > 1000);
+}
+
+#[test]
+fn winding_number_of_a_closed_sphere_is_one_inside_and_zero_outside() {
+    let (centre, radius) = (Vec3::new(0.01, 0.02, -0.015), 0.3);
+    let mesh = icosphere(centre, radius, 3);
+    // Points a sixth of the radius or more off the surface; the sum of solid angles of a closed
+    // mesh is exactly 4π or 0, so what remains is f32 rounding of 1280 terms, summed in f64.
+    for (_, p) in nodes(&grid(12)) {
+        let p = p.as_vec3();
+        let r = (p - centre).length();
+        if (r - radius).abs() < 0.05 {
+            continue;
+        }
+        let w = winding_number(&mesh, p);
+        let expected = if r < radius { 1.0 } else { 0.0 };
+        assert!((w - expected).abs() < 1e-4, "point {p}: winding {w}, expected {expected}");
+    }
+}
