@@ -62,3 +62,69 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
     let still = mean_vz(&solver, &gpu);
     assert!((still - falling).abs() < 1e-5, "the last good kernels did not keep running: {still}");
 }
+
+/// Renders an empty scene (sky and ground) offscreen at 64 × 48 and returns the RGBA pixels.
+fn render_empty(gpu: &powder::gpu::Gpu, renderer: &mut powder::render::Renderer, solver: &Solver) -> Vec<u8> {
+    use powder::render::{Camera, FrameInputs, OffscreenTarget, RenderSettings};
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let camera = Camera::default();
+    let settings = RenderSettings::default();
+    let grid = &solver.params().grid;
+    let inputs = FrameInputs {
+        camera: &camera,
+        settings: &settings,
+        particles: &solver.state().particles,
+        particle_count: 0,
+        particle_radius: 0.01,
+        domain_min: grid.domain_min.as_vec3(),
+        domain_max: grid.domain_max().as_vec3(),
+    };
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+    gpu.queue.submit([encoder.finish()]);
+    target.read_rgba(gpu).expect("readback")
+}
+
+#[test]
+fn render_shaders_reload_and_a_broken_one_keeps_the_last_good_pipelines() {
+    let gpu = common::gpu();
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("render")).expect("dir");
+    copy_shaders(dir.path());
+    for entry in std::fs::read_dir(source_dir().join("render")).expect("shaders/render") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), dir.path().join("render").join(entry.file_name())).expect("copy");
+    }
+    let h = 1.0 / 16.0;
+    let particles = common::block(Vec3::splat(0.4), Vec3::splat(0.6), h as f32, 400.0, |_| Vec3::ZERO);
+    let solver = Solver::new(&gpu, common::params(16, h, 1e-3), &particles).expect("solver");
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let mut renderer = powder::render::Renderer::new(&gpu.device, format, 1);
+    let before = render_empty(&gpu, &mut renderer, &solver);
+    renderer.reload_shaders(&gpu.device, dir.path()).expect("the shipped render shaders reload");
+    assert_eq!(render_empty(&gpu, &mut renderer, &solver), before, "unchanged files draw the same image");
+
+    // An edit: every pass writes black (radiance scaled by zero before tone mapping).
+    let types = dir.path().join("render/types.wgsl");
+    let text = std::fs::read_to_string(&types).expect("read");
+    let exposed = "tonemap(radiance * frame.exposure)";
+    assert!(text.contains(exposed));
+    std::fs::write(&types, text.replace(exposed, "tonemap(radiance * frame.exposure * 0.0)")).expect("write");
+    renderer.reload_shaders(&gpu.device, dir.path()).expect("the edit compiles");
+    let black = render_empty(&gpu, &mut renderer, &solver);
+    let max_rgb = |px: &[u8]| px.chunks(4).flat_map(|c| c[..3].iter().copied()).max().unwrap_or(0);
+    assert!(
+        max_rgb(&before) > 100 && max_rgb(&black) == 0,
+        "the edit took effect: max {} → {}",
+        max_rgb(&before),
+        max_rgb(&black)
+    );
+
+    // A broken edit is refused with naga's message naming the stage; the black pipelines stay.
+    let env = dir.path().join("render/environment.wgsl");
+    let text = std::fs::read_to_string(&env).expect("read");
+    std::fs::write(&env, format!("{text}\nfn broken() -> f32 {{ return frame.no_such_field; }}\n")).expect("write");
+    let message = renderer.reload_shaders(&gpu.device, dir.path()).expect_err("refused").to_string();
+    assert!(message.contains("environment") && message.contains("no_such_field"), "{message}");
+    assert_eq!(render_empty(&gpu, &mut renderer, &solver), black, "the last good pipelines keep drawing");
+}

@@ -4,10 +4,13 @@
 //! (particles, the density volume and its sampler; `lighting.wgsl`); group 2 belongs to one pass
 //! (the scene depth of the volume raymarch). The volume splat compute pass has its own group 1.
 
-use super::shaders::{DepthKind, RenderShader};
+use super::shaders::{DepthKind, RenderShader, RenderSources};
 
-/// The layouts of groups 0 and 1.
+/// The layouts of groups 0 and 1, and the shader sources every pass compiles from (embedded, or
+/// re-read from disk by [`super::Renderer::reload_shaders`]).
 pub struct Layouts {
+    /// The WGSL files the passes are built from.
+    pub sources: RenderSources,
     /// Group 0: the frame uniform.
     pub frame: wgpu::BindGroupLayout,
     /// Group 1 of the draw passes: particles, volume texture, volume sampler.
@@ -56,7 +59,7 @@ impl Layouts {
                 },
             ],
         });
-        Self { frame, scene }
+        Self { sources: RenderSources::embedded(), frame, scene }
     }
 }
 
@@ -74,12 +77,18 @@ pub fn storage_entry(binding: u32, visibility: wgpu::ShaderStages, read_only: bo
     }
 }
 
-/// Compiles a stage's composed module. The embedded sources are validated by
-/// `tests/render_shaders.rs`, so a failure here is a build defect, reported by wgpu.
-pub fn shader_module(device: &wgpu::Device, shader: RenderShader, depth: DepthKind) -> wgpu::ShaderModule {
+/// Compiles a stage's composed module from `layouts.sources`. The embedded sources are validated
+/// by `tests/render_shaders.rs`, and reloaded ones by [`RenderSources::validate`] before they get
+/// here, so a failure is a build defect, reported by wgpu.
+pub fn shader_module(
+    device: &wgpu::Device,
+    layouts: &Layouts,
+    shader: RenderShader,
+    depth: DepthKind,
+) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(shader.label()),
-        source: wgpu::ShaderSource::Wgsl(shader.composed_source(depth).into()),
+        source: wgpu::ShaderSource::Wgsl(shader.composed_from(depth, &layouts.sources).into()),
     })
 }
 

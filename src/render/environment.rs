@@ -23,7 +23,7 @@ impl EnvironmentPass {
     /// Builds the pipelines for `format` at `sample_count` samples per pixel.
     pub fn new(device: &wgpu::Device, layouts: &Layouts, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let shader = RenderShader::Environment;
-        let module = shader_module(device, shader, DepthKind::Single);
+        let module = shader_module(device, layouts, shader, DepthKind::Single);
         let layout = pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene]);
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };

@@ -58,10 +58,17 @@ pub struct MeshPass {
 }
 
 impl MeshPass {
+    /// Takes over `old`'s uploaded geometry (after the pipeline was rebuilt by a shader reload).
+    pub fn keep_geometry_of(&mut self, old: MeshPass) {
+        self.vertices = old.vertices;
+        self.vertex_count = old.vertex_count;
+        self.staging = old.staging;
+    }
+
     /// Builds the pipeline for `format` at `sample_count` samples per pixel.
     pub fn new(device: &wgpu::Device, layouts: &Layouts, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let shader = RenderShader::Mesh;
-        let module = shader_module(device, shader, DepthKind::Single);
+        let module = shader_module(device, layouts, shader, DepthKind::Single);
         let layout = pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene]);
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };

@@ -52,7 +52,7 @@ impl ParticlesPass {
     /// Builds the pipelines for `format` at `sample_count` samples per pixel.
     pub fn new(device: &wgpu::Device, layouts: &Layouts, format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let shader = RenderShader::Particles;
-        let module = shader_module(device, shader, DepthKind::Single);
+        let module = shader_module(device, layouts, shader, DepthKind::Single);
         let group = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
             device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
         };

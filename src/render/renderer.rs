@@ -14,6 +14,7 @@ use super::bindings::Layouts;
 use super::environment::EnvironmentPass;
 use super::mesh::MeshPass;
 use super::particles::{ParticleShading, ParticlesPass};
+use super::shaders::{RenderShaderError, RenderSources};
 use super::targets::FrameTargets;
 use super::uniforms::{FrameContext, GpuFrame, volume_layout};
 use super::volume_raymarch::VolumeRaymarch;
@@ -164,6 +165,26 @@ impl Renderer {
     /// Triangles of the collider meshes that are drawn (after skipping broken ones).
     pub fn mesh_triangle_count(&self) -> u32 {
         self.meshes.triangle_count()
+    }
+
+    /// Rebuilds every render pipeline from the WGSL files under `dir` (the `shaders/` folder: hot
+    /// reload). The files are validated with naga first; on any error nothing changes and the
+    /// error carries naga's message. Uploaded meshes are kept; bind groups are remade lazily.
+    pub fn reload_shaders(&mut self, device: &wgpu::Device, dir: &std::path::Path) -> Result<(), RenderShaderError> {
+        let sources = RenderSources::read_from(dir)?;
+        sources.validate()?;
+        self.layouts.sources = sources;
+        let (layouts, format, samples) = (&self.layouts, self.color_format, self.sample_count);
+        self.environment = EnvironmentPass::new(device, layouts, format, samples);
+        let old = std::mem::replace(&mut self.meshes, MeshPass::new(device, layouts, format, samples));
+        self.meshes.keep_geometry_of(old);
+        self.particles = ParticlesPass::new(device, layouts, format, samples);
+        self.splat = VolumeSplat::new(device, layouts);
+        self.raymarch = VolumeRaymarch::new(device, layouts, format, samples);
+        self.scene = None;
+        self.shading = None;
+        self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
+        Ok(())
     }
 
     /// Voxels per axis of the density volume of the last frame.

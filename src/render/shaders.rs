@@ -90,12 +90,18 @@ impl RenderShader {
         }
     }
 
-    /// The complete module. `depth` only matters for [`RenderShader::VolumeRaymarch`], which
-    /// declares its scene-depth texture through the alias `SceneDepth` defined here.
+    /// The complete module from the embedded sources. `depth` only matters for
+    /// [`RenderShader::VolumeRaymarch`], which declares its scene-depth texture through the alias
+    /// `SceneDepth` defined here.
     pub fn composed_source(self, depth: DepthKind) -> String {
+        self.composed_from(depth, &RenderSources::embedded())
+    }
+
+    /// The complete module from `sources` (embedded, or re-read from disk for hot reload).
+    pub fn composed_from(self, depth: DepthKind, sources: &RenderSources) -> String {
         let mut text = String::new();
-        for (_, library) in self.libraries() {
-            text.push_str(library);
+        for (path, _) in self.libraries() {
+            text.push_str(sources.text(path));
             text.push('\n');
         }
         if self == RenderShader::VolumeRaymarch {
@@ -104,7 +110,70 @@ impl RenderShader {
                 DepthKind::Multisampled => "alias SceneDepth = texture_depth_multisampled_2d;\n",
             });
         }
-        text.push_str(self.source());
+        text.push_str(sources.text(&self.path()));
         text
+    }
+
+    /// The stage's file, relative to `shaders/`.
+    pub fn path(self) -> String {
+        format!("render/{}.wgsl", self.name())
+    }
+}
+
+/// The text of every file the render modules are made of, by path relative to `shaders/`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderSources {
+    files: std::collections::BTreeMap<String, String>,
+}
+
+/// A render shader that failed to read, parse or validate, with naga's message.
+#[derive(Debug, thiserror::Error)]
+#[error("render shader {stage} failed to build:\n{message}")]
+pub struct RenderShaderError {
+    /// The stage (or file) at fault.
+    pub stage: String,
+    /// What went wrong, with source locations.
+    pub message: String,
+}
+
+impl RenderSources {
+    /// The copies compiled into the binary.
+    pub fn embedded() -> Self {
+        let libraries = [PARTICLE, TYPES, LIGHTING].map(|(p, t)| (p.to_string(), t.to_string()));
+        let stages = RenderShader::ALL.map(|s| (s.path(), s.source().to_string()));
+        Self { files: libraries.into_iter().chain(stages).collect() }
+    }
+
+    /// Every file re-read from `dir` (the `shaders/` folder). An unreadable file is an error.
+    pub fn read_from(dir: &std::path::Path) -> Result<Self, RenderShaderError> {
+        let mut files = Self::embedded().files;
+        for (path, text) in files.iter_mut() {
+            let full = dir.join(path);
+            *text = std::fs::read_to_string(&full)
+                .map_err(|e| RenderShaderError { stage: path.clone(), message: format!("{}: {e}", full.display()) })?;
+        }
+        Ok(Self { files })
+    }
+
+    /// The text of `path` (relative to `shaders/`).
+    pub fn text(&self, path: &str) -> &str {
+        self.files.get(path).map_or("", String::as_str)
+    }
+
+    /// Parses and validates every stage's composed module (both depth kinds of the raymarch)
+    /// with naga, as the device would, so a broken edit is reported instead of reaching the driver.
+    pub fn validate(&self) -> Result<(), RenderShaderError> {
+        use wgpu::naga;
+        for stage in RenderShader::ALL {
+            for depth in [DepthKind::Single, DepthKind::Multisampled] {
+                let source = stage.composed_from(depth, self);
+                let fail = |message| RenderShaderError { stage: stage.name().to_string(), message };
+                let module = naga::front::wgsl::parse_str(&source).map_err(|e| fail(e.emit_to_string(&source)))?;
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+                    .validate(&module)
+                    .map_err(|e| fail(e.emit_to_string(&source)))?;
+            }
+        }
+        Ok(())
     }
 }

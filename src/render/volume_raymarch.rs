@@ -41,7 +41,7 @@ impl VolumeRaymarch {
             ],
         });
         let depth_kind = if multisampled { DepthKind::Multisampled } else { DepthKind::Single };
-        let module = shader_module(device, shader, depth_kind);
+        let module = shader_module(device, layouts, shader, depth_kind);
         let layout = pipeline_layout(device, shader.label(), &[&layouts.frame, &layouts.scene, &depth_layout]);
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };

@@ -115,7 +115,7 @@ impl VolumeSplat {
                 storage_entry(4, compute, false),
             ],
         );
-        let module = shader_module(device, shader, DepthKind::Single);
+        let module = shader_module(device, layouts, shader, DepthKind::Single);
         let constants = [("SPLAT_WORKGROUP_SIZE", SPLAT_WORKGROUP_SIZE as f64)];
         let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
