@@ -116,6 +116,10 @@ enum Command {
         /// Output size with --render, WxH.
         #[arg(long, default_value = "1280x720", value_parser = parse_size)]
         size: (u32, u32),
+        /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
+        /// on a grid of --grid cells per axis, static and per animated frame.
+        #[arg(long, value_name = "TRIANGLES")]
+        sdf: Option<usize>,
     },
 }
 
@@ -227,7 +231,14 @@ fn main() -> std::process::ExitCode {
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overrides }) => run(scene, frames, out, overrides),
-        Some(Command::Bench { particles, grid, substeps, ppc, render, frame_substeps, size }) => {
+        Some(Command::Bench { sdf: Some(triangles), grid, .. }) => {
+            anyhow::ensure!((1..=10_000_000).contains(&triangles), "--sdf must be in [1, 10000000] triangles");
+            let resolution = grid.first().copied().unwrap_or(128);
+            anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for --sdf");
+            print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
+            Ok(())
+        }
+        Some(Command::Bench { particles, grid, substeps, ppc, render, frame_substeps, size, sdf: None }) => {
             let render = if render {
                 let (width, height) = size;
                 Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
