@@ -28,6 +28,11 @@
 //! sealed by it. A layer in which a component has no band node at all is entirely on one side of
 //! it: outside if the component's bounding box fits in the grid across x and y, otherwise decided
 //! by the component's winding number at one node ([`super::winding`]).
+//!
+//! **Cost.** About (band + triangle size)³ node visits per triangle, a few closest-point queries
+//! each, plus serial work linear in the mesh (welding, union–find). `powder::bench::sdf` measures
+//! it: a 99k-triangle sphere on a 128³-cell grid with a 3-cell band builds in about 250 ms on 2
+//! cores and 70 ms on 16 (release build).
 
 use glam::{DVec3, UVec3, Vec3};
 use rayon::prelude::*;
@@ -71,8 +76,10 @@ pub fn mesh_sdf(mesh: &TriangleMesh, vertex_velocity: Option<&[Vec3]>, grid: &Gr
     let dims = grid.node_dims();
     let layer = dims.x as usize * dims.y as usize;
     let nodes = layer * dims.z as usize;
-    let mut sdf =
-        MeshSdf { distance: vec![band; nodes], normal: vec![Vec3::ZERO; nodes], velocity: vec![Vec3::ZERO; nodes] };
+    // Zero-filled in parallel: a serial fill of the two Vec3 arrays (56 MB at 128³) would take
+    // longer than everything else that is not parallel. Distances are set per layer.
+    let zeros = || (0..nodes).into_par_iter().map(|_| Vec3::ZERO).collect::<Vec<_>>();
+    let mut sdf = MeshSdf { distance: vec![0.0; nodes], normal: zeros(), velocity: zeros() };
     sdf.distance
         .par_chunks_mut(layer)
         .zip(sdf.normal.par_chunks_mut(layer))
@@ -81,6 +88,7 @@ pub fn mesh_sdf(mesh: &TriangleMesh, vertex_velocity: Option<&[Vec3]>, grid: &Gr
         .for_each_init(
             || Scratch::new(dims, band),
             |scratch, (k, ((distance, normal), velocity))| {
+                distance.fill(band);
                 context.layer(k, scratch, LayerOut { distance, normal, velocity });
             },
         );
@@ -168,29 +176,37 @@ impl<'a> SdfContext<'a> {
             fill[c as usize] += 1;
         }
 
-        let mut triangles = Vec::new();
-        let mut components = Vec::with_capacity(count);
-        for c in 0..count {
-            let mut reach: Option<([i64; 3], [i64; 3])> = None;
-            for &t in &by_component[offsets[c]..offsets[c + 1]] {
+        // Per triangle, in component order and in parallel: the nodes its band reaches (unclipped,
+        // for its component's box) and, if it reaches the grid and has an area, its band record.
+        let prepared: Vec<(Option<Reach>, Option<BandTriangle>)> = by_component
+            .par_iter()
+            .map(|&t| {
                 let corners = mesh.corners(t as usize);
                 if !corners.iter().all(|p| p.is_finite()) {
-                    continue;
+                    return (None, None);
                 }
                 let (lo, hi) = reach_of(&corners, origin, h, band);
-                reach = Some(reach.map_or((lo, hi), |(a, b)| (min3(a, lo), max3(b, hi))));
                 let normal = topology.face_normal[t as usize];
-                let Some(nodes) = clip(lo, hi, dims).0 else { continue };
-                if normal == Vec3::ZERO {
-                    continue;
-                }
-                let centre = (corners[0] + corners[1] + corners[2]) / 3.0;
-                let radius = corners.iter().map(|&p| p.distance(centre)).fold(0.0, f32::max);
-                triangles.push(BandTriangle { index: t, component: c as u32, corners, normal, centre, radius, nodes });
-            }
-            let (nodes, clipped_xy) = reach.map_or((None, false), |(lo, hi)| clip(lo, hi, dims));
-            components.push(Component { nodes, clipped_xy, triangles: offsets[c]..offsets[c + 1] });
-        }
+                let band_triangle = clip(lo, hi, dims).0.filter(|_| normal != Vec3::ZERO).map(|nodes| {
+                    let centre = (corners[0] + corners[1] + corners[2]) / 3.0;
+                    let radius = corners.iter().map(|&p| p.distance(centre)).fold(0.0, f32::max);
+                    let component = topology.component[t as usize];
+                    BandTriangle { index: t, component, corners, normal, centre, radius, nodes }
+                });
+                (Some((lo, hi)), band_triangle)
+            })
+            .collect();
+        let components = (0..count)
+            .map(|c| {
+                let reach = prepared[offsets[c]..offsets[c + 1]]
+                    .iter()
+                    .filter_map(|p| p.0)
+                    .reduce(|(a, b), (lo, hi)| (min3(a, lo), max3(b, hi)));
+                let (nodes, clipped_xy) = reach.map_or((None, false), |(lo, hi)| clip(lo, hi, dims));
+                Component { nodes, clipped_xy, triangles: offsets[c]..offsets[c + 1] }
+            })
+            .collect();
+        let triangles: Vec<BandTriangle> = prepared.into_iter().filter_map(|p| p.1).collect();
 
         // Band triangles per layer, kept in component order: a counting sort by layer.
         let mut layer_offsets = vec![0usize; dims.z as usize + 1];
@@ -226,8 +242,11 @@ impl<'a> SdfContext<'a> {
     }
 }
 
+/// Lowest and highest node index per axis, not yet clipped to the grid.
+type Reach = ([i64; 3], [i64; 3]);
+
 /// Node indices (unclipped) of the box around `corners` grown by `band`.
-fn reach_of(corners: &[Vec3; 3], origin: DVec3, h: f64, band: f32) -> ([i64; 3], [i64; 3]) {
+fn reach_of(corners: &[Vec3; 3], origin: DVec3, h: f64, band: f32) -> Reach {
     let lo = corners[0].min(corners[1]).min(corners[2]).as_dvec3() - band as f64;
     let hi = corners[0].max(corners[1]).max(corners[2]).as_dvec3() + band as f64;
     let first = ((lo - origin) / h).ceil().as_i64vec3().to_array();

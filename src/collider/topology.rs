@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use glam::Vec3;
+use rayon::prelude::*;
 
 use crate::mesh::TriangleMesh;
 
@@ -36,45 +37,65 @@ pub struct MeshTopology {
 }
 
 impl MeshTopology {
-    /// Welds, labels components and accumulates pseudo-normals. Cost: linear in the mesh size, a
-    /// few hash lookups per vertex and edge.
+    /// Welds, labels components and accumulates pseudo-normals. Linear in the mesh size except for
+    /// a parallel sort of the edges; the per-triangle work runs on rayon's threads, and what stays
+    /// serial (welding, union–find, scattering sums) is a few passes over the vertices and corners.
     pub fn new(mesh: &TriangleMesh) -> Self {
         let welded = weld(&mesh.positions);
-        let triangle_count = mesh.triangles.len();
-        let face_normal: Vec<Vec3> =
-            (0..triangle_count).map(|t| face_normal_of(mesh.corners(t)).normalize_or_zero()).collect();
-
-        let mut vertex_normal = vec![Vec3::ZERO; mesh.positions.len()];
-        let mut edge_sums: FastMap<u64, Vec3> = FastMap::default();
-        let mut components = UnionFind::new(mesh.positions.len());
-        let w = |t: usize| mesh.triangles[t].map(|v| welded[v as usize]);
-        for (t, &n) in face_normal.iter().enumerate() {
-            let ids = w(t);
-            components.union(ids[0], ids[1]);
-            components.union(ids[1], ids[2]);
-            if n == Vec3::ZERO {
-                continue;
-            }
-            let p = mesh.corners(t);
-            for k in 0..3 {
-                let (u, v) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
-                let angle = u.cross(v).length().atan2(u.dot(v));
-                vertex_normal[ids[k] as usize] += angle * n;
-                *edge_sums.entry(edge_key(ids[k], ids[(k + 1) % 3])).or_default() += n;
-            }
-        }
-        let edge_normal = (0..triangle_count)
-            .map(|t| {
-                let ids = w(t);
-                [0, 1, 2].map(|k| edge_sums.get(&edge_key(ids[k], ids[(k + 1) % 3])).copied().unwrap_or_default())
-            })
+        let ids: Vec<[u32; 3]> = mesh.triangles.par_iter().map(|t| t.map(|v| welded[v as usize])).collect();
+        let face_normal: Vec<Vec3> = (0..mesh.triangles.len())
+            .into_par_iter()
+            .map(|t| face_normal_of(mesh.corners(t)).normalize_or_zero())
             .collect();
 
+        // Each corner's contribution to its vertex's pseudo-normal: the face normal weighted by
+        // the corner's angle.
+        let corner_terms: Vec<[Vec3; 3]> = (0..mesh.triangles.len())
+            .into_par_iter()
+            .map(|t| {
+                let (n, p) = (face_normal[t], mesh.corners(t));
+                [0, 1, 2].map(|k| {
+                    let (u, v) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
+                    u.cross(v).length().atan2(u.dot(v)) * n
+                })
+            })
+            .collect();
+        let mut vertex_normal = vec![Vec3::ZERO; mesh.positions.len()];
+        for (corners, terms) in ids.iter().zip(&corner_terms) {
+            for k in 0..3 {
+                vertex_normal[corners[k] as usize] += terms[k];
+            }
+        }
+
+        // Edges: every triangle side keyed by its welded ends, sorted so that the sides of one
+        // edge are adjacent; each gets the sum of their faces' normals.
+        let mut sides: Vec<(u64, u32)> = (0..ids.len() * 3)
+            .into_par_iter()
+            .map(|side| {
+                let (t, k) = (side / 3, side % 3);
+                (edge_key(ids[t][k], ids[t][(k + 1) % 3]), side as u32)
+            })
+            .collect();
+        sides.par_sort_unstable();
+        let mut edge_normal = vec![[Vec3::ZERO; 3]; ids.len()];
+        for edge in sides.chunk_by(|a, b| a.0 == b.0) {
+            let sum: Vec3 = edge.iter().map(|&(_, side)| face_normal[side as usize / 3]).sum();
+            for &(_, side) in edge {
+                edge_normal[side as usize / 3][side as usize % 3] = sum;
+            }
+        }
+
+        let mut components = UnionFind::new(mesh.positions.len());
+        for corners in &ids {
+            components.union(corners[0], corners[1]);
+            components.union(corners[1], corners[2]);
+        }
         let mut label = vec![u32::MAX; mesh.positions.len()];
         let mut component_count = 0;
-        let component = (0..triangle_count)
-            .map(|t| {
-                let root = components.find(w(t)[0]) as usize;
+        let component = ids
+            .iter()
+            .map(|corners| {
+                let root = components.find(corners[0]) as usize;
                 if label[root] == u32::MAX {
                     label[root] = component_count;
                     component_count += 1;
@@ -96,9 +117,10 @@ fn edge_key(a: u32, b: u32) -> u64 {
 }
 
 /// Each vertex's representative: the first earlier vertex within `WELD_TOLERANCE · extent` on every
-/// axis, or itself. Vertices are bucketed in cubes of twice the tolerance; a match then lies in the
-/// vertex's own cube or the neighbour on the nearer side along each axis, so 8 cubes are searched
-/// and no pair within tolerance is missed because it straddles a cube face.
+/// axis, or itself. Vertices are bucketed in cubes of four times the tolerance, so a match lies in
+/// the vertex's own cube or, along an axis where the vertex is within a quarter cube of a face, in
+/// the neighbour across it: no pair within tolerance is missed because it straddles a face, and
+/// most vertices probe one to three cubes instead of eight.
 fn weld(positions: &[Vec3]) -> Vec<u32> {
     let bounds = positions.iter().try_fold(None, |acc: Option<(Vec3, Vec3)>, &p| {
         p.is_finite().then(|| Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))))
@@ -111,25 +133,32 @@ fn weld(positions: &[Vec3]) -> Vec<u32> {
     };
     let extent = (hi - lo).max_element();
     let tolerance = (extent * WELD_TOLERANCE).max(f32::MIN_POSITIVE);
-    let cube = 2.0 * tolerance;
+    let cube = 4.0 * tolerance as f64;
     // First vertex in each cube, and a chain to the next vertex in the same cube.
     let mut first: FastMap<[i64; 3], u32> = FastMap::default();
     first.reserve(positions.len());
     let mut next_in_cube = vec![u32::MAX; positions.len()];
     let mut welded = Vec::with_capacity(positions.len());
     for (index, &p) in positions.iter().enumerate() {
-        let scaled = (p - lo) / cube;
+        // f64, so the fraction within the cube is accurate even 10⁶ cubes from `lo`.
+        let scaled = (p - lo).as_dvec3() / cube;
         let key = scaled.floor().as_i64vec3().to_array();
-        let side = (scaled - scaled.floor()).cmpge(Vec3::splat(0.5));
-        let step = [side.test(0), side.test(1), side.test(2)].map(|up| if up { 1 } else { -1 });
-        let mut found = None;
-        'search: for corner in 0..8 {
-            let mut probe = key;
-            for (axis, slot) in probe.iter_mut().enumerate() {
-                if corner >> axis & 1 == 1 {
-                    *slot += step[axis];
-                }
+        let fraction = (scaled - scaled.floor()).to_array();
+        let step = fraction.map(|f| {
+            if f < 0.25 {
+                -1i64
+            } else if f > 0.75 {
+                1
+            } else {
+                0
             }
+        });
+        let mut found = None;
+        'search: for corner in 0..8i64 {
+            if (0..3).any(|axis| corner >> axis & 1 == 1 && step[axis] == 0) {
+                continue;
+            }
+            let probe = [0, 1, 2].map(|axis| key[axis] + (corner >> axis & 1) * step[axis]);
             let mut candidate = first.get(&probe).copied().unwrap_or(u32::MAX);
             while candidate != u32::MAX {
                 if (positions[candidate as usize] - p).abs().max_element() <= tolerance {
@@ -208,10 +237,10 @@ mod tests {
 
     #[test]
     fn welds_duplicates_and_near_duplicates_across_cube_faces() {
-        // Extent 1, so the tolerance is 1e-6 and the cubes 2e-6 wide. Vertices 1 and 2 are 2e-10
+        // Extent 1, so the tolerance is 1e-6 and the cubes 4e-6 wide. Vertices 1 and 2 are 2e-10
         // apart but on either side of a cube face, so only the neighbour search welds them; vertex
-        // 0 is 2e-6 from vertex 1, beyond the tolerance.
-        let p = vec![Vec3::ZERO, Vec3::splat(1.999_9e-6), Vec3::splat(2.000_1e-6), Vec3::ONE, Vec3::ONE];
+        // 0 is 4e-6 from vertex 1, beyond the tolerance.
+        let p = vec![Vec3::ZERO, Vec3::splat(3.999_9e-6), Vec3::splat(4.000_1e-6), Vec3::ONE, Vec3::ONE];
         let w = weld(&p);
         assert_eq!(w, vec![0, 1, 1, 3, 3]);
     }

