@@ -9,10 +9,12 @@ use powder::scene::{Scene, TimeStep};
 use powder::sim::material::SnowMaterial;
 use powder::sim::{Solver, SolverError};
 
+use super::colliders::SceneColliders;
 use super::events::{AppEvent, SceneSource, StepMode};
+use super::hot_reload::FileWatcher;
 use super::messages::Messages;
-use super::presets::builtin_scene;
-use super::report::{Report, bounds};
+use super::report::{Report, bounds, summarise};
+use super::scene_files::{self, Opened};
 use super::stepping::{SceneTime, Stepper};
 use super::tool::Tool;
 
@@ -20,8 +22,15 @@ use super::tool::Tool;
 pub struct Driver {
     scene: Scene,
     scene_name: String,
+    /// Where the scene came from, for reloading it.
+    source: SceneSource,
+    /// The scene file and the glTF files it refers to, for reloading on change.
+    watcher: FileWatcher,
     loaded_material: SnowMaterial,
     solver: Solver,
+    colliders: SceneColliders,
+    /// Successful reloads of the scene's files since the app started.
+    reloads: u32,
     spacing: f64,
     /// The mouse tool.
     pub tool: Tool,
@@ -29,9 +38,11 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// Builds the solver for `scene` (named `name` in messages).
-    pub fn new(gpu: &Gpu, scene: Scene, name: String, mode: StepMode) -> Result<Self, RunError> {
+    /// Builds the solver and the colliders for `scene` (named `name` in messages), which came
+    /// from `source`.
+    pub fn new(gpu: &Gpu, scene: Scene, name: String, source: SceneSource, mode: StepMode) -> Result<Self, RunError> {
         let solver = build_solver(gpu, &scene, &name)?;
+        let colliders = SceneColliders::new(&scene, &name)?;
         let (auto_dt, fixed_dt) = match scene.time.dt {
             TimeStep::Auto => (true, solver.params().dt),
             TimeStep::Fixed(dt) => (false, dt),
@@ -39,16 +50,21 @@ impl Driver {
         Ok(Self {
             spacing: scene.particle_spacing(),
             loaded_material: scene.material,
+            watcher: FileWatcher::new(scene_files::watched_files(&source, &scene)),
+            source,
             scene,
             scene_name: name,
             solver,
+            colliders,
+            reloads: 0,
             tool: Tool::default(),
             stepper: Stepper::new(gpu, mode, auto_dt, fixed_dt),
         })
     }
 
     /// Applies a simulation event. Returns `true` if a new scene replaced the old one (the app
-    /// then re-frames the camera). Refusals are posted to `messages`; the simulation carries on.
+    /// then re-frames the camera; a reload keeps it). Refusals are posted to `messages`; the
+    /// simulation carries on.
     pub fn apply(&mut self, gpu: &Gpu, event: AppEvent, messages: &mut Messages) -> bool {
         if self.stepper.apply(&event) {
             return false;
@@ -63,6 +79,14 @@ impl Driver {
             AppEvent::SetGridResolution(r) => self.set_resolution(gpu, r, messages),
             AppEvent::Reset => self.reset(gpu, messages),
             AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
+            AppEvent::ReloadScene => {
+                let source = self.source.clone();
+                if self.load(gpu, source, messages) {
+                    self.reloads += 1;
+                }
+            }
+            AppEvent::SetAnimationPlaying(on) => self.colliders.set_playing(on, self.stepper.sim_time().0),
+            AppEvent::SetAnimationTime(t) => self.colliders.scrub(t, self.stepper.sim_time().0),
             AppEvent::SetTool(settings) => self.tool.settings = settings,
             AppEvent::ToolStart { ray, repel } => {
                 let pick_radius = self.spacing as f32;
@@ -121,6 +145,8 @@ impl Driver {
                     "grid now {}×{}×{} cells of {:.4} m (particles kept)",
                     cells.x, cells.y, cells.z, params.grid.cell_size
                 ));
+                // The new grid has no colliders yet: they are sampled onto it for the next frame.
+                self.colliders.set_grid(params.grid);
                 self.scene = scene;
             }
             Err(e) => {
@@ -146,28 +172,32 @@ impl Driver {
         self.tool.forget();
         self.solver.set_interaction(gpu, Default::default());
         self.stepper.restart();
+        // The new particles came with a new solver state, without colliders: they go again at t = 0.
+        self.colliders.restart();
     }
 
+    /// Loads `source` in place of the running scene; on failure the running one stays.
     fn load(&mut self, gpu: &Gpu, source: SceneSource, messages: &mut Messages) -> bool {
-        let (scene, name) = match &source {
-            SceneSource::Builtin(name) => (builtin_scene(name), format!("built-in scene '{name}'")),
-            SceneSource::File(path) => (Scene::load(path), path.display().to_string()),
-        };
-        let scene = match scene {
-            Ok(scene) => scene,
+        let Opened { scene, name } = match scene_files::open(&source) {
+            Ok(opened) => opened,
             Err(e) => {
                 messages.error(format!("{e} (the current scene keeps running)"));
                 return false;
             }
         };
         let mode = self.stepper.settings().0;
-        match Driver::new(gpu, scene, name.clone(), mode) {
+        match Driver::new(gpu, scene, name.clone(), source, mode) {
             Ok(mut fresh) => {
-                // Keep the user's stepping choices and tool; the scene brings its own material and dt.
+                // Keep the user's stepping choices, tool and animation play/hold; the scene brings
+                // its own material and dt.
                 fresh.stepper.keep_choices_of(&self.stepper);
                 fresh.tool.settings = self.tool.settings;
+                fresh.colliders.keep_choices_of(&self.colliders);
+                fresh.reloads = self.reloads;
                 *self = fresh;
-                messages.info(format!("loaded {name}: {} particles", self.solver.particle_count()));
+                let colliders = self.colliders.count();
+                let with = if colliders > 0 { format!(", {colliders} colliders") } else { String::new() };
+                messages.info(format!("loaded {name}: {} particles{with}", self.solver.particle_count()));
                 true
             }
             Err(e) => {
@@ -177,35 +207,44 @@ impl Driver {
         }
     }
 
-    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one.
+    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The
+    /// colliders of the frame's span go to the solver before its substeps.
     pub fn advance(&mut self, gpu: &Gpu, wall_dt: f64, messages: &mut Messages) {
         let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
-        self.stepper.advance(gpu, &mut self.solver, &mut self.tool, time, wall_dt, messages);
+        let Self { stepper, solver, tool, colliders, .. } = self;
+        stepper.advance(gpu, solver, time, wall_dt, messages, |solver, sim_time, span| {
+            let max_speed = solver.params().max_speed;
+            tool.apply(gpu, solver, span, max_speed);
+            if span <= 0.0 {
+                return Ok(());
+            }
+            colliders
+                .upload(gpu, solver, sim_time, span)
+                .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}"))
+        });
+    }
+
+    /// Whether the scene file or a glTF file it refers to changed on disk since the last call
+    /// that said so (polled at most every half second).
+    pub fn scene_changed_on_disk(&mut self) -> bool {
+        self.watcher.changed()
     }
 
     /// Reads the particles back and summarises them.
     pub fn report(&self, gpu: &Gpu) -> Result<Report, SolverError> {
         let particles = self.solver.read_particles(gpu)?;
-        let (lo, hi) = bounds(&particles).unwrap_or((Vec3::ZERO, Vec3::ZERO));
-        let n = particles.len().max(1) as f64;
-        Ok(Report {
-            scene: self.scene_name.clone(),
-            particle_count: particles.len(),
-            simulated_time: self.stepper.sim_time().0,
-            substeps: self.stepper.sim_time().1,
-            mean_z: particles.iter().map(|p| p.position[2] as f64).sum::<f64>() / n,
-            max_z: hi.z as f64,
-            bbox_min: lo.to_array(),
-            bbox_max: hi.to_array(),
-            youngs_modulus: self.scene.material.youngs_modulus,
-            grid_resolution: self.scene.grid.resolution,
-            frames: 0,
-            window_size: [0, 0],
-            view_size: [0, 0],
-            snow_rect_px: None,
-            mean_fps: 0.0,
-            errors: Vec::new(),
-        })
+        let mut report = summarise(&particles);
+        let (sim_time, substeps) = self.stepper.sim_time();
+        report.scene = self.scene_name.clone();
+        (report.simulated_time, report.substeps) = (sim_time, substeps);
+        report.youngs_modulus = self.scene.material.youngs_modulus;
+        report.grid_resolution = self.scene.grid.resolution;
+        report.collider_count = self.colliders.count();
+        report.colliders_in_solver = self.solver.collider_count();
+        report.animation_time = self.colliders.clock().time(sim_time);
+        report.animation_playing = self.colliders.clock().playing();
+        report.scene_reloads = self.reloads;
+        Ok(report)
     }
 
     /// The particles' bounding box (one readback of the particle buffer).
@@ -235,6 +274,18 @@ impl Driver {
     /// Stepping policy and what it measured.
     pub fn stepper(&self) -> &Stepper {
         &self.stepper
+    }
+    /// The scene's colliders.
+    pub fn colliders(&self) -> &SceneColliders {
+        &self.colliders
+    }
+    /// The scene's colliders, to take the meshes to draw.
+    pub fn colliders_mut(&mut self) -> &mut SceneColliders {
+        &mut self.colliders
+    }
+    /// The files watched for automatic reload (empty for a built-in scene).
+    pub fn watched_files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.watcher.files()
     }
     /// Gravity, m/s².
     pub fn gravity(&self) -> DVec3 {

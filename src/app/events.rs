@@ -105,8 +105,16 @@ pub enum AppEvent {
     TogglePause,
     /// Advance one frame's worth of substeps (while paused).
     Step,
-    /// Load a scene; on failure the current one keeps running.
+    /// Load a scene (a `.json` scene file, or a bare `.glb`/`.gltf` model wrapped in a default
+    /// scene); on failure the current one keeps running.
     LoadScene(SceneSource),
+    /// Load the open scene file again (its file or a glTF file it refers to changed on disk); on
+    /// failure the running scene keeps running. The camera stays where it is.
+    ReloadScene,
+    /// Play (`true`) or hold (`false`) the colliders' animation; the snow simulates either way.
+    SetAnimationPlaying(bool),
+    /// Set the colliders' animation time, seconds of scene time (the time scrubber).
+    SetAnimationTime(f64),
     /// Replace the render settings.
     SetRender(RenderSettings),
     /// Replace the mouse-tool settings.

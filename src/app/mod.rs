@@ -2,20 +2,28 @@
 //! side. [`run_app`] owns the event loop; [`running::Running`] does each frame's work.
 //!
 //! Module map: [`events`] (what the UI asks for), [`driver`] (scene, solver, stepping policy),
-//! [`ui`] and [`stats_panel`] (panels → events), [`input`] (camera, mouse tool, keys), [`tool`]
-//! (grab and repel), [`gfx`] (device, surface, view texture, present), [`screenshot`],
-//! [`script`] (timed window actions for tests), [`presets`] (materials and built-in scenes),
-//! [`stepping`] (how much simulated time a frame advances), [`report`] (`--report`).
+//! [`colliders`] (the scene's colliders per frame, the animation clock), [`ui`], [`scene_panel`]
+//! and [`stats_panel`] (panels → events), [`input`] (camera, mouse tool, keys), [`tool`] (grab
+//! and repel), [`gfx`] (device, surface, view texture, present), [`screenshot`], [`script`]
+//! (timed window actions for tests), [`presets`] (materials and built-in scenes),
+//! [`scene_files`] and [`gltf_scene`] (opening scene files and bare glTF models, the scenes
+//! folder), [`hot_reload`] (shader and scene files watched for changes), [`stepping`] (how much
+//! simulated time a frame advances), [`report`] (`--report`), [`view`] (frame inputs, camera
+//! framing).
 
+pub mod colliders;
 pub mod driver;
 pub mod events;
 pub mod gfx;
+pub mod gltf_scene;
 pub mod hot_reload;
 pub mod input;
 pub mod messages;
 pub mod presets;
 pub mod report;
 pub mod running;
+pub mod scene_files;
+pub mod scene_panel;
 pub mod screenshot;
 pub mod script;
 pub mod stats_panel;
@@ -23,6 +31,7 @@ pub mod stepping;
 pub mod timing;
 pub mod tool;
 pub mod ui;
+pub mod view;
 
 use std::path::PathBuf;
 
@@ -35,7 +44,7 @@ use winit::window::{Window, WindowId};
 use powder::scene::Scene;
 
 use driver::Driver;
-use events::{AppEvent, StepMode};
+use events::{AppEvent, SceneSource, StepMode};
 use gfx::Graphics;
 use running::{Next, Running};
 use script::{Script, ScriptStep};
@@ -91,8 +100,9 @@ impl App {
             .with_inner_size(winit::dpi::PhysicalSize::new(w.max(1), h.max(1)));
         let gfx = Graphics::new(event_loop, attributes)?;
         log::info!("GPU: {}", gfx.gpu.describe());
-        let driver =
-            Driver::new(&gfx.gpu, self.options.scene.clone(), self.options.scene_name.clone(), self.options.step_mode)?;
+        let (scene, name) = (self.options.scene.clone(), self.options.scene_name.clone());
+        let source = scene_files::source_of_name(&name);
+        let driver = Driver::new(&gfx.gpu, scene, name, source, self.options.step_mode)?;
         Ok(Running::new(gfx, driver, self.options.show_ui))
     }
 
@@ -147,6 +157,8 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => self.stop(event_loop, Ok(())),
             WindowEvent::Resized(size) => running.resize(size.width, size.height),
+            // A file dropped on the window opens like the Scene panel's Open button.
+            WindowEvent::DroppedFile(path) => running.push(AppEvent::LoadScene(SceneSource::File(path))),
             WindowEvent::RedrawRequested => {
                 let next = running.frame(event_loop);
                 if running.frames > 0 {

@@ -8,7 +8,7 @@ use powder::render::Camera;
 use powder::sim::params::GpuParticle;
 
 /// The state the `--report` JSON describes.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
     /// Scene name (file name or built-in title).
     pub scene: String,
@@ -18,6 +18,10 @@ pub struct Report {
     pub simulated_time: f64,
     /// Substeps since the last reset.
     pub substeps: u64,
+    /// Mean particle position along x, metres.
+    pub mean_x: f64,
+    /// Mean particle position along y, metres.
+    pub mean_y: f64,
     /// Mean particle height, metres.
     pub mean_z: f64,
     /// Highest particle, metres.
@@ -39,10 +43,44 @@ pub struct Report {
     /// Where the particles' bounding box lands in the view (and screenshot), pixels: min x, min y,
     /// max x, max y, clamped to the view; absent if part of it is behind the camera.
     pub snow_rect_px: Option<[f32; 4]>,
+    /// Successful reloads of the scene's files (on a change on disk, or the script's `reload`).
+    pub scene_reloads: u32,
+    /// Colliders in the scene.
+    pub collider_count: usize,
+    /// Colliders the solver's grid update applies (0 until the first simulated frame).
+    pub colliders_in_solver: u32,
+    /// Collider triangles drawn in the view (and the screenshot).
+    pub collider_triangles: u32,
+    /// Each collider's bounding box at the end, metres (lower and upper corner), in the scene's order.
+    pub collider_bounds: Vec<Option<[[f32; 3]; 2]>>,
+    /// Where each collider's bounding box lands in the view, pixels, as `snow_rect_px`, in the
+    /// scene's order.
+    pub collider_rects_px: Vec<Option<[f32; 4]>>,
+    /// The colliders' animation time, seconds of scene time.
+    pub animation_time: f64,
+    /// Whether the colliders' animation plays (false: held by the user).
+    pub animation_playing: bool,
     /// Frames per second after the first 5 frames (which compile pipelines), up to the last frame.
     pub mean_fps: f64,
     /// The error messages the run posted (refused requests), oldest first.
     pub errors: Vec<String>,
+}
+
+/// The particle part of a report: count, means and bounding box (other fields left default).
+pub fn summarise(particles: &[GpuParticle]) -> Report {
+    let (lo, hi) = bounds(particles).unwrap_or((Vec3::ZERO, Vec3::ZERO));
+    let n = particles.len().max(1) as f64;
+    let mean = |axis: usize| particles.iter().map(|p| p.position[axis] as f64).sum::<f64>() / n;
+    Report {
+        particle_count: particles.len(),
+        mean_x: mean(0),
+        mean_y: mean(1),
+        mean_z: mean(2),
+        max_z: hi.z as f64,
+        bbox_min: lo.to_array(),
+        bbox_max: hi.to_array(),
+        ..Report::default()
+    }
 }
 
 /// The bounding box of the particles' finite positions.

@@ -8,7 +8,7 @@ use glam::Vec3;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
-use powder::render::{Camera, FrameInputs, RenderSettings};
+use powder::render::{Camera, RenderSettings};
 
 use super::driver::Driver;
 use super::events::AppEvent;
@@ -17,6 +17,7 @@ use super::messages::Messages;
 use super::report::{Report, screen_rect};
 use super::timing::FrameClock;
 use super::ui::{PanelModel, PanelState};
+use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
 
 /// What the loop should do after a frame or an event.
@@ -160,6 +161,10 @@ impl Running {
         if self.shader_watcher.as_mut().is_some_and(|w| w.changed()) {
             events.push(AppEvent::ReloadShaders);
         }
+        if self.driver.scene_changed_on_disk() {
+            self.messages.info("the scene's files changed on disk: reloading");
+            events.push(AppEvent::ReloadScene);
+        }
         let mut next = Next::Continue;
         for event in events {
             if self.apply(event) == Next::Quit {
@@ -167,6 +172,7 @@ impl Running {
             }
         }
         self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
+        self.update_collider_meshes();
         let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
         let draw_start = std::time::Instant::now();
         let presented = self.gfx.draw(Some(&inputs), egui_frame);
@@ -270,6 +276,16 @@ impl Running {
         Next::Continue
     }
 
+    /// Gives the renderer the collider meshes at the current time when they moved (or the scene
+    /// or grid changed); screenshots draw with the same renderer, so they show them too.
+    fn update_collider_meshes(&mut self) {
+        let sim_time = self.driver.stepper().sim_time().0;
+        if let Some(meshes) = self.driver.colliders_mut().meshes_to_draw(sim_time) {
+            let gpu = &self.gfx.gpu;
+            self.gfx.scene_renderer.set_meshes(&gpu.device, &gpu.queue, &meshes);
+        }
+    }
+
     fn set_title(&self) {
         self.gfx.window.set_title(&format!("powder — {}", self.driver.scene_name()));
     }
@@ -298,10 +314,15 @@ impl Running {
         report.errors = self.messages.all_errors().to_vec();
         let size = self.gfx.window.inner_size();
         report.window_size = [size.width, size.height];
+        report.collider_triangles = self.gfx.scene_renderer.mesh_triangle_count();
+        let colliders = self.driver.colliders().bounds(self.driver.stepper().sim_time().0);
+        report.collider_bounds = colliders.iter().map(|b| b.map(|(lo, hi)| [lo.to_array(), hi.to_array()])).collect();
         if let Some((w, h)) = self.full_view_size {
             report.view_size = [w, h];
             let (lo, hi) = (Vec3::from(report.bbox_min), Vec3::from(report.bbox_max));
             report.snow_rect_px = screen_rect(&self.camera, lo, hi, (w, h));
+            let rect = |b: &Option<(Vec3, Vec3)>| b.and_then(|(lo, hi)| screen_rect(&self.camera, lo, hi, (w, h)));
+            report.collider_rects_px = colliders.iter().map(rect).collect();
         }
         Ok(report)
     }
@@ -316,39 +337,5 @@ impl Running {
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());
         Ok(())
-    }
-}
-
-/// The render settings a window starts with: full resolution on GPUs; half resolution on
-/// software adapters, where the 3D view's fragments cost as much as the simulation
-/// (docs/performance.md, "The app on lavapipe").
-fn default_render_settings(adapter: &wgpu::AdapterInfo) -> RenderSettings {
-    let resolution_scale = if adapter.device_type == wgpu::DeviceType::Cpu { 0.5 } else { 1.0 };
-    RenderSettings { resolution_scale, ..RenderSettings::default() }
-}
-
-/// What the renderer needs from the simulation and the view for one frame.
-fn frame_inputs<'a>(driver: &'a Driver, camera: &'a Camera, render: &'a RenderSettings) -> FrameInputs<'a> {
-    let solver = driver.solver();
-    let grid = solver.params().grid;
-    FrameInputs {
-        camera,
-        settings: render,
-        particles: &solver.state().particles,
-        particle_count: solver.particle_count(),
-        particle_radius: 0.5 * driver.spacing() as f32,
-        domain_min: grid.domain_min.as_vec3(),
-        domain_max: grid.domain_max().as_vec3(),
-    }
-}
-
-/// Frames the box `lo`..`hi` in a view of `aspect` = width / height: [`Camera::frame`] fits the
-/// vertical field of view; a view narrower than tall needs the distance for the horizontal one.
-fn frame_box(camera: &mut Camera, lo: Vec3, hi: Vec3, aspect: f32) {
-    camera.frame(lo, hi);
-    if aspect.is_finite() && aspect > 0.0 && aspect < 1.0 {
-        let half_y = 0.5 * camera.fov_y;
-        let half_x = (aspect * half_y.tan()).atan();
-        camera.distance *= half_y.sin() / half_x.sin();
     }
 }

@@ -1,6 +1,8 @@
 //! Timed actions for tests (`--script`, hidden from `--help`): resizing the window to tiny sizes,
 //! a simulated 0×0 resize, minimising and restoring, screenshots, and a few of the requests the
-//! panels send (load a scene, change the grid, reset, pause), and losing the GPU device.
+//! panels send (load a scene or model, reload it, change the grid, reset, pause, hold, play or
+//! scrub the colliders' animation), and losing the GPU device. `drop=PATH` sends what a file
+//! dropped on the window sends.
 //!
 //! Syntax: `SECONDS:ACTION` items separated by `;`, seconds counted from the first drawn frame:
 //! `0.5:size=120x90; 1:resize-event=0x0; 1.5:minimize; 2:restore; 2.5:size=640x480; 3:screenshot=a.png`.
@@ -27,7 +29,8 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
         let fail = |why: &str| {
             format!(
                 "--script item {item:?}: {why}; expected SECONDS:ACTION with ACTION one of size=WxH, \
-                 resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, grid=N, reset, pause, lose-device, quit"
+                 resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, drop=FILE, reload, grid=N, reset, \
+                 pause, anim-hold, anim-play, anim-time=SECONDS, lose-device, quit"
             )
         };
         let (time, action) = item.split_once(':').ok_or_else(|| fail("no ':'"))?;
@@ -50,7 +53,16 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             "minimize" => AppEvent::SetMinimized(true),
             "restore" => AppEvent::SetMinimized(false),
             "screenshot" => AppEvent::Screenshot(Some(PathBuf::from(arg.ok_or_else(|| fail("needs =PATH"))?))),
-            "load" => AppEvent::LoadScene(SceneSource::File(PathBuf::from(arg.ok_or_else(|| fail("needs =PATH"))?))),
+            "load" | "drop" => {
+                AppEvent::LoadScene(SceneSource::File(PathBuf::from(arg.ok_or_else(|| fail("needs =PATH"))?)))
+            }
+            "reload" => AppEvent::ReloadScene,
+            "anim-hold" => AppEvent::SetAnimationPlaying(false),
+            "anim-play" => AppEvent::SetAnimationPlaying(true),
+            "anim-time" => {
+                let t = arg.and_then(|a| a.parse::<f64>().ok()).filter(|t| t.is_finite() && *t >= 0.0);
+                AppEvent::SetAnimationTime(t.ok_or_else(|| fail("anim-time needs =SECONDS, a number >= 0"))?)
+            }
             "grid" => {
                 let n = arg.and_then(|a| a.parse().ok()).ok_or_else(|| fail("grid needs =N, a whole number"))?;
                 AppEvent::SetGridResolution(n)
@@ -121,5 +133,9 @@ mod tests {
         let err = parse("1:size=12").unwrap_err();
         assert!(err.contains("\"1:size=12\"") && err.contains("WxH"), "{err}");
         assert!(parse("x:minimize").is_err() && parse("1:explode").is_err());
+        let steps = parse("0:anim-hold; 0.1:anim-time=0.75; 0.2:reload; 0.3:drop=a.glb").expect("parses");
+        assert_eq!(steps[1].event, AppEvent::SetAnimationTime(0.75));
+        assert_eq!(steps[3].event, AppEvent::LoadScene(SceneSource::File(PathBuf::from("a.glb"))));
+        assert!(parse("1:anim-time=-1").is_err() && parse("1:anim-time").is_err());
     }
 }

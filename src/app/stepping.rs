@@ -11,7 +11,6 @@ use powder::sim::{Solver, SolverStats, step};
 use super::events::{AppEvent, StepMode};
 use super::messages::Messages;
 use super::timing::{MAX_TIMED_SUBSTEPS, PassTimer};
-use super::tool::Tool;
 
 /// Real-time mode never tries to catch up more than this much lag, seconds: after a stall (a
 /// grid rebuild, a dragged window) the simulation resumes instead of running in slow motion.
@@ -125,16 +124,18 @@ impl Stepper {
         self.stats = None;
     }
 
-    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The tool is
-    /// set for the frame's substeps first.
+    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. Once the
+    /// frame's substeps are planned, `prepare(solver, sim_time, span)` readies the solver for them
+    /// (the tool, the colliders of simulated time `sim_time .. sim_time + span`; `span` is zero
+    /// when the frame runs no substeps); its error is shown and the frame runs anyway.
     pub fn advance(
         &mut self,
         gpu: &Gpu,
         solver: &mut Solver,
-        tool: &mut Tool,
         time: SceneTime,
         wall_dt: f64,
         messages: &mut Messages,
+        prepare: impl FnOnce(&mut Solver, f64, f64) -> Result<(), String>,
     ) {
         self.last = FrameSim::default();
         if self.paused && !self.step_requested {
@@ -160,8 +161,9 @@ impl Stepper {
         } else {
             self.plan_real_time(wall_dt, dt)
         };
-        let max_speed = solver.params().max_speed;
-        tool.apply(gpu, solver, substeps as f64 * dt, max_speed);
+        if let Err(e) = prepare(solver, self.sim_time, substeps as f64 * dt) {
+            messages.error(e);
+        }
         if substeps == 0 {
             return;
         }
@@ -205,7 +207,9 @@ impl Stepper {
 
     fn run_substeps(&self, gpu: &Gpu, solver: &Solver, substeps: u32) {
         let (kernels, state) = (solver.kernels(), solver.state());
-        // The frame's substeps are one collider frame (see Solver::step).
+        // The frame's substeps are one collider frame (see Solver::step): `prepare` gave the solver
+        // the colliders at the frame's start and end, and substep k sees them (k + 1) / substeps
+        // of the way through (past MAX_COLLIDER_SUBSTEPS substeps the rest see the end pose).
         state.write_collider_blends(&gpu.queue, substeps);
         let mut left = substeps;
         let mut first = true;

@@ -1,20 +1,20 @@
-//! The side panel: Scene, Simulation, Material, Render, Tool and Stats sections. Every control
-//! reads the current state and, when the user changes it, pushes an [`AppEvent`]; nothing here
-//! touches the simulation.
+//! The side panel: Scene (`scene_panel.rs`), Stats (`stats_panel.rs`), Simulation, Material,
+//! Render and Tool sections. Every control reads the current state and, when the user changes
+//! it, pushes an [`AppEvent`]; nothing here touches the simulation.
 //!
 //! Numbers typed into a slider's text box are clamped to the slider's range, which each row shows.
 
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
 
 use egui::{Color32, RichText, Slider, Ui};
 
 use powder::render::{ColorField, RenderMode, RenderSettings};
 
 use super::driver::Driver;
-use super::events::{AppEvent, SceneSource, StepMode, ToolSettings};
+use super::events::{AppEvent, StepMode, ToolSettings};
 use super::messages::{Level, Messages};
-use super::presets::{BUILTIN_SCENES, material_presets};
+use super::presets::material_presets;
+use super::scene_panel::{self, ScenePanelState};
 use super::stats_panel;
 use super::timing::FrameClock;
 
@@ -39,7 +39,7 @@ pub struct PanelModel<'a> {
 /// Text being typed and values being edited across frames.
 #[derive(Default)]
 pub struct PanelState {
-    scene_path: String,
+    scene: ScenePanelState,
     resolution: Option<u32>,
 }
 
@@ -77,7 +77,9 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
             .small()
             .weak(),
         );
-        egui::CollapsingHeader::new("Scene").default_open(true).show(ui, |ui| scene(ui, model, state, events));
+        egui::CollapsingHeader::new("Scene")
+            .default_open(true)
+            .show(ui, |ui| scene_panel::scene(ui, model, &mut state.scene, events));
         egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| stats_panel::stats(ui, model, events));
         egui::CollapsingHeader::new("Simulation")
             .default_open(true)
@@ -86,23 +88,6 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
         egui::CollapsingHeader::new("Render").default_open(false).show(ui, |ui| render(ui, model.render, events));
         egui::CollapsingHeader::new("Tool (right drag)").default_open(false).show(ui, |ui| tool(ui, model, events));
         messages(ui, model.messages);
-    });
-}
-
-fn scene(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &mut Vec<AppEvent>) {
-    ui.label(RichText::new(model.driver.scene_name()).strong());
-    egui::ComboBox::from_label("built-in").selected_text("load…").show_ui(ui, |ui| {
-        for (name, _) in BUILTIN_SCENES {
-            if ui.selectable_label(false, name).clicked() {
-                events.push(AppEvent::LoadScene(SceneSource::Builtin(name)));
-            }
-        }
-    });
-    ui.horizontal(|ui| {
-        ui.add(egui::TextEdit::singleline(&mut state.scene_path).hint_text("scene.json").desired_width(170.0));
-        if ui.button("Load file").clicked() && !state.scene_path.trim().is_empty() {
-            events.push(AppEvent::LoadScene(SceneSource::File(PathBuf::from(state.scene_path.trim()))));
-        }
     });
 }
 

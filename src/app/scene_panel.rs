@@ -1,0 +1,140 @@
+//! The Scene section: what is running, the scene files of the scenes folder and the built-in
+//! scenes (click to load), a path to open (a scene file or a bare glTF model; dropping a file on
+//! the window does the same), the colliders, and the animation controls when they move.
+
+use std::path::{Path, PathBuf};
+
+use egui::{RichText, Slider, Ui};
+
+use super::events::{AppEvent, SceneSource};
+use super::messages::Level;
+use super::presets::BUILTIN_SCENES;
+use super::scene_files::{scene_files, scene_folders};
+use super::ui::{PanelModel, short};
+
+/// What the Scene section keeps across frames.
+#[derive(Default)]
+pub struct ScenePanelState {
+    /// The path being typed.
+    path: String,
+    /// The scene files found, scanned when the section is first drawn and on "Rescan".
+    files: Option<Vec<PathBuf>>,
+}
+
+/// Draws the Scene section.
+pub fn scene(ui: &mut Ui, model: &PanelModel, state: &mut ScenePanelState, events: &mut Vec<AppEvent>) {
+    let d = model.driver;
+    ui.label(RichText::new(d.scene_name()).strong());
+    if !d.scene().name.is_empty() {
+        ui.label(RichText::new(&d.scene().name).weak());
+    }
+    let watched = d.watched_files().count();
+    if watched > 0 {
+        let files = if watched == 1 { "its file".to_string() } else { format!("its {watched} files") };
+        ui.label(RichText::new(format!("reloads when {files} change on disk")).small().weak())
+            .on_hover_text(d.watched_files().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n"));
+    }
+    colliders(ui, model, events);
+    ui.separator();
+    open_path(ui, state, events);
+    last_error(ui, model);
+    scene_list(ui, state, events);
+    egui::ComboBox::from_label("built-in").selected_text("load…").show_ui(ui, |ui| {
+        for (name, _) in BUILTIN_SCENES {
+            if ui.selectable_label(false, name).clicked() {
+                events.push(AppEvent::LoadScene(SceneSource::Builtin(name)));
+            }
+        }
+    });
+}
+
+/// The colliders and, when they move, play/hold and the time scrubber.
+fn colliders(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
+    let d = model.driver;
+    let c = d.colliders();
+    if c.count() == 0 {
+        return;
+    }
+    let names: Vec<&str> = d.scene().colliders.iter().map(|c| c.name.as_str()).filter(|n| !n.is_empty()).collect();
+    let mut text = format!("{} collider{}", c.count(), if c.count() == 1 { "" } else { "s" });
+    if !names.is_empty() {
+        text += &format!(": {}", names.join(", "));
+    }
+    ui.label(text);
+    if !c.is_animated() {
+        return;
+    }
+    let sim_time = d.stepper().sim_time().0;
+    let clock = c.clock();
+    ui.horizontal(|ui| {
+        let label = if clock.playing() { "Hold animation" } else { "Play animation" };
+        if ui.button(label).on_hover_text("the colliders stop or move; the snow simulates either way").clicked() {
+            events.push(AppEvent::SetAnimationPlaying(!clock.playing()));
+        }
+        if ui.button("Rewind").on_hover_text("animation time back to 0").clicked() {
+            events.push(AppEvent::SetAnimationTime(0.0));
+        }
+    });
+    let range = c.range();
+    ui.horizontal(|ui| {
+        ui.label("animation time");
+        ui.label(RichText::new(format!("0 … {} s", short(range))).small().weak());
+    });
+    let mut t = clock.time(sim_time);
+    // The slider is clamped to the range; a looping clip runs past its end, shown as the end.
+    let response =
+        ui.add(Slider::new(&mut t, 0.0..=range).suffix(" s").max_decimals(2).clamping(egui::SliderClamping::Never));
+    if response.changed() {
+        events.push(AppEvent::SetAnimationTime(t.max(0.0)));
+    }
+}
+
+/// The path field and its Open button (Enter in the field opens too).
+fn open_path(ui: &mut Ui, state: &mut ScenePanelState, events: &mut Vec<AppEvent>) {
+    ui.horizontal(|ui| {
+        let field =
+            egui::TextEdit::singleline(&mut state.path).hint_text("scene.json or model.glb").desired_width(170.0);
+        let response = ui.add(field);
+        let entered = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if (ui.button("Open").clicked() || entered) && !state.path.trim().is_empty() {
+            events.push(AppEvent::LoadScene(SceneSource::File(PathBuf::from(state.path.trim()))));
+        }
+    });
+    ui.label(RichText::new("or drop a .json, .glb or .gltf file on the window").small().weak());
+}
+
+/// The newest message, here as well as at the bottom of the panel, when it is an error: a scene
+/// that did not open says why next to where it was asked for.
+fn last_error(ui: &mut Ui, model: &PanelModel) {
+    if let Some(m) = model.messages.items().last().filter(|m| m.level == Level::Error) {
+        ui.label(RichText::new(&m.text).color(egui::Color32::from_rgb(255, 110, 90)).small());
+    }
+}
+
+/// The scene files of the scenes folders, one button each.
+fn scene_list(ui: &mut Ui, state: &mut ScenePanelState, events: &mut Vec<AppEvent>) {
+    let files = state.files.get_or_insert_with(|| scene_files(&scene_folders()));
+    let mut rescan = false;
+    egui::CollapsingHeader::new(format!("scene files ({})", files.len())).default_open(true).show(ui, |ui| {
+        egui::ScrollArea::vertical().id_salt("scene_files").max_height(140.0).show(ui, |ui| {
+            for path in files.iter() {
+                let label = file_label(path);
+                if ui.selectable_label(false, label).on_hover_text(path.display().to_string()).clicked() {
+                    events.push(AppEvent::LoadScene(SceneSource::File(path.clone())));
+                }
+            }
+        });
+        if files.is_empty() {
+            ui.label(RichText::new("no scenes/ folder found here or beside the binary").small().weak());
+        }
+        rescan = ui.small_button("Rescan").clicked();
+    });
+    if rescan {
+        state.files = None;
+    }
+}
+
+/// A scene file's name without its folder and extension.
+fn file_label(path: &Path) -> String {
+    path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
+}
