@@ -311,3 +311,13 @@ fn winding_number_of_a_closed_sphere_is_one_inside_and_zero_outside() {
         assert!((w - expected).abs() < 1e-4, "point {p}: winding {w}, expected {expected}");
     }
 }
+
+#[test]
+fn empty_mesh_is_outside_everywhere() {
+    let g = grid(8);
+    let sdf = mesh_sdf(&TriangleMesh::default(), None, &g, 2.0);
+    let band = (2.0 * g.cell_size) as f32;
+    assert_eq!(sdf.distance.len() as u64, g.node_count());
+    assert!(sdf.distance.iter().all(|&d| d == band) && sdf.normal.iter().all(|&n| n == Vec3::ZERO));
+    assert!(points_inside(&TriangleMesh::default(), &[Vec3::ZERO]) == [false]);
+}

@@ -202,10 +202,7 @@ impl SdfContext<'_> {
         let pseudo_normal = match closest.feature {
             Feature::Face => tri.normal,
             Feature::Edge(e) => self.topology.edge_normal[t][e as usize],
-            Feature::Vertex(v) => {
-                let vertex = self.mesh.triangles[t][v as usize];
-                self.topology.vertex_normal[self.topology.welded[vertex as usize] as usize]
-            }
+            Feature::Vertex(v) => self.topology.corner_normal[t][v as usize],
         };
         let offset = p - closest.point;
         let distance = s.distance[node];

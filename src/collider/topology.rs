@@ -5,6 +5,13 @@
 //! Welding comes first because glTF exporters duplicate vertices along hard edges (one copy per
 //! face normal): without it a box would be six separate faces, each its own "component", and the
 //! edges and corners would have no pseudo-normals spanning both faces.
+//!
+//! Components are triangles connected through shared welded vertices. Sharing an edge would be the
+//! stricter test (parts touching at a single vertex would stay apart), but a mesh with
+//! T-junctions, common in kit-bashed and CAD exports, would then fall apart into open pieces whose
+//! insides are undefined; connectivity through vertices keeps such a mesh whole. The cost is that
+//! overlapping parts which happen to share a vertex position count as one, and near that part's
+//! surface inside the other the sign can be wrong.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -20,10 +27,7 @@ pub const WELD_TOLERANCE: f32 = 1e-6;
 /// A mesh's welded connectivity and pseudo-normals. Pseudo-normals are sums of unit face normals,
 /// not normalised: only their direction matters for the sign test.
 pub struct MeshTopology {
-    /// For each vertex of the mesh, the index of its welded representative.
-    pub welded: Vec<u32>,
-    /// Connected component of each triangle (triangles sharing a welded vertex are connected),
-    /// numbered densely from 0.
+    /// Connected component of each triangle, numbered densely from 0.
     pub component: Vec<u32>,
     /// Number of components.
     pub component_count: u32,
@@ -32,14 +36,15 @@ pub struct MeshTopology {
     /// Pseudo-normal of each triangle's edge k (corner k to k + 1): the sum of the normals of the
     /// faces sharing it, so just the face's own normal on a hole's rim.
     pub edge_normal: Vec<[Vec3; 3]>,
-    /// Angle-weighted pseudo-normal of each welded vertex.
-    pub vertex_normal: Vec<Vec3>,
+    /// Angle-weighted pseudo-normal of each triangle's corner k: that of its welded vertex, summed
+    /// over all the corners there.
+    pub corner_normal: Vec<[Vec3; 3]>,
 }
 
 impl MeshTopology {
     /// Welds, labels components and accumulates pseudo-normals. Linear in the mesh size except for
     /// a parallel sort of the edges; the per-triangle work runs on rayon's threads, and what stays
-    /// serial (welding, union–find, scattering sums) is a few passes over the vertices and corners.
+    /// serial (welding, union–find, summing) is a few passes over the vertices and corners.
     pub fn new(mesh: &TriangleMesh) -> Self {
         let welded = weld(&mesh.positions);
         let ids: Vec<[u32; 3]> = mesh.triangles.par_iter().map(|t| t.map(|v| welded[v as usize])).collect();
@@ -47,25 +52,6 @@ impl MeshTopology {
             .into_par_iter()
             .map(|t| face_normal_of(mesh.corners(t)).normalize_or_zero())
             .collect();
-
-        // Each corner's contribution to its vertex's pseudo-normal: the face normal weighted by
-        // the corner's angle.
-        let corner_terms: Vec<[Vec3; 3]> = (0..mesh.triangles.len())
-            .into_par_iter()
-            .map(|t| {
-                let (n, p) = (face_normal[t], mesh.corners(t));
-                [0, 1, 2].map(|k| {
-                    let (u, v) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
-                    u.cross(v).length().atan2(u.dot(v)) * n
-                })
-            })
-            .collect();
-        let mut vertex_normal = vec![Vec3::ZERO; mesh.positions.len()];
-        for (corners, terms) in ids.iter().zip(&corner_terms) {
-            for k in 0..3 {
-                vertex_normal[corners[k] as usize] += terms[k];
-            }
-        }
 
         // Edges: every triangle side keyed by its welded ends, sorted so that the sides of one
         // edge are adjacent; each gets the sum of their faces' normals.
@@ -92,7 +78,7 @@ impl MeshTopology {
         }
         let mut label = vec![u32::MAX; mesh.positions.len()];
         let mut component_count = 0;
-        let component = ids
+        let component: Vec<u32> = ids
             .iter()
             .map(|corners| {
                 let root = components.find(corners[0]) as usize;
@@ -103,7 +89,28 @@ impl MeshTopology {
                 label[root]
             })
             .collect();
-        Self { welded, component, component_count, face_normal, edge_normal, vertex_normal }
+
+        // Vertices: each corner adds its face normal weighted by its angle to its welded vertex
+        // (in parallel per corner, then summed serially in corner order, so the sums do not
+        // depend on the thread count).
+        let corner_terms: Vec<[Vec3; 3]> = (0..ids.len())
+            .into_par_iter()
+            .map(|t| {
+                let p = mesh.corners(t);
+                [0, 1, 2].map(|k| {
+                    let (u, v) = (p[(k + 1) % 3] - p[k], p[(k + 2) % 3] - p[k]);
+                    u.cross(v).length().atan2(u.dot(v)) * face_normal[t]
+                })
+            })
+            .collect();
+        let mut vertex_normal = vec![Vec3::ZERO; mesh.positions.len()];
+        for (corners, terms) in ids.iter().zip(&corner_terms) {
+            for k in 0..3 {
+                vertex_normal[corners[k] as usize] += terms[k];
+            }
+        }
+        let corner_normal = ids.par_iter().map(|corners| corners.map(|v| vertex_normal[v as usize])).collect();
+        Self { component, component_count, face_normal, edge_normal, corner_normal }
     }
 }
 
@@ -246,9 +253,9 @@ mod tests {
     }
 
     #[test]
-    fn two_triangles_sharing_welded_corners_form_one_component() {
+    fn triangles_sharing_welded_corners_form_one_component() {
         // A quad as two triangles with duplicated corners (as a glTF exporter writes a hard edge),
-        // and a separate triangle.
+        // a separate triangle, and one touching the quad only at its corner at the origin.
         let positions = vec![
             Vec3::ZERO,
             Vec3::X,
@@ -259,11 +266,17 @@ mod tests {
             Vec3::Z * 5.0,
             Vec3::ONE * 5.0,
             Vec3::X * 5.0,
+            Vec3::ZERO,
+            -Vec3::X,
+            -Vec3::Y,
         ];
-        let mesh = TriangleMesh { positions, triangles: vec![[0, 1, 2], [3, 4, 5], [6, 7, 8]] };
+        let mesh = TriangleMesh { positions, triangles: vec![[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]] };
         let topo = MeshTopology::new(&mesh);
-        assert_eq!(topo.component, vec![0, 0, 1]);
+        assert_eq!(topo.component, vec![0, 0, 1, 0]);
         assert_eq!(topo.component_count, 2);
+        // The origin joins two right angles, both facing +z.
+        assert!((topo.corner_normal[0][0] - Vec3::Z * std::f32::consts::PI).length() < 1e-6);
+        assert_eq!(topo.corner_normal[0][0], topo.corner_normal[3][0]);
         // The shared diagonal's pseudo-normal sums both faces; the rim edges have one face each.
         assert_eq!(topo.edge_normal[0][1], Vec3::Z * 2.0);
         assert_eq!(topo.edge_normal[0][0], Vec3::Z);

@@ -8,11 +8,12 @@
 //!
 //! Cost: `winding_number` is one solid angle per triangle, O(triangles); `points_inside` is
 //! O(candidates inside the mesh's bounding box × triangles), spread over rayon's threads. One
-//! point–triangle pair costs about 12 ns on one core (release build; measured on a 5k-triangle
-//! mesh), so a 10k-triangle mesh filled from 100k candidates takes about 12 s on one core and
-//! 1.4 s on 16. That is acceptable for emitters filled once at scene load from meshes of a few
-//! thousand triangles; bigger meshes would want the hierarchical evaluation of Barill et al.
-//! 2018 (far clusters of triangles replaced by their dipole).
+//! point–triangle pair costs about 12 ns on one core of the 2-core build machine (release build,
+//! 5k-triangle mesh) and 1.4 ns per pair spread over 16 cores, so a 10k-triangle mesh filled from 100k
+//! candidates takes about 6 s on 2 cores and 1.4 s on 16. That is acceptable for emitters filled
+//! once at scene load from meshes of a few thousand triangles; bigger meshes would want the
+//! hierarchical evaluation of Barill et al. 2018 (far clusters of triangles replaced by their
+//! dipole).
 
 use glam::Vec3;
 use rayon::prelude::*;
