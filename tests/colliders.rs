@@ -146,7 +146,14 @@ fn a_moving_gltf_wall_pushes_the_snow_in_front_of_it() {
         "keyframes": {"keys": [{"time": 0, "translation": [0.2, 0, 0]}, {"time": 1, "translation": [1.2, 0, 0]}]}}"#;
     let scene = scene(wall, [2.0, 1.0, 1.0], 40);
     let h = scene.cell_size() as f32;
-    let particles = slab(Vec3::new(0.45, -0.2, 0.0), Vec3::new(0.3, 0.0, 0.0), Vec3::new(0.0, 0.4, 0.0), Vec3::new(0.0, 0.0, 0.2), 0.5 * h, 400.0);
+    let particles = slab(
+        Vec3::new(0.45, -0.2, 0.0),
+        Vec3::new(0.3, 0.0, 0.0),
+        Vec3::new(0.0, 0.4, 0.0),
+        Vec3::new(0.0, 0.0, 0.2),
+        0.5 * h,
+        400.0,
+    );
     let mass: f64 = particles.iter().map(|p| p.mass as f64).sum();
     let (mut momentum, mut deepest) = (0.0, 0.0f64);
     run(&gpu, &scene, &particles, 5e-4, 0.45, |t, ps| {
