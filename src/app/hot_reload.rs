@@ -1,6 +1,6 @@
 //! Files watched for changes, polled by modification time. Shader hot reload in debug builds: the
-//! loop asks [`ShaderWatcher::changed`] every frame, and a change under `shaders/mpm/` becomes an
-//! `AppEvent::ReloadShaders` (release builds embed the shaders and never look at the disk). Scene
+//! loop asks [`ShaderWatcher::changed`] every frame, and a change under `shaders/mpm/` or `shaders/render/`
+//! becomes an `AppEvent::ReloadShaders` (release builds embed the shaders and never look at the disk). Scene
 //! reload in every build: [`FileWatcher`] watches the open scene file and the glTF files it refers
 //! to, and a change becomes an `AppEvent::ReloadScene`.
 
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 /// How often the files' modification times are read.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// Watches the modification times of the MPM shader files.
+/// Watches the modification times of the MPM and render shader files.
 pub struct ShaderWatcher {
     dir: PathBuf,
     newest: Option<SystemTime>,

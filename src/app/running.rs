@@ -266,6 +266,19 @@ impl Running {
             | AppEvent::SetMinimized(_)
             | AppEvent::SimulateResize(..)
             | AppEvent::SimulateDeviceLoss => self.apply_window_event(&event),
+            AppEvent::ReloadShaders => {
+                // The render passes first (here: the renderer belongs to the window), then the MPM
+                // kernels (the driver's). Each keeps its last good pipelines on a broken edit.
+                let dir = powder::sim::shaders::source_dir();
+                let gpu = &self.gfx.gpu;
+                match self.gfx.scene_renderer.reload_shaders(&gpu.device, &dir) {
+                    Ok(()) => self.messages.info(format!("render shaders reloaded from {}", dir.display())),
+                    Err(e) => self
+                        .messages
+                        .error(format!("render shader reload failed, the last good pipelines keep drawing: {e}")),
+                }
+                self.driver.apply(&self.gfx.gpu, AppEvent::ReloadShaders, &mut self.messages);
+            }
             other => {
                 if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
                     self.frame_domain();

@@ -109,7 +109,11 @@ pub fn composed_sources_from(
         .collect()
 }
 
-/// The newest modification time among the MPM shader files under `dir`, for change detection.
+/// The newest modification time among the shader files under `dir` (`mpm/` and `render/`), for
+/// change detection.
 pub fn newest_modification(dir: &std::path::Path) -> Option<std::time::SystemTime> {
-    std::fs::read_dir(dir.join("mpm")).ok()?.filter_map(|e| e.ok()?.metadata().ok()?.modified().ok()).max()
+    let newest = |sub: &str| -> Option<std::time::SystemTime> {
+        std::fs::read_dir(dir.join(sub)).ok()?.filter_map(|e| e.ok()?.metadata().ok()?.modified().ok()).max()
+    };
+    newest("mpm").max(newest("render"))
 }
