@@ -66,14 +66,22 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         if path.extension().is_some_and(|e| e == "json") {
             let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
             let n = scene.spawn_particles().len();
-            assert!((10_000..100_000).contains(&n), "{}: {n} particles", path.display());
-            // Serialising and parsing back gives the same scene.
-            assert_eq!(Scene::from_json(&scene.to_json(), "round trip").unwrap(), scene);
+            assert!((1_000..100_000).contains(&n), "{}: {n} particles", path.display());
+            // Serialising and parsing back (paths relative to the scenes folder) gives the same scene.
+            assert_eq!(Scene::from_json_at(&scene.to_json(), "round trip", &scenes_dir()).unwrap(), scene);
             names.push(path.file_name().unwrap().to_string_lossy().into_owned());
         }
     }
     names.sort();
-    assert_eq!(names, ["block_drop.json", "snowball_collision.json", "snowball_wall.json"]);
+    let expected = [
+        "blade_plow.json",
+        "block_drop.json",
+        "figure_walk.json",
+        "ramp_wall.json",
+        "snowball_collision.json",
+        "snowball_wall.json",
+    ];
+    assert_eq!(names, expected);
     // The block is lattice aligned (0.375 × 0.375 × 0.25 m at s = 1/96 m): exactly 36·36·24.
     let block = Scene::load(&scenes_dir().join("block_drop.json")).unwrap();
     assert_eq!(block.spawn_particles().len(), 36 * 36 * 24);
