@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use glam::{DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
+use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 
 use super::field::{ColliderField, ColliderFrames, Surface};
 use super::sdf::{MeshSdf, mesh_sdf};
@@ -29,11 +29,8 @@ struct Placed {
 }
 
 impl Placed {
+    /// Moved by keyframes or a glTF clip.
     fn animated(&self) -> bool {
-        self.keyframes_or_clip()
-    }
-
-    fn keyframes_or_clip(&self) -> bool {
         self.config.keyframes.is_some() || self.clip.is_some()
     }
 
@@ -82,7 +79,7 @@ impl Placed {
         };
         let pose = RigidPose {
             translation: p0.as_vec3(),
-            rotation: Quat::from(r0.as_quat()),
+            rotation: r0.as_quat(),
             linear_velocity: linear.as_vec3(),
             angular_velocity: angular.as_vec3(),
         };
