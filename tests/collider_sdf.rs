@@ -321,3 +321,32 @@ fn empty_mesh_is_outside_everywhere() {
     assert!(sdf.distance.iter().all(|&d| d == band) && sdf.normal.iter().all(|&n| n == Vec3::ZERO));
     assert!(points_inside(&TriangleMesh::default(), &[Vec3::ZERO]) == [false]);
 }
+
+/// The shipped `assets/sphere.glb` (r = 0.25 m, 1280 faces) and `assets/box.glb` (unit cube),
+/// imported through glTF (y-up to z-up), against their analytic fields on a 32³ grid.
+#[test]
+fn shipped_gltf_sphere_and_box_match_the_analytic_fields() {
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let g = grid(32);
+    let band = 3.0 * g.cell_size;
+    let clamp = |e: f64| e.clamp(-band, band);
+
+    let sphere = powder::mesh::GltfModel::load(&assets.join("sphere.glb")).expect("sphere.glb").rest_mesh();
+    let sdf = mesh_sdf(&sphere, None, &g, 3.0);
+    // The icosphere's flat faces lie inside the true sphere by at most its chordal error (measured
+    // on the mesh itself); float error adds 2e-6 m. Both are far below a cell (1/32 m).
+    let tolerance = chordal_error(&sphere, Vec3::ZERO, 0.25) + FLOAT_ERROR;
+    assert!(tolerance < 0.25 * g.cell_size, "chordal error {tolerance} m");
+    let band_nodes = check_field(&sdf, &g, band, tolerance, |p| clamp(p.length() - 0.25));
+    assert!(band_nodes > 1000, "{band_nodes} band nodes");
+
+    let cube = powder::mesh::GltfModel::load(&assets.join("box.glb")).expect("box.glb").rest_mesh();
+    // The unit cube would fill the [−0.5, 0.5]³ grid; a 1.5 m grid has its faces and outside.
+    let wide = GridSpec { domain_min: DVec3::splat(-0.75), cell_size: 1.5 / 32.0, cells: UVec3::splat(32) };
+    let sdf = mesh_sdf(&cube, None, &wide, 3.0);
+    let band = 3.0 * wide.cell_size;
+    let half = Vec3::splat(0.5);
+    // Exact faces: only float error.
+    let band_nodes = check_field(&sdf, &wide, band, FLOAT_ERROR, |p| box_sdf(p, -half, half).clamp(-band, band));
+    assert!(band_nodes > 1000, "{band_nodes} band nodes");
+}
