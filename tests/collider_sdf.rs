@@ -1,12 +1,14 @@
 //! Mesh signed distance fields and winding numbers against analytic shapes: a sphere, a box, a
 //! union of boxes, a ground block larger than the grid, and meshes with a hole.
 
-use std::collections::HashMap;
-
 use glam::{DVec3, UVec3, Vec3};
 use powder::collider::{MeshSdf, mesh_sdf, points_inside, winding_number};
 use powder::mesh::TriangleMesh;
 use powder::sim::params::GridSpec;
+
+#[allow(dead_code)] // The test uses the icosphere only; the generator uses the rest.
+#[path = "../examples/make_assets/shapes.rs"]
+mod shapes;
 
 /// Float error of the f32 build, metres: coordinates below 1 m carry 6e-8 m of rounding, and the
 /// closest-point arithmetic a few times that. 2e-6 m is 1e-4 of the smallest cell used here.
@@ -28,54 +30,14 @@ fn nodes(g: &GridSpec) -> impl Iterator<Item = (usize, DVec3)> + '_ {
     })
 }
 
-/// An icosphere: an icosahedron whose faces are split in four `subdivisions` times, every vertex
-/// pushed onto the sphere. Counter-clockwise seen from outside.
+/// The generator's icosphere (`examples/make_assets/shapes.rs`, the one `assets/sphere.glb` is
+/// made from) of `radius` about `centre`, counter-clockwise seen from outside.
 fn icosphere(centre: Vec3, radius: f32, subdivisions: u32) -> TriangleMesh {
-    let t = (1.0 + 5f32.sqrt()) / 2.0;
-    let mut unit: Vec<Vec3> = [[-1., t, 0.], [1., t, 0.], [-1., -t, 0.], [1., -t, 0.], [0., -1., t], [0., 1., t]]
-        .into_iter()
-        .chain([[0., -1., -t], [0., 1., -t], [t, 0., -1.], [t, 0., 1.], [-t, 0., -1.], [-t, 0., 1.]])
-        .map(|p| Vec3::from_array(p).normalize())
-        .collect();
-    let mut triangles: Vec<[u32; 3]> = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
-    for _ in 0..subdivisions {
-        let mut midpoints = HashMap::new();
-        let mut midpoint = |a: u32, b: u32| {
-            *midpoints.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                unit.push((unit[a as usize] + unit[b as usize]).normalize());
-                unit.len() as u32 - 1
-            })
-        };
-        triangles = triangles
-            .iter()
-            .flat_map(|&[a, b, c]| {
-                let (ab, bc, ca) = (midpoint(a, b), midpoint(b, c), midpoint(c, a));
-                [[a, ab, ca], [b, bc, ab], [c, ca, bc], [ab, bc, ca]]
-            })
-            .collect();
+    let data = shapes::icosphere(radius as f64, subdivisions);
+    TriangleMesh {
+        positions: data.positions.iter().map(|&p| centre + Vec3::from_array(p)).collect(),
+        triangles: data.indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
     }
-    TriangleMesh { positions: unit.iter().map(|&u| centre + radius * u).collect(), triangles }
 }
 
 /// How far an inscribed icosphere's faces dip below the sphere: r minus the smallest distance
