@@ -4,110 +4,16 @@
 //!
 //! These tests need Xvfb: `scripts/setup.sh` installs it. Without it they fail (not skip).
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-/// A scripted run of a small scene on lavapipe takes 10–40 s; a hang is caught well after that.
-const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+use common::xvfb::{RUN_TIMEOUT, Xvfb, finish, number, read_png, report};
 
 /// The repository (the binary's scenes and assets).
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// A private X server, killed (by its PID) when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-    runtime_dir: tempfile::TempDir,
-}
-
-impl Xvfb {
-    fn start() -> Self {
-        // -displayfd: Xvfb picks a free display itself and prints its number once it is ready.
-        let spawned = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                panic!("Xvfb is not installed, so the window tests cannot run: run scripts/setup.sh first")
-            }
-            Err(e) => panic!("cannot start Xvfb: {e}"),
-        };
-        let mut line = String::new();
-        let read = BufReader::new(child.stdout.take().expect("Xvfb stdout")).read_line(&mut line);
-        let number = line.trim().to_string();
-        let server = Self { child, display: format!(":{number}"), runtime_dir: tempfile::tempdir().expect("temp dir") };
-        assert!(read.is_ok() && !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()), "Xvfb: {line:?}");
-        server
-    }
-
-    /// Starts powder with `args` on this display, in the repository, logging stderr to `log`.
-    fn spawn(&self, args: &[&str], log: &Path) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_powder"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("DISPLAY", &self.display)
-            .env("XDG_RUNTIME_DIR", self.runtime_dir.path())
-            .env_remove("WAYLAND_DISPLAY")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).expect("log file"))
-            .spawn()
-            .expect("the powder binary starts")
-    }
-
-    /// Runs powder with `args` to the end; fails the test if it runs past [`RUN_TIMEOUT`].
-    fn powder(&self, args: &[&str]) -> Run {
-        let logs = tempfile::tempdir().expect("log dir");
-        let log = logs.path().join("stderr");
-        finish(self.spawn(args, &log), &log, args)
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Run {
-    status: ExitStatus,
-    stderr: String,
-}
-
-/// Waits for a powder process started by [`Xvfb::spawn`], killing it after [`RUN_TIMEOUT`].
-fn finish(mut child: Child, log: &Path, args: &[&str]) -> Run {
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for powder") {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "powder {args:?} did not exit within {RUN_TIMEOUT:?}: {}",
-                std::fs::read_to_string(log).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Run { status, stderr: std::fs::read_to_string(log).unwrap_or_default() }
-}
-
-fn report(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
-    serde_json::from_str(&text).expect("the report is JSON")
-}
-
-fn number(v: &serde_json::Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("report field {key} missing: {v}"))
 }
 
 fn errors(r: &serde_json::Value) -> Vec<String> {
@@ -116,17 +22,6 @@ fn errors(r: &serde_json::Value) -> Vec<String> {
 
 fn path_str(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-/// RGBA8 pixels of a PNG, with its width and height.
-fn read_png(path: &Path) -> (Vec<u8>, u32, u32) {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", path.display()));
-    let mut reader = png::Decoder::new(BufReader::new(file)).read_info().expect("PNG header");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("PNG size")];
-    let info = reader.next_frame(&mut pixels).expect("PNG data");
-    assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight));
-    pixels.truncate(info.buffer_size());
-    (pixels, info.width, info.height)
 }
 
 /// A collider's grey-blue (shaders/render/mesh.wgsl): blue at least 46 levels above red. Measured

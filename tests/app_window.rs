@@ -1,17 +1,13 @@
 //! The desktop app end to end: the real `powder` binary opens a real window on a private Xvfb
 //! server and draws with lavapipe (or whatever Vulkan driver is present). Each test starts its
-//! own X server on a free display and stops it when done, also when the test fails.
-//!
-//! These tests need Xvfb: `scripts/setup.sh` installs it. Without it they fail (not skip), so a
-//! machine that cannot run them is noticed.
+//! own X server on a free display and stops it when done, also when the test fails
+//! (`tests/common/xvfb.rs`).
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
 
-/// A scripted run of a small scene on lavapipe takes 10–40 s; a hang is caught well after that.
-const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+use common::xvfb::{Xvfb, number, read_png, report};
 
 /// A 0.2 × 0.2 × 0.15 m block of snow (1,690 particles) dropped at 1 m/s onto the floor of a
 /// 0.5 m box at resolution 16: small enough for a software rasteriser and solver.
@@ -24,110 +20,10 @@ const BLOCK_SCENE: &str = r#"{
   "emitters": [ { "shape": "box", "min": [0.15, 0.15, 0.2], "max": [0.35, 0.35, 0.35], "velocity": [0, 0, -1] } ]
 }"#;
 
-/// A private X server, killed (by its PID) when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-    runtime_dir: tempfile::TempDir,
-}
-
-impl Xvfb {
-    fn start() -> Self {
-        // -displayfd makes Xvfb pick a free display number itself and print it once it is ready.
-        let spawned = Command::new("Xvfb")
-            .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                panic!("Xvfb is not installed, so the window tests cannot run: run scripts/setup.sh first")
-            }
-            Err(e) => panic!("cannot start Xvfb: {e}"),
-        };
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("Xvfb stdout");
-        let read = BufReader::new(stdout).read_line(&mut line);
-        let number = line.trim().to_string();
-        let runtime_dir = tempfile::tempdir().expect("temp XDG_RUNTIME_DIR");
-        let server = Self { child, display: format!(":{number}"), runtime_dir };
-        assert!(
-            read.is_ok() && !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()),
-            "Xvfb did not report a display number (got {line:?})"
-        );
-        server
-    }
-
-    /// Runs powder with `args` on this display; fails the test if it runs past [`RUN_TIMEOUT`].
-    fn powder(&self, args: &[&str]) -> Run {
-        let logs = tempfile::tempdir().expect("log dir");
-        let (out_path, err_path) = (logs.path().join("stdout"), logs.path().join("stderr"));
-        let file = |p: &Path| std::fs::File::create(p).expect("log file");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_powder"))
-            .args(args)
-            .env("DISPLAY", &self.display)
-            .env("XDG_RUNTIME_DIR", self.runtime_dir.path())
-            .env_remove("WAYLAND_DISPLAY")
-            .stdout(file(&out_path))
-            .stderr(file(&err_path))
-            .spawn()
-            .expect("the powder binary starts");
-        let start = Instant::now();
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait for powder") {
-                break status;
-            }
-            if start.elapsed() > RUN_TIMEOUT {
-                let _ = child.kill();
-                let _ = child.wait();
-                let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-                panic!("powder {args:?} did not exit within {RUN_TIMEOUT:?} (a hang); stderr:\n{stderr}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-        Run { status, stderr: read(&err_path), seconds: start.elapsed().as_secs_f64() }
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Run {
-    status: ExitStatus,
-    stderr: String,
-    seconds: f64,
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("file written");
     path
-}
-
-fn report(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("no report at {}: {e}", path.display()));
-    serde_json::from_str(&text).expect("the report is JSON")
-}
-
-fn number(v: &serde_json::Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("report field {key} missing: {v}"))
-}
-
-/// RGBA8 pixels of a PNG, with its width and height.
-fn read_png(path: &Path) -> (Vec<u8>, u32, u32) {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("no screenshot at {}: {e}", path.display()));
-    let mut reader = png::Decoder::new(BufReader::new(file)).read_info().expect("PNG header");
-    let mut pixels = vec![0; reader.output_buffer_size().expect("PNG size")];
-    let info = reader.next_frame(&mut pixels).expect("PNG data");
-    assert_eq!((info.color_type, info.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight));
-    pixels.truncate(info.buffer_size());
-    (pixels, info.width, info.height)
 }
 
 /// Snow as the renderer draws it: bright (every channel ≥ 225 of 255) and nearly grey (channels
