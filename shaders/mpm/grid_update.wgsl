@@ -2,6 +2,18 @@
 // condition with Coulomb friction, and the speed cap.
 // Reads: params, grid_fixed, colliders. Writes: grid_velocity (xyz velocity, w mass).
 
+// Coulomb friction on the tangential velocity vt after a normal speed (≥ 0) was removed: it stops
+// if |vt| ≤ μ·normal_speed, otherwise it loses μ·normal_speed of its length (as coulomb_friction
+// in src/sim/cpu/grid_update.rs).
+fn coulomb_friction(vt: vec3<f32>, normal_speed: f32, friction: f32) -> vec3<f32> {
+    let tangential_speed = length(vt);
+    let friction_loss = friction * normal_speed;
+    if (tangential_speed <= friction_loss) {
+        return vec3<f32>(0.0);
+    }
+    return vt * (1.0 - friction_loss / tangential_speed);
+}
+
 // Removes the normal part of v at a wall with inward normal n (sticky: all of v) and applies
 // Coulomb friction to what is left.
 fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
@@ -12,13 +24,7 @@ fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     if (params.boundary_kind == BOUNDARY_SEPARATE && vn >= 0.0) {
         return v;
     }
-    let vt = v - vn * n;
-    let tangential_speed = length(vt);
-    let friction_loss = params.boundary_friction * abs(vn);
-    if (tangential_speed <= friction_loss) {
-        return vec3<f32>(0.0);
-    }
-    return vt * (1.0 - friction_loss / tangential_speed);
+    return coulomb_friction(v - vn * n, abs(vn), params.boundary_friction);
 }
 
 // The grab/repel tool (src/sim/interaction.rs): inside its sphere the node velocity is blended
@@ -67,13 +73,7 @@ fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
     if (s.kind == BOUNDARY_SEPARATE && vn >= 0.0) {
         return v;
     }
-    let vt = relative - vn * n;
-    let tangential_speed = length(vt);
-    let friction_loss = s.friction * abs(vn);
-    if (tangential_speed <= friction_loss) {
-        return vc;
-    }
-    return vc + vt * (1.0 - friction_loss / tangential_speed);
+    return vc + coulomb_friction(relative - vn * n, abs(vn), s.friction);
 }
 
 // The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
