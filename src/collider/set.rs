@@ -53,8 +53,10 @@ impl Placed {
         Some(model.mesh_at(self.clip, clip_time).transformed(&self.matrix_at(t).as_mat4()))
     }
 
-    /// The analytic shape and its pose at `t0`, moving to where it is at `t1`.
-    fn analytic(&self, t0: f64, t1: f64) -> Option<(AnalyticShape, RigidPose)> {
+    /// The analytic shape's rigid pose at `t0` and at `t1`, both carrying the velocity that
+    /// takes the first to the second over `t1 − t0` (zero if the span is empty); `None` for a
+    /// glTF shape.
+    fn analytic(&self, t0: f64, t1: f64) -> Option<(AnalyticShape, RigidPose, RigidPose)> {
         let scale = self.config.transform.scale;
         let shape = match self.config.shape {
             ColliderShape::Plane => AnalyticShape::HalfSpace,
@@ -77,40 +79,32 @@ impl Placed {
         } else {
             (DVec3::ZERO, DVec3::ZERO)
         };
-        let pose = RigidPose {
-            translation: p0.as_vec3(),
-            rotation: r0.as_quat(),
+        let pose = |rotation: DQuat, translation: DVec3| RigidPose {
+            translation: translation.as_vec3(),
+            rotation: rotation.as_quat(),
             linear_velocity: linear.as_vec3(),
             angular_velocity: angular.as_vec3(),
         };
-        Some((shape, pose))
+        Some((shape, pose(r0, p0), pose(r1, p1)))
     }
 
-    /// The collider sampled on `grid` at `t0` (`at_end` false) or `t1` (true), with the surface
-    /// velocity of the frame `[t0, t1]`.
-    fn sample(&self, grid: &GridSpec, t0: f64, t1: f64, at_end: bool) -> MeshSdf {
-        let span = t1 - t0;
-        if let Some((shape, pose)) = self.analytic(t0, t1) {
-            let pose = if at_end {
-                let (rotation, translation) = match self.analytic(t1, t1) {
-                    Some((_, p)) => (p.rotation, p.translation),
-                    None => (pose.rotation, pose.translation),
-                };
-                RigidPose { rotation, translation, ..pose }
-            } else {
-                pose
-            };
-            return analytic_sdf(shape, &pose, grid);
+    /// The collider sampled on `grid` at `t0` and at `t1`, both with the surface velocity of the
+    /// frame `[t0, t1]`. A static collider (or an empty span) is sampled once and the field shared.
+    fn sample_frame(&self, grid: &GridSpec, t0: f64, t1: f64) -> (MeshSdf, Option<MeshSdf>) {
+        let moving = t1 > t0 && self.animated();
+        if let Some((shape, start, end)) = self.analytic(t0, t1) {
+            let end = moving.then(|| analytic_sdf(shape, &end, grid));
+            return (analytic_sdf(shape, &start, grid), end);
         }
         let start = self.mesh_at(t0).unwrap_or_default();
-        let end = if span > 0.0 && self.animated() { self.mesh_at(t1).unwrap_or_default() } else { start.clone() };
-        let velocity: Vec<Vec3> = if span > 0.0 && end.positions.len() == start.positions.len() {
-            start.positions.iter().zip(&end.positions).map(|(a, b)| (*b - *a) / span as f32).collect()
-        } else {
-            vec![Vec3::ZERO; start.positions.len()]
-        };
-        let mesh = if at_end { &end } else { &start };
-        mesh_sdf(mesh, Some(&velocity), grid, BAND_CELLS)
+        if !moving {
+            return (mesh_sdf(&start, None, grid, BAND_CELLS), None);
+        }
+        let end = self.mesh_at(t1).unwrap_or_default();
+        let span = (t1 - t0) as f32;
+        // The same model gives every pose the same vertices (GltfModel::mesh_at).
+        let velocity: Vec<Vec3> = start.positions.iter().zip(&end.positions).map(|(a, b)| (*b - *a) / span).collect();
+        (mesh_sdf(&start, Some(&velocity), grid, BAND_CELLS), Some(mesh_sdf(&end, Some(&velocity), grid, BAND_CELLS)))
     }
 }
 
@@ -182,7 +176,7 @@ impl ColliderSet {
         if self.static_field.is_none() {
             let mut field = ColliderField::empty(nodes);
             for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| !p.animated()) {
-                let s = p.sample(&self.grid, 0.0, 0.0, false);
+                let (s, _) = p.sample_frame(&self.grid, 0.0, 0.0);
                 field.add(i as u32, &s.distance, &s.normal, &s.velocity);
             }
             self.static_field = Some(field);
@@ -190,9 +184,9 @@ impl ColliderSet {
         let base = self.static_field.clone().unwrap_or_else(|| ColliderField::empty(nodes));
         let (mut from, mut to) = (base.clone(), base);
         for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| p.animated()) {
-            let a = p.sample(&self.grid, t0, t1, false);
+            let (a, b) = p.sample_frame(&self.grid, t0, t1);
             from.add(i as u32, &a.distance, &a.normal, &a.velocity);
-            let b = p.sample(&self.grid, t0, t1, true);
+            let b = b.as_ref().unwrap_or(&a);
             to.add(i as u32, &b.distance, &b.normal, &b.velocity);
         }
         Some(ColliderFrames { from, to, surfaces: self.surfaces.clone() })
@@ -209,7 +203,7 @@ impl ColliderSet {
                 if let Some(mesh) = p.mesh_at(t) {
                     return mesh;
                 }
-                let Some((shape, pose)) = p.analytic(t, t) else {
+                let Some((shape, pose, _)) = p.analytic(t, t) else {
                     return TriangleMesh::default();
                 };
                 let local = match shape {
