@@ -202,10 +202,12 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     let hi = scene.domain.min + scene.domain.size;
     let tol = 1e-9 * scene.domain.size.max_element();
     colliders_consistent(scene, source)?;
+    // Mesh emitters' placed meshes, posed once for both checks.
+    let meshes: Vec<_> = (0..scene.emitters.len()).map(|i| scene.emitter_mesh(i)).collect();
     for (i, e) in scene.emitters.iter().enumerate() {
-        emitter_inside(source, i, e, scene.emitter_mesh(i).as_ref(), lo, hi, tol)?;
+        emitter_inside(source, i, e, meshes[i].as_ref(), lo, hi, tol)?;
     }
-    particle_counts(scene, source)
+    particle_counts(scene, &meshes, source)
 }
 
 /// Emitter `i` lies within `[lo, hi]` (give or take `tol`, for decimal round-off) on every axis.
@@ -257,11 +259,14 @@ fn emitter_inside(
 /// Lattices of more than 1000 points need not be sampled: a box keeps every lattice point (they lie
 /// at least s/4 inside its faces, farther than the jitter reaches), and a sphere with ≥ 11 points
 /// per axis has r ≥ 4.5 s, so the points nearest its centre (within √3·s/2 + √3·s/4 < 1.3 s) are kept.
-fn particle_counts(scene: &Scene, source: &str) -> Result<(), SceneError> {
+fn particle_counts(
+    scene: &Scene,
+    meshes: &[Option<crate::mesh::TriangleMesh>],
+    source: &str,
+) -> Result<(), SceneError> {
     let spacing = scene.particle_spacing();
-    let meshes: Vec<_> = (0..scene.emitters.len()).map(|i| scene.emitter_mesh(i)).collect();
     let total =
-        scene.emitters.iter().zip(&meshes).fold(0u64, |t, (e, m)| t.saturating_add(e.max_points(spacing, m.as_ref())));
+        scene.emitters.iter().zip(meshes).fold(0u64, |t, (e, m)| t.saturating_add(e.max_points(spacing, m.as_ref())));
     if total > MAX_PARTICLES {
         let source_name = source.to_string();
         return Err(SceneError::TooManyParticles { source_name, count: total, limit: MAX_PARTICLES });
