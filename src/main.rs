@@ -20,6 +20,7 @@ use powder::gpu::Gpu;
 use powder::headless::run_scene;
 use powder::render::RenderMode;
 use powder::scene::Scene;
+use powder::sim::bins::SolverPath;
 
 #[derive(Parser)]
 #[command(
@@ -107,6 +108,11 @@ enum Command {
         /// Particles per cell.
         #[arg(long, default_value_t = 8)]
         ppc: u32,
+        /// Substep paths to time, comma-separated: naive (one global atomic per contribution,
+        /// dense grid passes) and/or sorted (binned particles, workgroup-memory P2G, touched
+        /// blocks only).
+        #[arg(long, value_delimiter = ',', default_value = "sorted", value_parser = parse_path)]
+        path: Vec<SolverPath>,
         /// Also time whole app frames offscreen (substeps + rendering at --size), per render mode.
         #[arg(long)]
         render: bool,
@@ -181,11 +187,12 @@ struct BenchArgs {
     grid: Vec<u32>,
     substeps: u32,
     ppc: u32,
+    paths: Vec<SolverPath>,
     render: Option<RenderBenchOptions>,
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, render } = args;
+    let BenchArgs { particles, grid, substeps, ppc, paths, render } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -196,14 +203,18 @@ fn bench(args: BenchArgs) -> Result<()> {
     let gpu = Gpu::new_headless()?;
     println!("GPU: {}", gpu.describe());
     for (i, &count) in particles.iter().enumerate() {
-        let case = BenchCase {
+        let mut case = BenchCase {
             particles: count,
             grid: if grid.len() == 1 { grid[0] } else { grid[i] },
             substeps,
             particles_per_cell: ppc,
+            path: paths[0],
         };
-        let result = run_case(&gpu, case)?;
-        println!("{}", result.report());
+        for &path in &paths {
+            case.path = path;
+            let result = run_case(&gpu, case)?;
+            println!("{}", result.report());
+        }
         if let Some(options) = &render {
             let modes = [RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
             for r in run_render_case(&gpu, &case, options, &modes)? {
@@ -213,6 +224,10 @@ fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn parse_path(name: &str) -> Result<SolverPath, String> {
+    SolverPath::from_name(name).ok_or_else(|| format!("unknown path {name:?}: expected naive or sorted"))
 }
 
 fn main() -> std::process::ExitCode {
@@ -238,14 +253,14 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
             Ok(())
         }
-        Some(Command::Bench { particles, grid, substeps, ppc, render, frame_substeps, size, sdf: None }) => {
+        Some(Command::Bench { particles, grid, substeps, ppc, path, render, frame_substeps, size, sdf: None }) => {
             let render = if render {
                 let (width, height) = size;
                 Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
             } else {
                 None
             };
-            bench(BenchArgs { particles, grid, substeps, ppc, render })
+            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, render })
         }
         None => open_app(cli.app),
     }

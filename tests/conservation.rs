@@ -9,6 +9,7 @@ mod common;
 use glam::Vec3;
 use nalgebra::Vector3;
 use powder::sim::Solver;
+use powder::sim::bins::SolverPath;
 use powder::sim::params::{GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 use rand::rngs::StdRng;
@@ -25,9 +26,10 @@ fn particle_mass_bound(mass_units: f64) -> f64 {
     27.0 * 0.5 + 10.0 * U * mass_units
 }
 
-fn p2g_mass(params: SolverParams, particles: &[GpuParticle]) -> Vec<f64> {
+fn p2g_mass(params: SolverParams, particles: &[GpuParticle], path: SolverPath) -> Vec<f64> {
     let gpu = common::gpu();
-    let solver = Solver::new(&gpu, params, particles).expect("solver");
+    let mut solver = Solver::new(&gpu, params, particles).expect("solver");
+    solver.set_path(&gpu, path);
     solver.run_pass(&gpu, MpmPass::GridClear);
     solver.run_pass(&gpu, MpmPass::P2g);
     let fixed = solver.read_grid_fixed(&gpu).expect("grid");
@@ -37,7 +39,16 @@ fn p2g_mass(params: SolverParams, particles: &[GpuParticle]) -> Vec<f64> {
 }
 
 #[test]
-fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution() {
+fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution_on_the_naive_path() {
+    grid_mass_equals_particle_mass_to_the_fixed_point_resolution(SolverPath::Naive);
+}
+
+#[test]
+fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution_on_the_sorted_path() {
+    grid_mass_equals_particle_mass_to_the_fixed_point_resolution(SolverPath::Sorted);
+}
+
+fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution(path: SolverPath) {
     let h = 1.0 / 32.0;
     let params = common::params(32, h, 1e-4);
     let (mass_scale, _) = common::gpu_scales(&params);
@@ -59,7 +70,7 @@ fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution() {
             }
         }
     }
-    let grid = p2g_mass(params, &isolated);
+    let grid = p2g_mass(params, &isolated, path);
     let dims = params.grid.node_dims();
     let mut worst: f64 = 0.0;
     for (n, p) in isolated.iter().enumerate() {
@@ -86,7 +97,7 @@ fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution() {
     // bounds. Measured: 768 units = 4096 × 0.1875, systematic: lattice particles all have the same
     // 27 weights, so they all round the same way (1.4e-7 kg of 6.25 kg).
     let block = common::block(Vec3::splat(0.25), Vec3::splat(0.5), h as f32, 400.0, |_| Vec3::ZERO);
-    let grid = p2g_mass(params, &block);
+    let grid = p2g_mass(params, &block, path);
     let units: f64 = grid.iter().sum();
     let want: f64 = block.iter().map(|p| p.mass as f64 * mass_scale).sum();
     let bound: f64 = block.iter().map(|p| particle_mass_bound(p.mass as f64 * mass_scale)).sum();
@@ -117,7 +128,16 @@ fn momentum(ps: &[GpuParticle]) -> Vector3<f64> {
 }
 
 #[test]
-fn free_motion_conserves_linear_and_angular_momentum() {
+fn free_motion_conserves_linear_and_angular_momentum_on_the_naive_path() {
+    free_motion_conserves_linear_and_angular_momentum(SolverPath::Naive);
+}
+
+#[test]
+fn free_motion_conserves_linear_and_angular_momentum_on_the_sorted_path() {
+    free_motion_conserves_linear_and_angular_momentum(SolverPath::Sorted);
+}
+
+fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
     let gpu = common::gpu();
     let h = 1.0 / 32.0;
     let mut params = common::params(32, h, 5e-4);
@@ -144,7 +164,8 @@ fn free_motion_conserves_linear_and_angular_momentum() {
         p.affine = common::padded(spin);
     }
     let (p0, l0) = (momentum(&ps), angular_momentum(&ps, h, c));
-    let solver = Solver::new(&gpu, params, &ps).expect("solver");
+    let mut solver = Solver::new(&gpu, params, &ps).expect("solver");
+    solver.set_path(&gpu, path);
 
     // Scales of the error budget.
     let n = ps.len() as f64;

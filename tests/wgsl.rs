@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
+use powder::sim::bins::{GpuBinHeader, GpuBlockBin};
 use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
 use powder::sim::shaders::{LIBRARIES, MpmPass, compose};
 use wgpu::naga;
@@ -107,6 +108,7 @@ fn shared_struct_layouts_agree() {
                     interaction_velocity,
                     interaction_rate,
                     collider_blend,
+                    particle_order,
                 ]
             ),
         ),
@@ -134,6 +136,11 @@ fn shared_struct_layouts_agree() {
         ),
         ("ColliderNode", rust_layout!(GpuColliderNode, [normal, distance, velocity, surface])),
         ("ColliderSurface", rust_layout!(GpuColliderSurface, [kind, friction])),
+        (
+            "BinHeader",
+            rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, p2g_groups, update_groups]),
+        ),
+        ("BlockBin", rust_layout!(GpuBlockBin, [count, fill, offset])),
     ];
     for (name, rust) in cases {
         assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");

@@ -1,6 +1,6 @@
 // g2p: gather velocity and the affine matrix C from the 27 stencil nodes, update the deformation
 // gradient, apply snow plasticity, and advect the particle.
-// Reads: params, grid_velocity, particles. Writes: particles, status.nonfinite_count.
+// Reads: params, grid_velocity, particles, particle_order (sorted path). Writes: particles, status.nonfinite_count.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn g2p(
@@ -8,11 +8,16 @@ fn g2p(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let index = flat_index(workgroup, local, workgroups);
-    if (index >= params.particle_count) {
+    let thread = flat_index(workgroup, local, workgroups);
+    if (thread >= params.particle_count) {
         return;
     }
+    // On the sorted path thread k takes the k-th particle in block order, so neighbouring threads
+    // read neighbouring grid nodes.
+    let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
     var p = particles[index];
+    // The position p2g scattered from (the same unless the particle came in outside the domain).
+    p.position = scatter_position(p.position);
     let s = stencil_at(p.position);
     var velocity = vec3<f32>(0.0);
     var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));

@@ -1,89 +1,6 @@
-// grid_update: momentum → velocity, gravity, the tool, the colliders, the domain-wall boundary
-// condition with Coulomb friction, and the speed cap.
+// grid_update: every node of the dense grid from its fixed-point sums to a velocity (see
+// updated_node in grid_node.wgsl). The dense path; grid_update_blocks is the sorted path's version.
 // Reads: params, grid_fixed, colliders. Writes: grid_velocity (xyz velocity, w mass).
-
-// Coulomb friction on the tangential velocity vt after a normal speed (≥ 0) was removed: it stops
-// if |vt| ≤ μ·normal_speed, otherwise it loses μ·normal_speed of its length (as coulomb_friction
-// in src/sim/cpu/grid_update.rs).
-fn coulomb_friction(vt: vec3<f32>, normal_speed: f32, friction: f32) -> vec3<f32> {
-    let tangential_speed = length(vt);
-    let friction_loss = friction * normal_speed;
-    if (tangential_speed <= friction_loss) {
-        return vec3<f32>(0.0);
-    }
-    return vt * (1.0 - friction_loss / tangential_speed);
-}
-
-// Removes the normal part of v at a wall with inward normal n (sticky: all of v) and applies
-// Coulomb friction to what is left.
-fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
-    if (params.boundary_kind == BOUNDARY_STICKY) {
-        return vec3<f32>(0.0);
-    }
-    let vn = dot(v, n);
-    if (params.boundary_kind == BOUNDARY_SEPARATE && vn >= 0.0) {
-        return v;
-    }
-    return coulomb_friction(v - vn * n, abs(vn), params.boundary_friction);
-}
-
-// The grab/repel tool (src/sim/interaction.rs): inside its sphere the node velocity is blended
-// toward a target by (1 − exp(−rate·dt)) · (1 − (r/R)²)².
-fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
-    if (params.interaction_mode == INTERACTION_NONE) {
-        return v;
-    }
-    let offset = position - params.interaction_center;
-    let r = length(offset);
-    if (r >= params.interaction_radius) {
-        return v;
-    }
-    let q = r / params.interaction_radius;
-    let falloff = (1.0 - q * q) * (1.0 - q * q);
-    var goal = params.interaction_velocity;
-    if (params.interaction_mode == INTERACTION_REPEL) {
-        goal = select(vec3<f32>(0.0), offset / r, r > 0.0) * params.repel_speed;
-    }
-    let blend = (1.0 - exp(-params.interaction_rate * params.dt)) * falloff;
-    return v + (goal - v) * blend;
-}
-
-// The colliders' condition (src/collider/field.rs, apply_colliders): at or inside a collider the
-// node velocity is constrained relative to the collider's own velocity, with the collider's
-// boundary kind and friction. The frame's start and end states are blended by collider_blend.
-fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
-    let a = colliders[node];
-    let b = colliders[node_count() + node];
-    let t = params.collider_blend;
-    let distance = mix(a.distance, b.distance, t);
-    let surface = select(b.surface, a.surface, t < 0.5);
-    if (distance > 0.0 || surface == NO_COLLIDER) {
-        return v;
-    }
-    let s = collider_surfaces[surface];
-    let vc = mix(a.velocity, b.velocity, t);
-    let blended_normal = mix(a.normal, b.normal, t);
-    let normal_length = length(blended_normal);
-    if (s.kind == BOUNDARY_STICKY || normal_length < 1.0e-6) {
-        return vc;
-    }
-    let n = blended_normal / normal_length;
-    let relative = v - vc;
-    let vn = dot(relative, n);
-    if (s.kind == BOUNDARY_SEPARATE && vn >= 0.0) {
-        return v;
-    }
-    return vc + coulomb_friction(relative - vn * n, abs(vn), s.friction);
-}
-
-// The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
-// word is read as signed and the high word adjusted to match, so a small negative sum (high = −1,
-// low near 2³²) converts exactly instead of cancelling two numbers near 2³² in f32.
-fn read_wide(slot: u32) -> f32 {
-    let low = atomicLoad(&grid_fixed[slot]);
-    let high = atomicLoad(&grid_fixed[slot + 1u]) + select(0, 1, low < 0);
-    return f32(high) * 4294967296.0 + f32(low);
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn grid_update(
@@ -95,34 +12,5 @@ fn grid_update(
     if (node >= node_count()) {
         return;
     }
-    let base = GRID_FIXED_WORDS * node;
-    let mass = read_wide(base) / params.mass_scale;
-    if (mass <= 0.0) {
-        grid_velocity[node] = vec4<f32>(0.0);
-        return;
-    }
-    let momentum = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u))
-        / params.momentum_scale;
-    var v = momentum / mass + params.dt * params.gravity;
-
-    let nx = params.node_dims.x;
-    let ny = params.node_dims.y;
-    let cell = vec3<u32>(node % nx, (node / nx) % ny, node / (nx * ny));
-    v = apply_interaction(v, params.grid_origin + vec3<f32>(cell) * params.cell_size);
-    if (params.collider_count > 0u) {
-        v = apply_colliders(v, node);
-    }
-    for (var axis = 0u; axis < 3u; axis++) {
-        var n = vec3<f32>(0.0);
-        if (cell[axis] <= params.wall_lo[axis]) {
-            n[axis] = 1.0;
-            v = apply_wall(v, n);
-        }
-        if (cell[axis] >= params.wall_hi[axis]) {
-            n[axis] = -1.0;
-            v = apply_wall(v, n);
-        }
-    }
-
-    grid_velocity[node] = vec4<f32>(clamp_speed(v, params.max_speed), mass);
+    grid_velocity[node] = updated_node(node);
 }

@@ -48,9 +48,44 @@ struct SimParams {
     interaction_velocity: vec3<f32>,
     interaction_rate: f32,
     collider_blend: f32,
-    _pad0: u32,
+    // PARTICLE_ORDER_*: which particle g2p thread k updates.
+    particle_order: u32,
     _pad1: u32,
     _pad2: u32,
+}
+
+// g2p thread k updates particle k (the dense path) or particle_order[k], the k-th particle in
+// block order (the sorted path, after the bin passes of the same substep).
+const PARTICLE_ORDER_SCENE: u32 = 0u;
+const PARTICLE_ORDER_BINNED: u32 = 1u;
+
+// Particles are binned by the grid block of their stencil's base node: blocks of BLOCK_EDGE³ nodes.
+// A particle's 3×3×3 stencil then lies in a tile of TILE_EDGE³ nodes starting at its block's corner.
+const BLOCK_EDGE: u32 = 4u;
+const TILE_EDGE: u32 = 6u;
+const TILE_NODES: u32 = 216u;
+
+// Counters of the bin passes, and the indirect dispatch sizes bin_dispatch derives from them.
+// The host copies the dispatch words into its indirect-argument buffer (src/sim/bins.rs).
+struct BinHeader {
+    // Particles given a place so far (bin_offsets).
+    particle_total: atomic<u32>,
+    // Blocks holding at least one particle's stencil base: p2g_tiled runs one workgroup each.
+    occupied_count: atomic<u32>,
+    // Blocks some particle's stencil reaches: grid_update_blocks runs one workgroup each.
+    touched_count: atomic<u32>,
+    _pad0: u32,
+    p2g_groups: vec4<u32>,
+    update_groups: vec4<u32>,
+}
+
+// One grid block's bin: its particle count, its first slot in particle_order, and a fill counter
+// for bin_scatter.
+struct BlockBin {
+    count: atomic<u32>,
+    fill: atomic<u32>,
+    offset: u32,
+    _pad0: u32,
 }
 
 // A grid node's nearest collider (src/collider/field.rs): signed distance (negative inside),
@@ -104,6 +139,13 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // a single placeholder entry while the scene has no colliders (params.collider_count = 0).
 @group(0) @binding(6) var<storage, read> colliders: array<ColliderNode>;
 @group(0) @binding(7) var<storage, read> collider_surfaces: array<ColliderSurface>;
+// The sorted path's bins (src/sim/bins.rs): counters, one BlockBin per grid block, the lists of
+// occupied blocks (0 .. block_count) and touched blocks (block_count .. 2·block_count), and the
+// particle indices in block order.
+@group(0) @binding(8) var<storage, read_write> bin_header: BinHeader;
+@group(0) @binding(9) var<storage, read_write> block_bins: array<BlockBin>;
+@group(0) @binding(10) var<storage, read_write> block_lists: array<u32>;
+@group(0) @binding(11) var<storage, read_write> particle_order: array<u32>;
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
@@ -140,4 +182,30 @@ fn domain_hi() -> vec3<f32> {
 
 fn node_count() -> u32 {
     return params.node_dims.x * params.node_dims.y * params.node_dims.z;
+}
+
+// Blocks along each axis: enough to cover every node.
+fn block_dims() -> vec3<u32> {
+    return (params.node_dims + vec3<u32>(BLOCK_EDGE - 1u)) / BLOCK_EDGE;
+}
+
+fn block_count() -> u32 {
+    let d = block_dims();
+    return d.x * d.y * d.z;
+}
+
+fn block_coords(block: u32) -> vec3<u32> {
+    let d = block_dims();
+    return vec3<u32>(block % d.x, (block / d.x) % d.y, block / (d.x * d.y));
+}
+
+fn block_index(coords: vec3<u32>) -> u32 {
+    let d = block_dims();
+    return coords.x + d.x * (coords.y + d.y * coords.z);
+}
+
+// The slot of a 2D-spilled workgroup grid (see dispatch_size in src/sim/step.rs), for passes that
+// run one workgroup per block.
+fn workgroup_slot(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
+    return workgroup.y * workgroups.x + workgroup.x;
 }

@@ -13,6 +13,7 @@ use crate::gpu::Gpu;
 use crate::headless::{RunError, build_solver};
 use crate::scene::Scene;
 use crate::sim::Solver;
+use crate::sim::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
 use crate::sim::params::GpuParticle;
 use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
@@ -32,13 +33,16 @@ pub struct BenchCase {
     pub substeps: u32,
     /// Particles per cell.
     pub particles_per_cell: u32,
+    /// Which substep is timed.
+    pub path: SolverPath,
 }
 
-/// Time of one pass, summed over the timed substeps.
+/// Time of one stage of the substep (see [`SolverPath::stage_names`]), averaged over the timed
+/// substeps.
 #[derive(Clone, Debug)]
 pub struct PassTime {
-    /// The pass.
-    pub pass: MpmPass,
+    /// The stage's name: its pass, or `sort` for the five bin passes.
+    pub name: &'static str,
     /// Milliseconds per substep.
     pub ms_per_substep: f64,
     /// Bytes the pass must move per substep in powder's current layout (see `pass_bytes`).
@@ -54,6 +58,9 @@ pub struct BenchResult {
     pub particle_count: u32,
     /// Grid nodes (padding included).
     pub node_count: u64,
+    /// Nodes of the blocks the sorted path's grid update visited in the last timed substep (the
+    /// whole grid on the naive path).
+    pub touched_nodes: u64,
     /// Per pass.
     pub passes: Vec<PassTime>,
     /// `true` if pass times come from GPU timestamps, `false` if from wall clock around each pass.
@@ -83,18 +90,43 @@ pub fn bench_scene(case: &BenchCase) -> Scene {
     Scene::from_json(&json, "bench").expect("the bench scene is valid by construction")
 }
 
-/// Minimum bytes each pass moves per substep in the current array-of-structs layout: particles
-/// are read whole by p2g and read and written whole by g2p; a particle passes touch about one node
-/// per cell of snow (N / ppc); grid passes touch every node.
-pub fn pass_bytes(pass: MpmPass, particles: f64, nodes: f64, ppc: f64) -> f64 {
+/// What the byte counts of [`stage_bytes`] depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Traffic {
+    /// Particles.
+    pub particles: f64,
+    /// Nodes of the dense grid.
+    pub nodes: f64,
+    /// Nodes the grid update visits (all of them on the naive path; the touched blocks' on the
+    /// sorted path).
+    pub touched_nodes: f64,
+    /// Grid blocks.
+    pub blocks: f64,
+    /// Particles per cell of snow.
+    pub particles_per_cell: f64,
+}
+
+/// Minimum bytes stage `stage` of `path` moves per substep in the current array-of-structs
+/// layout. Particles are read whole by p2g and read and written whole by g2p; particle passes
+/// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the
+/// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
+/// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
+/// writes a 4-byte index, plus 16 bytes per block cleared and read.
+pub fn stage_bytes(path: SolverPath, stage: usize, t: &Traffic) -> f64 {
     let particle = size_of::<GpuParticle>() as f64;
-    let snow_nodes = particles / ppc;
-    match pass {
-        MpmPass::GridClear => GRID_FIXED_NODE_BYTES as f64 * nodes,
-        MpmPass::P2g => particle * particles + GRID_FIXED_NODE_BYTES as f64 * snow_nodes,
-        MpmPass::GridUpdate => (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES) as f64 * nodes,
-        MpmPass::G2p => 2.0 * particle * particles + GRID_VELOCITY_NODE_BYTES as f64 * snow_nodes,
-        MpmPass::Stats | MpmPass::Pick => particle * particles,
+    let snow_nodes = t.particles / t.particles_per_cell;
+    let fixed = GRID_FIXED_NODE_BYTES as f64;
+    let velocity = GRID_VELOCITY_NODE_BYTES as f64;
+    let block = size_of::<GpuBlockBin>() as f64;
+    match (path, stage) {
+        (SolverPath::Naive, 0) => fixed * t.nodes,
+        (SolverPath::Sorted, 0) => 36.0 * t.particles + 2.0 * block * t.blocks,
+        (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
+        (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
+        (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,
+        (SolverPath::Sorted, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
+        (SolverPath::Naive, _) => 2.0 * particle * t.particles + velocity * snow_nodes,
+        (SolverPath::Sorted, _) => (2.0 * particle + 4.0) * t.particles + velocity * snow_nodes,
     }
 }
 
@@ -139,7 +171,8 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
 fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
     let mut totals = [0.0f64; 4];
     for _ in 0..substeps {
-        for (k, pass) in MpmPass::SUBSTEP.into_iter().enumerate() {
+        // run_pass runs the current path's stage for each of these (see its doc).
+        for (k, pass) in [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p].into_iter().enumerate() {
             let start = Instant::now();
             solver.run_pass(gpu, pass);
             gpu.wait_idle();
@@ -153,6 +186,7 @@ fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> 
 pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
     let scene = bench_scene(&case);
     let mut solver = build_solver(gpu, &scene, "bench")?;
+    solver.set_path(gpu, case.path);
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
     solver.set_dt(gpu, dt);
@@ -175,21 +209,32 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
     } else {
         timed_with_wall_clock(gpu, &solver, case.substeps)
     };
-    let n = solver.particle_count() as f64;
     let nodes = solver.params().grid.node_count();
-    let passes = MpmPass::SUBSTEP
+    let block_nodes = BLOCK_EDGE.pow(3) as u64;
+    let touched_nodes = match case.path {
+        SolverPath::Naive => nodes,
+        SolverPath::Sorted => solver.read_bins(gpu).map_err(solver_err)?.header.touched_count as u64 * block_nodes,
+    };
+    let traffic = Traffic {
+        particles: solver.particle_count() as f64,
+        nodes: nodes as f64,
+        touched_nodes: touched_nodes as f64,
+        blocks: solver.state().block_count as f64,
+        particles_per_cell: case.particles_per_cell as f64,
+    };
+    let passes = case
+        .path
+        .stage_names()
         .into_iter()
         .zip(per_pass)
-        .map(|(pass, ms)| PassTime {
-            pass,
-            ms_per_substep: ms,
-            bytes: pass_bytes(pass, n, nodes as f64, case.particles_per_cell as f64),
-        })
+        .enumerate()
+        .map(|(k, (name, ms))| PassTime { name, ms_per_substep: ms, bytes: stage_bytes(case.path, k, &traffic) })
         .collect();
     Ok(BenchResult {
         case,
         particle_count: solver.particle_count(),
         node_count: nodes,
+        touched_nodes,
         passes,
         timestamps: gpu.has_timestamps,
         wall_ms_per_substep,
@@ -203,8 +248,15 @@ impl BenchResult {
         let r = self.case.grid;
         let gpu_ms: f64 = self.passes.iter().map(|p| p.ms_per_substep).sum();
         let mut out = format!(
-            "{} particles ({} requested, {} per cell), grid {r}³ cells ({} nodes), {} substeps\n",
-            self.particle_count, self.case.particles, self.case.particles_per_cell, self.node_count, self.case.substeps
+            "{} path: {} particles ({} requested, {} per cell), grid {r}³ cells ({} nodes, {} visited by the grid \
+             update), {} substeps\n",
+            self.case.path.name(),
+            self.particle_count,
+            self.case.particles,
+            self.case.particles_per_cell,
+            self.node_count,
+            self.touched_nodes,
+            self.case.substeps
         );
         out += &format!(
             "  pass timing: {}; memory bandwidth of a copy kernel here: {:.0} GB/s\n",
@@ -215,12 +267,12 @@ impl BenchResult {
             },
             self.copy_bandwidth / 1e9
         );
-        out += "  pass          ms/substep   share   MB moved   floor ms   x floor\n";
+        out += "  stage                ms/substep   share   MB moved   floor ms   x floor\n";
         for p in &self.passes {
             let floor = p.bytes / self.copy_bandwidth * 1e3;
             out += &format!(
-                "  {:<12} {:>11.4} {:>6.1}% {:>10.1} {:>10.4} {:>9.1}\n",
-                p.pass.name(),
+                "  {:<19} {:>11.4} {:>6.1}% {:>10.1} {:>10.4} {:>9.1}\n",
+                p.name,
                 p.ms_per_substep,
                 100.0 * p.ms_per_substep / gpu_ms,
                 p.bytes / 1e6,
@@ -231,16 +283,19 @@ impl BenchResult {
         let bytes: f64 = self.passes.iter().map(|p| p.bytes).sum();
         let floor = bytes / self.copy_bandwidth * 1e3;
         out += &format!(
-            "  total        {gpu_ms:>11.4}         {:>10.1} {floor:>10.4} {:>9.1}\n",
+            "  total               {gpu_ms:>11.4}         {:>10.1} {floor:>10.4} {:>9.1}\n",
             bytes / 1e6,
             gpu_ms / floor
         );
         let n = self.particle_count as f64;
         out += &format!(
-            "  wall clock: {:.4} ms/substep, {:.3e} particle-substeps/s; {:.0} bytes/particle/substep in this layout\n",
+            "  wall clock: {:.4} ms/substep, {:.3e} particle-substeps/s; {:.0} bytes/particle/substep in this \
+             layout, moved at {:.0} GB/s on the GPU total ({:.0} % of the copy kernel)\n",
             self.wall_ms_per_substep,
             n / (self.wall_ms_per_substep * 1e-3),
-            bytes / n
+            bytes / n,
+            bytes / (gpu_ms * 1e-3) / 1e9,
+            100.0 * floor / gpu_ms
         );
         out
     }

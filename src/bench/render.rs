@@ -53,6 +53,7 @@ pub fn run_render_case(
 ) -> Result<Vec<RenderBenchResult>, RunError> {
     let scene = bench_scene(case);
     let mut solver = build_solver(gpu, &scene, "bench")?;
+    solver.set_path(gpu, case.path);
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
     solver.set_dt(gpu, dt);

@@ -4,14 +4,17 @@
 //! Kernels ([`pipelines::Kernels`]) are separate from data ([`state::SimState`]); [`step`] records
 //! the passes of a substep in order; [`solver::Solver`] ties them together.
 
+pub mod bins;
 pub mod cpu;
 pub mod fixed_point;
 pub mod g2p;
 pub mod grid_clear;
 pub mod grid_update;
+pub mod grid_update_blocks;
 pub mod interaction;
 pub mod material;
 pub mod p2g;
+pub mod p2g_tiled;
 pub mod params;
 pub mod pick;
 pub mod pipelines;

@@ -189,8 +189,12 @@ pub struct GpuSimParams {
     /// Where this substep lies between the collider field's frame start (0) and end (1). Set per
     /// substep by a buffer copy recorded before it (`SimState::record_collider_blend`).
     pub collider_blend: f32,
+    /// Which particle g2p thread k updates: [`crate::sim::bins::PARTICLE_ORDER_SCENE`] (particle
+    /// k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order). Set from the
+    /// solver's [`crate::sim::bins::SolverPath`].
+    pub particle_order: u32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 impl SolverParams {
@@ -227,7 +231,8 @@ impl SolverParams {
             interaction_velocity: [0.0; 3],
             interaction_rate: 0.0,
             collider_blend: 1.0,
-            _pad: [0; 3],
+            particle_order: 0,
+            _pad: [0; 2],
         }
     }
 }

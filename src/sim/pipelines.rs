@@ -37,7 +37,7 @@ pub struct ShaderError {
     pub message: String,
 }
 
-fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 12] {
     let uniform = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -65,6 +65,10 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
         uniform(5),
         read_only(6),
         read_only(7),
+        storage_entry(8),
+        storage_entry(9),
+        storage_entry(10),
+        storage_entry(11),
     ]
 }
 

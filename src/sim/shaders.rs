@@ -10,12 +10,14 @@
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 5] = [
+pub const LIBRARIES: [(&str, &str); 7] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
     ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
+    ("mpm/scatter.wgsl", include_str!("../../shaders/mpm/scatter.wgsl")),
+    ("mpm/grid_node.wgsl", include_str!("../../shaders/mpm/grid_node.wgsl")),
 ];
 
 /// One MPM compute pass. The same name is the WGSL file, the entry point, the Rust module that
@@ -30,6 +32,20 @@ pub enum MpmPass {
     GridUpdate,
     /// Grid to particle, plasticity and advection.
     G2p,
+    /// Sorted path: empty the block bins.
+    BinClear,
+    /// Sorted path: count the particles of each grid block.
+    BinCount,
+    /// Sorted path: give blocks their ranges, list occupied and touched blocks.
+    BinOffsets,
+    /// Sorted path: indirect dispatch sizes from the block counts.
+    BinDispatch,
+    /// Sorted path: particle indices into block order.
+    BinScatter,
+    /// Sorted path: particle to grid through a workgroup-memory tile per block.
+    P2gTiled,
+    /// Sorted path: grid update over the touched blocks, zeroing the sums it read.
+    GridUpdateBlocks,
     /// Maxima and minima for the stable time step and reports.
     Stats,
     /// The nearest particle along the mouse ray.
@@ -40,8 +56,21 @@ impl MpmPass {
     /// The four passes of one substep, in order.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// Every pass.
-    pub const ALL: [MpmPass; 6] =
-        [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p, MpmPass::Stats, MpmPass::Pick];
+    pub const ALL: [MpmPass; 13] = [
+        MpmPass::GridClear,
+        MpmPass::P2g,
+        MpmPass::GridUpdate,
+        MpmPass::G2p,
+        MpmPass::BinClear,
+        MpmPass::BinCount,
+        MpmPass::BinOffsets,
+        MpmPass::BinDispatch,
+        MpmPass::BinScatter,
+        MpmPass::P2gTiled,
+        MpmPass::GridUpdateBlocks,
+        MpmPass::Stats,
+        MpmPass::Pick,
+    ];
 
     /// The pass's name: file stem, entry point and GPU label.
     pub fn name(self) -> &'static str {
@@ -50,6 +79,13 @@ impl MpmPass {
             MpmPass::P2g => "p2g",
             MpmPass::GridUpdate => "grid_update",
             MpmPass::G2p => "g2p",
+            MpmPass::BinClear => "bin_clear",
+            MpmPass::BinCount => "bin_count",
+            MpmPass::BinOffsets => "bin_offsets",
+            MpmPass::BinDispatch => "bin_dispatch",
+            MpmPass::BinScatter => "bin_scatter",
+            MpmPass::P2gTiled => "p2g_tiled",
+            MpmPass::GridUpdateBlocks => "grid_update_blocks",
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
         }
@@ -62,6 +98,13 @@ impl MpmPass {
             MpmPass::P2g => include_str!("../../shaders/mpm/p2g.wgsl"),
             MpmPass::GridUpdate => include_str!("../../shaders/mpm/grid_update.wgsl"),
             MpmPass::G2p => include_str!("../../shaders/mpm/g2p.wgsl"),
+            MpmPass::BinClear => include_str!("../../shaders/mpm/bin_clear.wgsl"),
+            MpmPass::BinCount => include_str!("../../shaders/mpm/bin_count.wgsl"),
+            MpmPass::BinOffsets => include_str!("../../shaders/mpm/bin_offsets.wgsl"),
+            MpmPass::BinDispatch => include_str!("../../shaders/mpm/bin_dispatch.wgsl"),
+            MpmPass::BinScatter => include_str!("../../shaders/mpm/bin_scatter.wgsl"),
+            MpmPass::P2gTiled => include_str!("../../shaders/mpm/p2g_tiled.wgsl"),
+            MpmPass::GridUpdateBlocks => include_str!("../../shaders/mpm/grid_update_blocks.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
         }

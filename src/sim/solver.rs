@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 
+use super::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
 use super::interaction::Interaction;
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
 use super::pipelines::{Kernels, ShaderError};
@@ -70,11 +71,32 @@ pub struct Solver {
     collider_count: u32,
 }
 
+/// The sorted path's bins as the last `sort` left them.
+#[derive(Clone, Debug)]
+pub struct BinsReadback {
+    /// The counters and dispatch sizes.
+    pub header: GpuBinHeader,
+    /// One bin per grid block.
+    pub bins: Vec<GpuBlockBin>,
+    /// The occupied blocks, in the order their ranges were handed out.
+    pub occupied: Vec<u32>,
+    /// The touched blocks.
+    pub touched: Vec<u32>,
+    /// Particle indices in block order.
+    pub order: Vec<u32>,
+}
+
+/// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted` overrides it (so the
+/// whole test suite can run on either path).
+fn default_path() -> SolverPath {
+    std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name)).unwrap_or_default()
+}
+
 impl Solver {
     /// Compiles the kernels and uploads `particles`.
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let state = SimState::new(&gpu.device, &kernels, &params, particles)?;
+        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
         Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
@@ -146,6 +168,18 @@ impl Solver {
         Ok(())
     }
 
+    /// Switches between the naive and the sorted substep (see [`SolverPath`]); the particles and
+    /// everything else carry over.
+    pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) {
+        self.state.set_path(&gpu.device, &gpu.queue, path);
+        self.write_uniforms(gpu);
+    }
+
+    /// The substep's path.
+    pub fn path(&self) -> SolverPath {
+        self.state.path
+    }
+
     /// Number of colliders the grid update applies.
     pub fn collider_count(&self) -> u32 {
         self.collider_count
@@ -154,13 +188,14 @@ impl Solver {
     fn write_uniforms(&self, gpu: &Gpu) {
         let mut uniforms = self.params.to_gpu(self.state.particle_count);
         uniforms.collider_count = self.collider_count;
+        uniforms.particle_order = self.state.path.particle_order();
         self.interaction.write_into(&mut uniforms);
         self.state.write_params(&gpu.queue, &uniforms);
     }
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles)?;
+        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, self.state.path)?;
         self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
@@ -175,7 +210,7 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let state = SimState::new(&gpu.device, &self.kernels, &params, &particles)?;
+        let state = SimState::new(&gpu.device, &self.kernels, &params, &particles, self.state.path)?;
         self.state = state;
         self.params = params;
         self.collider_count = 0;
@@ -194,16 +229,54 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Runs a single pass on its own (for tests that check one pass against the CPU twin).
+    /// Runs the passes of one stage of a substep on their own (for tests that check a stage
+    /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
+    /// other pass alone. On the sorted path `GridClear` runs the `sort` stage and also zeroes the
+    /// grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate` run
+    /// p2g_tiled and grid_update_blocks on the bins of the last sort.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
-        let threads = match pass {
-            MpmPass::GridClear => self.state.grid_fixed_words(),
-            MpmPass::GridUpdate => self.state.node_count,
-            MpmPass::P2g | MpmPass::G2p | MpmPass::Stats | MpmPass::Pick => self.state.particle_count,
-        };
+        let state = &self.state;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        step::record_pass(&mut encoder, &self.kernels, &self.state, pass, threads, None);
+        let e = &mut encoder;
+        match (state.path, pass) {
+            (SolverPath::Sorted, MpmPass::GridClear) => {
+                e.clear_buffer(&state.grid_fixed, 0, None);
+                super::bins::record(e, &self.kernels, state, None);
+            }
+            (SolverPath::Sorted, MpmPass::P2g) => super::p2g_tiled::record(e, &self.kernels, state, None),
+            (SolverPath::Sorted, MpmPass::GridUpdate) => {
+                super::grid_update_blocks::record(e, &self.kernels, state, None)
+            }
+            _ => {
+                let threads = match pass {
+                    MpmPass::GridClear => state.grid_fixed_words(),
+                    MpmPass::GridUpdate => state.node_count,
+                    MpmPass::BinClear | MpmPass::BinOffsets => state.block_count,
+                    MpmPass::BinDispatch => 1,
+                    _ => state.particle_count,
+                };
+                step::record_pass(e, &self.kernels, state, pass, threads, None);
+            }
+        }
         gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Copies the bins of the last `sort` back (for tests of the sort and for `powder bench`).
+    pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
+        let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_lists)?);
+        let (header, bins, order) = (
+            bytemuck::pod_read_unaligned::<GpuBinHeader>(&gpu.read_buffer(&self.state.bin_header)?),
+            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_bins)?),
+            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.particle_order)?),
+        );
+        let blocks = self.state.block_count as usize;
+        Ok(BinsReadback {
+            occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
+            touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
+            header,
+            bins,
+            order,
+        })
     }
 
     /// Copies the particles back to the host.

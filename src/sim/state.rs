@@ -4,6 +4,7 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
+use super::bins::{BLOCK_EDGE, GpuBinHeader, GpuBlockBin, SolverPath};
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
@@ -86,16 +87,36 @@ pub struct SimState {
     pub collider_surfaces: wgpu::Buffer,
     /// `collider_blend` of substep k of a frame, copied into the uniform block before it.
     pub collider_blend_table: wgpu::Buffer,
+    /// Counters of the bin passes ([`GpuBinHeader`]).
+    pub bin_header: wgpu::Buffer,
+    /// One [`GpuBlockBin`] per grid block.
+    pub block_bins: wgpu::Buffer,
+    /// The occupied blocks, then the touched blocks: `2 × block_count` u32.
+    pub block_lists: wgpu::Buffer,
+    /// Particle indices in block order (one u32 per particle).
+    pub particle_order: wgpu::Buffer,
+    /// Indirect dispatch arguments of `p2g_tiled` and `grid_update_blocks`, copied from
+    /// `bin_header` each substep.
+    pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
     /// Number of particles.
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
+    /// Number of grid blocks ([`BLOCK_EDGE`]³ nodes each, covering the grid).
+    pub block_count: u32,
+    /// Which passes a substep runs.
+    pub path: SolverPath,
+}
+
+/// Grid blocks covering a grid of `node_dims` nodes.
+pub fn block_count(node_dims: glam::UVec3) -> u32 {
+    node_dims.map(|n| n.div_ceil(BLOCK_EDGE)).element_product()
 }
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 8]) -> wgpu::BindGroup {
+fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 12]) -> wgpu::BindGroup {
     let entries: Vec<_> = buffers
         .iter()
         .enumerate()
@@ -169,12 +190,13 @@ pub fn check_limits(device: &wgpu::Device, params: &SolverParams, particle_count
 }
 
 impl SimState {
-    /// Uploads `particles` and allocates a grid for `params`.
+    /// Uploads `particles` and allocates a grid for `params`, to be stepped on `path`.
     pub fn new(
         device: &wgpu::Device,
         kernels: &Kernels,
         params: &SolverParams,
         particles: &[GpuParticle],
+        path: SolverPath,
     ) -> Result<Self, StateError> {
         check_limits(device, params, particles.len())?;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
@@ -220,6 +242,35 @@ impl SimState {
             usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let block_count = block_count(params.grid.node_dims());
+        let bin_header = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bin_header"),
+            size: size_of::<GpuBinHeader>() as u64,
+            usage: storage,
+            mapped_at_creation: false,
+        });
+        let buffer = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
+        let block_bins = buffer("block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
+        let block_lists = buffer("block_lists", 2 * 4 * block_count as u64);
+        let particle_order = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("particle_order"),
+            size: 4 * particle_count as u64,
+            usage: storage,
+            mapped_at_creation: false,
+        });
+        let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("indirect_args"),
+            size: 32,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         let bind_group = make_bind_group(
             device,
             kernels,
@@ -232,6 +283,10 @@ impl SimState {
                 &pick_ray,
                 &colliders,
                 &collider_surfaces,
+                &bin_header,
+                &block_bins,
+                &block_lists,
+                &particle_order,
             ],
         );
         Ok(Self {
@@ -244,9 +299,16 @@ impl SimState {
             colliders,
             collider_surfaces,
             collider_blend_table,
+            bin_header,
+            block_bins,
+            block_lists,
+            particle_order,
+            indirect_args,
             bind_group,
             particle_count,
             node_count,
+            block_count,
+            path,
         })
     }
 
@@ -264,8 +326,24 @@ impl SimState {
                 &self.pick_ray,
                 &self.colliders,
                 &self.collider_surfaces,
+                &self.bin_header,
+                &self.block_bins,
+                &self.block_lists,
+                &self.particle_order,
             ],
         );
+    }
+
+    /// Switches the passes a substep runs. The sorted path expects an all-zero `grid_fixed` on
+    /// entry (its grid update zeroes what it read) while the naive path leaves the sums in place
+    /// (its grid_clear comes first), so a switch to the sorted path clears the grid.
+    pub fn set_path(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, path: SolverPath) {
+        if path == SolverPath::Sorted && self.path != SolverPath::Sorted {
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(&self.grid_fixed, 0, None);
+            queue.submit([encoder.finish()]);
+        }
+        self.path = path;
     }
 
     /// Uploads one frame of collider state, or removes the colliders (`None`). The buffers are

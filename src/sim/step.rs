@@ -1,10 +1,11 @@
 //! The order of the passes in one substep, and how a pass is dispatched.
 
+use super::bins::SolverPath;
 use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::{g2p, grid_clear, grid_update, p2g};
+use super::{bins, g2p, grid_clear, grid_update, grid_update_blocks, p2g, p2g_tiled};
 
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
 /// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
@@ -27,6 +28,49 @@ pub struct PassTimestamps<'a> {
     pub first: u32,
 }
 
+/// How many workgroups a dispatch of a compute pass runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Dispatch {
+    /// One thread per item, `WORKGROUP_SIZE` per workgroup (spilled into y, see [`dispatch_size`]).
+    Threads(u32),
+    /// Exactly this many workgroups.
+    Groups(u32),
+    /// Workgroup counts read on the GPU from `state.indirect_args` at this byte offset.
+    Indirect(u64),
+}
+
+/// Records one compute pass labelled `label` running `dispatches` in order (wgpu puts a barrier
+/// between dispatches that share writable buffers), with timestamps around the whole pass.
+pub fn record_passes(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    state: &SimState,
+    label: &str,
+    dispatches: &[(MpmPass, Dispatch)],
+    timestamps: Option<PassTimestamps>,
+) {
+    let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: timestamps.map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: t.query_set,
+            beginning_of_pass_write_index: Some(t.first),
+            end_of_pass_write_index: Some(t.first + 1),
+        }),
+    });
+    compute.set_bind_group(0, &state.bind_group, &[]);
+    for &(pass, dispatch) in dispatches {
+        compute.set_pipeline(kernels.pipeline(pass));
+        match dispatch {
+            Dispatch::Threads(threads) => {
+                let (x, y) = dispatch_size(threads);
+                compute.dispatch_workgroups(x, y, 1);
+            }
+            Dispatch::Groups(groups) => compute.dispatch_workgroups(groups, 1, 1),
+            Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
+        }
+    }
+}
+
 /// Records one compute pass of `pass` over `threads` threads.
 pub fn record_pass(
     encoder: &mut wgpu::CommandEncoder,
@@ -36,22 +80,13 @@ pub fn record_pass(
     threads: u32,
     timestamps: Option<PassTimestamps>,
 ) {
-    let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(pass.name()),
-        timestamp_writes: timestamps.map(|t| wgpu::ComputePassTimestampWrites {
-            query_set: t.query_set,
-            beginning_of_pass_write_index: Some(t.first),
-            end_of_pass_write_index: Some(t.first + 1),
-        }),
-    });
-    compute.set_pipeline(kernels.pipeline(pass));
-    compute.set_bind_group(0, &state.bind_group, &[]);
-    let (x, y) = dispatch_size(threads);
-    compute.dispatch_workgroups(x, y, 1);
+    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Threads(threads))], timestamps);
 }
 
-/// Records substep `index` of a frame: its collider blend, then grid_clear → p2g → grid_update →
-/// g2p. With `timestamps`, pass `k` of the substep writes queries `first + 2k` and `first + 2k + 1`.
+/// Records substep `index` of a frame on the state's [`SolverPath`]: its collider blend, then four
+/// stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or
+/// sort → p2g_tiled → grid_update_blocks → g2p. With `timestamps`, stage `k` of the substep writes
+/// queries `first + 2k` and `first + 2k + 1`.
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
@@ -61,9 +96,18 @@ pub fn record_substep(
 ) {
     state.record_collider_blend(encoder, index);
     let at = |k: u32| timestamps.map(|t| PassTimestamps { query_set: t.query_set, first: t.first + 2 * k });
-    grid_clear::record(encoder, kernels, state, at(0));
-    p2g::record(encoder, kernels, state, at(1));
-    grid_update::record(encoder, kernels, state, at(2));
+    match state.path {
+        SolverPath::Naive => {
+            grid_clear::record(encoder, kernels, state, at(0));
+            p2g::record(encoder, kernels, state, at(1));
+            grid_update::record(encoder, kernels, state, at(2));
+        }
+        SolverPath::Sorted => {
+            bins::record(encoder, kernels, state, at(0));
+            p2g_tiled::record(encoder, kernels, state, at(1));
+            grid_update_blocks::record(encoder, kernels, state, at(2));
+        }
+    }
     g2p::record(encoder, kernels, state, at(3));
 }
 

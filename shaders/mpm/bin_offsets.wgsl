@@ -1,0 +1,75 @@
+// bin_offsets: give every occupied block a contiguous range of particle_order, and list the
+// occupied blocks (p2g_tiled's work) and the touched ones (grid_update_blocks's work). A block is
+// touched if it or one of its seven lower neighbours is occupied: a stencil reaches at most one
+// block up on each axis from its base's block.
+//
+// Ranges and list places are taken with one global atomic per workgroup: each thread first
+// reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The order
+// of the ranges is therefore arbitrary, which nothing depends on.
+// One thread per grid block. Reads: params, block_bins[].count. Writes: block_bins[].offset,
+// block_lists, bin_header counters.
+
+var<workgroup> group_particles: atomic<u32>;
+var<workgroup> group_occupied: atomic<u32>;
+var<workgroup> group_touched: atomic<u32>;
+var<workgroup> group_base: vec3<u32>;
+
+fn block_is_occupied(coords: vec3<i32>) -> bool {
+    if (any(coords < vec3<i32>(0))) {
+        return false;
+    }
+    return atomicLoad(&block_bins[block_index(vec3<u32>(coords))].count) > 0u;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bin_offsets(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    if (local == 0u) {
+        atomicStore(&group_particles, 0u);
+        atomicStore(&group_occupied, 0u);
+        atomicStore(&group_touched, 0u);
+    }
+    workgroupBarrier();
+
+    let block = flat_index(workgroup, local, workgroups);
+    let valid = block < block_count();
+    var count = 0u;
+    var touched = false;
+    if (valid) {
+        count = atomicLoad(&block_bins[block].count);
+        let c = vec3<i32>(block_coords(block));
+        for (var k = 0u; k < 8u; k++) {
+            let lower = c - vec3<i32>(vec3<u32>(k & 1u, (k >> 1u) & 1u, (k >> 2u) & 1u));
+            touched = touched || block_is_occupied(lower);
+        }
+    }
+    var particle_place = 0u;
+    var occupied_place = 0u;
+    var touched_place = 0u;
+    if (count > 0u) {
+        particle_place = atomicAdd(&group_particles, count);
+        occupied_place = atomicAdd(&group_occupied, 1u);
+    }
+    if (touched) {
+        touched_place = atomicAdd(&group_touched, 1u);
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        group_base = vec3<u32>(
+            atomicAdd(&bin_header.particle_total, atomicLoad(&group_particles)),
+            atomicAdd(&bin_header.occupied_count, atomicLoad(&group_occupied)),
+            atomicAdd(&bin_header.touched_count, atomicLoad(&group_touched)),
+        );
+    }
+    let base = workgroupUniformLoad(&group_base);
+    if (count > 0u) {
+        block_bins[block].offset = base.x + particle_place;
+        block_lists[base.y + occupied_place] = block;
+    }
+    if (touched) {
+        block_lists[block_count() + base.z + touched_place] = block;
+    }
+}

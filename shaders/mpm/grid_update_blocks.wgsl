@@ -1,0 +1,31 @@
+// grid_update_blocks: the sorted path's grid update, over the touched blocks only (the blocks some
+// particle's stencil reaches this substep, listed by bin_offsets): one workgroup of BLOCK_EDGE³
+// threads per block, one node each. It also zeroes the node's fixed-point sums once read, which
+// is the sorted path's grid clear: every node p2g_tiled writes lies in a touched block, so the
+// grid is all zeros again for the next substep without a pass over the dense grid.
+//
+// Nodes outside the touched blocks keep their last velocity; no particle's stencil reads them this
+// substep (g2p reads exactly the stencils p2g_tiled wrote).
+// Reads: params, grid_fixed, colliders, bins. Writes: grid_velocity, grid_fixed (zeros).
+
+@compute @workgroup_size(64)
+fn grid_update_blocks(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let slot = workgroup_slot(workgroup, workgroups);
+    if (slot >= atomicLoad(&bin_header.touched_count)) {
+        return;
+    }
+    let block = block_lists[block_count() + slot];
+    let coords = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
+    if (any(coords >= params.node_dims)) {
+        return;
+    }
+    let node = node_index(coords);
+    grid_velocity[node] = updated_node(node);
+    for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
+        atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + w], 0);
+    }
+}

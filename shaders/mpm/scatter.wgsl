@@ -1,0 +1,98 @@
+// What p2g and p2g_tiled share: the position a particle scatters from, its fixed-point
+// contributions, and the 64-bit adds into grid_fixed. Both passes produce the same integers for
+// the same particle, and integer sums do not depend on their order, so the two paths build
+// bit-identical grids (tests/sorted_path.rs checks it).
+
+// The position P2G scatters from: the particle's, clamped into the domain box, or the domain's
+// centre if it is not finite. It depends on the position alone, so bin_count and bin_scatter can
+// bin a particle by reading 16 bytes of it, and still agree with p2g_tiled on its block.
+fn scatter_position(position: vec3<f32>) -> vec3<f32> {
+    let finite = select(0.5 * (domain_lo() + domain_hi()), position, is_finite_vec3(position));
+    return clamp(finite, domain_lo(), domain_hi());
+}
+
+// The grid block of the stencil base node of a particle at `position` (a scatter_position).
+fn home_block(position: vec3<f32>) -> u32 {
+    let base = clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1));
+    return block_index(vec3<u32>(base) / BLOCK_EDGE);
+}
+
+// Particle `index` as P2G sees it. A particle that arrives with a non-finite state (from outside: a
+// scene, an edit) is reset to rest and undeformed where it is, written back and counted, so its
+// mass still reaches the grid.
+fn load_for_scatter(index: u32) -> Particle {
+    var p = particles[index];
+    let finite = is_finite_vec3(p.position) && is_finite_vec3(p.velocity) && is_finite_mat3(p.affine)
+        && is_finite_mat3(p.deformation) && abs(p.plastic_jacobian) < 3.0e38;
+    if (!finite) {
+        atomicAdd(&status.nonfinite_count, 1u);
+        p.position = scatter_position(p.position);
+        p.velocity = vec3<f32>(0.0);
+        p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        p.deformation = IDENTITY3;
+        p.plastic_jacobian = 1.0;
+        particles[index] = p;
+    }
+    p.position = scatter_position(p.position);
+    return p;
+}
+
+// The MLS-MPM affine momentum of a particle: −dt V⁰ D⁻¹ τ + m C, with D⁻¹ = 4/h² for the
+// quadratic B-spline.
+fn scatter_affine(p: Particle) -> mat3x3<f32> {
+    let tau = kirchhoff_stress(p.deformation, p.plastic_jacobian);
+    let inverse_d = 4.0 / (params.cell_size * params.cell_size);
+    return (-params.dt * p.volume * inverse_d) * tau + p.mass * p.affine;
+}
+
+// round(x) as i32. By the choice of scales |x| < 2³⁰; anything past the limit is clamped and
+// counted rather than left to the conversion.
+fn to_fixed(x: f32) -> i32 {
+    let limit = params.contribution_limit;
+    if (abs(x) > limit) {
+        atomicAdd(&status.overflow_count, 1u);
+    }
+    return i32(clamp(round(x), -limit, limit));
+}
+
+// One particle's fixed-point contribution to stencil node o: mass in x, momentum in y, z, w.
+// `valid` is false when the momentum is not finite (stress of a wildly deformed F): such a
+// contribution carries no usable direction and is skipped, mass included.
+struct Contribution {
+    valid: bool,
+    units: vec4<i32>,
+}
+
+fn contribution(p: Particle, s: Stencil, affine: mat3x3<f32>, o: vec3<u32>) -> Contribution {
+    var c: Contribution;
+    let u = p.velocity + (affine * stencil_offset(s, o)) / p.mass;
+    c.valid = is_finite_vec3(u);
+    if (!c.valid) {
+        return c;
+    }
+    let weighted_mass = stencil_weight(s, o) * p.mass;
+    let momentum = weighted_mass * clamp_speed(u, params.max_speed) * params.momentum_scale;
+    c.units = vec4<i32>(to_fixed(weighted_mass * params.mass_scale), to_fixed(momentum.x), to_fixed(momentum.y),
+        to_fixed(momentum.z));
+    return c;
+}
+
+// Adds the 64-bit value (high, low) to the sum at words (slot, slot + 1) of grid_fixed: low word as
+// unsigned bits, high word signed. atomicAdd returns the low word before the add; the carry out of
+// it goes to the high word with `high`, which is touched only if that is not zero, so almost every
+// add is one atomic and the sum is exact (src/sim/fixed_point.rs).
+fn add_wide_pair(slot: u32, low: u32, high: i32) {
+    var carry = 0;
+    if (low != 0u) {
+        let before = bitcast<u32>(atomicAdd(&grid_fixed[slot], bitcast<i32>(low)));
+        carry = select(0, 1, before + low < before);
+    }
+    if (high + carry != 0) {
+        atomicAdd(&grid_fixed[slot + 1u], high + carry);
+    }
+}
+
+// Adds a signed i32 contribution to the 64-bit sum at words (slot, slot + 1).
+fn add_wide(slot: u32, value: i32) {
+    add_wide_pair(slot, bitcast<u32>(value), select(0, -1, value < 0));
+}

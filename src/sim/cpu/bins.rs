@@ -1,0 +1,54 @@
+//! The CPU twin of the sorted path's bin passes (`src/sim/bins.rs`): which grid block each particle
+//! belongs to, how many particles each block holds, and which blocks the grid update must visit.
+//! A sort has no numbers to be close to, only sets to be equal to: `tests/sorted_path.rs` checks the
+//! GPU's bins against these exactly.
+
+use glam::{UVec3, Vec3};
+
+use crate::sim::bins::BLOCK_EDGE;
+use crate::sim::params::GridSpec;
+
+/// Blocks along each axis of `grid`.
+pub fn block_dims(grid: &GridSpec) -> UVec3 {
+    grid.node_dims().map(|n| n.div_ceil(BLOCK_EDGE))
+}
+
+/// The block of the stencil base node of a particle at `position`, as `home_block` in
+/// `shaders/mpm/scatter.wgsl` computes it in f32: the position (the domain's centre if it is not
+/// finite) clamped into the domain, the base
+/// node `floor((x − origin)/h − 1/2)` clamped into the grid, divided by [`BLOCK_EDGE`].
+pub fn home_block(grid: &GridSpec, position: Vec3) -> u32 {
+    let (lo, hi) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
+    let x = if position.is_finite() { position } else { 0.5 * (lo + hi) }.clamp(lo, hi);
+    let xg = (x - grid.grid_origin().as_vec3()) / grid.cell_size as f32;
+    let last = grid.node_dims().as_ivec3() - 1;
+    let base = (xg - 0.5).floor().as_ivec3().clamp(glam::IVec3::ZERO, last).as_uvec3();
+    let b = base / BLOCK_EDGE;
+    let d = block_dims(grid);
+    b.x + d.x * (b.y + d.y * b.z)
+}
+
+/// Particles per block.
+pub fn block_counts(grid: &GridSpec, positions: &[Vec3]) -> Vec<u32> {
+    let mut counts = vec![0u32; block_dims(grid).element_product() as usize];
+    for &x in positions {
+        counts[home_block(grid, x) as usize] += 1;
+    }
+    counts
+}
+
+/// Whether each block is touched: it or one of its seven lower neighbours holds a particle (a
+/// stencil reaches at most one block up on each axis from its base's block).
+pub fn touched_blocks(grid: &GridSpec, counts: &[u32]) -> Vec<bool> {
+    let d = block_dims(grid);
+    let index = |b: UVec3| (b.x + d.x * (b.y + d.y * b.z)) as usize;
+    (0..counts.len() as u32)
+        .map(|i| {
+            let b = UVec3::new(i % d.x, (i / d.x) % d.y, i / (d.x * d.y));
+            (0..8u32).any(|k| {
+                let step = UVec3::new(k & 1, (k >> 1) & 1, (k >> 2) & 1);
+                b.cmpge(step).all() && counts[index(b - step)] > 0
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,26 @@
+//! The `p2g_tiled` pass: `shaders/mpm/p2g_tiled.wgsl`, GPU label `p2g_tiled`, CPU twin:
+//! `cpu/p2g.rs` (the same sums as `p2g`, bit for bit).
+//!
+//! The sorted path's particle to grid: one workgroup per occupied grid block sums its particles'
+//! contributions in a 6×6×6-node tile of workgroup memory, then adds each non-zero tile sum to
+//! `grid_fixed` with a single global 64-bit add.
+//!
+//! Reads `params`, `particles`, the bins; writes `grid_fixed`, the status counters (and resets
+//! particles whose state is not finite).
+
+use super::bins::P2G_ARGS_OFFSET;
+use super::pipelines::Kernels;
+use super::shaders::MpmPass;
+use super::state::SimState;
+use super::step::{Dispatch, PassTimestamps, record_passes};
+
+/// Records the pass, one workgroup per occupied block (an indirect dispatch sized by `bin_dispatch`).
+pub fn record(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    state: &SimState,
+    timestamps: Option<PassTimestamps>,
+) {
+    let pass = MpmPass::P2gTiled;
+    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(P2G_ARGS_OFFSET))], timestamps);
+}

@@ -1,0 +1,206 @@
+//! The sorted path (src/sim/bins.rs, p2g_tiled, grid_update_blocks) on lavapipe: the sort places
+//! every particle exactly once, in the block the CPU twin (`sim::cpu::bins`) names, for awkward
+//! particle counts and placements; and the sorted path computes the same grid and the same
+//! particles as the naive path, bit for bit, because both add the same integers.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use glam::Vec3;
+use powder::gpu::Gpu;
+use powder::sim::Solver;
+use powder::sim::bins::SolverPath;
+use powder::sim::cpu::bins::{block_counts, home_block, touched_blocks};
+use powder::sim::params::{GpuParticle, SolverParams};
+use powder::sim::shaders::MpmPass;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const H: f64 = 1.0 / 64.0;
+
+/// 64³ cells: 69³ nodes in 18³ = 5,832 blocks, so bin_offsets runs 23 workgroups and their
+/// reservations must fit together.
+fn params() -> SolverParams {
+    common::params(64, H, 2e-4)
+}
+
+/// A particle near node `node` (in cells), off by up to ±0.45 cells per axis: never within 0.05
+/// cells of a stencil-base boundary (those lie at cell centres, node + 0.5), so f32 rounding on
+/// either side cannot move it to another block.
+fn near_node(node: Vec3, rng: &mut StdRng) -> GpuParticle {
+    let jitter = Vec3::new(rng.random_range(-0.45..0.45), rng.random_range(-0.45..0.45), rng.random_range(-0.45..0.45));
+    let volume = (0.5 * H as f32).powi(3);
+    let v = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+    GpuParticle::new((node + jitter) * H as f32, v, 400.0 * volume, volume, 0)
+}
+
+/// `count` particles near random nodes of the domain's interior.
+fn scattered(count: usize, seed: u64) -> Vec<GpuParticle> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let node = Vec3::new(
+                rng.random_range(1..64) as f32,
+                rng.random_range(1..64) as f32,
+                rng.random_range(1..64) as f32,
+            );
+            near_node(node, &mut rng)
+        })
+        .collect()
+}
+
+fn sorted_solver(gpu: &Gpu, particles: &[GpuParticle]) -> Solver {
+    let mut solver = Solver::new(gpu, params(), particles).expect("solver");
+    solver.set_path(gpu, SolverPath::Sorted);
+    solver
+}
+
+/// Runs one sort and checks the bins against the CPU twin: counts per block, every index once,
+/// each block's range holding exactly its own particles, the occupied and touched lists, and the
+/// indirect dispatch sizes.
+fn check_sort(particles: &[GpuParticle], case: &str) {
+    let gpu = common::gpu();
+    let solver = sorted_solver(&gpu, particles);
+    solver.run_pass(&gpu, MpmPass::GridClear);
+    let bins = solver.read_bins(&gpu).expect("bins");
+    let grid = params().grid;
+    let positions: Vec<Vec3> = particles.iter().map(|p| Vec3::from(p.position)).collect();
+    let counts = block_counts(&grid, &positions);
+    let touched = touched_blocks(&grid, &counts);
+    let n = particles.len();
+
+    assert_eq!(bins.header.particle_total as usize, n, "{case}: particles placed");
+    let mut order = bins.order.clone();
+    order.sort_unstable();
+    assert!(order.iter().copied().eq(0..n as u32), "{case}: particle_order is not a permutation of 0..{n}");
+
+    for (b, (bin, &count)) in bins.bins.iter().zip(&counts).enumerate() {
+        assert_eq!((bin.count, bin.fill), (count, count), "{case}: block {b} count / fill");
+        if count > 0 {
+            let range = &bins.order[bin.offset as usize..(bin.offset + count) as usize];
+            for &i in range {
+                assert_eq!(home_block(&grid, positions[i as usize]), b as u32, "{case}: particle {i} in block {b}");
+            }
+        }
+    }
+    let occupied: BTreeSet<u32> = bins.occupied.iter().copied().collect();
+    let want_occupied: BTreeSet<u32> = (0..counts.len() as u32).filter(|&b| counts[b as usize] > 0).collect();
+    assert_eq!(bins.occupied.len(), occupied.len(), "{case}: an occupied block is listed twice");
+    assert_eq!(occupied, want_occupied, "{case}: occupied blocks");
+    let listed: BTreeSet<u32> = bins.touched.iter().copied().collect();
+    let want_touched: BTreeSet<u32> = (0..touched.len() as u32).filter(|&b| touched[b as usize]).collect();
+    assert_eq!(bins.touched.len(), listed.len(), "{case}: a touched block is listed twice");
+    assert_eq!(listed, want_touched, "{case}: touched blocks");
+    // Below 65,536 blocks the dispatches are one row of exactly one workgroup per block.
+    assert_eq!(bins.header.p2g_groups[..3], [occupied.len() as u32, 1, 1], "{case}: p2g_tiled workgroups");
+    assert_eq!(bins.header.update_groups[..3], [listed.len() as u32, 1, 1], "{case}: grid_update_blocks workgroups");
+    eprintln!("{case}: {n} particles in {} blocks, {} touched", occupied.len(), listed.len());
+}
+
+#[test]
+fn the_sort_places_every_particle_once_for_awkward_counts() {
+    // One particle, one short of and one past a workgroup of 256, and a count that is no multiple
+    // of anything: most blocks stay empty.
+    for (count, seed) in [(1, 1), (255, 2), (257, 3), (4_099, 4)] {
+        check_sort(&scattered(count, seed), &format!("{count} scattered"));
+    }
+}
+
+#[test]
+fn the_sort_places_every_particle_once_when_all_share_one_cell() {
+    // 3,001 particles in one cell: one block holds them all, so p2g_tiled's workgroup loops over
+    // them 12 times, and bin_count's and bin_scatter's atomics all hit one counter.
+    let mut rng = StdRng::seed_from_u64(9);
+    let node = Vec3::new(20.0, 33.0, 41.0);
+    let particles: Vec<_> = (0..3_001).map(|_| near_node(node, &mut rng)).collect();
+    check_sort(&particles, "one cell");
+}
+
+#[test]
+fn the_sort_places_particles_outside_the_domain_and_non_finite_ones() {
+    // Clamped into the domain for binning as p2g clamps them for scattering: past every wall and
+    // corner, and NaN/inf positions (which p2g resets to the domain's centre).
+    let mut particles = scattered(300, 5);
+    let odd = [
+        [-0.5, 0.5, 0.5],
+        [1.5, 0.5, 0.5],
+        [0.5, -3.0, 0.5],
+        [0.5, 0.5, 7.0],
+        [-1.0, -1.0, -1.0],
+        [2.0, 2.0, 2.0],
+        [f32::NAN, 0.5, 0.5],
+        [0.5, f32::INFINITY, 0.5],
+    ];
+    for (p, x) in particles.iter_mut().zip(odd) {
+        p.position = x;
+    }
+    check_sort(&particles, "outside and non-finite");
+}
+
+/// A 0.25 m block of 8 particles per cell moving and spinning toward the floor and the x = 0 wall,
+/// with random C and F beyond the yield limits, plus a few particles alone elsewhere.
+fn busy_scene() -> Vec<GpuParticle> {
+    let mut rng = StdRng::seed_from_u64(21);
+    let mut ps = common::block(Vec3::new(0.02, 0.3, 0.02), Vec3::new(0.27, 0.55, 0.27), H as f32, 400.0, |x| {
+        Vec3::new(-1.0, 0.5, -2.0) + Vec3::new(0.0, 6.0, 0.0).cross(x - Vec3::splat(0.15))
+    });
+    for p in &mut ps {
+        let mut noise = |s: f32| glam::Mat3::from_cols_array(&std::array::from_fn(|_| rng.random_range(-s..s)));
+        p.affine = common::padded(noise(5.0));
+        p.deformation = common::padded(glam::Mat3::IDENTITY + noise(0.03));
+    }
+    ps.extend(scattered(37, 22));
+    ps
+}
+
+#[test]
+fn both_paths_compute_the_same_grid_and_particles_bit_for_bit() {
+    let gpu = common::gpu();
+    let particles = busy_scene();
+    let mut naive = Solver::new(&gpu, params(), &particles).expect("solver");
+    naive.set_path(&gpu, SolverPath::Naive);
+    let sorted = sorted_solver(&gpu, &particles);
+
+    // One P2G: the same integer sums in every node.
+    for solver in [&naive, &sorted] {
+        solver.run_pass(&gpu, MpmPass::GridClear);
+        solver.run_pass(&gpu, MpmPass::P2g);
+    }
+    let (a, b) = (naive.read_grid_fixed(&gpu).expect("grid"), sorted.read_grid_fixed(&gpu).expect("grid"));
+    let filled = a.iter().filter(|n| n[0] != 0).count();
+    // The block covers 16³ cells (about 18³ nodes with its stencils), the loose particles 27 nodes each.
+    assert!(filled > 6_000, "the scene must fill many nodes, filled {filled}");
+    assert!(a == b, "the fixed-point grids differ");
+
+    // 30 substeps on each path from the same start: identical particles.
+    let mut naive = Solver::new(&gpu, params(), &particles).expect("solver");
+    naive.set_path(&gpu, SolverPath::Naive);
+    let sorted = sorted_solver(&gpu, &particles);
+    naive.step(&gpu, 30);
+    sorted.step(&gpu, 30);
+    let (a, b) = (naive.read_particles(&gpu).expect("particles"), sorted.read_particles(&gpu).expect("particles"));
+    let moved = a.iter().zip(&particles).filter(|(p, q)| p.position != q.position).count();
+    assert_eq!(moved, particles.len(), "every particle should have moved");
+    let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+    assert_eq!(differing, 0, "{differing} of {} particles differ between the paths", a.len());
+}
+
+#[test]
+fn switching_paths_mid_run_keeps_the_simulation_identical() {
+    // The naive path leaves its sums in the grid; switching to the sorted path must clear them.
+    let gpu = common::gpu();
+    let particles = busy_scene();
+    let mut reference = Solver::new(&gpu, params(), &particles).expect("solver");
+    reference.set_path(&gpu, SolverPath::Naive);
+    let mut switched = Solver::new(&gpu, params(), &particles).expect("solver");
+    switched.set_path(&gpu, SolverPath::Naive);
+    for path in [SolverPath::Naive, SolverPath::Sorted, SolverPath::Naive, SolverPath::Sorted] {
+        switched.set_path(&gpu, path);
+        switched.step(&gpu, 5);
+        reference.step(&gpu, 5);
+    }
+    let (a, b) =
+        (reference.read_particles(&gpu).expect("particles"), switched.read_particles(&gpu).expect("particles"));
+    assert!(a == b, "switching paths changed the result");
+}
