@@ -26,11 +26,10 @@ fn p2g(
                     continue;
                 }
                 let base = GRID_FIXED_WORDS * stencil_node(s, o);
-                for (var q = 0u; q < 4u; q++) {
-                    if (c.units[q] != 0) {
-                        add_wide(base + 2u * q, c.units[q]);
-                    }
-                }
+                add_wide(base, c.units.x);
+                add_wide(base + 2u, c.units.y);
+                add_wide(base + 4u, c.units.z);
+                add_wide(base + 6u, c.units.w);
             }
         }
     }

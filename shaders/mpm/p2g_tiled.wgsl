@@ -7,17 +7,26 @@
 // Reads: params, particles, bins. Writes: grid_fixed, status counters, and particles only to reset
 // one whose state is not finite.
 
-// Per tile node GRID_FIXED_WORDS words, as in grid_fixed: mass and momentum x, y, z, each a 64-bit
-// sum (low, high). A tile node's sums stay 64-bit: one node can gather more than 2³¹ units.
+// The tile's 64-bit sums (a node can gather more than 2³¹ units), one array per word: low words of
+// mass, momentum x, y, z, then the high words, each TILE_NODES long. Unlike grid_fixed's eight
+// words per node, consecutive nodes then sit in consecutive memory banks: with an 8-word stride
+// the threads of a warp adding to different nodes met in 4 of the 32 banks.
 var<workgroup> tile: array<atomic<i32>, 1728>; // TILE_NODES · GRID_FIXED_WORDS
 
+fn tile_slot(node: u32, quantity: u32, high: u32) -> u32 {
+    return (4u * high + quantity) * TILE_NODES + node;
+}
+
 // add_wide on the tile (same carry rule, on workgroup memory).
-fn tile_add_wide(slot: u32, value: i32) {
-    let before = bitcast<u32>(atomicAdd(&tile[slot], value));
+fn tile_add_wide(node: u32, quantity: u32, value: i32) {
+    if (value == 0) {
+        return;
+    }
+    let before = bitcast<u32>(atomicAdd(&tile[tile_slot(node, quantity, 0u)], value));
     let after = before + bitcast<u32>(value);
     let high = select(0, -1, value < 0) + select(0, 1, after < before);
     if (high != 0) {
-        atomicAdd(&tile[slot + 1u], high);
+        atomicAdd(&tile[tile_slot(node, quantity, 1u)], high);
     }
 }
 
@@ -58,12 +67,11 @@ fn p2g_tiled(
                         // monotone, so the offset lies in 0 .. TILE_EDGE − 1 on every axis.
                         let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
                         let t = vec3<u32>(node - corner);
-                        let base = GRID_FIXED_WORDS * (t.x + TILE_EDGE * (t.y + TILE_EDGE * t.z));
-                        for (var q = 0u; q < 4u; q++) {
-                            if (c.units[q] != 0) {
-                                tile_add_wide(base + 2u * q, c.units[q]);
-                            }
-                        }
+                        let tile_node = t.x + TILE_EDGE * (t.y + TILE_EDGE * t.z);
+                        tile_add_wide(tile_node, 0u, c.units.x);
+                        tile_add_wide(tile_node, 1u, c.units.y);
+                        tile_add_wide(tile_node, 2u, c.units.z);
+                        tile_add_wide(tile_node, 3u, c.units.w);
                     }
                 }
             }
@@ -76,8 +84,8 @@ fn p2g_tiled(
         for (var i = local; i < TILE_NODES * 4u; i += WORKGROUP_SIZE) {
             let t = i / 4u;
             let q = i % 4u;
-            let low = bitcast<u32>(atomicLoad(&tile[GRID_FIXED_WORDS * t + 2u * q]));
-            let high = atomicLoad(&tile[GRID_FIXED_WORDS * t + 2u * q + 1u]);
+            let low = bitcast<u32>(atomicLoad(&tile[tile_slot(t, q, 0u)]));
+            let high = atomicLoad(&tile[tile_slot(t, q, 1u)]);
             let node = corner + vec3<i32>(vec3<u32>(t % TILE_EDGE, (t / TILE_EDGE) % TILE_EDGE, t / (TILE_EDGE * TILE_EDGE)));
             if ((low != 0u || high != 0) && all(node < vec3<i32>(params.node_dims))) {
                 add_wide_pair(GRID_FIXED_WORDS * node_index(vec3<u32>(node)) + 2u * q, low, high);
