@@ -4,8 +4,7 @@
 //! It follows `docs/algorithm.md` step by step, guards included (speed clamps, walls, position,
 //! `Jp` and hardening clamps), but sums in f64 instead of fixed point and has no non-finite reset.
 //! One module per GPU pass: [`grid_clear`], [`p2g`], [`grid_update`], [`g2p`], and [`bins`] for the
-//! sorted path's binning; [`svd`] holds the
-//! signed SVD the snow model needs.
+//! sorted path's binning; [`svd`] holds the signed SVD the snow model needs.
 
 pub mod bins;
 pub mod g2p;
