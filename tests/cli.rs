@@ -159,10 +159,8 @@ fn bench_reports_every_stage_of_both_paths_and_the_throughput() {
         assert!(text.contains(needed), "bench output lacks {needed:?}: {text}");
     }
     // The sorted grid update visits the touched blocks only: far fewer nodes than the dense grid.
-    let visited: Vec<u64> = text
-        .lines()
-        .filter_map(|l| l.split(" nodes, ").nth(1)?.split(' ').next()?.parse().ok())
-        .collect();
+    let visited: Vec<u64> =
+        text.lines().filter_map(|l| l.split(" nodes, ").nth(1)?.split(' ').next()?.parse().ok()).collect();
     assert_eq!(visited.len(), 2, "{text}");
     assert!(visited[1] * 2 < visited[0], "sorted visits {} nodes of {}", visited[1], visited[0]);
     let bad = powder(&["bench", "--particles", "4000", "--path", "fast"]);

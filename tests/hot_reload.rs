@@ -38,8 +38,9 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
     let falling = mean_vz(&solver, &gpu);
     assert!((falling + 9.81 * dt * 10.0).abs() < 1e-4, "vz {falling}");
 
-    // An edit that switches gravity off in grid_update: after reloading, the velocity stops changing.
-    let update = dir.path().join("mpm/grid_update.wgsl");
+    // An edit that switches gravity off in the node update both grid update passes share: after
+    // reloading, the velocity stops changing.
+    let update = dir.path().join("mpm/grid_node.wgsl");
     let text = std::fs::read_to_string(&update).expect("read");
     assert!(text.contains("params.dt * params.gravity"));
     std::fs::write(&update, text.replace("params.dt * params.gravity", "params.dt * params.gravity * 0.0"))

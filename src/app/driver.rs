@@ -77,6 +77,7 @@ impl Driver {
             }
             AppEvent::SetGravity(g) => self.edit(gpu, messages, |s| s.gravity = g),
             AppEvent::SetGridResolution(r) => self.set_resolution(gpu, r, messages),
+            AppEvent::SetSolverPath(path) => self.solver.set_path(gpu, path),
             AppEvent::Reset => self.reset(gpu, messages),
             AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
             AppEvent::ReloadScene => {
@@ -194,6 +195,7 @@ impl Driver {
                 fresh.tool.settings = self.tool.settings;
                 fresh.colliders.keep_choices_of(&self.colliders);
                 fresh.reloads = self.reloads;
+                fresh.solver.set_path(gpu, self.solver.path());
                 *self = fresh;
                 let colliders = self.colliders.count();
                 let with = if colliders > 0 { format!(", {colliders} colliders") } else { String::new() };

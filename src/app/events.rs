@@ -91,6 +91,8 @@ pub enum AppEvent {
     SetStepMode(StepMode),
     /// Substeps per frame in [`StepMode::FixedSubsteps`].
     SetSubsteps(u32),
+    /// Which passes a substep runs (same results, different speed).
+    SetSolverPath(powder::sim::bins::SolverPath),
     /// The fixed substep length, seconds (used while auto dt is off).
     SetDt(f64),
     /// Use the stable dt measured from the particles each frame (`true`) or the fixed dt.

@@ -7,10 +7,8 @@ use std::time::{Duration, Instant};
 use powder::gpu::Gpu;
 use powder::sim::step::PassTimestamps;
 
-/// Names of the timed passes, in substep order.
-pub const PASS_NAMES: [&str; 4] = ["grid_clear", "p2g", "grid_update", "g2p"];
-/// Two queries (begin, end) per pass.
-const QUERIES_PER_SUBSTEP: u32 = 2 * PASS_NAMES.len() as u32;
+/// Two queries (begin, end) per stage of a substep (`SolverPath::stage_names`: four on either path).
+const QUERIES_PER_SUBSTEP: u32 = 8;
 /// Substeps timed per frame at most (one command buffer's worth).
 pub const MAX_TIMED_SUBSTEPS: u32 = 64;
 const QUERIES: u32 = QUERIES_PER_SUBSTEP * MAX_TIMED_SUBSTEPS;

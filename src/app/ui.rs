@@ -114,6 +114,18 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
     if new_mode != mode {
         events.push(AppEvent::SetStepMode(new_mode));
     }
+    let path = d.solver().path();
+    let mut new_path = path;
+    egui::ComboBox::from_label("substep path").selected_text(path.name()).show_ui(ui, |ui| {
+        for p in powder::sim::bins::SolverPath::ALL {
+            ui.selectable_value(&mut new_path, p, p.name());
+        }
+    })
+    .response
+    .on_hover_text("sorted: particles binned by grid block, P2G in workgroup memory; naive: one global atomic per contribution. Same results.");
+    if new_path != path {
+        events.push(AppEvent::SetSolverPath(new_path));
+    }
     {
         if mode == StepMode::FixedSubsteps {
             let mut n = substeps as f64;
