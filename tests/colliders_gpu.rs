@@ -9,6 +9,7 @@ use nalgebra::Vector3;
 use powder::collider::field::{ColliderField, ColliderFrames, Surface};
 use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::sim::Solver;
+use powder::sim::bins::SolverPath;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
@@ -46,7 +47,13 @@ fn closest_node(frames: &ColliderFrames) -> f32 {
 }
 
 #[test]
-fn grid_update_with_a_belt_matches_the_twin() {
+fn grid_update_with_a_belt_matches_the_twin_on_both_paths() {
+    for path in SolverPath::ALL {
+        grid_update_with_a_belt_matches_the_twin(path);
+    }
+}
+
+fn grid_update_with_a_belt_matches_the_twin(path: SolverPath) {
     let gpu = common::gpu();
     let params = scene_params();
     for kind in [BoundaryKind::Sticky, BoundaryKind::Slip, BoundaryKind::Separate] {
@@ -54,12 +61,14 @@ fn grid_update_with_a_belt_matches_the_twin() {
         assert!(closest_node(&frames) > 1e-4, "a node lies on the belt: move it");
         let particles = block();
         let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+        solver.set_path(&gpu, path);
         solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
         let mut cpu = CpuSolver::new(params, &particles);
         cpu.colliders = Some(frames.clone());
         solver.run_pass(&gpu, MpmPass::GridClear);
         solver.run_pass(&gpu, MpmPass::P2g);
         solver.run_pass(&gpu, MpmPass::GridUpdate);
+        common::assert_ran_on(&gpu, &solver, path);
         cpu.grid_clear();
         cpu.p2g();
         cpu.grid_update();
@@ -77,20 +86,26 @@ fn grid_update_with_a_belt_matches_the_twin() {
             constrained += (frames.from.nodes[i].distance <= 0.0) as usize;
         }
         // The block's lowest stencil layer reaches below the belt.
-        assert!(constrained > 20, "{kind:?}: only {constrained} nodes with mass inside the belt");
+        assert!(constrained > 20, "{kind:?}, {path:?}: only {constrained} nodes with mass inside the belt");
         // Node velocity P/M carries the fixed-point rounding of tests/gpu_vs_cpu.rs: 6.4e-6 m/s for
         // a full node, ≤ 100× that at 1 % of its mass; the collider arithmetic adds a few f32
         // roundings of 1 m/s (1e-7): 1e-3 m/s.
-        assert!(worst < 1e-3, "{kind:?}: node velocity differs by {worst:e} m/s");
+        assert!(worst < 1e-3, "{kind:?}, {path:?}: node velocity differs by {worst:e} m/s");
     }
 }
 
 #[test]
-fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin() {
+fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin_on_both_paths() {
+    for path in SolverPath::ALL {
+        a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path);
+    }
+}
+
+fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     let gpu = common::gpu();
     let params = scene_params();
-    // A horizontal slip floor rising from z = 0.27 to 0.29 over the frame (0.2 m/s in 20 substeps
-    // of 5e-4 s = 0.01 s … rounded up to a 2 cm rise): substeps see it at (k+1)/20 of the way.
+    // A horizontal slip floor rising from z = 0.27 to 0.29 over the frame: 2 cm in 20 substeps of
+    // 5e-4 s = 0.01 s, the 2 m/s of the pose's velocity. Substeps see it (k+1)/20 of the way up.
     let steps = 20;
     let pose = |z: f32| RigidPose {
         linear_velocity: Vec3::new(0.0, 0.0, 2.0),
@@ -109,10 +124,12 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin() {
     };
     let particles = block();
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+    solver.set_path(&gpu, path);
     solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
     let mut cpu = CpuSolver::new(params, &particles);
     cpu.colliders = Some(frames);
     solver.step(&gpu, steps);
+    common::assert_ran_on(&gpu, &solver, path);
     cpu.step_frame(steps);
     let out = solver.read_particles(&gpu).expect("particles");
     // The floor met the block's bottom layer: without it those particles would fall at
@@ -132,6 +149,6 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin() {
         ex = ex.max((common::vec3d(g.position) - c.position).amax());
     }
     eprintln!("after {steps} substeps with a rising floor: v {ev:.2e} m/s, x {ex:.2e} m");
-    assert!(ev <= tol_v, "velocity differs by {ev:e} m/s > {tol_v:e}");
-    assert!(ex <= tol_x, "position differs by {ex:e} m > {tol_x:e}");
+    assert!(ev <= tol_v, "{path:?}: velocity differs by {ev:e} m/s > {tol_v:e}");
+    assert!(ex <= tol_x, "{path:?}: position differs by {ex:e} m > {tol_x:e}");
 }

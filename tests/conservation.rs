@@ -32,6 +32,7 @@ fn p2g_mass(params: SolverParams, particles: &[GpuParticle], path: SolverPath) -
     solver.set_path(&gpu, path);
     solver.run_pass(&gpu, MpmPass::GridClear);
     solver.run_pass(&gpu, MpmPass::P2g);
+    common::assert_ran_on(&gpu, &solver, path);
     let fixed = solver.read_grid_fixed(&gpu).expect("grid");
     let stats = solver.stats(&gpu).expect("stats");
     assert_eq!(stats.overflow_count, 0, "no contribution may have been dropped");
@@ -187,6 +188,7 @@ fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
     let mut done = 0;
     for steps in [1u32, 19] {
         solver.step(&gpu, steps);
+        common::assert_ran_on(&gpu, &solver, path);
         done += steps;
         let out = solver.read_particles(&gpu).expect("particles");
         let (p1, l1) = (momentum(&out), angular_momentum(&out, h, c));

@@ -87,6 +87,7 @@ fn each_pass_matches_the_cpu_twin(path: SolverPath) {
     // ---- p2g from identical particles.
     solver.run_pass(&gpu, MpmPass::GridClear);
     solver.run_pass(&gpu, MpmPass::P2g);
+    common::assert_ran_on(&gpu, &solver, path);
     let (gm, gp) = common::grid_from_fixed(&params, &solver.read_grid_fixed(&gpu).expect("grid"));
     cpu.grid_clear();
     cpu.p2g();
@@ -220,6 +221,7 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     let mut cpu = CpuSolver::new(params, &particles);
     let steps = 20;
     solver.step(&gpu, steps);
+    common::assert_ran_on(&gpu, &solver, path);
     for _ in 0..steps {
         cpu.substep();
     }

@@ -172,7 +172,7 @@ fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> 
     let mut totals = [0.0f64; 4];
     for _ in 0..substeps {
         // run_pass runs the current path's stage for each of these (see its doc).
-        for (k, pass) in [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p].into_iter().enumerate() {
+        for (k, pass) in MpmPass::SUBSTEP.into_iter().enumerate() {
             let start = Instant::now();
             solver.run_pass(gpu, pass);
             gpu.wait_idle();
@@ -213,7 +213,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
-        SolverPath::Sorted => solver.read_bins(gpu).map_err(solver_err)?.header.touched_count as u64 * block_nodes,
+        SolverPath::Sorted => solver.read_bin_header(gpu).map_err(solver_err)?.touched_count as u64 * block_nodes,
     };
     let traffic = Traffic {
         particles: solver.particle_count() as f64,

@@ -33,6 +33,12 @@ pub const PARTICLE_ORDER_BINNED: u32 = 1;
 /// Nodes along each edge of a grid block (`BLOCK_EDGE` in `types.wgsl`).
 pub const BLOCK_EDGE: u32 = 4;
 
+/// Grid blocks along each axis of a grid of `node_dims` nodes: enough to cover every node
+/// (`block_dims` in `types.wgsl`).
+pub fn block_dims(node_dims: glam::UVec3) -> glam::UVec3 {
+    node_dims.map(|n| n.div_ceil(BLOCK_EDGE))
+}
+
 /// How a substep is computed. Both paths produce bit-identical grids and particles: every
 /// particle's fixed-point contributions are the same integers, and integer sums do not depend on
 /// their order (`tests/sorted_path.rs`).

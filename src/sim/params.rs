@@ -1,6 +1,7 @@
 //! Solver parameters on the host, and the structs the GPU shares with them.
 //!
-//! The `#[repr(C)]` structs here are mirrored in `shaders/mpm/types.wgsl` (`GpuParticle` in `shaders/mpm/particle.wgsl`, which the render passes share); keep them in sync.
+//! The `#[repr(C)]` structs here are mirrored in `shaders/mpm/types.wgsl` (`GpuParticle` in
+//! `shaders/mpm/particle.wgsl`, which the render passes share); keep them in sync.
 //! `tests/wgsl.rs` parses that file with naga and checks every member offset and struct size
 //! against these definitions, so a drift fails `cargo test`.
 

@@ -53,7 +53,8 @@ pub enum MpmPass {
 }
 
 impl MpmPass {
-    /// The four passes of one substep, in order.
+    /// The four passes of a naive substep, in order; [`super::solver::Solver::run_pass`] runs the
+    /// sorted path's stage in each one's place on that path.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// Every pass.
     pub const ALL: [MpmPass; 13] = [

@@ -261,11 +261,16 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Copies the bins of the last `sort` back (for tests of the sort and for `powder bench`).
+    /// Copies the counters of the last `sort` back (48 bytes; `powder bench` needs only these).
+    pub fn read_bin_header(&self, gpu: &Gpu) -> Result<GpuBinHeader, SolverError> {
+        Ok(bytemuck::pod_read_unaligned(&gpu.read_buffer(&self.state.bin_header)?))
+    }
+
+    /// Copies the bins of the last `sort` back, particle order included (for tests of the sort).
     pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
         let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_lists)?);
         let (header, bins, order) = (
-            bytemuck::pod_read_unaligned::<GpuBinHeader>(&gpu.read_buffer(&self.state.bin_header)?),
+            self.read_bin_header(gpu)?,
             bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_bins)?),
             bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.particle_order)?),
         );

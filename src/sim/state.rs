@@ -4,7 +4,7 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
-use super::bins::{BLOCK_EDGE, GpuBinHeader, GpuBlockBin, SolverPath};
+use super::bins::{GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
@@ -104,15 +104,10 @@ pub struct SimState {
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
-    /// Number of grid blocks ([`BLOCK_EDGE`]³ nodes each, covering the grid).
+    /// Number of grid blocks ([`super::bins::BLOCK_EDGE`]³ nodes each, covering the grid).
     pub block_count: u32,
     /// Which passes a substep runs.
     pub path: SolverPath,
-}
-
-/// Grid blocks covering a grid of `node_dims` nodes.
-pub fn block_count(node_dims: glam::UVec3) -> u32 {
-    node_dims.map(|n| n.div_ceil(BLOCK_EDGE)).element_product()
 }
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
@@ -242,7 +237,7 @@ impl SimState {
             usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let block_count = block_count(params.grid.node_dims());
+        let block_count = block_dims(params.grid.node_dims()).element_product();
         let bin_header = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bin_header"),
             size: size_of::<GpuBinHeader>() as u64,

@@ -148,3 +148,16 @@ pub fn stencil(params: &SolverParams, x: nalgebra::Vector3<f64>) -> Vec<(usize, 
         })
         .collect()
 }
+
+/// Checks that `solver`'s substeps so far ran on `path`, from a trace only that path leaves: the
+/// sort's placed-particle count is every particle after a sorted stage and stays 0 (the buffer's
+/// initial zeros) while only naive stages ran. So a `set_path` that did nothing fails the tests
+/// that compare or parametrise the paths.
+pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim::bins::SolverPath) {
+    let placed = solver.read_bin_header(gpu).expect("bin header").particle_total;
+    let expected = match path {
+        powder::sim::bins::SolverPath::Naive => 0,
+        powder::sim::bins::SolverPath::Sorted => solver.particle_count(),
+    };
+    assert_eq!(placed, expected, "the solver did not run on the {} path", path.name());
+}

@@ -5,18 +5,13 @@
 
 use glam::{UVec3, Vec3};
 
-use crate::sim::bins::BLOCK_EDGE;
+use crate::sim::bins::{BLOCK_EDGE, block_dims};
 use crate::sim::params::GridSpec;
-
-/// Blocks along each axis of `grid`.
-pub fn block_dims(grid: &GridSpec) -> UVec3 {
-    grid.node_dims().map(|n| n.div_ceil(BLOCK_EDGE))
-}
 
 /// The block of the stencil base node of a particle at `position`, as `home_block` in
 /// `shaders/mpm/scatter.wgsl` computes it in f32: the position (the domain's centre if it is not
-/// finite) clamped into the domain, the base
-/// node `floor((x − origin)/h − 1/2)` clamped into the grid, divided by [`BLOCK_EDGE`].
+/// finite) clamped into the domain, the base node `floor((x − origin)/h − 1/2)` clamped into the
+/// grid, divided by [`BLOCK_EDGE`].
 pub fn home_block(grid: &GridSpec, position: Vec3) -> u32 {
     let (lo, hi) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
     let x = if position.is_finite() { position } else { 0.5 * (lo + hi) }.clamp(lo, hi);
@@ -24,13 +19,13 @@ pub fn home_block(grid: &GridSpec, position: Vec3) -> u32 {
     let last = grid.node_dims().as_ivec3() - 1;
     let base = (xg - 0.5).floor().as_ivec3().clamp(glam::IVec3::ZERO, last).as_uvec3();
     let b = base / BLOCK_EDGE;
-    let d = block_dims(grid);
+    let d = block_dims(grid.node_dims());
     b.x + d.x * (b.y + d.y * b.z)
 }
 
 /// Particles per block.
 pub fn block_counts(grid: &GridSpec, positions: &[Vec3]) -> Vec<u32> {
-    let mut counts = vec![0u32; block_dims(grid).element_product() as usize];
+    let mut counts = vec![0u32; block_dims(grid.node_dims()).element_product() as usize];
     for &x in positions {
         counts[home_block(grid, x) as usize] += 1;
     }
@@ -40,7 +35,7 @@ pub fn block_counts(grid: &GridSpec, positions: &[Vec3]) -> Vec<u32> {
 /// Whether each block is touched: it or one of its seven lower neighbours holds a particle (a
 /// stencil reaches at most one block up on each axis from its base's block).
 pub fn touched_blocks(grid: &GridSpec, counts: &[u32]) -> Vec<bool> {
-    let d = block_dims(grid);
+    let d = block_dims(grid.node_dims());
     let index = |b: UVec3| (b.x + d.x * (b.y + d.y * b.z)) as usize;
     (0..counts.len() as u32)
         .map(|i| {

@@ -33,8 +33,8 @@ pub fn apply_wall(v: Vector3<f64>, n: Vector3<f64>, boundary: &Boundary) -> Vect
 
 /// Turns node momentum into velocity for every node: `vi = P/M + dt·g` for nodes with mass, then
 /// the tool, then the colliders (their frame blended by the given fraction,
-/// [`crate::collider::field::apply_colliders`]), then the walls each node touches (x-low, x-high, y-low, y-high, z-low, z-high, in that order), then
-/// the `max_speed` clamp. Nodes without mass get velocity zero.
+/// [`crate::collider::field::apply_colliders`]), then the walls each node touches (x-low, x-high,
+/// y-low, y-high, z-low, z-high, in that order), then the `max_speed` clamp. Nodes without mass get velocity zero.
 ///
 /// A node touches a lower wall along axis a when `i_a ≤ GRID_PADDING` and the upper one when
 /// `i_a ≥ GRID_PADDING + cells_a` (the padding nodes count as wall).
