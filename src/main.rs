@@ -216,8 +216,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             println!("{}", result.report());
         }
         if let Some(options) = &render {
-            let modes = [RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
-            for r in run_render_case(&gpu, &case, options, &modes)? {
+            for r in run_render_case(&gpu, &case, options, &RenderMode::ALL)? {
                 println!("{}", r.report(options));
             }
             println!();

@@ -108,8 +108,8 @@ fn a_stiffer_material_keeps_more_of_its_height() {
     for r in [&soft, &stiff] {
         // 12 frames of the scene's 1/30 s: the same simulated time, whatever dt each needed.
         assert!((number(r, "simulated_time") - 0.4).abs() < 1e-9, "{r}");
-        assert_eq!(r["particle_count"], soft["particle_count"]);
     }
+    assert_eq!(soft["particle_count"], stiff["particle_count"]);
     let (z_soft, z_stiff) = (number(&soft, "mean_z"), number(&stiff, "mean_z"));
     eprintln!("mean z: soft {z_soft:.4} m, stiff {z_stiff:.4} m");
     // The block lands after ~0.13 s and then squashes. Measured: soft ≈ 0.084 m, stiff ≈ 0.11 m
@@ -220,6 +220,13 @@ fn losing_the_gpu_device_ends_the_app_with_a_message_instead_of_a_hang() {
     assert!(!run.status.success(), "the app carried on without a device");
     assert!(run.stderr.contains("error: the GPU device was lost"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
-    // 1000 frames would take minutes; the app must stop at once.
-    assert!(run.seconds < 60.0, "took {:.0} s to give up", run.seconds);
+    // A hang instead of an exit fails through the harness's RUN_TIMEOUT; the error names the frame
+    // the device was lost in, which must come long before the 1000th.
+    let frame: u32 = run
+        .stderr
+        .split(", frame ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no frame number in: {}", run.stderr));
+    assert!(frame < 1000, "the app ran to frame {frame} before giving up");
 }

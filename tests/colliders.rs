@@ -120,9 +120,9 @@ fn a_block_slides_down_the_gltf_ramp_at_g_sin_minus_mu_cos() {
         let measured = acceleration(&v);
         let expected = G * (SLOPE.sin() - mu * SLOPE.cos());
         eprintln!("μ = {mu}: measured {measured:.3} m/s², expected {expected:.3}, deepest {deepest:.4} m");
-        // 3 %: the grid applies friction node by node to the contact layer, and the block's
+        // 1 %: the grid applies friction node by node to the contact layer, and the block's
         // elastic ringing after landing is still decaying at 0.2 s (measured: within 0.1 %).
-        assert!((measured - expected).abs() <= 0.03 * expected, "μ = {mu}: a = {measured} vs {expected}");
+        assert!((measured - expected).abs() <= 0.01 * expected, "μ = {mu}: a = {measured} vs {expected}");
         assert!(deepest <= h, "μ = {mu}: a particle got {deepest} m below the slope (cell {h} m)");
     }
 }
@@ -131,11 +131,12 @@ fn a_block_slides_down_the_gltf_ramp_at_g_sin_minus_mu_cos() {
 fn a_block_sticks_when_tan_theta_is_below_mu() {
     let gpu = common::gpu();
     // tan 30° = 0.577 < μ = 0.8: static friction holds. Sliding would reach 1.5 m/s by 0.6 s even
-    // at μ = 0.2; stuck, only the landing's elastic ringing (< 0.05 m/s) remains.
+    // at μ = 0.2; stuck, only the landing's elastic ringing remains (measured 0.0001 m/s at 0.6 s;
+    // 0.01 m/s is 1/150 of the sliding speed).
     let (v, _, _) = slide(&gpu, 0.8);
     let last = v.last().expect("samples").1;
     eprintln!("μ = 0.8: mean downhill velocity at 0.6 s: {last:.4} m/s");
-    assert!(last.abs() < 0.05, "the block should stick, moves at {last} m/s");
+    assert!(last.abs() < 0.01, "the block should stick, moves at {last} m/s");
 }
 
 #[test]
@@ -166,9 +167,9 @@ fn a_moving_gltf_wall_pushes_the_snow_in_front_of_it() {
         }
     });
     // By 0.45 s the wall has moved 0.3 m into the block (it met it at 0.15 s). Snow it pushes moves
-    // at its speed, 1 m/s; the floor's friction holds the rest back. Half the block moving at the
-    // wall's speed would give 0.5·M·1 m/s: at least that much must have been transferred.
+    // at its speed, 1 m/s, and by then it pushes the whole block (measured 0.98·M·1 m/s). A wall
+    // that pushed only part of it, or let snow through, would hand over less than 0.9·M·1 m/s.
     eprintln!("x momentum {momentum:.4} kg·m/s of a block of {mass:.3} kg; deepest {deepest:.4} m");
-    assert!(momentum > 0.5 * mass * 1.0, "the wall transferred {momentum} kg·m/s to {mass} kg of snow");
+    assert!(momentum > 0.9 * mass * 1.0, "the wall transferred {momentum} kg·m/s to {mass} kg of snow");
     assert!(deepest <= h as f64, "a particle is {deepest} m inside the wall (cell {h} m)");
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::bins::{GpuBinHeader, GpuBlockBin};
 use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
-use powder::sim::shaders::{LIBRARIES, MpmPass, compose};
+use powder::sim::shaders::{LIBRARIES, MpmPass};
 use wgpu::naga;
 
 mod common;
@@ -149,7 +149,10 @@ fn shared_struct_layouts_agree() {
 
 #[test]
 fn a_broken_shader_is_caught() {
-    // The validator above must reject real mistakes, or the tests above prove nothing.
-    let broken = compose("fn f() -> f32 { return params.no_such_field; }");
-    assert!(naga::front::wgsl::parse_str(&broken).is_err());
+    // The check the kernels and hot reload run (pipelines::validate_source) must reject a real
+    // mistake in a composed module and name the pass, or the tests above prove nothing.
+    let broken = MpmPass::P2g.composed_source().replace("stencil_at(p.position)", "stencil_at(p.no_such_field)");
+    let err = powder::sim::pipelines::validate_source(MpmPass::P2g, &broken).expect_err("a broken pass is refused");
+    assert_eq!(err.pass, "p2g");
+    assert!(err.message.contains("no_such_field"), "{}", err.message);
 }

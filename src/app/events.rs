@@ -140,7 +140,8 @@ pub enum AppEvent {
     ToggleUi,
     /// Render the current frame into an offscreen target and save it as PNG (default path if none).
     Screenshot(Option<PathBuf>),
-    /// Rebuild the MPM kernels from the shader files on disk (hook for shader hot reload).
+    /// Rebuild the MPM kernels and the render pipelines from the shader files on disk (F5, and
+    /// the shader watcher of debug builds).
     ReloadShaders,
     /// Ask the window system for a new inner size in physical pixels (script).
     RequestWindowSize(u32, u32),

@@ -111,7 +111,7 @@ impl Graphics {
         let Some(format) = format else {
             return Err(GfxError::NoAdapter(format!("'{}' offers no surface format", adapter.get_info().name)));
         };
-        let is_cpu = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        let sample_count = Renderer::recommended_sample_count(&adapter.get_info());
         let gpu = Gpu::from_adapter(instance, adapter)?;
         // A validation error is a bug; it is reported as one clear message and the app stops,
         // instead of wgpu's default of panicking inside the event loop. Installed before any
@@ -137,8 +137,7 @@ impl Graphics {
             view_formats: vec![],
         };
         let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        // 4× MSAA costs a software rasteriser more than it shows; real GPUs get it.
-        let scene_renderer = Renderer::new(&gpu.device, VIEW_FORMAT, if is_cpu { 1 } else { 4 });
+        let scene_renderer = Renderer::new(&gpu.device, VIEW_FORMAT, sample_count);
         let mut gfx = Self {
             window,
             gpu,

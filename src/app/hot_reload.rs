@@ -1,6 +1,7 @@
 //! Files watched for changes, polled by modification time. Shader hot reload in debug builds: the
-//! loop asks [`ShaderWatcher::changed`] every frame, and a change under `shaders/mpm/` or `shaders/render/`
-//! becomes an `AppEvent::ReloadShaders` (release builds embed the shaders and never look at the disk). Scene
+//! loop asks [`ShaderWatcher::changed`] every frame, and a change under `shaders/mpm/` or
+//! `shaders/render/` becomes an `AppEvent::ReloadShaders`. Release builds embed the shaders and
+//! watch nothing; F5 still reloads from the checkout's `shaders/` in any build. Scene
 //! reload in every build: [`FileWatcher`] watches the open scene file and the glTF files it refers
 //! to, and a change becomes an `AppEvent::ReloadScene`.
 

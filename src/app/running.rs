@@ -57,7 +57,8 @@ pub struct Running {
     full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
-    /// Debug builds: watches `shaders/mpm/` and reloads the kernels when a file changes.
+    /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
+    /// render pipelines when a file changes.
     shader_watcher: Option<super::hot_reload::ShaderWatcher>,
 }
 
@@ -143,7 +144,10 @@ impl Running {
     /// A fault that ends the app: device lost or an uncaptured GPU error.
     pub fn fault(&self) -> Option<String> {
         if self.gfx.gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
-            return Some("the GPU device was lost (driver reset or crash); powder cannot continue".to_string());
+            return Some(format!(
+                "the GPU device was lost (driver reset or crash, frame {}); powder cannot continue",
+                self.frames
+            ));
         }
         Some(format!("GPU error: {}", self.gfx.gpu_error()?))
     }

@@ -44,7 +44,8 @@ pub struct PanelState {
 }
 
 /// A slider under its name and allowed range; returns whether it changed. A value typed into
-/// its text box is clamped to the range.
+/// its text box or dragged is clamped to the range; a value that came from elsewhere (a scene file,
+/// `--set`) and lies outside it is shown as it is, not silently changed.
 fn slider(ui: &mut Ui, name: &str, unit: &str, value: &mut f64, range: RangeInclusive<f64>, log: bool) -> bool {
     let (lo, hi) = (*range.start(), *range.end());
     ui.horizontal(|ui| {
@@ -52,7 +53,7 @@ fn slider(ui: &mut Ui, name: &str, unit: &str, value: &mut f64, range: RangeIncl
         ui.label(RichText::new(format!("{} … {} {unit}", short(lo), short(hi))).small().weak());
     });
     let suffix = if unit.is_empty() { String::new() } else { format!(" {unit}") };
-    ui.add(Slider::new(value, range).logarithmic(log).suffix(suffix)).changed()
+    ui.add(Slider::new(value, range).clamping(egui::SliderClamping::Edits).logarithmic(log).suffix(suffix)).changed()
 }
 
 /// A number in few characters: 1.4e5, 0.025, 12.

@@ -19,6 +19,12 @@ use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
 use crate::sim::step::{self, PassTimestamps};
 
+/// The middle value of `values` (the upper of the two middle ones for an even count), NaN if empty.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
 /// Substeps per command buffer while timing (8 timestamp queries each, within the 4096 a query set may hold).
 const SUBSTEPS_PER_BATCH: u32 = 256;
 

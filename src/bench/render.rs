@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::{BenchCase, bench_scene};
+use super::{BenchCase, bench_scene, median};
 use crate::gpu::Gpu;
 use crate::headless::{RunError, build_solver};
 use crate::render::offscreen::OffscreenTarget;
@@ -39,11 +39,6 @@ pub struct RenderBenchResult {
     pub frame_ms: f64,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 /// Runs the frame loop of `case` offscreen in each of `modes`.
 pub fn run_render_case(
     gpu: &Gpu,
@@ -57,7 +52,7 @@ pub fn run_render_case(
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
     solver.set_dt(gpu, dt);
-    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
     let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
     let sample_count = Renderer::recommended_sample_count(&gpu.info);
     let mut renderer = Renderer::new(&gpu.device, format, sample_count);

@@ -7,12 +7,13 @@ use std::time::Instant;
 
 use glam::{DVec3, UVec3, Vec3};
 
+use super::median;
 use crate::collider::mesh_sdf;
 use crate::mesh::TriangleMesh;
 use crate::sim::params::GridSpec;
 
-/// Band half-width of the benchmark, in cells.
-pub const BAND_CELLS: f32 = 3.0;
+// The band half-width the solver's colliders use, so the bench times what runs.
+use crate::collider::set::BAND_CELLS;
 /// Timed builds of each kind; the report gives their median.
 const REPEATS: usize = 5;
 /// Edge of the cubic domain, metres.
@@ -103,11 +104,6 @@ pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport
         ms_static: median(static_ms),
         ms_animated: median(animated_ms),
     }
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 /// A closed latitude–longitude sphere of about `triangles_target` triangles (`m` bands of `2m`

@@ -122,8 +122,9 @@ fn mix(a: f64, b: f64, t: f64) -> f64 {
 /// A node at or inside a collider (blended distance ≤ 0) takes the collider's velocity `vc` as
 /// its frame of reference: sticky gives `vc`; slip removes the normal part of `v − vc`; separate
 /// removes it only when the node moves into the collider; friction then acts on the tangential
-/// part as at the domain walls. A node deep inside, where the field has no normal, moves with
-/// the collider.
+/// part as at the domain walls. A node deep inside a mesh collider, beyond its distance band,
+/// has no normal and (as `sdf_layer::deep_inside` leaves it) zero velocity: it takes `vc = 0` and
+/// stops, whatever the collider's motion.
 pub fn apply_colliders(
     v: Vector3<f64>,
     from: &GpuColliderNode,

@@ -118,8 +118,8 @@ pub struct ColliderSet {
 }
 
 impl ColliderSet {
-    /// The colliders of `scene` on its grid. Fails only if an animation clip is missing (which
-    /// scene validation already rules out).
+    /// The colliders of `scene` on its grid. Fails if a glTF model the scene names is not loaded
+    /// or an animation clip is missing (both of which loading and validating the scene rule out).
     pub fn from_scene(scene: &Scene, source: &str) -> Result<Self, SceneError> {
         let mut placed = Vec::new();
         for (i, config) in scene.colliders.iter().enumerate() {

@@ -142,11 +142,6 @@ impl GltfModel {
         Ok(GltfModel { path, nodes, meshes, skins, instances, animations, clips, triangles, vertex_count })
     }
 
-    /// The file the model was read from.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// The file's animation clips, in file order; their index is what [`GltfModel::mesh_at`] takes.
     pub fn animations(&self) -> &[AnimationInfo] {
         &self.animations
@@ -178,11 +173,6 @@ impl GltfModel {
         })
     }
 
-    /// The triangles of every pose: the same list whatever the animation and time.
-    pub fn triangles(&self) -> &[[u32; 3]] {
-        &self.triangles
-    }
-
     /// The number of vertices of every pose.
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
@@ -208,7 +198,8 @@ impl GltfModel {
     }
 
     /// The vertex positions of [`GltfModel::mesh_at`] written into `positions` (cleared first), for
-    /// callers that sample often and keep one buffer; the triangles are [`GltfModel::triangles`].
+    /// callers that sample often and keep one buffer; the triangles are those of
+    /// [`GltfModel::rest_mesh`].
     ///
     /// # Panics
     /// As [`GltfModel::mesh_at`].

@@ -96,15 +96,6 @@ impl Emitter {
         }
     }
 
-    /// Exact volume of an analytic shape, m³ (`None` for a mesh).
-    pub fn volume(&self) -> Option<f64> {
-        match *self {
-            Emitter::Box { min, max, .. } => Some((max - min).element_product()),
-            Emitter::Sphere { radius, .. } => Some(4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)),
-            Emitter::Mesh { .. } => None,
-        }
-    }
-
     /// Whether `p` lies inside an analytic shape (boundary included); meshes are tested in batches
     /// by [`Emitter::for_each_point`].
     pub fn contains(&self, p: DVec3) -> bool {
