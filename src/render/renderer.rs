@@ -153,6 +153,14 @@ impl Renderer {
         Some(vertices / 3)
     }
 
+    /// The density volume of the last frame, copied to the host (waits for the GPU).
+    pub fn read_volume(
+        &self,
+        gpu: &crate::gpu::Gpu,
+    ) -> Result<super::volume_splat::VolumeContents, crate::gpu::GpuError> {
+        self.volume.read(gpu)
+    }
+
     /// Sets the collider meshes drawn from the next frame on, in world coordinates (metres, z up),
     /// replacing the previous ones; an empty slice removes them. The triangles are uploaded now,
     /// three vertices each with the face normal, into a buffer that is reused while they fit: call

@@ -2,20 +2,24 @@
 //! grid over the domain, then into an `Rgba16Float` 3D texture the draw passes sample.
 //!
 //! Reads the frame uniform and the particle buffer. Writes [`VolumeGrid::fixed`] (cleared first,
-//! then summed with u32 atomics), [`VolumeGrid::texture`] (fill fraction, path toward the sun, path
-//! upward) and [`VolumeGrid::occupied`] (the bounding box of the voxels holding snow). The quantity splatted is each particle's volume `V⁰ = m / ρ₀`, divided by the voxel
+//! then summed with u32 atomics), [`VolumeGrid::occupied`] (a bounding box of the voxels holding
+//! snow, widened by the splat) and [`VolumeGrid::texture`] (fill fraction, path toward the sun, path
+//! upward; the resolve marches only through the occupied box). The quantity splatted is each particle's volume `V⁰ = m / ρ₀`, divided by the voxel
 //! volume: a fill fraction, 1 for snow at rest density, whatever the material's density. The sums
 //! are fixed point at [`VOLUME_FIXED_SCALE`] units per unit fill: a particle at 8 per voxel adds
 //! 2¹⁷ units, a u32 holds fill up to 4096 (snow compresses by far less), and one unit is 10⁻⁶.
 
 use glam::UVec3;
 
+use crate::gpu::{Gpu, GpuError};
+
 use super::bindings::{Layouts, dispatch_size, pipeline_layout, shader_module, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
 
 /// Fixed-point units per unit fill fraction. Mirrors `VOLUME_FIXED_SCALE` in `types.wgsl`.
 pub const VOLUME_FIXED_SCALE: f32 = 1_048_576.0;
-/// Threads per workgroup of the splat (one per particle); passed as an override constant.
+/// Threads per workgroup of the splat (one per particle). Mirrors the constant in
+/// `volume_splat.wgsl`, where it also sizes the workgroup's box reduction.
 pub const SPLAT_WORKGROUP_SIZE: u32 = 256;
 /// Threads per workgroup of the resolve along x, y, z (`@workgroup_size(8, 8, 4)`): 256 threads, so
 /// few workgroups; lavapipe pays a fixed cost per workgroup.
@@ -41,12 +45,13 @@ pub struct VolumeGrid {
     pub texture: wgpu::Texture,
     /// A view of the whole texture.
     pub view: wgpu::TextureView,
-    /// The occupied voxels' bounding box (min x, y, z, max x, y, z as u32), found by the resolve.
+    /// A bounding box of the voxels holding snow (min x, y, z, max x, y, z as u32), found by the
+    /// splat: every voxel with fill lies inside it.
     pub occupied: wgpu::Buffer,
     empty_box: wgpu::Buffer,
 }
 
-/// The occupied box before the resolve widens it: empty (min above max).
+/// The occupied box before the splat widens it: empty (min above max).
 const EMPTY_BOX: [u32; 6] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0];
 
 impl VolumeGrid {
@@ -56,7 +61,7 @@ impl VolumeGrid {
         let fixed = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.volume_fixed"),
             size: dims.x as u64 * dims.y as u64 * dims.z as u64 * 4,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -66,14 +71,16 @@ impl VolumeGrid {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D3,
             format: VOLUME_FORMAT,
-            usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::TEXTURE_BINDING,
+            usage: wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         let view = texture.create_view(&Default::default());
         let occupied = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.volume_occupied"),
             size: size_of_val(&EMPTY_BOX) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let empty_box = wgpu::util::DeviceExt::create_buffer_init(
@@ -86,6 +93,56 @@ impl VolumeGrid {
         );
         Self { dims, fixed, texture, view, occupied, empty_box }
     }
+
+    /// Copies the last frame's volume to the host (waits for the GPU): for tests and debugging.
+    pub fn read(&self, gpu: &Gpu) -> Result<VolumeContents, GpuError> {
+        let words = |bytes: Vec<u8>| -> Vec<u32> { bytemuck::pod_collect_to_vec(&bytes) };
+        let sums = words(gpu.read_buffer(&self.fixed)?);
+        let occupied: [u32; 6] = words(gpu.read_buffer(&self.occupied)?).try_into().unwrap_or(EMPTY_BOX);
+        // Texture-to-buffer rows start at multiples of 256 bytes; a texel is four f16s.
+        let row_bytes = 8 * self.dims.x;
+        let padded_row = row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.volume.readback"),
+            size: padded_row as u64 * self.dims.y as u64 * self.dims.z as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_texture_to_buffer(
+            self.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded_row),
+                    rows_per_image: Some(self.dims.y),
+                },
+            },
+            self.texture.size(),
+        );
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = gpu.read_buffer(&staging)?;
+        let texels = bytes
+            .chunks_exact(padded_row as usize)
+            .flat_map(|row| row[..row_bytes as usize].chunks_exact(8))
+            .map(|t| std::array::from_fn(|c| half::f16::from_le_bytes([t[2 * c], t[2 * c + 1]]).to_f32()))
+            .collect();
+        Ok(VolumeContents { dims: self.dims, sums, texels, occupied })
+    }
+}
+
+/// The volume as the last frame left it, on the host ([`VolumeGrid::read`]).
+#[derive(Clone, Debug)]
+pub struct VolumeContents {
+    /// Voxels per axis.
+    pub dims: UVec3,
+    /// Fixed-point fill sums ([`VOLUME_FIXED_SCALE`] units per unit fill), x fastest.
+    pub sums: Vec<u32>,
+    /// The texture's texels (fill, sun path, up path, unused), x fastest.
+    pub texels: Vec<[f32; 4]>,
+    /// The occupied box: min x, y, z, max x, y, z (min above max when empty).
+    pub occupied: [u32; 6],
 }
 
 impl VolumeSplat {
@@ -96,8 +153,10 @@ impl VolumeSplat {
             device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(label), entries })
         };
         let compute = wgpu::ShaderStages::COMPUTE;
-        let splat_layout =
-            layout("render.volume_splat", &[storage_entry(0, compute, true), storage_entry(1, compute, false)]);
+        let splat_layout = layout(
+            "render.volume_splat",
+            &[storage_entry(0, compute, true), storage_entry(1, compute, false), storage_entry(4, compute, false)],
+        );
         let resolve_layout = layout(
             "render.volume_splat.resolve",
             &[
@@ -112,18 +171,17 @@ impl VolumeSplat {
                     count: None,
                 },
                 storage_entry(3, compute, true),
-                storage_entry(4, compute, false),
+                storage_entry(5, compute, true),
             ],
         );
         let module = shader_module(device, layouts, shader, DepthKind::Single);
-        let constants = [("SPLAT_WORKGROUP_SIZE", SPLAT_WORKGROUP_SIZE as f64)];
         let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pipeline_layout(device, label, &[&layouts.frame, group])),
                 module: &module,
                 entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+                compilation_options: Default::default(),
                 cache: None,
             })
         };
@@ -145,6 +203,7 @@ impl VolumeSplat {
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: particles.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: grid.fixed.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
             ],
         });
         let resolve = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -153,7 +212,7 @@ impl VolumeSplat {
             entries: &[
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&grid.view) },
                 wgpu::BindGroupEntry { binding: 3, resource: grid.fixed.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 5, resource: grid.occupied.as_entire_binding() },
             ],
         });
         [splat, resolve]

@@ -1,0 +1,127 @@
+//! The density volume's resolve on lavapipe against a march over the whole volume on the host.
+//!
+//! The resolve sums fill toward the sun and straight up only through the occupied box (the
+//! splat's bounding box of the voxels holding snow). That is exact only if the box really holds
+//! every voxel with fill; this test checks the box, then every voxel's three channels against the
+//! plain march of the volume's first version, which visited every voxel on the way out.
+
+mod common;
+
+use glam::{UVec3, Vec3};
+use powder::render::volume_splat::{VOLUME_FIXED_SCALE, VolumeContents};
+use powder::render::{Camera, FrameInputs, OffscreenTarget, RenderMode, RenderSettings, Renderer};
+use powder::sim::Solver;
+
+/// Cell size of the test domain (the unit cube, 32 cells per axis); particles sit h/2 apart, and
+/// with an impostor radius of h/4 a voxel is one cell.
+const H: f32 = 1.0 / 32.0;
+
+/// Two blocks, a tall one and a slab floating beside it: one shadows the other, the box is larger
+/// than each and smaller than the volume, so sun rays start outside it, cross it, or miss it.
+fn scene() -> Vec<powder::sim::params::GpuParticle> {
+    let still = |_| Vec3::ZERO;
+    let mut particles = common::block(Vec3::new(0.2, 0.3, 0.0), Vec3::new(0.4, 0.5, 0.6), H, 400.0, still);
+    particles.extend(common::block(Vec3::new(0.5, 0.25, 0.7), Vec3::new(0.8, 0.45, 0.8), H, 400.0, still));
+    particles
+}
+
+/// Renders one frame with the sun along `sun` and returns the volume it left.
+fn resolve(sun: Vec3) -> (VolumeContents, Vec3) {
+    let gpu = common::gpu();
+    let particles = scene();
+    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    renderer.set_sun_direction(sun);
+    let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
+    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    let grid = &solver.params().grid;
+    let inputs = FrameInputs {
+        camera: &camera,
+        settings: &settings,
+        particles: &solver.state().particles,
+        particle_count: solver.particle_count(),
+        particle_radius: 0.25 * H,
+        domain_min: grid.domain_min.as_vec3(),
+        domain_max: grid.domain_max().as_vec3(),
+    };
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+    gpu.queue.submit([encoder.finish()]);
+    (renderer.read_volume(&gpu).expect("volume readback"), renderer.sun_direction())
+}
+
+/// The three channels of every voxel as the first resolve computed them: from the voxel's centre,
+/// one voxel per step toward the sun (nearest voxel) until the ray leaves the volume, and every
+/// voxel above; half the voxel's own fill in both.
+fn full_march(v: &VolumeContents, sun: Vec3) -> Vec<[f32; 3]> {
+    let d = v.dims;
+    let index = |p: UVec3| (p.x + d.x * (p.y + d.y * p.z)) as usize;
+    let fill = |p: UVec3| v.sums[index(p)] as f32 / VOLUME_FIXED_SCALE;
+    let mut out = Vec::with_capacity(v.sums.len());
+    for z in 0..d.z {
+        for y in 0..d.y {
+            for x in 0..d.x {
+                let id = UVec3::new(x, y, z);
+                let own = fill(id);
+                let centre = id.as_vec3() + 0.5;
+                let mut sun_path = 0.5 * own;
+                for k in 1.. {
+                    let p = centre + k as f32 * sun;
+                    if p.cmplt(Vec3::ZERO).any() || p.cmpge(d.as_vec3()).any() {
+                        break;
+                    }
+                    sun_path += fill(p.as_uvec3());
+                }
+                let up_path = 0.5 * own + (z + 1..d.z).map(|above| fill(UVec3::new(x, y, above))).sum::<f32>();
+                out.push([own, sun_path, up_path]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_resolve_through_the_occupied_box_matches_a_march_through_the_whole_volume() {
+    for sun in [Vec3::new(0.5, -0.3, 0.8), Vec3::new(-0.7, 0.2, 0.3), Vec3::Z, Vec3::new(0.0, 1.0, 0.05)] {
+        let (volume, sun) = resolve(sun);
+        assert_eq!(volume.dims, UVec3::splat(32), "one voxel per cell");
+        let d = volume.dims;
+
+        // Every voxel with fill lies in the box, and the box is at most a voxel larger than them
+        // (the splat widens it by the corners a particle touches, which may receive nothing).
+        let [lo_x, lo_y, lo_z, hi_x, hi_y, hi_z] = volume.occupied;
+        let (lo, hi) = (UVec3::new(lo_x, lo_y, lo_z), UVec3::new(hi_x, hi_y, hi_z));
+        let (mut fill_lo, mut fill_hi) = (UVec3::MAX, UVec3::ZERO);
+        for (i, &sum) in volume.sums.iter().enumerate() {
+            if sum > 0 {
+                let i = i as u32;
+                let p = UVec3::new(i % d.x, (i / d.x) % d.y, i / (d.x * d.y));
+                (fill_lo, fill_hi) = (fill_lo.min(p), fill_hi.max(p));
+            }
+        }
+        println!("sun {sun}: fill in {fill_lo}..={fill_hi}, occupied box {lo}..={hi}");
+        assert!(lo.cmple(fill_lo).all() && hi.cmpge(fill_hi).all(), "voxels with fill outside the box");
+        assert!((fill_lo - lo).max_element() <= 1 && (hi - fill_hi).max_element() <= 1, "box too large");
+        assert!(hi.z < d.z - 4 && hi.x < d.x - 4 && lo.cmpgt(UVec3::new(4, 4, u32::MAX)).any(), "box is the volume");
+
+        // The texture holds f16, 11 significant bits: one unit in the last place is at most 2⁻¹⁰
+        // of the value, and Vulkan lets a storage write round to nearest or toward zero, so a
+        // whole unit is allowed. The sums themselves are f32 additions of the same terms in the
+        // same order, so they agree far more closely than that.
+        let want = full_march(&volume, sun);
+        let mut worst = 0.0f32;
+        let mut shadowed = 0;
+        for (i, (got, want)) in volume.texels.iter().zip(&want).enumerate() {
+            for c in 0..3 {
+                let error = (got[c] - want[c]).abs();
+                let allowed = want[c].abs() * 2f32.powi(-10) + 1e-6;
+                worst = worst.max(error / allowed);
+                assert!(error <= allowed, "voxel {i} channel {c}: resolve {} against full march {}", got[c], want[c]);
+            }
+            shadowed += usize::from(want[1] - 0.5 * want[0] > 0.5);
+        }
+        println!("worst error {worst:.3} of the allowed; {shadowed} voxels shadowed by another's fill");
+        assert!(shadowed > 1000, "the scene should shadow much of the volume: {shadowed} voxels");
+    }
+}
