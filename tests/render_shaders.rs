@@ -43,6 +43,7 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
             vec![("volume_raymarch_vertex", Vertex), ("volume_raymarch_fragment", Fragment)]
         }
         RenderShader::Mesh => vec![("mesh_vertex", Vertex), ("mesh_fragment", Fragment)],
+        RenderShader::ViewBlit => vec![("view_blit_vertex", Vertex), ("view_blit_fragment", Fragment)],
     }
 }
 

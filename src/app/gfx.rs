@@ -12,6 +12,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowAttributes};
 
 use powder::gpu::{Gpu, GpuError};
+use powder::render::view_blit::ViewBlit;
 use powder::render::{FrameInputs, Renderer};
 
 /// The format the scene renderer draws in (view texture and screenshots).
@@ -58,7 +59,6 @@ pub enum GfxError {
 struct ViewTarget {
     size: (u32, u32),
     render_view: wgpu::TextureView,
-    id: egui::TextureId,
 }
 
 /// Device, surface, egui renderer and scene renderer of the window.
@@ -77,6 +77,23 @@ pub struct Graphics {
     /// The scene renderer (draws in [`VIEW_FORMAT`]).
     pub scene_renderer: Renderer,
     view: Option<ViewTarget>,
+}
+
+/// egui's paint callback for the 3D view: draws the view texture with [`ViewBlit`] (kept in the
+/// egui renderer's callback resources) over the callback's rectangle.
+pub struct ViewPaint;
+
+impl egui_wgpu::CallbackTrait for ViewPaint {
+    fn paint(
+        &self,
+        _info: egui::PaintCallbackInfo,
+        pass: &mut wgpu::RenderPass<'static>,
+        resources: &egui_wgpu::CallbackResources,
+    ) {
+        if let Some(blit) = resources.get::<ViewBlit>() {
+            blit.draw(pass);
+        }
+    }
 }
 
 /// What became of a frame.
@@ -136,7 +153,8 @@ impl Graphics {
             alpha_mode: wgpu::CompositeAlphaMode::Auto,
             view_formats: vec![],
         };
-        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let mut egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        egui_renderer.callback_resources.insert(ViewBlit::new(&gpu.device, format));
         let scene_renderer = Renderer::new(&gpu.device, VIEW_FORMAT, sample_count);
         let mut gfx = Self {
             window,
@@ -173,39 +191,33 @@ impl Graphics {
         self.drawable
     }
 
-    /// The egui texture showing a 3D view of `width` × `height` pixels, (re)created at that size.
-    pub fn view_texture(&mut self, width: u32, height: u32) -> egui::TextureId {
+    /// Makes the 3D view texture `width` × `height` pixels (recreated on a change of size) and
+    /// returns the egui shape that shows it over `rect` ([`ViewPaint`]).
+    pub fn view_shape(&mut self, width: u32, height: u32, rect: egui::Rect) -> egui::Shape {
         let size = (width.max(1), height.max(1));
-        if let Some(view) = &self.view
-            && view.size == size
-        {
-            return view.id;
-        }
-        let device = &self.gpu.device;
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("app.view"),
-            size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: VIEW_STORAGE_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[VIEW_FORMAT],
-        });
-        let render_view =
-            texture.create_view(&wgpu::TextureViewDescriptor { format: Some(VIEW_FORMAT), ..Default::default() });
-        let egui_view = texture.create_view(&Default::default());
-        let filter = wgpu::FilterMode::Linear;
-        let id = match &self.view {
-            Some(old) => {
-                self.egui_renderer.update_egui_texture_from_wgpu_texture(device, &egui_view, filter, old.id);
-                old.id
+        if self.view.as_ref().is_none_or(|view| view.size != size) {
+            let device = &self.gpu.device;
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("app.view"),
+                size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: VIEW_STORAGE_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[VIEW_FORMAT],
+            });
+            let render_view =
+                texture.create_view(&wgpu::TextureViewDescriptor { format: Some(VIEW_FORMAT), ..Default::default() });
+            // Read through the storage format: the sRGB-encoded bytes, as the window shows them.
+            let shown = texture.create_view(&Default::default());
+            if let Some(blit) = self.egui_renderer.callback_resources.get_mut::<ViewBlit>() {
+                blit.set_view(device, &shown);
             }
-            None => self.egui_renderer.register_native_texture(device, &egui_view, filter),
-        };
-        self.scene_renderer.resize(device, size.0, size.1);
-        self.view = Some(ViewTarget { size, render_view, id });
-        id
+            self.scene_renderer.resize(device, size.0, size.1);
+            self.view = Some(ViewTarget { size, render_view });
+        }
+        egui_wgpu::Callback::new_paint_callback(rect, ViewPaint).into()
     }
 
     /// Draws the scene into the view texture (if `scene` is given) and egui over the window, and

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use egui::{Color32, Rect, Sense, pos2};
+use egui::Sense;
 use glam::Vec3;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
@@ -241,9 +241,7 @@ impl Running {
                     *full_view_size = Some((w, h));
                     let scale = render.resolution_scale.clamp(0.25, 1.0);
                     let scaled = |n: u32| ((n as f32 * scale).round() as u32).max(1);
-                    let id = gfx.view_texture(scaled(w), scaled(h));
-                    let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
-                    ui.painter().image(id, rect, uv, Color32::WHITE);
+                    ui.painter().add(gfx.view_shape(scaled(w), scaled(h), rect));
                 }
                 let tool = &model.driver.tool;
                 input::view(ui, &response, camera, tool.is_held(), tool.settings.repel, &mut events);

@@ -21,6 +21,7 @@ mod renderer;
 pub mod shaders;
 pub mod targets;
 pub mod uniforms;
+pub mod view_blit;
 pub mod volume_raymarch;
 pub mod volume_splat;
 

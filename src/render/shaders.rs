@@ -27,6 +27,8 @@ pub enum RenderShader {
     VolumeRaymarch,
     /// Collider meshes, flat-shaded.
     Mesh,
+    /// The app's 3D view texture copied into its rectangle of the window (no libraries).
+    ViewBlit,
 }
 
 /// How the volume raymarch reads the scene depth: a plain or a multisampled depth texture,
@@ -41,12 +43,13 @@ pub enum DepthKind {
 
 impl RenderShader {
     /// Every stage.
-    pub const ALL: [RenderShader; 5] = [
+    pub const ALL: [RenderShader; 6] = [
         RenderShader::Environment,
         RenderShader::Particles,
         RenderShader::VolumeSplat,
         RenderShader::VolumeRaymarch,
         RenderShader::Mesh,
+        RenderShader::ViewBlit,
     ];
 
     /// The stage's name: file stem and label suffix.
@@ -57,6 +60,7 @@ impl RenderShader {
             RenderShader::VolumeSplat => "volume_splat",
             RenderShader::VolumeRaymarch => "volume_raymarch",
             RenderShader::Mesh => "mesh",
+            RenderShader::ViewBlit => "view_blit",
         }
     }
 
@@ -68,6 +72,7 @@ impl RenderShader {
             RenderShader::VolumeSplat => "render.volume_splat",
             RenderShader::VolumeRaymarch => "render.volume_raymarch",
             RenderShader::Mesh => "render.mesh",
+            RenderShader::ViewBlit => "render.view_blit",
         }
     }
 
@@ -79,6 +84,7 @@ impl RenderShader {
             RenderShader::VolumeSplat => include_str!("../../shaders/render/volume_splat.wgsl"),
             RenderShader::VolumeRaymarch => include_str!("../../shaders/render/volume_raymarch.wgsl"),
             RenderShader::Mesh => include_str!("../../shaders/render/mesh.wgsl"),
+            RenderShader::ViewBlit => include_str!("../../shaders/render/view_blit.wgsl"),
         }
     }
 
@@ -86,6 +92,7 @@ impl RenderShader {
     pub fn libraries(self) -> &'static [(&'static str, &'static str)] {
         match self {
             RenderShader::VolumeSplat => &[PARTICLE, TYPES],
+            RenderShader::ViewBlit => &[],
             _ => &[PARTICLE, TYPES, LIGHTING],
         }
     }

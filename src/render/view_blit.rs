@@ -1,0 +1,112 @@
+//! The `view_blit` pass (`shaders/render/view_blit.wgsl`): the app's 3D view texture copied, with
+//! linear filtering, into its rectangle of the window from inside egui's render pass.
+//!
+//! The app draws the scene into a texture (at a fraction of the window's resolution on software
+//! adapters) and shows it in egui's central panel. Shown as an egui image, it went through egui's
+//! general pipeline (vertex colour, dithering, alpha blending): on lavapipe that took about as
+//! long as rendering the scene. This pipeline writes the texel and nothing else.
+
+use super::shaders::{DepthKind, RenderShader, RenderSources};
+
+/// The pipeline, its sampler and the bind group of the current view texture.
+pub struct ViewBlit {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::RenderPipeline,
+    sampler: wgpu::Sampler,
+    group: Option<wgpu::BindGroup>,
+}
+
+impl ViewBlit {
+    /// Builds the pipeline for a window surface of `target_format` (single-sampled, no depth, as
+    /// egui's pass).
+    pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat) -> Self {
+        let shader = RenderShader::ViewBlit;
+        let fragment = wgpu::ShaderStages::FRAGMENT;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(shader.label()),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: fragment,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: fragment,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(shader.label()),
+            source: wgpu::ShaderSource::Wgsl(
+                shader.composed_from(DepthKind::Single, &RenderSources::embedded()).into(),
+            ),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(shader.label()),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(shader.label()),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("view_blit_vertex"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("view_blit_fragment"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: target_format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some(shader.label()),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        Self { layout, pipeline, sampler, group: None }
+    }
+
+    /// Shows `view` from now on (a view of a texture with `TEXTURE_BINDING` usage whose texels are
+    /// what the window should show: for a non-sRGB window, the sRGB-encoded bytes).
+    pub fn set_view(&mut self, device: &wgpu::Device, view: &wgpu::TextureView) {
+        self.group = Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(RenderShader::ViewBlit.label()),
+            layout: &self.layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(view) },
+                wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+            ],
+        }));
+    }
+
+    /// Draws the view over the pass's current viewport; nothing before [`ViewBlit::set_view`].
+    pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
+        if let Some(group) = &self.group {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+    }
+}
