@@ -1,5 +1,6 @@
-// bin_clear: empty every block's bin and the bin counters before bin_count.
-// One thread per grid block. Reads: params. Writes: block_bins, bin_header.
+// bin_clear: empty every block's bin and cell counters, and the bin counters, before bin_count.
+// One thread per cell counter (BLOCK_CELLS per block). Reads: params. Writes: block_bins,
+// cell_bins, bin_header.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_clear(
@@ -7,15 +8,17 @@ fn bin_clear(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let block = flat_index(workgroup, local, workgroups);
-    if (block == 0u) {
+    let cell = flat_index(workgroup, local, workgroups);
+    if (cell == 0u) {
         atomicStore(&bin_header.particle_total, 0u);
         atomicStore(&bin_header.occupied_count, 0u);
         atomicStore(&bin_header.touched_count, 0u);
     }
-    if (block >= block_count()) {
+    if (cell >= block_count() * BLOCK_CELLS) {
         return;
     }
-    atomicStore(&block_bins[block].count, 0u);
-    atomicStore(&block_bins[block].fill, 0u);
+    atomicStore(&cell_bins[cell], 0u);
+    if (cell < block_count()) {
+        atomicStore(&block_bins[cell].count, 0u);
+    }
 }

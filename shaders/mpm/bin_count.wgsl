@@ -1,6 +1,6 @@
-// bin_count: count the particles of each grid block (the block of a particle's stencil base node,
-// see home_block in scatter.wgsl). One thread per particle; it reads the 16-byte position only.
-// Reads: params, particles. Writes: block_bins[].count.
+// bin_count: count the particles of each grid block and of each cell within it (the block and
+// node of a particle's stencil base, see home_cell in scatter.wgsl). One thread per particle; it
+// reads the 16-byte position only. Reads: params, particles. Writes: block_bins[].count, cell_bins.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_count(
@@ -12,5 +12,8 @@ fn bin_count(
     if (index >= params.particle_count) {
         return;
     }
-    atomicAdd(&block_bins[home_block(scatter_position(particles[index].position))].count, 1u);
+    let position = scatter_position(particles[index].position);
+    // The block count as well as the cell's: bin_offsets reads the neighbours' block counts.
+    atomicAdd(&block_bins[home_block(position)].count, 1u);
+    atomicAdd(&cell_bins[home_cell(position)], 1u);
 }

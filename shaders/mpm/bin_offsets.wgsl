@@ -1,13 +1,14 @@
-// bin_offsets: give every occupied block a contiguous range of particle_order, and list the
-// occupied blocks (p2g_tiled's work) and the touched ones (grid_update_blocks's work). A block is
+// bin_offsets: give every occupied block a contiguous range of particle_order, each of its cells a
+// contiguous part of it in cell order (the counts become first places within the block), and list
+// the occupied blocks (p2g_tiled's work) and the touched ones (grid_update_blocks's work). A block is
 // touched if it or one of its seven lower neighbours is occupied: a stencil reaches at most one
 // block up on each axis from its base's block.
 //
 // Ranges and list places are taken with one global atomic per workgroup: each thread first
 // reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The order
 // of the ranges is therefore arbitrary, which nothing depends on.
-// One thread per grid block. Reads: params, block_bins[].count. Writes: block_bins[].offset,
-// block_lists, bin_header counters.
+// One thread per grid block. Reads: params, block_bins[].count, cell_bins. Writes:
+// block_bins[].offset, cell_bins, block_lists, bin_header counters.
 
 var<workgroup> group_particles: atomic<u32>;
 var<workgroup> group_occupied: atomic<u32>;
@@ -68,6 +69,13 @@ fn bin_offsets(
     if (count > 0u) {
         block_bins[block].offset = base.x + particle_place;
         block_lists[base.y + occupied_place] = block;
+        // Exclusive prefix sum of the block's cell counts, in place.
+        var first = 0u;
+        for (var c = block * BLOCK_CELLS; c < (block + 1u) * BLOCK_CELLS; c++) {
+            let n = atomicLoad(&cell_bins[c]);
+            atomicStore(&cell_bins[c], first);
+            first += n;
+        }
     }
     if (touched) {
         block_lists[block_count() + base.z + touched_place] = block;

@@ -11,10 +11,21 @@ fn scatter_position(position: vec3<f32>) -> vec3<f32> {
     return clamp(finite, domain_lo(), domain_hi());
 }
 
+// The stencil base node of a particle at `position` (a scatter_position), clamped into the grid.
+fn home_node(position: vec3<f32>) -> vec3<u32> {
+    return vec3<u32>(clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1)));
+}
+
 // The grid block of the stencil base node of a particle at `position` (a scatter_position).
 fn home_block(position: vec3<f32>) -> u32 {
-    let base = clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1));
-    return block_index(vec3<u32>(base) / BLOCK_EDGE);
+    return block_index(home_node(position) / BLOCK_EDGE);
+}
+
+// The particle's cell counter in cell_bins: its home block's, at its base node within the block.
+fn home_cell(position: vec3<f32>) -> u32 {
+    let node = home_node(position);
+    let within = node % BLOCK_EDGE;
+    return block_index(node / BLOCK_EDGE) * BLOCK_CELLS + within.x + BLOCK_EDGE * (within.y + BLOCK_EDGE * within.z);
 }
 
 // Particle `index` as P2G sees it. A particle that arrives with a non-finite state (from outside: a

@@ -79,14 +79,16 @@ struct BinHeader {
     update_groups: vec4<u32>,
 }
 
-// One grid block's bin: its particle count, its first slot in particle_order, and a fill counter
-// for bin_scatter.
+// One grid block's bin: its particle count and its first slot in particle_order.
 struct BlockBin {
     count: atomic<u32>,
-    fill: atomic<u32>,
     offset: u32,
     _pad0: u32,
+    _pad1: u32,
 }
+
+// Cells (stencil base nodes) per block: cell_bins holds BLOCK_CELLS counters per block.
+const BLOCK_CELLS: u32 = 64u;
 
 // A grid node's nearest collider (src/collider/field.rs): signed distance (negative inside),
 // outward normal, surface velocity, and its index into `collider_surfaces` (NO_COLLIDER if none).
@@ -140,12 +142,16 @@ const GRID_FIXED_WORDS: u32 = 8u;
 @group(0) @binding(6) var<storage, read> colliders: array<ColliderNode>;
 @group(0) @binding(7) var<storage, read> collider_surfaces: array<ColliderSurface>;
 // The sorted path's bins (src/sim/bins.rs): counters, one BlockBin per grid block, the lists of
-// occupied blocks (0 .. block_count) and touched blocks (block_count .. 2·block_count), and the
-// particle indices in block order.
+// occupied blocks (0 .. block_count) and touched blocks (block_count .. 2·block_count), the
+// particle indices in block order (and within a block in cell order), and the cell counters.
 @group(0) @binding(8) var<storage, read_write> bin_header: BinHeader;
 @group(0) @binding(9) var<storage, read_write> block_bins: array<BlockBin>;
 @group(0) @binding(10) var<storage, read_write> block_lists: array<u32>;
 @group(0) @binding(11) var<storage, read_write> particle_order: array<u32>;
+// One counter per cell, block by block (block · BLOCK_CELLS + cell within the block): the cell's
+// particle count (bin_count), then its first place within the block's range (bin_offsets), then
+// bin_scatter's cursor.
+@group(0) @binding(12) var<storage, read_write> cell_bins: array<atomic<u32>>;
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {

@@ -6,11 +6,15 @@
 //!
 //! | pass | threads | does |
 //! | --- | --- | --- |
-//! | `bin_clear` | one per block | zeroes the block counts and the counters |
-//! | `bin_count` | one per particle | counts each block's particles (atomics) |
-//! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order`; lists the occupied and the touched blocks |
+//! | `bin_clear` | one per cell counter | zeroes the block and cell counts and the counters |
+//! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics) |
+//! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it; lists the occupied and the touched blocks |
 //! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths |
-//! | `bin_scatter` | one per particle | writes each particle's index into its block's range |
+//! | `bin_scatter` | one per particle | writes each particle's index into its cell's part of its block's range |
+//!
+//! Within a block the particles are thus in cell order (the cell of a particle is its stencil's
+//! base node): neighbouring threads of `p2g_tiled` mostly add to the same nodes, which its
+//! subgroup pre-reduction relies on.
 //!
 //! Then the two dispatch sizes are copied into the indirect-argument buffer (a buffer may not be
 //! bound for writing and used for indirect arguments in the same dispatch).
@@ -32,6 +36,8 @@ pub const PARTICLE_ORDER_SCENE: u32 = 0;
 pub const PARTICLE_ORDER_BINNED: u32 = 1;
 /// Nodes along each edge of a grid block (`BLOCK_EDGE` in `types.wgsl`).
 pub const BLOCK_EDGE: u32 = 4;
+/// Cell counters per block in `cell_bins` (`BLOCK_CELLS` in `types.wgsl`).
+pub const BLOCK_CELLS: u32 = BLOCK_EDGE * BLOCK_EDGE * BLOCK_EDGE;
 
 /// Grid blocks along each axis of a grid of `node_dims` nodes: enough to cover every node
 /// (`block_dims` in `types.wgsl`).
@@ -113,12 +119,12 @@ pub struct GpuBinHeader {
 pub struct GpuBlockBin {
     /// Particles whose stencil base lies in the block.
     pub count: u32,
-    /// How many of them `bin_scatter` has placed (equals `count` after it).
-    pub fill: u32,
     /// First index of the block's range in `particle_order`.
     pub offset: u32,
     /// Padding.
     pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
 }
 
 /// Byte offset of `p2g_tiled`'s arguments in the indirect buffer; `grid_update_blocks`'s follow.
@@ -140,7 +146,7 @@ pub fn record(
         state,
         "sort",
         &[
-            (MpmPass::BinClear, Dispatch::Threads(blocks)),
+            (MpmPass::BinClear, Dispatch::Threads(blocks * BLOCK_CELLS)),
             (MpmPass::BinCount, Dispatch::Threads(particles)),
             (MpmPass::BinOffsets, Dispatch::Threads(blocks)),
             (MpmPass::BinDispatch, Dispatch::Groups(1)),

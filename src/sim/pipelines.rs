@@ -37,7 +37,7 @@ pub struct ShaderError {
     pub message: String,
 }
 
-fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 12] {
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 13] {
     let uniform = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -69,6 +69,7 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 12] {
         storage_entry(9),
         storage_entry(10),
         storage_entry(11),
+        storage_entry(12),
     ]
 }
 

@@ -4,7 +4,7 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
-use super::bins::{GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
+use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
@@ -93,8 +93,11 @@ pub struct SimState {
     pub block_bins: wgpu::Buffer,
     /// The occupied blocks, then the touched blocks: `2 × block_count` u32.
     pub block_lists: wgpu::Buffer,
-    /// Particle indices in block order (one u32 per particle).
+    /// Particle indices in block order, and in cell order within a block (one u32 per particle).
     pub particle_order: wgpu::Buffer,
+    /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
+    /// within the block, then `bin_scatter`'s cursors.
+    pub cell_bins: wgpu::Buffer,
     /// Indirect dispatch arguments of `p2g_tiled` and `grid_update_blocks`, copied from
     /// `bin_header` each substep.
     pub indirect_args: wgpu::Buffer,
@@ -111,7 +114,7 @@ pub struct SimState {
 }
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 12]) -> wgpu::BindGroup {
+fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 13]) -> wgpu::BindGroup {
     let entries: Vec<_> = buffers
         .iter()
         .enumerate()
@@ -254,6 +257,7 @@ impl SimState {
         };
         let block_bins = buffer("block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
         let block_lists = buffer("block_lists", 2 * 4 * block_count as u64);
+        let cell_bins = buffer("cell_bins", 4 * BLOCK_CELLS as u64 * block_count as u64);
         let particle_order = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("particle_order"),
             size: 4 * particle_count as u64,
@@ -282,6 +286,7 @@ impl SimState {
                 &block_bins,
                 &block_lists,
                 &particle_order,
+                &cell_bins,
             ],
         );
         Ok(Self {
@@ -298,6 +303,7 @@ impl SimState {
             block_bins,
             block_lists,
             particle_order,
+            cell_bins,
             indirect_args,
             bind_group,
             particle_count,
@@ -325,6 +331,7 @@ impl SimState {
                 &self.block_bins,
                 &self.block_lists,
                 &self.particle_order,
+                &self.cell_bins,
             ],
         );
     }

@@ -5,7 +5,7 @@
 
 use glam::{UVec3, Vec3};
 
-use crate::sim::bins::{BLOCK_EDGE, block_dims};
+use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 use crate::sim::params::GridSpec;
 
 /// The block of the stencil base node of a particle at `position`, as `home_block` in
@@ -13,14 +13,21 @@ use crate::sim::params::GridSpec;
 /// finite) clamped into the domain, the base node `floor((x − origin)/h − 1/2)` clamped into the
 /// grid, divided by [`BLOCK_EDGE`].
 pub fn home_block(grid: &GridSpec, position: Vec3) -> u32 {
+    home_cell(grid, position) / BLOCK_CELLS
+}
+
+/// The particle's cell counter, as `home_cell` in `scatter.wgsl`: its home block times
+/// [`BLOCK_CELLS`] plus its base node's index within the block (x fastest). Within a block's range
+/// of `particle_order` the GPU sorts particles by it.
+pub fn home_cell(grid: &GridSpec, position: Vec3) -> u32 {
     let (lo, hi) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
     let x = if position.is_finite() { position } else { 0.5 * (lo + hi) }.clamp(lo, hi);
     let xg = (x - grid.grid_origin().as_vec3()) / grid.cell_size as f32;
     let last = grid.node_dims().as_ivec3() - 1;
     let base = (xg - 0.5).floor().as_ivec3().clamp(glam::IVec3::ZERO, last).as_uvec3();
-    let b = base / BLOCK_EDGE;
+    let (b, within) = (base / BLOCK_EDGE, base % BLOCK_EDGE);
     let d = block_dims(grid.node_dims());
-    b.x + d.x * (b.y + d.y * b.z)
+    (b.x + d.x * (b.y + d.y * b.z)) * BLOCK_CELLS + within.x + BLOCK_EDGE * (within.y + BLOCK_EDGE * within.z)
 }
 
 /// Particles per block.
