@@ -76,6 +76,8 @@ impl Gpu {
         if has_timestamps {
             required_features |= wgpu::Features::TIMESTAMP_QUERY;
         }
+        // p2g_tiled_subgroup's shuffles; without them the sorted path uses p2g_tiled.
+        required_features |= adapter.features() & wgpu::Features::SUBGROUP;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("powder"),
             required_features,

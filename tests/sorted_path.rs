@@ -219,3 +219,36 @@ fn switching_paths_mid_run_keeps_the_simulation_identical() {
         (reference.read_particles(&gpu).expect("particles"), switched.read_particles(&gpu).expect("particles"));
     assert!(a == b, "switching paths changed the result");
 }
+
+#[test]
+fn the_subgroup_p2g_sums_the_same_integers_as_the_plain_one() {
+    // lavapipe has subgroups (of 8 lanes), so both variants run here. The busy block has runs of
+    // up to 8 particles per cell; the one-cell cloud has a single cell of 3,001 particles, so runs
+    // are cut at every group of RUN_LANES lanes; the scattered ones are alone in their cells.
+    let gpu = common::gpu();
+    let mut rng = StdRng::seed_from_u64(31);
+    let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
+    for (case, particles) in [("busy block", busy_scene()), ("one cell", cloud)] {
+        let mut solvers = [sorted_solver(&gpu, &particles), sorted_solver(&gpu, &particles)];
+        assert_eq!(solvers[0].set_subgroups(false), MpmPass::P2gTiled);
+        assert_eq!(solvers[1].set_subgroups(true), MpmPass::P2gTiledSubgroup, "this adapter has no subgroups");
+        for solver in &solvers {
+            solver.run_pass(&gpu, MpmPass::GridClear);
+            solver.run_pass(&gpu, MpmPass::P2g);
+        }
+        let (a, b) = (solvers[0].read_grid_fixed(&gpu).expect("grid"), solvers[1].read_grid_fixed(&gpu).expect("grid"));
+        let filled = a.iter().filter(|n| n[0] != 0).count();
+        eprintln!("{case}: {filled} nodes with mass");
+        assert!(filled >= 27, "{case}: the scene must fill nodes, filled {filled}");
+        assert!(a == b, "{case}: the fixed-point grids differ between p2g_tiled and p2g_tiled_subgroup");
+
+        // And 30 substeps (the block moves through cells, so the runs change): identical particles.
+        for solver in &solvers {
+            solver.step(&gpu, 30);
+        }
+        let (a, b) =
+            (solvers[0].read_particles(&gpu).expect("particles"), solvers[1].read_particles(&gpu).expect("particles"));
+        let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+        assert_eq!(differing, 0, "{case}: {differing} of {} particles differ between the variants", a.len());
+    }
+}

@@ -23,7 +23,7 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
         }
         row("draw + present", format!("{:.1} ms", model.draw_ms));
         if let Some(ms) = d.stepper().pass_ms() {
-            for (name, ms) in d.solver().path().stage_names().iter().zip(ms) {
+            for (name, ms) in d.solver().stage_names().iter().zip(ms) {
                 row(&format!("  GPU {name}"), format!("{ms:.3} ms / substep"));
             }
         }

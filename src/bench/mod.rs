@@ -228,8 +228,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
         blocks: solver.state().block_count as f64,
         particles_per_cell: case.particles_per_cell as f64,
     };
-    let passes = case
-        .path
+    let passes = solver
         .stage_names()
         .into_iter()
         .zip(per_pass)

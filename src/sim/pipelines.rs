@@ -79,10 +79,18 @@ pub fn validate_source(pass: MpmPass, source: &str) -> Result<(), ShaderError> {
     use wgpu::naga;
     let fail = |message| ShaderError { pass: pass.name(), message };
     let module = naga::front::wgsl::parse_str(source).map_err(|e| fail(e.emit_to_string(source)))?;
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-        .validate(&module)
-        .map_err(|e| fail(e.emit_to_string(source)))?;
+    validator().validate(&module).map_err(|e| fail(e.emit_to_string(source)))?;
     Ok(())
+}
+
+/// naga's validator as the device sees the MPM modules: default capabilities, plus subgroup
+/// operations in compute shaders (only [`MpmPass::needs_subgroups`] passes use them, and those are
+/// built only where the device has them).
+pub fn validator() -> wgpu::naga::valid::Validator {
+    use wgpu::naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
+    let mut validator = Validator::new(ValidationFlags::all(), Capabilities::default() | Capabilities::SUBGROUP);
+    validator.subgroup_stages(ShaderStages::COMPUTE).subgroup_operations(SubgroupOperationSet::all());
+    validator
 }
 
 impl Kernels {
@@ -105,9 +113,14 @@ impl Kernels {
         Ok(())
     }
 
-    /// The pipeline of `pass`.
+    /// The pipeline of `pass` (see [`Kernels::has`]).
     pub fn pipeline(&self, pass: MpmPass) -> &wgpu::ComputePipeline {
         &self.pipelines[&pass]
+    }
+
+    /// Whether `pass` was built: all are, except those needing subgroups on a device without them.
+    pub fn has(&self, pass: MpmPass) -> bool {
+        self.pipelines.contains_key(&pass)
     }
 }
 
@@ -123,7 +136,8 @@ fn build_pipelines(
     });
     let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
     let mut pipelines = HashMap::new();
-    for pass in MpmPass::ALL {
+    let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
+    for pass in MpmPass::ALL.into_iter().filter(|p| subgroups || !p.needs_subgroups()) {
         let missing = || ShaderError { pass: pass.name(), message: "no source given".into() };
         let source = sources.get(&pass).ok_or_else(missing)?;
         validate_source(pass, source)?;

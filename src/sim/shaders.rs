@@ -10,13 +10,14 @@
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 7] = [
+pub const LIBRARIES: [(&str, &str); 8] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
     ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
     ("mpm/scatter.wgsl", include_str!("../../shaders/mpm/scatter.wgsl")),
+    ("mpm/tile.wgsl", include_str!("../../shaders/mpm/tile.wgsl")),
     ("mpm/grid_node.wgsl", include_str!("../../shaders/mpm/grid_node.wgsl")),
 ];
 
@@ -44,6 +45,8 @@ pub enum MpmPass {
     BinScatter,
     /// Sorted path: particle to grid through a workgroup-memory tile per block.
     P2gTiled,
+    /// Sorted path: [`MpmPass::P2gTiled`] with subgroup pre-reduction (adapters with subgroups).
+    P2gTiledSubgroup,
     /// Sorted path: grid update over the touched blocks, zeroing the sums it read.
     GridUpdateBlocks,
     /// Maxima and minima for the stable time step and reports.
@@ -57,7 +60,7 @@ impl MpmPass {
     /// sorted path's stage in each one's place on that path.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// Every pass.
-    pub const ALL: [MpmPass; 13] = [
+    pub const ALL: [MpmPass; 14] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -68,6 +71,7 @@ impl MpmPass {
         MpmPass::BinDispatch,
         MpmPass::BinScatter,
         MpmPass::P2gTiled,
+        MpmPass::P2gTiledSubgroup,
         MpmPass::GridUpdateBlocks,
         MpmPass::Stats,
         MpmPass::Pick,
@@ -86,6 +90,7 @@ impl MpmPass {
             MpmPass::BinDispatch => "bin_dispatch",
             MpmPass::BinScatter => "bin_scatter",
             MpmPass::P2gTiled => "p2g_tiled",
+            MpmPass::P2gTiledSubgroup => "p2g_tiled_subgroup",
             MpmPass::GridUpdateBlocks => "grid_update_blocks",
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
@@ -105,10 +110,17 @@ impl MpmPass {
             MpmPass::BinDispatch => include_str!("../../shaders/mpm/bin_dispatch.wgsl"),
             MpmPass::BinScatter => include_str!("../../shaders/mpm/bin_scatter.wgsl"),
             MpmPass::P2gTiled => include_str!("../../shaders/mpm/p2g_tiled.wgsl"),
+            MpmPass::P2gTiledSubgroup => include_str!("../../shaders/mpm/p2g_tiled_subgroup.wgsl"),
             MpmPass::GridUpdateBlocks => include_str!("../../shaders/mpm/grid_update_blocks.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
         }
+    }
+
+    /// Whether the pass uses subgroup operations: it is built only on devices with
+    /// [`wgpu::Features::SUBGROUP`].
+    pub fn needs_subgroups(self) -> bool {
+        self == MpmPass::P2gTiledSubgroup
     }
 
     /// The complete module: the libraries followed by the pass.

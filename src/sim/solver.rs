@@ -86,6 +86,17 @@ pub struct BinsReadback {
     pub order: Vec<u32>,
 }
 
+/// Whether a new [`Solver`]'s sorted path uses `p2g_tiled_subgroup` (where the device has
+/// subgroups): yes on GPUs, no on CPU adapters, where lavapipe's shuffles cost more than the atomics
+/// they save (docs/performance.md). `POWDER_SUBGROUPS=1` or `0` overrides it.
+fn default_subgroups(gpu: &Gpu) -> bool {
+    match std::env::var("POWDER_SUBGROUPS").as_deref() {
+        Ok("0") => false,
+        Ok(_) => true,
+        Err(_) => gpu.adapter.get_info().device_type != wgpu::DeviceType::Cpu,
+    }
+}
+
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted` overrides it (so the
 /// whole test suite can run on either path).
 fn default_path() -> SolverPath {
@@ -96,7 +107,8 @@ impl Solver {
     /// Compiles the kernels and uploads `particles`.
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
+        let mut state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
+        state.subgroups = default_subgroups(gpu);
         Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
@@ -180,6 +192,28 @@ impl Solver {
         self.state.path
     }
 
+    /// Chooses the sorted path's P2G: `p2g_tiled_subgroup` (`true`, where the device has
+    /// subgroups) or `p2g_tiled`. Both give the same integers. Returns the pass now in use.
+    pub fn set_subgroups(&mut self, on: bool) -> MpmPass {
+        self.state.subgroups = on;
+        self.p2g_pass()
+    }
+
+    /// The pass the sorted path's P2G stage runs.
+    pub fn p2g_pass(&self) -> MpmPass {
+        super::p2g_tiled::pass_for(&self.kernels, &self.state)
+    }
+
+    /// The names of the four timed stages of a substep as this solver runs them:
+    /// [`SolverPath::stage_names`], with the P2G variant in use on the sorted path.
+    pub fn stage_names(&self) -> [&'static str; 4] {
+        let mut names = self.state.path.stage_names();
+        if self.state.path == SolverPath::Sorted {
+            names[1] = self.p2g_pass().name();
+        }
+        names
+    }
+
     /// Number of colliders the grid update applies.
     pub fn collider_count(&self) -> u32 {
         self.collider_count
@@ -195,7 +229,9 @@ impl Solver {
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
+        let subgroups = self.state.subgroups;
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, self.state.path)?;
+        self.state.subgroups = subgroups;
         self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
@@ -210,7 +246,8 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let state = SimState::new(&gpu.device, &self.kernels, &params, &particles, self.state.path)?;
+        let mut state = SimState::new(&gpu.device, &self.kernels, &params, &particles, self.state.path)?;
+        state.subgroups = self.state.subgroups;
         self.state = state;
         self.params = params;
         self.collider_count = 0;
@@ -233,7 +270,7 @@ impl Solver {
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
     /// other pass alone. On the sorted path `GridClear` runs the `sort` stage and also zeroes the
     /// grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate` run
-    /// p2g_tiled and grid_update_blocks on the bins of the last sort.
+    /// [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let state = &self.state;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -251,7 +288,8 @@ impl Solver {
                 let threads = match pass {
                     MpmPass::GridClear => state.grid_fixed_words(),
                     MpmPass::GridUpdate => state.node_count,
-                    MpmPass::BinClear | MpmPass::BinOffsets => state.block_count,
+                    MpmPass::BinClear => state.block_count * super::bins::BLOCK_CELLS,
+                    MpmPass::BinOffsets => state.block_count,
                     MpmPass::BinDispatch => 1,
                     _ => state.particle_count,
                 };

@@ -98,6 +98,9 @@ pub struct SimState {
     /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
     /// within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
+    /// Whether the sorted path's P2G is `p2g_tiled_subgroup` where the kernels have it (else
+    /// `p2g_tiled`). Off in a new state; the solver sets it.
+    pub subgroups: bool,
     /// Indirect dispatch arguments of `p2g_tiled` and `grid_update_blocks`, copied from
     /// `bin_header` each substep.
     pub indirect_args: wgpu::Buffer,
@@ -304,6 +307,7 @@ impl SimState {
             block_lists,
             particle_order,
             cell_bins,
+            subgroups: false,
             indirect_args,
             bind_group,
             particle_count,

@@ -6,7 +6,7 @@ use wgpu::naga;
 pub fn validate(label: &str, source: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(source)
         .unwrap_or_else(|e| panic!("{label} does not parse:\n{}", e.emit_to_string(source)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+    powder::sim::pipelines::validator()
         .validate(&module)
         .unwrap_or_else(|e| panic!("{label} does not validate:\n{}", e.emit_to_string(source)));
     module

@@ -1,0 +1,81 @@
+// The workgroup-memory tile of the sorted path's P2G (p2g_tiled and p2g_tiled_subgroup): one
+// workgroup per occupied grid block accumulates its particles' contributions into TILE_EDGE³ nodes
+// of 64-bit sums, then adds each non-zero sum to grid_fixed with one global 64-bit add. A module
+// that does not use the tile does not allocate it.
+
+// The tile's 64-bit sums (a node can gather more than 2³¹ units), one array per word: low words of
+// mass, momentum x, y, z, then the high words, each TILE_NODES long. Unlike grid_fixed's eight
+// words per node, consecutive nodes then sit in consecutive memory banks: with an 8-word stride
+// the threads of a warp adding to different nodes met in 4 of the 32 banks.
+var<workgroup> tile: array<atomic<i32>, 1728>; // TILE_NODES · GRID_FIXED_WORDS
+
+fn tile_slot(node: u32, quantity: u32, high: u32) -> u32 {
+    return (4u * high + quantity) * TILE_NODES + node;
+}
+
+// Adds the 64-bit value (high, low) to a tile sum, as add_wide_pair does to grid_fixed.
+fn tile_add_pair(node: u32, quantity: u32, low: u32, high: i32) {
+    var carry = 0;
+    if (low != 0u) {
+        let before = bitcast<u32>(atomicAdd(&tile[tile_slot(node, quantity, 0u)], bitcast<i32>(low)));
+        carry = select(0, 1, before + low < before);
+    }
+    if (high + carry != 0) {
+        atomicAdd(&tile[tile_slot(node, quantity, 1u)], high + carry);
+    }
+}
+
+// Zeroes the tile; every thread of the workgroup calls it, then a barrier follows.
+fn tile_clear(local: u32) {
+    for (var i = local; i < TILE_NODES * GRID_FIXED_WORDS; i += WORKGROUP_SIZE) {
+        atomicStore(&tile[i], 0);
+    }
+}
+
+// The occupied block of this workgroup (bin_offsets listed them), or none for the few slots the
+// dispatch, spilled into y, runs past the occupied count.
+struct TileBlock {
+    valid: bool,
+    // Its first node.
+    corner: vec3<i32>,
+    // Its range of particle_order.
+    first: u32,
+    count: u32,
+}
+
+fn tile_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> TileBlock {
+    var b: TileBlock;
+    let slot = workgroup_slot(workgroup, workgroups);
+    b.valid = slot < atomicLoad(&bin_header.occupied_count);
+    if (b.valid) {
+        let block = block_lists[slot];
+        b.corner = vec3<i32>(block_coords(block) * BLOCK_EDGE);
+        b.count = atomicLoad(&block_bins[block].count);
+        b.first = block_bins[block].offset;
+    }
+    return b;
+}
+
+// The tile node of stencil node o of a particle with stencil `s`, for the block with `corner`.
+// The node as stencil_node clamps it, relative to the corner: the base is clamped the same way when
+// binning (home_block), and clamping is monotone, so the offset lies in 0 .. TILE_EDGE − 1.
+fn tile_node(s: Stencil, o: vec3<u32>, corner: vec3<i32>) -> u32 {
+    let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
+    let t = vec3<u32>(node - corner);
+    return t.x + TILE_EDGE * (t.y + TILE_EDGE * t.z);
+}
+
+// Adds the tile's non-zero sums to grid_fixed, one thread per (tile node, quantity): consecutive
+// threads add to consecutive words. After a barrier that follows the last tile add.
+fn tile_flush(local: u32, corner: vec3<i32>) {
+    for (var i = local; i < TILE_NODES * 4u; i += WORKGROUP_SIZE) {
+        let t = i / 4u;
+        let q = i % 4u;
+        let low = bitcast<u32>(atomicLoad(&tile[tile_slot(t, q, 0u)]));
+        let high = atomicLoad(&tile[tile_slot(t, q, 1u)]);
+        let node = corner + vec3<i32>(vec3<u32>(t % TILE_EDGE, (t / TILE_EDGE) % TILE_EDGE, t / (TILE_EDGE * TILE_EDGE)));
+        if ((low != 0u || high != 0) && all(node < vec3<i32>(params.node_dims))) {
+            add_wide_pair(GRID_FIXED_WORDS * node_index(vec3<u32>(node)) + 2u * q, low, high);
+        }
+    }
+}
