@@ -87,14 +87,11 @@ pub struct BinsReadback {
 }
 
 /// Whether a new [`Solver`]'s sorted path uses `p2g_tiled_subgroup` (where the device has
-/// subgroups): yes on GPUs, no on CPU adapters, where lavapipe's shuffles cost more than the atomics
-/// they save (docs/performance.md). `POWDER_SUBGROUPS=1` or `0` overrides it.
-fn default_subgroups(gpu: &Gpu) -> bool {
-    match std::env::var("POWDER_SUBGROUPS").as_deref() {
-        Ok("0") => false,
-        Ok(_) => true,
-        Err(_) => gpu.adapter.get_info().device_type != wgpu::DeviceType::Cpu,
-    }
+/// subgroups): only with `POWDER_SUBGROUPS=1`. Measured, its shuffles cost more than the tile
+/// atomics they save, on the H100 (0.890 against 0.635 ms at 1M particles) and on lavapipe
+/// (docs/performance.md), so `p2g_tiled` is the default.
+fn default_subgroups() -> bool {
+    std::env::var("POWDER_SUBGROUPS").as_deref() == Ok("1")
 }
 
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted` overrides it (so the
@@ -108,7 +105,7 @@ impl Solver {
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let mut state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
-        state.subgroups = default_subgroups(gpu);
+        state.subgroups = default_subgroups();
         Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
