@@ -120,6 +120,38 @@ impl Gpu {
         }
     }
 
+    /// Copies a whole texture (which needs `COPY_SRC`, and a format with a fixed texel size) to the
+    /// host: rows x fastest, then rows, then layers, without the copy's row padding.
+    pub fn read_texture(&self, texture: &wgpu::Texture) -> Result<Vec<u8>, GpuError> {
+        let size = texture.size();
+        let texel = texture.format().block_copy_size(None).unwrap_or(4);
+        let row_bytes = texel * size.width;
+        // Buffer rows of a texture copy must start at multiples of 256 bytes.
+        let padded_row = row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("texture readback"),
+            size: padded_row as u64 * size.height as u64 * size.depth_or_array_layers as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded_row),
+                    rows_per_image: Some(size.height),
+                },
+            },
+            size,
+        );
+        self.queue.submit([encoder.finish()]);
+        let padded = self.read_buffer(&staging)?;
+        Ok(padded.chunks_exact(padded_row as usize).flat_map(|row| &row[..row_bytes as usize]).copied().collect())
+    }
+
     /// Copies `buffer` (which needs `COPY_SRC`) to the host and returns its bytes.
     pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
         let size = buffer.size();

@@ -29,13 +29,8 @@ fn p2g_tiled(
                         if (!c.valid) {
                             continue;
                         }
-                        let t = tile_node(s, o, block.corner);
-                        let low = bitcast<vec4<u32>>(c.units);
                         let high = select(vec4<i32>(0), vec4<i32>(-1), c.units < vec4<i32>(0));
-                        tile_add_pair(t, 0u, low.x, high.x);
-                        tile_add_pair(t, 1u, low.y, high.y);
-                        tile_add_pair(t, 2u, low.z, high.z);
-                        tile_add_pair(t, 3u, low.w, high.w);
+                        tile_add_units(tile_node(s, o, block.corner), bitcast<vec4<u32>>(c.units), high);
                     }
                 }
             }

@@ -98,11 +98,7 @@ fn p2g_tiled_subgroup(
                         }
                     }
                     if (has_particle && runs.head) {
-                        let t = tile_node(s, o, block.corner);
-                        tile_add_pair(t, 0u, low.x, high.x);
-                        tile_add_pair(t, 1u, low.y, high.y);
-                        tile_add_pair(t, 2u, low.z, high.z);
-                        tile_add_pair(t, 3u, low.w, high.w);
+                        tile_add_units(tile_node(s, o, block.corner), low, high);
                     }
                 }
             }

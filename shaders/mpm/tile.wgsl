@@ -25,6 +25,14 @@ fn tile_add_pair(node: u32, quantity: u32, low: u32, high: i32) {
     }
 }
 
+// Adds a contribution's four 64-bit quantities (low and high words) to tile node t.
+fn tile_add_units(t: u32, low: vec4<u32>, high: vec4<i32>) {
+    tile_add_pair(t, 0u, low.x, high.x);
+    tile_add_pair(t, 1u, low.y, high.y);
+    tile_add_pair(t, 2u, low.z, high.z);
+    tile_add_pair(t, 3u, low.w, high.w);
+}
+
 // Zeroes the tile; every thread of the workgroup calls it, then a barrier follows.
 fn tile_clear(local: u32) {
     for (var i = local; i < TILE_NODES * GRID_FIXED_WORDS; i += WORKGROUP_SIZE) {

@@ -93,44 +93,8 @@ impl OffscreenTarget {
             F::Bgra8Unorm | F::Bgra8UnormSrgb => true,
             _ => return Err(RenderError::UnsupportedFormat { format }),
         };
-        let row_bytes = 4 * self.width;
-        // Buffer rows of a texture copy must start at multiples of 256 bytes.
-        let padded_row = row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.offscreen.readback"),
-            size: padded_row as u64 * self.height as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            self.texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded_row),
-                    rows_per_image: Some(self.height),
-                },
-            },
-            self.texture.size(),
-        );
-        gpu.queue.submit([encoder.finish()]);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |result| {
-            let _ = sender.send(result);
-        });
-        gpu.wait_idle();
-        let fail = |reason: String| RenderError::Readback { reason };
-        receiver.recv().map_err(|e| fail(e.to_string()))?.map_err(|e| fail(e.to_string()))?;
-        let mut pixels = Vec::with_capacity(row_bytes as usize * self.height as usize);
-        {
-            let mapped = staging.slice(..).get_mapped_range().map_err(|e| fail(e.to_string()))?;
-            for row in mapped.chunks_exact(padded_row as usize) {
-                pixels.extend_from_slice(&row[..row_bytes as usize]);
-            }
-        }
-        staging.unmap();
+        let mut pixels =
+            gpu.read_texture(&self.texture).map_err(|e| RenderError::Readback { reason: e.to_string() })?;
         if bgra {
             for pixel in pixels.chunks_exact_mut(4) {
                 pixel.swap(0, 2);

@@ -99,33 +99,10 @@ impl VolumeGrid {
         let words = |bytes: Vec<u8>| -> Vec<u32> { bytemuck::pod_collect_to_vec(&bytes) };
         let sums = words(gpu.read_buffer(&self.fixed)?);
         let occupied: [u32; 6] = words(gpu.read_buffer(&self.occupied)?).try_into().unwrap_or(EMPTY_BOX);
-        // Texture-to-buffer rows start at multiples of 256 bytes; a texel is four f16s.
-        let row_bytes = 8 * self.dims.x;
-        let padded_row = row_bytes.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.volume.readback"),
-            size: padded_row as u64 * self.dims.y as u64 * self.dims.z as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            self.texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded_row),
-                    rows_per_image: Some(self.dims.y),
-                },
-            },
-            self.texture.size(),
-        );
-        gpu.queue.submit([encoder.finish()]);
-        let bytes = gpu.read_buffer(&staging)?;
+        // A texel is four f16s.
+        let bytes = gpu.read_texture(&self.texture)?;
         let texels = bytes
-            .chunks_exact(padded_row as usize)
-            .flat_map(|row| row[..row_bytes as usize].chunks_exact(8))
+            .chunks_exact(8)
             .map(|t| std::array::from_fn(|c| half::f16::from_le_bytes([t[2 * c], t[2 * c + 1]]).to_f32()))
             .collect();
         Ok(VolumeContents { dims: self.dims, sums, texels, occupied })
