@@ -12,8 +12,8 @@ fn bin_count(
     if (index >= params.particle_count) {
         return;
     }
-    let position = scatter_position(particles[index].position);
+    let cell = home_cell(scatter_position(particles[index].position));
     // The block count as well as the cell's: bin_offsets reads the neighbours' block counts.
-    atomicAdd(&block_bins[home_block(position)].count, 1u);
-    atomicAdd(&cell_bins[home_cell(position)], 1u);
+    atomicAdd(&block_bins[cell / BLOCK_CELLS].count, 1u);
+    atomicAdd(&cell_bins[cell], 1u);
 }

@@ -1,6 +1,6 @@
 // bin_scatter: write each particle's index into its block's range of particle_order, in the part
 // of its cell: within a block the particles are in cell order, so neighbouring threads of
-// p2g_tiled mostly add to the same nodes (its subgroup pre-reduction relies on it). Within a cell
+// p2g_tiled mostly add to the same nodes (p2g_tiled_subgroup relies on it). Within a cell
 // the order is whatever order the threads arrive in; the integer sums do not depend on it.
 // One thread per particle. Reads: params, particles (positions), block_bins. Writes: cell_bins
 // (cursors), particle_order.
@@ -15,7 +15,7 @@ fn bin_scatter(
     if (index >= params.particle_count) {
         return;
     }
-    let position = scatter_position(particles[index].position);
-    let place = atomicAdd(&cell_bins[home_cell(position)], 1u);
-    particle_order[block_bins[home_block(position)].offset + place] = index;
+    let cell = home_cell(scatter_position(particles[index].position));
+    let place = atomicAdd(&cell_bins[cell], 1u);
+    particle_order[block_bins[cell / BLOCK_CELLS].offset + place] = index;
 }

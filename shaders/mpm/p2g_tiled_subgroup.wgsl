@@ -62,14 +62,14 @@ fn p2g_tiled_subgroup(
     for (var round = 0u; round < count; round += WORKGROUP_SIZE) {
         let has_particle = round + local < count;
         var p: Particle;
-        var cell = NO_CELL;
         if (has_particle) {
             p = load_for_scatter(particle_order[block.first + round + local]);
-            cell = home_cell(p.position);
         }
         let s = stencil_at(p.position);
-        if (has_particle && any(vec3<u32>(s.base) != home_node(p.position))) {
-            cell = OWN_RUN + lane;
+        let node = home_node(p.position);
+        var cell = NO_CELL;
+        if (has_particle) {
+            cell = select(cell_of_node(node), OWN_RUN + lane, any(vec3<u32>(s.base) != node));
         }
         let affine = scatter_affine(p);
         let runs = lane_runs(cell, lane, lanes);

@@ -16,16 +16,16 @@ fn home_node(position: vec3<f32>) -> vec3<u32> {
     return vec3<u32>(clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1)));
 }
 
-// The grid block of the stencil base node of a particle at `position` (a scatter_position).
-fn home_block(position: vec3<f32>) -> u32 {
-    return block_index(home_node(position) / BLOCK_EDGE);
-}
-
-// The particle's cell counter in cell_bins: its home block's, at its base node within the block.
-fn home_cell(position: vec3<f32>) -> u32 {
-    let node = home_node(position);
+// The cell counter of base node `node` in cell_bins: its block's, at the node within the block.
+// The block is the counter divided by BLOCK_CELLS.
+fn cell_of_node(node: vec3<u32>) -> u32 {
     let within = node % BLOCK_EDGE;
     return block_index(node / BLOCK_EDGE) * BLOCK_CELLS + within.x + BLOCK_EDGE * (within.y + BLOCK_EDGE * within.z);
+}
+
+// The cell counter of a particle at `position` (a scatter_position): that of its home node.
+fn home_cell(position: vec3<f32>) -> u32 {
+    return cell_of_node(home_node(position));
 }
 
 // Particle `index` as P2G sees it. A particle that arrives with a non-finite state (from outside: a

@@ -66,7 +66,7 @@ fn tile_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> TileBlock {
 
 // The tile node of stencil node o of a particle with stencil `s`, for the block with `corner`.
 // The node as stencil_node clamps it, relative to the corner: the base is clamped the same way when
-// binning (home_block), and clamping is monotone, so the offset lies in 0 .. TILE_EDGE − 1.
+// binning (home_cell), and clamping is monotone, so the offset lies in 0 .. TILE_EDGE − 1.
 fn tile_node(s: Stencil, o: vec3<u32>, corner: vec3<i32>) -> u32 {
     let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
     let t = vec3<u32>(node - corner);

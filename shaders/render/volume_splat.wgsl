@@ -109,8 +109,8 @@ fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
     // Toward the sun, one voxel per step from the centre, nearest voxel: half of this voxel, then
     // whatever lies on the way out of the box. Step k lands in voxel floor(c + k·step); only the
     // steps landing in the occupied box [box_lo, box_hi + 1) can add fill, and those form one run
-    // of k, found per axis as for a ray against a box. The run is widened by a step at each end
-    // (rounding) and each step still checks the box, so no fill is missed or counted twice.
+    // of k, found per axis as for a ray against a box. Its ends are rounded outward and each step
+    // still checks the box, so no fill is missed or counted twice.
     var sun_path = 0.5 * fill;
     let step = frame.sun_direction;
     let c = vec3<f32>(id) + 0.5;

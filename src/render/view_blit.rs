@@ -6,6 +6,7 @@
 //! general pipeline (vertex colour, dithering, alpha blending): on lavapipe that took about as
 //! long as rendering the scene. This pipeline writes the texel and nothing else.
 
+use super::bindings::pipeline_layout;
 use super::shaders::{DepthKind, RenderShader, RenderSources};
 
 /// The pipeline, its sampler and the bind group of the current view texture.
@@ -49,11 +50,7 @@ impl ViewBlit {
                 shader.composed_from(DepthKind::Single, &RenderSources::embedded()).into(),
             ),
         });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(shader.label()),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        let pipeline_layout = pipeline_layout(device, shader.label(), &[&layout]);
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(shader.label()),
             layout: Some(&pipeline_layout),
