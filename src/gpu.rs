@@ -131,7 +131,7 @@ impl Gpu {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("texture readback"),
             size: padded_row as u64 * size.height as u64 * size.depth_or_array_layers as u64,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
         let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -148,7 +148,7 @@ impl Gpu {
             size,
         );
         self.queue.submit([encoder.finish()]);
-        let padded = self.read_buffer(&staging)?;
+        let padded = self.map_read(&staging, format!("{texture:?}"))?;
         Ok(padded.chunks_exact(padded_row as usize).flat_map(|row| &row[..row_bytes as usize]).copied().collect())
     }
 
@@ -164,12 +164,17 @@ impl Gpu {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
+        self.map_read(&staging, format!("{buffer:?}"))
+    }
+
+    /// Maps a `MAP_READ` buffer after the work submitted so far and returns its bytes; errors name
+    /// `label`, what was being read.
+    fn map_read(&self, staging: &wgpu::Buffer, label: String) -> Result<Vec<u8>, GpuError> {
         let (sender, receiver) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = sender.send(r);
         });
         self.wait_idle();
-        let label = format!("{buffer:?}");
         let fail = |reason: String| GpuError::Readback { label: label.clone(), reason };
         match receiver.recv() {
             Ok(Ok(())) => {}

@@ -103,7 +103,7 @@ fn the_resolve_through_the_occupied_box_matches_a_march_through_the_whole_volume
         println!("sun {sun}: fill in {fill_lo}..={fill_hi}, occupied box {lo}..={hi}");
         assert!(lo.cmple(fill_lo).all() && hi.cmpge(fill_hi).all(), "voxels with fill outside the box");
         assert!((fill_lo - lo).max_element() <= 1 && (hi - fill_hi).max_element() <= 1, "box too large");
-        assert!(hi.z < d.z - 4 && hi.x < d.x - 4 && lo.cmpgt(UVec3::new(4, 4, u32::MAX)).any(), "box is the volume");
+        assert!(hi.z < d.z - 4 && hi.x < d.x - 4 && (lo.x > 4 || lo.y > 4), "box is the volume");
 
         // The texture holds f16, 11 significant bits: one unit in the last place is at most 2⁻¹⁰
         // of the value, and Vulkan lets a storage write round to nearest or toward zero, so a

@@ -9,12 +9,10 @@
 // Lanes per reduction group: three shuffle steps. A run never spans two groups, so a cell's
 // particles cost one tile add per group they occupy rather than one per particle.
 const RUN_LANES: u32 = 8u;
-// The cell of a thread without a particle: no particle's (those threads add nothing).
+// The cell of a thread without a particle: no particle's (those threads add nothing). Equal cells
+// mean equal stencil bases, since the clamp in base_node changes no scatter_position's base, so a
+// run's threads add to the same tile nodes.
 const NO_CELL: u32 = 0xffffffffu;
-// Keys from here up (plus the lane) mark a particle as a run of its own: one whose stencil base
-// lies outside the grid, so the clamp in tile_node could map equal cells to different nodes. Cell
-// indices stay far below (a grid of 2³¹ cells exceeds every buffer limit).
-const OWN_RUN: u32 = 0x80000000u;
 
 // Which shuffle steps a thread takes its neighbour's partial sum in (step k: the thread 2^k lanes
 // up, if it is in the same run), and whether it is the first of its run.
@@ -66,11 +64,7 @@ fn p2g_tiled_subgroup(
             p = load_for_scatter(particle_order[block.first + round + local]);
         }
         let s = stencil_at(p.position);
-        let node = home_node(p.position);
-        var cell = NO_CELL;
-        if (has_particle) {
-            cell = select(cell_of_node(node), OWN_RUN + lane, any(vec3<u32>(s.base) != node));
-        }
+        let cell = select(NO_CELL, cell_of_node(base_node(s)), has_particle);
         let affine = scatter_affine(p);
         let runs = lane_runs(cell, lane, lanes);
         for (var z = 0u; z < 3u; z++) {

@@ -11,9 +11,15 @@ fn scatter_position(position: vec3<f32>) -> vec3<f32> {
     return clamp(finite, domain_lo(), domain_hi());
 }
 
-// The stencil base node of a particle at `position` (a scatter_position), clamped into the grid.
+// The base node of stencil `s`, clamped into the grid. For a scatter_position the clamp changes
+// nothing (the grid's padding holds every such stencil); it guards the indexing.
+fn base_node(s: Stencil) -> vec3<u32> {
+    return vec3<u32>(clamp(s.base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1)));
+}
+
+// The stencil base node of a particle at `position` (a scatter_position).
 fn home_node(position: vec3<f32>) -> vec3<u32> {
-    return vec3<u32>(clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1)));
+    return base_node(stencil_at(position));
 }
 
 // The cell counter of base node `node` in cell_bins: its block's, at the node within the block.

@@ -104,8 +104,7 @@ fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let box_lo = vec3<u32>(occupied_box[0], occupied_box[1], occupied_box[2]);
     let box_hi = vec3<u32>(occupied_box[3], occupied_box[4], occupied_box[5]);
-    let inside = all(id >= box_lo) && all(id <= box_hi);
-    let fill = select(0.0, fill_at(id), inside);
+    let fill = fill_at(id);
     // Toward the sun, one voxel per step from the centre, nearest voxel: half of this voxel, then
     // whatever lies on the way out of the box. Step k lands in voxel floor(c + k·step); only the
     // steps landing in the occupied box [box_lo, box_hi + 1) can add fill, and those form one run
@@ -131,8 +130,8 @@ fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     var up_path = 0.5 * fill;
-    if (id.x >= box_lo.x && id.x <= box_hi.x && id.y >= box_lo.y && id.y <= box_hi.y) {
-        for (var z = max(id.z + 1u, box_lo.z); z <= min(box_hi.z, dims.z - 1u); z++) {
+    if (all(id.xy >= box_lo.xy) && all(id.xy <= box_hi.xy)) {
+        for (var z = max(id.z + 1u, box_lo.z); z <= box_hi.z; z++) {
             up_path += fill_at(vec3<u32>(id.xy, z));
         }
     }

@@ -13,7 +13,7 @@ use crate::gpu::Gpu;
 use crate::headless::{RunError, build_solver};
 use crate::scene::Scene;
 use crate::sim::Solver;
-use crate::sim::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
+use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
 use crate::sim::params::GpuParticle;
 use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
@@ -117,7 +117,8 @@ pub struct Traffic {
 /// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the
 /// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
-/// writes a 4-byte index, plus 16 bytes per block cleared and read.
+/// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
+/// counters cleared.
 pub fn stage_bytes(path: SolverPath, stage: usize, t: &Traffic) -> f64 {
     let particle = size_of::<GpuParticle>() as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
@@ -126,7 +127,7 @@ pub fn stage_bytes(path: SolverPath, stage: usize, t: &Traffic) -> f64 {
     let block = size_of::<GpuBlockBin>() as f64;
     match (path, stage) {
         (SolverPath::Naive, 0) => fixed * t.nodes,
-        (SolverPath::Sorted, 0) => 36.0 * t.particles + 2.0 * block * t.blocks,
+        (SolverPath::Sorted, 0) => 36.0 * t.particles + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks,
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
         (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
         (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,

@@ -7,7 +7,7 @@
 //! long as rendering the scene. This pipeline writes the texel and nothing else.
 
 use super::bindings::pipeline_layout;
-use super::shaders::{DepthKind, RenderShader, RenderSources};
+use super::shaders::{DepthKind, RenderShader};
 
 /// The pipeline, its sampler and the bind group of the current view texture.
 pub struct ViewBlit {
@@ -46,9 +46,7 @@ impl ViewBlit {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(shader.label()),
-            source: wgpu::ShaderSource::Wgsl(
-                shader.composed_from(DepthKind::Single, &RenderSources::embedded()).into(),
-            ),
+            source: wgpu::ShaderSource::Wgsl(shader.composed_source(DepthKind::Single).into()),
         });
         let pipeline_layout = pipeline_layout(device, shader.label(), &[&layout]);
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {

@@ -78,7 +78,8 @@ pub struct BinsReadback {
     pub header: GpuBinHeader,
     /// One bin per grid block.
     pub bins: Vec<GpuBlockBin>,
-    /// The occupied blocks, in the order their ranges were handed out.
+    /// The occupied blocks, in an arbitrary order (each workgroup of bin_offsets reserves its list
+    /// places and its ranges with separate atomics).
     pub occupied: Vec<u32>,
     /// The touched blocks.
     pub touched: Vec<u32>,

@@ -8,15 +8,15 @@ use glam::{UVec3, Vec3};
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 use crate::sim::params::GridSpec;
 
-/// The block of the stencil base node of a particle at `position`, as `home_block` in
-/// `shaders/mpm/scatter.wgsl` computes it in f32: the position (the domain's centre if it is not
-/// finite) clamped into the domain, the base node `floor((x − origin)/h − 1/2)` clamped into the
-/// grid, divided by [`BLOCK_EDGE`].
+/// The block of the stencil base node of a particle at `position`: its [`home_cell`] divided by
+/// [`BLOCK_CELLS`], as `bin_count` in `shaders/mpm/` computes it.
 pub fn home_block(grid: &GridSpec, position: Vec3) -> u32 {
     home_cell(grid, position) / BLOCK_CELLS
 }
 
-/// The particle's cell counter, as `home_cell` in `scatter.wgsl`: its home block times
+/// The particle's cell counter, as `home_cell` in `scatter.wgsl` computes it in f32: the position
+/// (the domain's centre if it is not finite) clamped into the domain, the base node
+/// `floor((x − origin)/h − 1/2)` clamped into the grid; then its block (base / [`BLOCK_EDGE`]) times
 /// [`BLOCK_CELLS`] plus its base node's index within the block (x fastest). Within a block's range
 /// of `particle_order` the GPU sorts particles by it.
 pub fn home_cell(grid: &GridSpec, position: Vec3) -> u32 {
