@@ -21,6 +21,7 @@ use powder::headless::run_scene;
 use powder::render::RenderMode;
 use powder::scene::Scene;
 use powder::sim::bins::SolverPath;
+use powder::sim::shaders::MpmPass;
 
 #[derive(Parser)]
 #[command(
@@ -113,6 +114,10 @@ enum Command {
         /// blocks only).
         #[arg(long, value_delimiter = ',', default_value = "sorted", value_parser = parse_path)]
         path: Vec<SolverPath>,
+        /// The sorted path's P2G kernels to time, comma-separated: p2g_tiled, p2g_tiled_subgroup,
+        /// p2g_gather. Default: the one the solver picks for this GPU.
+        #[arg(long, value_delimiter = ',', value_parser = parse_p2g)]
+        p2g: Vec<MpmPass>,
         /// Also time whole app frames offscreen (substeps + rendering at --size), per render mode.
         #[arg(long)]
         render: bool,
@@ -188,11 +193,12 @@ struct BenchArgs {
     substeps: u32,
     ppc: u32,
     paths: Vec<SolverPath>,
+    p2g: Vec<MpmPass>,
     render: Option<RenderBenchOptions>,
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, paths, render } = args;
+    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -209,12 +215,21 @@ fn bench(args: BenchArgs) -> Result<()> {
             substeps,
             particles_per_cell: ppc,
             path: paths[0],
+            p2g: None,
         };
         for &path in &paths {
             case.path = path;
-            let result = run_case(&gpu, case)?;
-            println!("{}", result.report());
+            let kernels: Vec<Option<MpmPass>> = match path {
+                SolverPath::Sorted if !p2g.is_empty() => p2g.iter().copied().map(Some).collect(),
+                _ => vec![None],
+            };
+            for kernel in kernels {
+                case.p2g = kernel;
+                let result = run_case(&gpu, case)?;
+                println!("{}", result.report());
+            }
         }
+        case.p2g = None;
         if let Some(options) = &render {
             for r in run_render_case(&gpu, &case, options, &RenderMode::ALL)? {
                 println!("{}", r.report(options));
@@ -223,6 +238,13 @@ fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn parse_p2g(name: &str) -> Result<MpmPass, String> {
+    MpmPass::SORTED_P2G
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| format!("unknown P2G kernel {name:?}: expected p2g_tiled, p2g_tiled_subgroup or p2g_gather"))
 }
 
 fn parse_path(name: &str) -> Result<SolverPath, String> {
@@ -252,14 +274,14 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
             Ok(())
         }
-        Some(Command::Bench { particles, grid, substeps, ppc, path, render, frame_substeps, size, sdf: None }) => {
+        Some(Command::Bench { particles, grid, substeps, ppc, path, p2g, render, frame_substeps, size, sdf: None }) => {
             let render = if render {
                 let (width, height) = size;
                 Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
             } else {
                 None
             };
-            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, render })
+            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, p2g, render })
         }
         None => open_app(cli.app),
     }

@@ -221,34 +221,59 @@ fn switching_paths_mid_run_keeps_the_simulation_identical() {
 }
 
 #[test]
-fn the_subgroup_p2g_sums_the_same_integers_as_the_plain_one() {
-    // lavapipe has subgroups (of 8 lanes), so both variants run here. The busy block has runs of
-    // up to 8 particles per cell; the one-cell cloud has a single cell of 3,001 particles, so runs
-    // are cut at every group of RUN_LANES lanes; the scattered ones are alone in their cells.
+fn every_sorted_p2g_kernel_sums_the_same_integers() {
+    // lavapipe has subgroups (of 8 lanes), so all three kernels run here. The busy block has runs
+    // of up to 8 particles per cell; the one-cell cloud has a single cell of 3,001 particles, so
+    // subgroup runs are cut at every group of RUN_LANES lanes and one p2g_gather thread sums 3,001
+    // particles; the out-of-domain and non-finite particles are clamped to the domain's faces and
+    // centre, where p2g_gather must find them in the cells their stencils are based in.
     let gpu = common::gpu();
     let mut rng = StdRng::seed_from_u64(31);
     let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
-    for (case, particles) in [("busy block", busy_scene()), ("one cell", cloud)] {
-        let mut solvers = [sorted_solver(&gpu, &particles), sorted_solver(&gpu, &particles)];
-        assert_eq!(solvers[0].set_subgroups(false), MpmPass::P2gTiled);
-        assert_eq!(solvers[1].set_subgroups(true), MpmPass::P2gTiledSubgroup, "this adapter has no subgroups");
-        for solver in &solvers {
+    let mut strays = scattered(500, 32);
+    for (k, p) in strays.iter_mut().enumerate().take(60) {
+        p.position = match k % 3 {
+            0 => [-0.3, 0.5, 2.0],
+            1 => [f32::NAN, 0.2, 0.2],
+            _ => [0.5, 1.0 + k as f32, 0.5],
+        };
+    }
+    for (case, particles) in [("busy block", busy_scene()), ("one cell", cloud), ("strays", strays)] {
+        let mut solvers: Vec<Solver> = MpmPass::SORTED_P2G.iter().map(|_| sorted_solver(&gpu, &particles)).collect();
+        for (solver, pass) in solvers.iter_mut().zip(MpmPass::SORTED_P2G) {
+            assert_eq!(solver.set_p2g(&gpu, pass), pass, "this adapter cannot run {}", pass.name());
             solver.run_pass(&gpu, MpmPass::GridClear);
             solver.run_pass(&gpu, MpmPass::P2g);
         }
-        let (a, b) = (solvers[0].read_grid_fixed(&gpu).expect("grid"), solvers[1].read_grid_fixed(&gpu).expect("grid"));
-        let filled = a.iter().filter(|n| n[0] != 0).count();
+        let grids: Vec<_> = solvers.iter().map(|s| s.read_grid_fixed(&gpu).expect("grid")).collect();
+        let filled = grids[0].iter().filter(|n| n[0] != 0).count();
         eprintln!("{case}: {filled} nodes with mass");
         assert!(filled >= 27, "{case}: the scene must fill nodes, filled {filled}");
-        assert!(a == b, "{case}: the fixed-point grids differ between p2g_tiled and p2g_tiled_subgroup");
+        for (grid, pass) in grids.iter().zip(MpmPass::SORTED_P2G).skip(1) {
+            let differing = grid.iter().zip(&grids[0]).filter(|(a, b)| a != b).count();
+            assert_eq!(differing, 0, "{case}: {differing} nodes differ between p2g_tiled and {}", pass.name());
+        }
 
-        // And 30 substeps (the block moves through cells, so the runs change): identical particles.
+        // The rest of the substep (grid_update_blocks also zeroes the sums, as the sorted path
+        // expects on entry), then 30 more (the block moves through cells, so the runs change):
+        // identical particles.
         for solver in &solvers {
+            solver.run_pass(&gpu, MpmPass::GridUpdate);
+            solver.run_pass(&gpu, MpmPass::G2p);
             solver.step(&gpu, 30);
         }
-        let (a, b) =
-            (solvers[0].read_particles(&gpu).expect("particles"), solvers[1].read_particles(&gpu).expect("particles"));
-        let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
-        assert_eq!(differing, 0, "{case}: {differing} of {} particles differ between the variants", a.len());
+        let reference = solvers[0].read_particles(&gpu).expect("particles");
+        for (solver, pass) in solvers.iter().zip(MpmPass::SORTED_P2G).skip(1) {
+            let particles = solver.read_particles(&gpu).expect("particles");
+            let differing = particles.iter().zip(&reference).filter(|(p, q)| p != q).count();
+            assert_eq!(
+                differing,
+                0,
+                "{case}: {differing} of {} particles differ from p2g_tiled's with {}",
+                particles.len(),
+                pass.name()
+            );
+        }
+        common::assert_ran_on(&gpu, &solvers[2], SolverPath::Sorted);
     }
 }

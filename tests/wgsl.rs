@@ -6,6 +6,7 @@ use std::path::Path;
 
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::bins::{GpuBinHeader, GpuBlockBin};
+use powder::sim::p2g_gather::GpuScatterSource;
 use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
 use powder::sim::shaders::{LIBRARIES, MpmPass};
 use wgpu::naga;
@@ -141,6 +142,7 @@ fn shared_struct_layouts_agree() {
             rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, p2g_groups, update_groups]),
         ),
         ("BlockBin", rust_layout!(GpuBlockBin, [count, offset])),
+        ("ScatterSource", rust_layout!(GpuScatterSource, [fraction, mass, velocity, affine])),
     ];
     for (name, rust) in cases {
         assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");

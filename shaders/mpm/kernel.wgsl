@@ -22,6 +22,16 @@ fn stencil_at(position: vec3<f32>) -> Stencil {
     return s;
 }
 
+// The per-axis weights of offset o for a particle at `fraction` (Stencil::fraction): the same
+// values as stencil_at's weights, chosen per axis without indexing an array by a loop variable.
+fn offset_weights(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
+    let f = fraction;
+    let w0 = 0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f);
+    let w1 = vec3<f32>(0.75) - (f - vec3<f32>(1.0)) * (f - vec3<f32>(1.0));
+    let w2 = 0.5 * (f - vec3<f32>(0.5)) * (f - vec3<f32>(0.5));
+    return select(select(w2, w1, o == vec3<u32>(1u)), w0, o == vec3<u32>(0u));
+}
+
 fn stencil_weight(s: Stencil, o: vec3<u32>) -> f32 {
     return s.weights[o.x].x * s.weights[o.y].y * s.weights[o.z].z;
 }

@@ -25,7 +25,7 @@ fn p2g_tiled(
                 for (var y = 0u; y < 3u; y++) {
                     for (var x = 0u; x < 3u; x++) {
                         let o = vec3<u32>(x, y, z);
-                        let c = contribution(p, s, affine, o);
+                        let c = contribution(p.velocity, p.mass, s, affine, o);
                         if (!c.valid) {
                             continue;
                         }

@@ -73,7 +73,7 @@ fn p2g_tiled_subgroup(
                     let o = vec3<u32>(x, y, z);
                     var units = vec4<i32>(0);
                     if (has_particle) {
-                        let c = contribution(p, s, affine, o);
+                        let c = contribution(p.velocity, p.mass, s, affine, o);
                         if (c.valid) {
                             units = c.units;
                         }

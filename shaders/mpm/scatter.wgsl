@@ -72,7 +72,8 @@ fn to_fixed(x: f32) -> i32 {
     return i32(clamp(round(x), -limit, limit));
 }
 
-// One particle's fixed-point contribution to stencil node o: mass in x, momentum in y, z, w.
+// The fixed-point contribution to stencil node o of a particle with `velocity`, `mass` and MLS-MPM
+// `affine` momentum: mass in x, momentum in y, z, w.
 // `valid` is false when the momentum is not finite (stress of a wildly deformed F): such a
 // contribution carries no usable direction and is skipped, mass included.
 struct Contribution {
@@ -80,14 +81,19 @@ struct Contribution {
     units: vec4<i32>,
 }
 
-fn contribution(p: Particle, s: Stencil, affine: mat3x3<f32>, o: vec3<u32>) -> Contribution {
+fn contribution(velocity: vec3<f32>, mass: f32, s: Stencil, affine: mat3x3<f32>, o: vec3<u32>) -> Contribution {
+    return contribution_at(velocity, mass, affine, stencil_weight(s, o), stencil_offset(s, o));
+}
+
+// contribution() given the node's weight and its offset from the particle (metres).
+fn contribution_at(velocity: vec3<f32>, mass: f32, affine: mat3x3<f32>, weight: f32, offset: vec3<f32>) -> Contribution {
     var c: Contribution;
-    let u = p.velocity + (affine * stencil_offset(s, o)) / p.mass;
+    let u = velocity + (affine * offset) / mass;
     c.valid = is_finite_vec3(u);
     if (!c.valid) {
         return c;
     }
-    let weighted_mass = stencil_weight(s, o) * p.mass;
+    let weighted_mass = weight * mass;
     let momentum = weighted_mass * clamp_speed(u, params.max_speed) * params.momentum_scale;
     c.units = vec4<i32>(to_fixed(weighted_mass * params.mass_scale), to_fixed(momentum.x), to_fixed(momentum.y),
         to_fixed(momentum.z));

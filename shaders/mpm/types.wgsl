@@ -90,6 +90,17 @@ struct BlockBin {
 // Cells (stencil base nodes) per block: cell_bins holds BLOCK_CELLS counters per block.
 const BLOCK_CELLS: u32 = 64u;
 
+// What p2g_gather needs of a particle, written by p2g_sources in block (and cell) order: its
+// position within its stencil (Stencil::fraction of its scatter_position), mass, velocity and
+// MLS-MPM affine momentum (scatter_affine).
+struct ScatterSource {
+    fraction: vec3<f32>,
+    mass: f32,
+    velocity: vec3<f32>,
+    _pad0: f32,
+    affine: mat3x3<f32>,
+}
+
 // A grid node's nearest collider (src/collider/field.rs): signed distance (negative inside),
 // outward normal, surface velocity, and its index into `collider_surfaces` (NO_COLLIDER if none).
 struct ColliderNode {
@@ -152,6 +163,9 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // particle count (bin_count), then its first place within the block's range (bin_offsets), then
 // bin_scatter's cursor.
 @group(0) @binding(12) var<storage, read_write> cell_bins: array<atomic<u32>>;
+// p2g_gather's particles in particle_order's order (p2g_sources writes them); a single placeholder
+// entry unless the sorted path's P2G is p2g_gather.
+@group(0) @binding(13) var<storage, read_write> scatter_sources: array<ScatterSource>;
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {

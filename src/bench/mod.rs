@@ -14,6 +14,7 @@ use crate::headless::{RunError, build_solver};
 use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
+use crate::sim::p2g_gather::GpuScatterSource;
 use crate::sim::params::GpuParticle;
 use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
@@ -41,6 +42,8 @@ pub struct BenchCase {
     pub particles_per_cell: u32,
     /// Which substep is timed.
     pub path: SolverPath,
+    /// The sorted path's P2G kernel, or `None` for the solver's default.
+    pub p2g: Option<MpmPass>,
 }
 
 /// Time of one stage of the substep (see [`SolverPath::stage_names`]), averaged over the timed
@@ -118,8 +121,10 @@ pub struct Traffic {
 /// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
 /// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
-/// counters cleared.
-pub fn stage_bytes(path: SolverPath, stage: usize, t: &Traffic) -> f64 {
+/// counters cleared. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each particle
+/// and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
+/// readers hit the cache) and writes every touched node's 32-byte sums.
+pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
     let particle = size_of::<GpuParticle>() as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
     let fixed = GRID_FIXED_NODE_BYTES as f64;
@@ -129,6 +134,10 @@ pub fn stage_bytes(path: SolverPath, stage: usize, t: &Traffic) -> f64 {
         (SolverPath::Naive, 0) => fixed * t.nodes,
         (SolverPath::Sorted, 0) => 36.0 * t.particles + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks,
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
+        (SolverPath::Sorted, 1) if p2g == MpmPass::P2gGather => {
+            let source = size_of::<GpuScatterSource>() as f64;
+            (particle + 4.0 + 2.0 * source) * t.particles + fixed * t.touched_nodes
+        }
         (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
         (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,
         (SolverPath::Sorted, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
@@ -194,6 +203,9 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
     let scene = bench_scene(&case);
     let mut solver = build_solver(gpu, &scene, "bench")?;
     solver.set_path(gpu, case.path);
+    if let Some(pass) = case.p2g {
+        solver.set_p2g(gpu, pass);
+    }
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
     solver.set_dt(gpu, dt);
@@ -234,7 +246,11 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
         .into_iter()
         .zip(per_pass)
         .enumerate()
-        .map(|(k, (name, ms))| PassTime { name, ms_per_substep: ms, bytes: stage_bytes(case.path, k, &traffic) })
+        .map(|(k, (name, ms))| PassTime {
+            name,
+            ms_per_substep: ms,
+            bytes: stage_bytes(case.path, solver.p2g_pass(), k, &traffic),
+        })
         .collect();
     Ok(BenchResult {
         case,

@@ -14,6 +14,7 @@ pub mod grid_update_blocks;
 pub mod interaction;
 pub mod material;
 pub mod p2g;
+pub mod p2g_gather;
 pub mod p2g_tiled;
 pub mod params;
 pub mod pick;

@@ -2,7 +2,7 @@
 //! `cpu/p2g.rs` (the same sums as `p2g`, bit for bit). Its variant `p2g_tiled_subgroup`
 //! (`shaders/mpm/p2g_tiled_subgroup.wgsl`, same label as its name) first sums the contributions of
 //! a subgroup's threads that share a cell, with shuffles, so one thread per run adds to the tile;
-//! the sums are the same integers. The state's `subgroups` flag picks it.
+//! the sums are the same integers. The state's `p2g` choice picks it ([`super::step::sorted_p2g`]).
 //!
 //! The sorted path's particle to grid: one workgroup per occupied grid block sums its particles'
 //! contributions in a 6×6×6-node tile of workgroup memory, then adds each non-zero tile sum to
@@ -17,23 +17,14 @@ use super::shaders::MpmPass;
 use super::state::SimState;
 use super::step::{Dispatch, PassTimestamps, record_passes};
 
-/// Records the pass, one workgroup per occupied block (an indirect dispatch sized by `bin_dispatch`).
+/// Records `pass` (`P2gTiled` or `P2gTiledSubgroup`), one workgroup per occupied block (an
+/// indirect dispatch sized by `bin_dispatch`).
 pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
+    pass: MpmPass,
     timestamps: Option<PassTimestamps>,
 ) {
-    let pass = pass_for(kernels, state);
     record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(P2G_ARGS_OFFSET))], timestamps);
-}
-
-/// The P2G pass the sorted path runs: `p2g_tiled_subgroup` where the state asks for it and the
-/// kernels have it, else `p2g_tiled`.
-pub fn pass_for(kernels: &Kernels, state: &SimState) -> MpmPass {
-    if state.subgroups && kernels.has(MpmPass::P2gTiledSubgroup) {
-        MpmPass::P2gTiledSubgroup
-    } else {
-        MpmPass::P2gTiled
-    }
 }

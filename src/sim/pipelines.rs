@@ -37,7 +37,7 @@ pub struct ShaderError {
     pub message: String,
 }
 
-fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 13] {
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 14] {
     let uniform = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -70,6 +70,7 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 13] {
         storage_entry(10),
         storage_entry(11),
         storage_entry(12),
+        storage_entry(13),
     ]
 }
 

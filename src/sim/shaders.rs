@@ -47,6 +47,10 @@ pub enum MpmPass {
     P2gTiled,
     /// Sorted path: [`MpmPass::P2gTiled`] with subgroup pre-reduction (adapters with subgroups).
     P2gTiledSubgroup,
+    /// Sorted path: each particle's scatter data in block order, for [`MpmPass::P2gGather`].
+    P2gSources,
+    /// Sorted path: particle to grid gathered per node, without atomics on the sums.
+    P2gGather,
     /// Sorted path: grid update over the touched blocks, zeroing the sums it read.
     GridUpdateBlocks,
     /// Maxima and minima for the stable time step and reports.
@@ -59,8 +63,10 @@ impl MpmPass {
     /// The four passes of a naive substep, in order; [`super::solver::Solver::run_pass`] runs the
     /// sorted path's stage in each one's place on that path.
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
+    /// The kernels the sorted path's P2G stage can run ([`super::solver::Solver::set_p2g`]).
+    pub const SORTED_P2G: [MpmPass; 3] = [MpmPass::P2gTiled, MpmPass::P2gTiledSubgroup, MpmPass::P2gGather];
     /// Every pass.
-    pub const ALL: [MpmPass; 14] = [
+    pub const ALL: [MpmPass; 16] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -72,6 +78,8 @@ impl MpmPass {
         MpmPass::BinScatter,
         MpmPass::P2gTiled,
         MpmPass::P2gTiledSubgroup,
+        MpmPass::P2gSources,
+        MpmPass::P2gGather,
         MpmPass::GridUpdateBlocks,
         MpmPass::Stats,
         MpmPass::Pick,
@@ -91,6 +99,8 @@ impl MpmPass {
             MpmPass::BinScatter => "bin_scatter",
             MpmPass::P2gTiled => "p2g_tiled",
             MpmPass::P2gTiledSubgroup => "p2g_tiled_subgroup",
+            MpmPass::P2gSources => "p2g_sources",
+            MpmPass::P2gGather => "p2g_gather",
             MpmPass::GridUpdateBlocks => "grid_update_blocks",
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
@@ -111,6 +121,8 @@ impl MpmPass {
             MpmPass::BinScatter => include_str!("../../shaders/mpm/bin_scatter.wgsl"),
             MpmPass::P2gTiled => include_str!("../../shaders/mpm/p2g_tiled.wgsl"),
             MpmPass::P2gTiledSubgroup => include_str!("../../shaders/mpm/p2g_tiled_subgroup.wgsl"),
+            MpmPass::P2gSources => include_str!("../../shaders/mpm/p2g_sources.wgsl"),
+            MpmPass::P2gGather => include_str!("../../shaders/mpm/p2g_gather.wgsl"),
             MpmPass::GridUpdateBlocks => include_str!("../../shaders/mpm/grid_update_blocks.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),

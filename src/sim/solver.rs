@@ -87,12 +87,18 @@ pub struct BinsReadback {
     pub order: Vec<u32>,
 }
 
-/// Whether a new [`Solver`]'s sorted path uses `p2g_tiled_subgroup` (where the device has
-/// subgroups): only with `POWDER_SUBGROUPS=1`. Measured, its shuffles cost more than the tile
-/// atomics they save, on the H100 (0.890 against 0.635 ms at 1M particles) and on lavapipe
-/// (docs/performance.md), so `p2g_tiled` is the default.
-fn default_subgroups() -> bool {
-    std::env::var("POWDER_SUBGROUPS").as_deref() == Ok("1")
+/// The sorted path's P2G kernel of a new [`Solver`]; `POWDER_P2G=p2g_tiled|p2g_tiled_subgroup|p2g_gather`
+/// overrides it. Measured (docs/performance.md): on a CPU adapter (lavapipe) `p2g_gather` is the
+/// fastest, since it needs no atomics on the sums; on GPUs `p2g_tiled`, ahead of its subgroup
+/// variant (0.635 against 0.890 ms at 1M particles on the H100).
+fn default_p2g(gpu: &Gpu) -> MpmPass {
+    let requested =
+        std::env::var("POWDER_P2G").ok().and_then(|name| MpmPass::SORTED_P2G.into_iter().find(|p| p.name() == name));
+    requested.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        MpmPass::P2gGather
+    } else {
+        MpmPass::P2gTiled
+    })
 }
 
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted` overrides it (so the
@@ -106,7 +112,7 @@ impl Solver {
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let mut state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
-        state.subgroups = default_subgroups();
+        state.set_p2g(&gpu.device, &kernels, default_p2g(gpu));
         Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
@@ -190,16 +196,18 @@ impl Solver {
         self.state.path
     }
 
-    /// Chooses the sorted path's P2G: `p2g_tiled_subgroup` (`true`, where the device has
-    /// subgroups) or `p2g_tiled`. Both give the same integers. Returns the pass now in use.
-    pub fn set_subgroups(&mut self, on: bool) -> MpmPass {
-        self.state.subgroups = on;
+    /// Chooses the sorted path's P2G kernel, one of [`MpmPass::SORTED_P2G`]; all give the same integers.
+    /// Returns the kernel now in use: `p2g_tiled` in place of `p2g_tiled_subgroup` on a device
+    /// without subgroups.
+    pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
+        assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
+        self.state.set_p2g(&gpu.device, &self.kernels, pass);
         self.p2g_pass()
     }
 
-    /// The pass the sorted path's P2G stage runs.
+    /// The kernel the sorted path's P2G stage runs.
     pub fn p2g_pass(&self) -> MpmPass {
-        super::p2g_tiled::pass_for(&self.kernels, &self.state)
+        step::sorted_p2g(&self.kernels, &self.state)
     }
 
     /// The names of the four timed stages of a substep as this solver runs them:
@@ -227,9 +235,9 @@ impl Solver {
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let subgroups = self.state.subgroups;
+        let p2g = self.state.p2g;
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, self.state.path)?;
-        self.state.subgroups = subgroups;
+        self.state.set_p2g(&gpu.device, &self.kernels, p2g);
         self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
@@ -245,7 +253,7 @@ impl Solver {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
         let mut state = SimState::new(&gpu.device, &self.kernels, &params, &particles, self.state.path)?;
-        state.subgroups = self.state.subgroups;
+        state.set_p2g(&gpu.device, &self.kernels, self.state.p2g);
         self.state = state;
         self.params = params;
         self.collider_count = 0;
@@ -278,7 +286,7 @@ impl Solver {
                 e.clear_buffer(&state.grid_fixed, 0, None);
                 super::bins::record(e, &self.kernels, state, None);
             }
-            (SolverPath::Sorted, MpmPass::P2g) => super::p2g_tiled::record(e, &self.kernels, state, None),
+            (SolverPath::Sorted, MpmPass::P2g) => step::record_sorted_p2g(e, &self.kernels, state, None),
             (SolverPath::Sorted, MpmPass::GridUpdate) => {
                 super::grid_update_blocks::record(e, &self.kernels, state, None)
             }

@@ -1,12 +1,15 @@
 //! The simulation's GPU data: particles, grid and parameters, and the bind group that exposes them
 //! to the kernels. Rebuilt when a scene loads or the grid changes; the kernels are not.
 
+use bytemuck::Zeroable;
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
 use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
+use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::pipelines::Kernels;
+use super::shaders::MpmPass;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
 
 /// Most substeps one collider frame is divided into; the blend table holds one value each.
@@ -98,9 +101,12 @@ pub struct SimState {
     /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
     /// within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
-    /// Whether the sorted path's P2G is `p2g_tiled_subgroup` where the kernels have it (else
-    /// `p2g_tiled`). Off in a new state; the solver sets it.
-    pub subgroups: bool,
+    /// The sorted path's P2G kernel as requested: `P2gTiled` (a new state's), `P2gTiledSubgroup`
+    /// or `P2gGather`; [`super::p2g_tiled::pass_for`] says which runs. Set with [`SimState::set_p2g`].
+    pub p2g: MpmPass,
+    /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
+    /// one-entry placeholder while another P2G kernel is chosen.
+    pub scatter_sources: wgpu::Buffer,
     /// Indirect dispatch arguments of `p2g_tiled` and `grid_update_blocks`, copied from
     /// `bin_header` each substep.
     pub indirect_args: wgpu::Buffer,
@@ -117,7 +123,7 @@ pub struct SimState {
 }
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 13]) -> wgpu::BindGroup {
+fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 14]) -> wgpu::BindGroup {
     let entries: Vec<_> = buffers
         .iter()
         .enumerate()
@@ -267,6 +273,7 @@ impl SimState {
             usage: storage,
             mapped_at_creation: false,
         });
+        let scatter_sources = placeholder(device, "scatter_sources", bytemuck::bytes_of(&GpuScatterSource::zeroed()));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
             size: 32,
@@ -290,6 +297,7 @@ impl SimState {
                 &block_lists,
                 &particle_order,
                 &cell_bins,
+                &scatter_sources,
             ],
         );
         Ok(Self {
@@ -307,7 +315,8 @@ impl SimState {
             block_lists,
             particle_order,
             cell_bins,
-            subgroups: false,
+            p2g: MpmPass::P2gTiled,
+            scatter_sources,
             indirect_args,
             bind_group,
             particle_count,
@@ -336,6 +345,7 @@ impl SimState {
                 &self.block_lists,
                 &self.particle_order,
                 &self.cell_bins,
+                &self.scatter_sources,
             ],
         );
     }
@@ -350,6 +360,18 @@ impl SimState {
             queue.submit([encoder.finish()]);
         }
         self.path = path;
+    }
+
+    /// Chooses the sorted path's P2G kernel (see [`SimState::p2g`]). `p2g_gather` gets its
+    /// `scatter_sources` buffer here, and gives it back when another kernel is chosen.
+    pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
+        let entry = size_of::<GpuScatterSource>() as u64;
+        let bytes = if pass == MpmPass::P2gGather { entry * self.particle_count as u64 } else { entry };
+        if self.scatter_sources.size() != bytes {
+            self.scatter_sources = storage_buffer(device, "scatter_sources", bytes);
+            self.bind(device, kernels);
+        }
+        self.p2g = pass;
     }
 
     /// Uploads one frame of collider state, or removes the colliders (`None`). The buffers are

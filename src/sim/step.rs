@@ -5,7 +5,7 @@ use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::{bins, g2p, grid_clear, grid_update, grid_update_blocks, p2g, p2g_tiled};
+use super::{bins, g2p, grid_clear, grid_update, grid_update_blocks, p2g, p2g_gather, p2g_tiled};
 
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
 /// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
@@ -85,7 +85,7 @@ pub fn record_pass(
 
 /// Records substep `index` of a frame on the state's [`SolverPath`]: its collider blend, then four
 /// stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or
-/// sort → p2g_tiled → grid_update_blocks → g2p. With `timestamps`, stage `k` of the substep writes
+/// sort → p2g_tiled (or another [`sorted_p2g`] kernel) → grid_update_blocks → g2p. With `timestamps`, stage `k` of the substep writes
 /// queries `first + 2k` and `first + 2k + 1`.
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
@@ -104,11 +104,30 @@ pub fn record_substep(
         }
         SolverPath::Sorted => {
             bins::record(encoder, kernels, state, at(0));
-            p2g_tiled::record(encoder, kernels, state, at(1));
+            record_sorted_p2g(encoder, kernels, state, at(1));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
     }
     g2p::record(encoder, kernels, state, at(3));
+}
+
+/// The P2G kernel the sorted path runs: the state's choice ([`SimState::p2g`]) where the kernels
+/// have it (`p2g_tiled_subgroup` needs subgroups), else `p2g_tiled`.
+pub fn sorted_p2g(kernels: &Kernels, state: &SimState) -> MpmPass {
+    if kernels.has(state.p2g) { state.p2g } else { MpmPass::P2gTiled }
+}
+
+/// Records the sorted path's P2G stage with the kernel [`sorted_p2g`] names.
+pub fn record_sorted_p2g(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    state: &SimState,
+    timestamps: Option<PassTimestamps>,
+) {
+    match sorted_p2g(kernels, state) {
+        MpmPass::P2gGather => p2g_gather::record(encoder, kernels, state, timestamps),
+        pass => p2g_tiled::record(encoder, kernels, state, pass, timestamps),
+    }
 }
 
 #[cfg(test)]

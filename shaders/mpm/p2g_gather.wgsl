@@ -1,0 +1,78 @@
+// p2g_gather: the sorted path's P2G without atomics on the sums. One workgroup per touched block,
+// one thread per node: the thread visits the 27 cells whose particles' stencils reach its node
+// (base nodes node − {0,1,2}³), reads their particles from scatter_sources (cell ranges from
+// cell_bins, contiguous after p2g_sources), sums their fixed-point contributions in registers and
+// stores the node's eight words once. Each (particle, node) pair is computed by exactly one
+// thread, from the same inputs and with the same functions as p2g and p2g_tiled, so the integers,
+// the overflow count and the 64-bit sums are the same: the grid is bit-identical.
+//
+// Where atomics are dear (a CPU adapter scalarises every one) this is cheaper than the tile; on a
+// GPU each particle is read 27 times. docs/performance.md has both measurements.
+// Reads: params, scatter_sources, the bins. Writes: grid_fixed (every word of its nodes), status.
+
+// The places in particle_order (and scatter_sources) of the particles of cell counter `cell`. Within
+// the block's range they run from the previous cell's end (0 for a block's first cell) to the
+// cell's own end, which bin_scatter's cursor left in cell_bins. An empty cell gives (0, 0): its
+// block may hold no particles and then has no offset.
+fn cell_range(cell: u32) -> vec2<u32> {
+    let end = atomicLoad(&cell_bins[cell]);
+    var start = 0u;
+    if (cell % BLOCK_CELLS != 0u) {
+        start = atomicLoad(&cell_bins[cell - 1u]);
+    }
+    if (start == end) {
+        return vec2<u32>(0u);
+    }
+    let first = block_bins[cell / BLOCK_CELLS].offset;
+    return vec2<u32>(first + start, first + end);
+}
+
+@compute @workgroup_size(64)
+fn p2g_gather(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let slot = workgroup_slot(workgroup, workgroups);
+    if (slot >= atomicLoad(&bin_header.touched_count)) {
+        return;
+    }
+    let block = block_lists[block_count() + slot];
+    let node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
+    if (any(node >= params.node_dims)) {
+        return;
+    }
+    // The node's four 64-bit sums: low words as unsigned bits, high words signed (fixed_point.rs).
+    var low = vec4<u32>(0u);
+    var high = vec4<i32>(0);
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                if (any(node < o)) {
+                    continue;
+                }
+                let range = cell_range(cell_of_node(node - o));
+                for (var k = range.x; k < range.y; k++) {
+                    let source = scatter_sources[k];
+                    let w = offset_weights(source.fraction, o);
+                    let offset = (vec3<f32>(o) - source.fraction) * params.cell_size;
+                    let c = contribution_at(source.velocity, source.mass, source.affine, w.x * w.y * w.z, offset);
+                    if (!c.valid) {
+                        continue;
+                    }
+                    let units = bitcast<vec4<u32>>(c.units);
+                    let sum = low + units;
+                    let carry = select(vec4<i32>(0), vec4<i32>(1), sum < low);
+                    high += select(vec4<i32>(0), vec4<i32>(-1), c.units < vec4<i32>(0)) + carry;
+                    low = sum;
+                }
+            }
+        }
+    }
+    let base = GRID_FIXED_WORDS * node_index(node);
+    for (var q = 0u; q < 4u; q++) {
+        atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(low[q]));
+        atomicStore(&grid_fixed[base + 2u * q + 1u], high[q]);
+    }
+}
