@@ -33,7 +33,7 @@ fn every_shipped_scene_runs_two_frames_cleanly() {
         let particles = powder::export::read_ply(&last).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(particles.len(), scene.spawn_particles().len(), "{name}: particle count changed");
         let finite = |p: &powder::export::PlyPoint| p.position.iter().chain(&p.velocity).all(|x| x.is_finite());
-        assert!(particles.iter().all(finite), "{name}: a non-finite particle in the last frame");
+        assert!(particles.iter().all(finite), "{name}: a non-finite value in the exported last frame");
     }
     assert!(with_colliders >= 3, "the ramp, figure and blade scenes have colliders");
 }
