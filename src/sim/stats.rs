@@ -3,12 +3,16 @@
 //! Reductions for the stable time step and for reports: the largest particle speed and
 //! hardening factor and the range of Jp. Not part of a substep.
 //!
-//! Reads `params`, `particles`; writes the maxima in `status`.
+//! Reads `params`, `particles`; writes the maxima in `status`. Each workgroup reduces in
+//! workgroup memory first and adds one global atomic per quantity.
 
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
 use super::step::{PassTimestamps, record_pass};
+
+// The pass's workgroup array holds one entry per thread, 256 of them.
+const _: () = assert!(super::params::WORKGROUP_SIZE <= 256, "stats.wgsl's `partial` is sized for 256 threads");
 
 /// Records the pass, one thread per particle.
 pub fn record(
