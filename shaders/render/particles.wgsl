@@ -133,36 +133,70 @@ fn is_visible(center: vec3<f32>, r: f32) -> bool {
     return !buried;
 }
 
-@compute @workgroup_size(SHADE_WORKGROUP_SIZE)
-fn particles_shade(
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-    @builtin(num_workgroups) workgroups: vec3<u32>,
-) {
-    let index = (workgroup.y * workgroups.x + workgroup.x) * SHADE_WORKGROUP_SIZE + local;
+// The workgroup's visible particles so far (their places within its part of impostors_out), and
+// the first place of that part.
+var<workgroup> group_count: atomic<u32>;
+var<workgroup> group_first: u32;
+
+// Whether particle `index` is drawn, and if so its record.
+struct Shaded {
+    visible: bool,
+    record: ImpostorRecord,
+}
+
+fn shade(index: u32) -> Shaded {
+    var out: Shaded;
     if (index >= frame.particle_count) {
-        return;
+        return out;
     }
     let center = particles[index].position;
     let r = frame.particle_radius;
     // A particle with a broken position, or one the eye is inside, is not drawn.
     if (!is_finite_vec3(center) || r <= 0.0 || distance(center, frame.eye) <= r * 1.001) {
-        return;
+        return out;
     }
     if (!is_visible(center, r)) {
-        return;
+        return out;
     }
     // Shadow looked up just outside the particle toward the sun, so a particle on the lit surface
     // is not shadowed by its own voxel; occlusion on the side facing the eye.
     let sun_probe = center + frame.sun_direction * (0.75 * frame.volume_voxel);
     let toward_eye = normalize(frame.eye - center);
     let light = vec2<f32>(sun_visibility(sun_probe), sky_visibility(center, toward_eye));
-    let slot = atomicAdd(&draw_args.vertex_count, 3u) / 3u;
-    var record: ImpostorRecord;
-    record.center = center;
-    record.albedo = pack4x8unorm(vec4<f32>(particle_albedo(index), 1.0));
-    record.light = pack2x16unorm(light);
-    impostors_out[slot] = record;
+    out.visible = true;
+    out.record.center = center;
+    out.record.albedo = pack4x8unorm(vec4<f32>(particle_albedo(index), 1.0));
+    out.record.light = pack2x16unorm(light);
+    return out;
+}
+
+// Places are taken per workgroup: each visible particle takes one in the workgroup's count, then
+// one thread reserves the workgroup's total with a single global atomic. One global atomic per
+// particle had every thread of the dispatch meet on the vertex count.
+@compute @workgroup_size(SHADE_WORKGROUP_SIZE)
+fn particles_shade(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    if (local == 0u) {
+        atomicStore(&group_count, 0u);
+    }
+    workgroupBarrier();
+    let shaded = shade((workgroup.y * workgroups.x + workgroup.x) * SHADE_WORKGROUP_SIZE + local);
+    var place = 0u;
+    if (shaded.visible) {
+        place = atomicAdd(&group_count, 1u);
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        let count = atomicLoad(&group_count);
+        group_first = atomicAdd(&draw_args.vertex_count, 3u * count) / 3u;
+    }
+    let first = workgroupUniformLoad(&group_first);
+    if (shaded.visible) {
+        impostors_out[first + place] = shaded.record;
+    }
 }
 
 @vertex
