@@ -1,7 +1,8 @@
-//! The sorted path (src/sim/bins.rs, p2g_tiled, grid_update_blocks) on lavapipe: the sort places
-//! every particle exactly once, in the block the CPU twin (`sim::cpu::bins`) names, for awkward
-//! particle counts and placements; and the sorted path computes the same grid and the same
-//! particles as the naive path, bit for bit, because both add the same integers.
+//! The sorted path (src/sim/bins.rs, its P2G kernels, grid_update_blocks) on lavapipe: the sort
+//! places every particle exactly once, in the block the CPU twin (`sim::cpu::bins`) names, for
+//! awkward particle counts and placements; the sorted path computes the same grid and the same
+//! particles as the naive path, bit for bit, because both add the same integers (with the
+//! adapter's default P2G kernel, p2g_gather on lavapipe); and all three P2G kernels agree.
 
 mod common;
 
@@ -244,6 +245,17 @@ fn every_sorted_p2g_kernel_sums_the_same_integers() {
             assert_eq!(solver.set_p2g(&gpu, pass), pass, "this adapter cannot run {}", pass.name());
             solver.run_pass(&gpu, MpmPass::GridClear);
             solver.run_pass(&gpu, MpmPass::P2g);
+        }
+        // The counters the P2G kernels add to: a non-finite particle reset once, a contribution
+        // clamped once, whichever kernel ran.
+        let counters: Vec<_> = solvers
+            .iter()
+            .map(|s| s.stats(&gpu).map(|t| (t.nonfinite_count, t.overflow_count)).expect("stats"))
+            .collect();
+        eprintln!("{case}: (non-finite, overflow) counts {counters:?}");
+        assert!(counters.iter().all(|c| *c == counters[0]), "{case}: the kernels counted differently: {counters:?}");
+        if case == "strays" {
+            assert_eq!(counters[0].0, 20, "strays: the 20 NaN positions are each reset once");
         }
         let grids: Vec<_> = solvers.iter().map(|s| s.read_grid_fixed(&gpu).expect("grid")).collect();
         let filled = grids[0].iter().filter(|n| n[0] != 0).count();

@@ -1,11 +1,11 @@
 // grid_update_blocks: the sorted path's grid update, over the touched blocks only (the blocks some
 // particle's stencil reaches this substep, listed by bin_offsets): one workgroup of BLOCK_EDGE³
 // threads per block, one node each. It also zeroes the node's fixed-point sums once read, which
-// is the sorted path's grid clear: every node p2g_tiled writes lies in a touched block, so the
+// is the sorted path's grid clear: every node the sorted P2G writes lies in a touched block, so the
 // grid is all zeros again for the next substep without a pass over the dense grid.
 //
 // Nodes outside the touched blocks keep their last velocity; no particle's stencil reads them this
-// substep (g2p reads exactly the stencils p2g_tiled wrote).
+// substep (g2p reads exactly the stencils the sorted P2G wrote).
 // Reads: params, grid_fixed, colliders, bins. Writes: grid_velocity, grid_fixed (zeros).
 
 @compute @workgroup_size(64)

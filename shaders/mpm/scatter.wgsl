@@ -1,11 +1,11 @@
-// What p2g and p2g_tiled share: the position a particle scatters from, its fixed-point
+// What p2g, p2g_tiled and p2g_gather share: the position a particle scatters from, its fixed-point
 // contributions, and the 64-bit adds into grid_fixed. Both passes produce the same integers for
 // the same particle, and integer sums do not depend on their order, so the two paths build
 // bit-identical grids (tests/sorted_path.rs checks it).
 
 // The position P2G scatters from: the particle's, clamped into the domain box, or the domain's
 // centre if it is not finite. It depends on the position alone, so bin_count and bin_scatter can
-// bin a particle by reading 16 bytes of it, and still agree with p2g_tiled on its block.
+// bin a particle by reading 16 bytes of it, and still agree with the sorted P2G on its block.
 fn scatter_position(position: vec3<f32>) -> vec3<f32> {
     let finite = select(0.5 * (domain_lo() + domain_hi()), position, is_finite_vec3(position));
     return clamp(finite, domain_lo(), domain_hi());

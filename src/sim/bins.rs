@@ -1,5 +1,6 @@
 //! The sorted path's binning: particles grouped by the grid block of their stencil's base node,
-//! every substep, so that `p2g_tiled` can run one workgroup per block and `grid_update_blocks`
+//! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
+//! cell's particles) and `grid_update_blocks`
 //! can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
 //! A counting sort in five dispatches, recorded as one compute pass (GPU label `sort`):
@@ -54,7 +55,8 @@ pub enum SolverPath {
     /// grid_clear → p2g → grid_update → g2p: one thread per particle adding straight into global
     /// memory with 27 × 4 atomics, and passes over every node of the dense grid.
     Naive,
-    /// sort → p2g_tiled → grid_update_blocks → g2p: particles binned by block each substep, P2G
+    /// sort → p2g_tiled (or another of [`crate::sim::shaders::MpmPass::SORTED_P2G`]) →
+    /// grid_update_blocks → g2p: particles binned by block each substep, P2G
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
     #[default]
     Sorted,
@@ -77,7 +79,8 @@ impl SolverPath {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// Names of the four timed stages of a substep (one compute pass each, timestamped together).
+    /// Names of the four timed stages of a substep (one compute pass each, timestamped together);
+    /// [`crate::sim::Solver::stage_names`] names the P2G kernel actually in use.
     pub fn stage_names(self) -> [&'static str; 4] {
         match self {
             SolverPath::Naive => ["grid_clear", "p2g", "grid_update", "g2p"],
@@ -127,7 +130,8 @@ pub struct GpuBlockBin {
     pub _pad1: u32,
 }
 
-/// Byte offset of `p2g_tiled`'s arguments in the indirect buffer; `grid_update_blocks`'s follow.
+/// Byte offset of `p2g_tiled`'s arguments in the indirect buffer; `grid_update_blocks`'s (which
+/// `p2g_gather` also uses) follow.
 pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;

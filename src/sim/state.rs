@@ -101,13 +101,13 @@ pub struct SimState {
     /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
     /// within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
-    /// The sorted path's P2G kernel as requested: `P2gTiled` (a new state's), `P2gTiledSubgroup`
-    /// or `P2gGather`; [`super::p2g_tiled::pass_for`] says which runs. Set with [`SimState::set_p2g`].
-    pub p2g: MpmPass,
+    /// The sorted path's P2G kernel as requested (one of [`MpmPass::SORTED_P2G`]; `P2gTiled` in a
+    /// new state). Private: [`SimState::set_p2g`] also sizes `scatter_sources` for it.
+    p2g: MpmPass,
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
     pub scatter_sources: wgpu::Buffer,
-    /// Indirect dispatch arguments of `p2g_tiled` and `grid_update_blocks`, copied from
+    /// Indirect dispatch arguments of the sorted P2G kernels and `grid_update_blocks`, copied from
     /// `bin_header` each substep.
     pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
@@ -365,6 +365,7 @@ impl SimState {
     /// Chooses the sorted path's P2G kernel (see [`SimState::p2g`]). `p2g_gather` gets its
     /// `scatter_sources` buffer here, and gives it back when another kernel is chosen.
     pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
+        assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
         let entry = size_of::<GpuScatterSource>() as u64;
         let bytes = if pass == MpmPass::P2gGather { entry * self.particle_count as u64 } else { entry };
         if self.scatter_sources.size() != bytes {
@@ -372,6 +373,11 @@ impl SimState {
             self.bind(device, kernels);
         }
         self.p2g = pass;
+    }
+
+    /// The sorted path's P2G kernel as requested ([`super::step::sorted_p2g`] says which runs).
+    pub fn p2g(&self) -> MpmPass {
+        self.p2g
     }
 
     /// Uploads one frame of collider state, or removes the colliders (`None`). The buffers are

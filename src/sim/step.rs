@@ -114,7 +114,7 @@ pub fn record_substep(
 /// The P2G kernel the sorted path runs: the state's choice ([`SimState::p2g`]) where the kernels
 /// have it (`p2g_tiled_subgroup` needs subgroups), else `p2g_tiled`.
 pub fn sorted_p2g(kernels: &Kernels, state: &SimState) -> MpmPass {
-    if kernels.has(state.p2g) { state.p2g } else { MpmPass::P2gTiled }
+    if kernels.has(state.p2g()) { state.p2g() } else { MpmPass::P2gTiled }
 }
 
 /// Records the sorted path's P2G stage with the kernel [`sorted_p2g`] names.
