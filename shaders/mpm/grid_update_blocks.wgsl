@@ -14,16 +14,11 @@ fn grid_update_blocks(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let slot = workgroup_slot(workgroup, workgroups);
-    if (slot >= atomicLoad(&bin_header.touched_count)) {
+    let touched = touched_node(workgroup, workgroups, local);
+    if (!touched.valid) {
         return;
     }
-    let block = block_lists[block_count() + slot];
-    let coords = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
-    if (any(coords >= params.node_dims)) {
-        return;
-    }
-    let node = node_index(coords);
+    let node = node_index(touched.node);
     grid_velocity[node] = updated_node(node);
     for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
         atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + w], 0);

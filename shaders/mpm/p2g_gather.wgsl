@@ -33,15 +33,11 @@ fn p2g_gather(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let slot = workgroup_slot(workgroup, workgroups);
-    if (slot >= atomicLoad(&bin_header.touched_count)) {
+    let touched = touched_node(workgroup, workgroups, local);
+    if (!touched.valid) {
         return;
     }
-    let block = block_lists[block_count() + slot];
-    let node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
-    if (any(node >= params.node_dims)) {
-        return;
-    }
+    let node = touched.node;
     // The node's four 64-bit sums: low words as unsigned bits, high words signed (fixed_point.rs).
     var low = vec4<u32>(0u);
     var high = vec4<i32>(0);

@@ -229,3 +229,23 @@ fn block_index(coords: vec3<u32>) -> u32 {
 fn workgroup_slot(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
     return workgroup.y * workgroups.x + workgroup.x;
 }
+
+// The grid node of thread `local` in a workgroup of BLOCK_EDGE³ threads that runs one touched block
+// (grid_update_blocks, p2g_gather: the touched list follows the occupied one in block_lists).
+// `valid` is false past the touched count, and for nodes of an edge block beyond the grid.
+struct TouchedNode {
+    valid: bool,
+    node: vec3<u32>,
+}
+
+fn touched_node(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> TouchedNode {
+    var t: TouchedNode;
+    let slot = workgroup_slot(workgroup, workgroups);
+    if (slot >= atomicLoad(&bin_header.touched_count)) {
+        return t;
+    }
+    let block = block_lists[block_count() + slot];
+    t.node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
+    t.valid = all(t.node < params.node_dims);
+    return t;
+}
