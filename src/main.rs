@@ -241,9 +241,7 @@ fn bench(args: BenchArgs) -> Result<()> {
 }
 
 fn parse_p2g(name: &str) -> Result<MpmPass, String> {
-    MpmPass::SORTED_P2G
-        .into_iter()
-        .find(|p| p.name() == name)
+    MpmPass::sorted_p2g_named(name)
         .ok_or_else(|| format!("unknown P2G kernel {name:?}: expected p2g_tiled, p2g_tiled_subgroup or p2g_gather"))
 }
 

@@ -72,8 +72,9 @@ fn each_pass_matches_the_cpu_twin_on_the_sorted_path() {
     each_pass_matches_the_cpu_twin(SolverPath::Sorted);
 }
 
-/// On the sorted path the stages run are sort → p2g_tiled → grid_update_blocks → g2p (see
-/// `Solver::run_pass`); the tolerances are the same because the grids are the same integers.
+/// On the sorted path the stages run are sort → the adapter's default P2G kernel (p2g_gather on
+/// lavapipe) → grid_update_blocks → g2p (see `Solver::run_pass`); the tolerances are the same
+/// because the grids are the same integers.
 fn each_pass_matches_the_cpu_twin(path: SolverPath) {
     let gpu = common::gpu();
     let params = scene_params();

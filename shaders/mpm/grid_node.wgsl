@@ -75,7 +75,7 @@ fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
     return vc + coulomb_friction(relative - vn * n, abs(vn), s.friction);
 }
 
-// The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in p2g.wgsl). The low
+// The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in scatter.wgsl). The low
 // word is read as signed and the high word adjusted to match, so a small negative sum (high = −1,
 // low near 2³²) converts exactly instead of cancelling two numbers near 2³² in f32.
 fn read_wide(slot: u32) -> f32 {

@@ -16,20 +16,26 @@ fn stencil_at(position: vec3<f32>) -> Stencil {
     var s: Stencil;
     s.base = base;
     s.fraction = f;
-    s.weights[0] = 0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f);
-    s.weights[1] = vec3<f32>(0.75) - (f - vec3<f32>(1.0)) * (f - vec3<f32>(1.0));
-    s.weights[2] = 0.5 * (f - vec3<f32>(0.5)) * (f - vec3<f32>(0.5));
+    s.weights = axis_weights(f);
     return s;
 }
 
-// The per-axis weights of offset o for a particle at `fraction` (Stencil::fraction): the same
-// values as stencil_at's weights, chosen per axis without indexing an array by a loop variable.
-fn offset_weights(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
+// The quadratic B-spline's per-axis weights of offsets 0, 1, 2 for a particle at `fraction`
+// (Stencil::fraction, in [0.5, 1.5) per axis).
+fn axis_weights(fraction: vec3<f32>) -> array<vec3<f32>, 3> {
     let f = fraction;
-    let w0 = 0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f);
-    let w1 = vec3<f32>(0.75) - (f - vec3<f32>(1.0)) * (f - vec3<f32>(1.0));
-    let w2 = 0.5 * (f - vec3<f32>(0.5)) * (f - vec3<f32>(0.5));
-    return select(select(w2, w1, o == vec3<u32>(1u)), w0, o == vec3<u32>(0u));
+    return array<vec3<f32>, 3>(
+        0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f),
+        vec3<f32>(0.75) - (f - vec3<f32>(1.0)) * (f - vec3<f32>(1.0)),
+        0.5 * (f - vec3<f32>(0.5)) * (f - vec3<f32>(0.5)),
+    );
+}
+
+// The per-axis weights of offset o for a particle at `fraction`: axis_weights chosen per axis
+// with select, without indexing an array by a loop variable (which a CPU adapter spills).
+fn offset_weights(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
+    let w = axis_weights(fraction);
+    return select(select(w[2], w[1], o == vec3<u32>(1u)), w[0], o == vec3<u32>(0u));
 }
 
 fn stencil_weight(s: Stencil, o: vec3<u32>) -> f32 {

@@ -245,7 +245,7 @@ fn touched_node(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> Touc
         return t;
     }
     let block = block_lists[block_count() + slot];
-    t.node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % 4u, (local / 4u) % 4u, local / 16u);
+    t.node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % BLOCK_EDGE, (local / BLOCK_EDGE) % BLOCK_EDGE, local / (BLOCK_EDGE * BLOCK_EDGE));
     t.valid = all(t.node < params.node_dims);
     return t;
 }

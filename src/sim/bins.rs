@@ -1,7 +1,6 @@
 //! The sorted path's binning: particles grouped by the grid block of their stencil's base node,
 //! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
-//! cell's particles) and `grid_update_blocks`
-//! can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
+//! cell's particles) and `grid_update_blocks` can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
 //! A counting sort in five dispatches, recorded as one compute pass (GPU label `sort`):
 //!
@@ -29,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes};
+use super::step::{Dispatch, PassTimestamps, record_passes, thread_count};
 
 /// g2p thread k updates particle k.
 pub const PARTICLE_ORDER_SCENE: u32 = 0;
@@ -143,21 +142,10 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    let (blocks, particles) = (state.block_count, state.particle_count);
-    record_passes(
-        encoder,
-        kernels,
-        state,
-        "sort",
-        &[
-            (MpmPass::BinClear, Dispatch::Threads(blocks * BLOCK_CELLS)),
-            (MpmPass::BinCount, Dispatch::Threads(particles)),
-            (MpmPass::BinOffsets, Dispatch::Threads(blocks)),
-            (MpmPass::BinDispatch, Dispatch::Groups(1)),
-            (MpmPass::BinScatter, Dispatch::Threads(particles)),
-        ],
-        timestamps,
-    );
+    let dispatches =
+        [MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
+            .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))));
+    record_passes(encoder, kernels, state, "sort", &dispatches, timestamps);
     let from = std::mem::offset_of!(GpuBinHeader, p2g_groups) as u64;
     encoder.copy_buffer_to_buffer(&state.bin_header, from, &state.indirect_args, 0, 32);
 }

@@ -17,5 +17,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::G2p, state.particle_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::G2p, timestamps);
 }

@@ -16,5 +16,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::GridClear, state.grid_fixed_words(), timestamps);
+    record_pass(encoder, kernels, state, MpmPass::GridClear, timestamps);
 }

@@ -17,5 +17,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::GridUpdate, state.node_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::GridUpdate, timestamps);
 }

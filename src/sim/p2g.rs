@@ -18,5 +18,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::P2g, state.particle_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::P2g, timestamps);
 }

@@ -16,5 +16,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::Pick, state.particle_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::Pick, timestamps);
 }

@@ -65,6 +65,11 @@ impl MpmPass {
     pub const SUBSTEP: [MpmPass; 4] = [MpmPass::GridClear, MpmPass::P2g, MpmPass::GridUpdate, MpmPass::G2p];
     /// The kernels the sorted path's P2G stage can run ([`super::solver::Solver::set_p2g`]).
     pub const SORTED_P2G: [MpmPass; 3] = [MpmPass::P2gTiled, MpmPass::P2gTiledSubgroup, MpmPass::P2gGather];
+    /// The [`MpmPass::SORTED_P2G`] kernel called `name` (its [`MpmPass::name`]).
+    pub fn sorted_p2g_named(name: &str) -> Option<MpmPass> {
+        Self::SORTED_P2G.into_iter().find(|p| p.name() == name)
+    }
+
     /// Every pass.
     pub const ALL: [MpmPass; 16] = [
         MpmPass::GridClear,

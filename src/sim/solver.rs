@@ -93,7 +93,7 @@ pub struct BinsReadback {
 /// variant (0.635 against 0.890 ms at 1M particles on the H100).
 fn default_p2g(gpu: &Gpu) -> MpmPass {
     let requested = std::env::var("POWDER_P2G").ok().and_then(|name| {
-        let pass = MpmPass::SORTED_P2G.into_iter().find(|p| p.name() == name);
+        let pass = MpmPass::sorted_p2g_named(&name);
         if pass.is_none() {
             log::warn!("POWDER_P2G={name:?} is not p2g_tiled, p2g_tiled_subgroup or p2g_gather; using the default");
         }
@@ -294,17 +294,7 @@ impl Solver {
             (SolverPath::Sorted, MpmPass::GridUpdate) => {
                 super::grid_update_blocks::record(e, &self.kernels, state, None)
             }
-            _ => {
-                let threads = match pass {
-                    MpmPass::GridClear => state.grid_fixed_words(),
-                    MpmPass::GridUpdate => state.node_count,
-                    MpmPass::BinClear => state.block_count * super::bins::BLOCK_CELLS,
-                    MpmPass::BinOffsets => state.block_count,
-                    MpmPass::BinDispatch => 1,
-                    _ => state.particle_count,
-                };
-                step::record_pass(e, &self.kernels, state, pass, threads, None);
-            }
+            _ => step::record_pass(e, &self.kernels, state, pass, None),
         }
         gpu.queue.submit([encoder.finish()]);
     }

@@ -21,5 +21,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_pass(encoder, kernels, state, MpmPass::Stats, state.particle_count, timestamps);
+    record_pass(encoder, kernels, state, MpmPass::Stats, timestamps);
 }

@@ -33,8 +33,6 @@ pub struct PassTimestamps<'a> {
 pub enum Dispatch {
     /// One thread per item, `WORKGROUP_SIZE` per workgroup (spilled into y, see [`dispatch_size`]).
     Threads(u32),
-    /// Exactly this many workgroups.
-    Groups(u32),
     /// Workgroup counts read on the GPU from `state.indirect_args` at this byte offset.
     Indirect(u64),
 }
@@ -65,28 +63,42 @@ pub fn record_passes(
                 let (x, y) = dispatch_size(threads);
                 compute.dispatch_workgroups(x, y, 1);
             }
-            Dispatch::Groups(groups) => compute.dispatch_workgroups(groups, 1, 1),
             Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
         }
     }
 }
 
-/// Records one compute pass of `pass` over `threads` threads.
+/// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
+/// (grid_clear), grid node (grid_update), cell counter (bin_clear) or grid block (bin_offsets), a
+/// single one (bin_dispatch), else one per particle. The passes dispatched per block from the
+/// indirect arguments (p2g_tiled, p2g_gather, grid_update_blocks) are not sized here.
+pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
+    match pass {
+        MpmPass::GridClear => state.grid_fixed_words(),
+        MpmPass::GridUpdate => state.node_count,
+        MpmPass::BinClear => state.block_count * bins::BLOCK_CELLS,
+        MpmPass::BinOffsets => state.block_count,
+        MpmPass::BinDispatch => 1,
+        _ => state.particle_count,
+    }
+}
+
+/// Records one compute pass of `pass` over its [`thread_count`] threads.
 pub fn record_pass(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
     pass: MpmPass,
-    threads: u32,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Threads(threads))], timestamps);
+    let threads = Dispatch::Threads(thread_count(pass, state));
+    record_passes(encoder, kernels, state, pass.name(), &[(pass, threads)], timestamps);
 }
 
 /// Records substep `index` of a frame on the state's [`SolverPath`]: its collider blend, then four
 /// stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or
-/// sort → p2g_tiled (or another [`sorted_p2g`] kernel) → grid_update_blocks → g2p. With `timestamps`, stage `k` of the substep writes
-/// queries `first + 2k` and `first + 2k + 1`.
+/// sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p. With `timestamps`, stage `k` of
+/// the substep writes queries `first + 2k` and `first + 2k + 1`.
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
