@@ -1,7 +1,8 @@
 // view_blit: the app's 3D view texture drawn over its rectangle of the window inside egui's pass
 // (egui sets the viewport to the rectangle). It replaces the pixels instead of blending over them,
 // and samples once: on a software rasteriser, egui's own image quad (vertex colour, dithering,
-// blending) cost as much as drawing the scene.
+// blending) cost as much as drawing the scene. With a blending pipeline (src/render/view_blit.rs)
+// the same pass lays the app's cached UI layer over the window, texel for texel.
 
 @group(0) @binding(0) var view_texture: texture_2d<f32>;
 @group(0) @binding(1) var view_sampler: sampler;

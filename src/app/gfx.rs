@@ -15,6 +15,8 @@ use powder::gpu::{Gpu, GpuError};
 use powder::render::view_blit::ViewBlit;
 use powder::render::{FrameInputs, Renderer};
 
+use super::ui_layer::{self, UiLayer};
+
 /// The format the scene renderer draws in (view texture and screenshots).
 pub const VIEW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// The view texture's storage format; egui samples it through a view of this format.
@@ -74,6 +76,8 @@ pub struct Graphics {
     /// False while the window has no area (minimised): nothing is configured or drawn.
     drawable: bool,
     egui_renderer: egui_wgpu::Renderer,
+    /// egui's panels, kept while they look the same.
+    ui_layer: UiLayer,
     /// The scene renderer (draws in [`VIEW_FORMAT`]).
     pub scene_renderer: Renderer,
     view: Option<ViewTarget>,
@@ -154,8 +158,9 @@ impl Graphics {
             view_formats: vec![],
         };
         let mut egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        egui_renderer.callback_resources.insert(ViewBlit::new(&gpu.device, format));
+        egui_renderer.callback_resources.insert(ViewBlit::new(&gpu.device, format, None));
         let scene_renderer = Renderer::new(&gpu.device, VIEW_FORMAT, sample_count);
+        let ui_layer = UiLayer::new(&gpu.device, format);
         let mut gfx = Self {
             window,
             gpu,
@@ -164,6 +169,7 @@ impl Graphics {
             config,
             drawable: false,
             egui_renderer,
+            ui_layer,
             scene_renderer,
             view: None,
         };
@@ -225,6 +231,9 @@ impl Graphics {
     pub fn draw(&mut self, scene: Option<&FrameInputs>, egui_out: EguiFrame) -> Presented {
         let EguiFrame { primitives, mut textures, pixels_per_point } = egui_out;
         let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+        if !textures.set.is_empty() {
+            self.ui_layer.invalidate();
+        }
         for (id, deltas) in textures.set.drain() {
             for delta in &deltas {
                 self.egui_renderer.update_texture(device, queue, id, delta);
@@ -266,30 +275,39 @@ impl Graphics {
         if let (Some(inputs), Some(view)) = (scene, &self.view) {
             self.scene_renderer.render(device, queue, &mut encoder, &view.render_view, inputs);
         }
-        let screen =
-            egui_wgpu::ScreenDescriptor { size_in_pixels: [self.config.width, self.config.height], pixels_per_point };
-        let callbacks = self.egui_renderer.update_buffers(device, queue, &mut encoder, primitives, &screen);
+        let size = [self.config.width, self.config.height];
+        let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point };
+        // The panels are redrawn only when they changed; the 3D view (a paint callback) every frame.
+        let (meshes, callbacks) = ui_layer::split(primitives);
+        if !self.ui_layer.holds(size, pixels_per_point, &meshes) {
+            self.ui_layer.redraw(device, queue, &mut encoder, &mut self.egui_renderer, &meshes, &screen);
+        }
         let target = frame.texture.create_view(&Default::default());
         {
-            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("app.egui"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.1, g: 0.1, b: 0.12, a: 1.0 }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            self.egui_renderer.render(&mut pass.forget_lifetime(), primitives, &screen);
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("app.egui"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &target,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.1, g: 0.1, b: 0.12, a: 1.0 }),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            // Callbacks only: egui's renderer draws them without uploaded buffers. Nothing of the
+            // panels lies under the view (its panel has no frame), so the layer goes on top.
+            self.egui_renderer.render(&mut pass, &callbacks, &screen);
+            self.ui_layer.composite(&mut pass);
         }
-        queue.submit(callbacks.into_iter().chain([encoder.finish()]));
+        queue.submit([encoder.finish()]);
         queue.present(frame);
         Presented::Yes
     }

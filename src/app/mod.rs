@@ -31,6 +31,7 @@ pub mod stepping;
 pub mod timing;
 pub mod tool;
 pub mod ui;
+pub mod ui_layer;
 pub mod view;
 
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Timed actions for tests (`--script`, hidden from `--help`): resizing the window to tiny sizes,
 //! a simulated 0×0 resize, minimising and restoring, screenshots, and a few of the requests the
 //! panels send (load a scene or model, reload it, change the grid, reset, pause, hold, play or
-//! scrub the colliders' animation), and losing the GPU device. `drop=PATH` sends what a file
+//! scrub the colliders' animation, toggle the side panel), and losing the GPU device. `drop=PATH` sends what a file
 //! dropped on the window sends.
 //!
 //! Syntax: `SECONDS:ACTION` items separated by `;`, seconds counted from the first drawn frame:
@@ -30,7 +30,7 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             format!(
                 "--script item {item:?}: {why}; expected SECONDS:ACTION with ACTION one of size=WxH, \
                  resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, drop=FILE, reload, grid=N, reset, \
-                 pause, anim-hold, anim-play, anim-time=SECONDS, lose-device, quit"
+                 pause, panel, anim-hold, anim-play, anim-time=SECONDS, lose-device, quit"
             )
         };
         let (time, action) = item.split_once(':').ok_or_else(|| fail("no ':'"))?;
@@ -70,6 +70,7 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             "reset" => AppEvent::Reset,
             "lose-device" => AppEvent::SimulateDeviceLoss,
             "pause" => AppEvent::TogglePause,
+            "panel" => AppEvent::ToggleUi,
             "quit" => AppEvent::Quit,
             _ => return Err(fail("unknown action")),
         };
@@ -137,5 +138,6 @@ mod tests {
         assert_eq!(steps[1].event, AppEvent::SetAnimationTime(0.75));
         assert_eq!(steps[3].event, AppEvent::LoadScene(SceneSource::File(PathBuf::from("a.glb"))));
         assert!(parse("1:anim-time=-1").is_err() && parse("1:anim-time").is_err());
+        assert_eq!(parse("2:panel").expect("parses")[0].event, AppEvent::ToggleUi);
     }
 }

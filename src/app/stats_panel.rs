@@ -1,21 +1,34 @@
-//! The Stats section: frame rate, where the time goes, and the state of the snow.
+//! The Stats section: frame rate, where the time goes, and the state of the snow, refreshed
+//! every [`REFRESH`].
+
+use std::time::{Duration, Instant};
 
 use egui::{Color32, RichText, Ui};
 
 use super::events::{AppEvent, StepMode};
 use super::ui::{PanelModel, short};
 
-/// Draws the Stats section.
-pub fn stats(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
-    let d = model.driver;
-    let last = d.stepper().last_frame();
-    let (sim_time, substeps) = d.stepper().sim_time();
-    egui::Grid::new("stats_grid").num_columns(2).striped(true).show(ui, |ui| {
-        let mut row = |name: &str, value: String| {
-            ui.label(name);
-            ui.label(value);
-            ui.end_row();
-        };
+/// How often the Stats section's numbers are refreshed: often enough to follow them, rarely enough
+/// to read them, and the panel's pixels are reused between refreshes (`ui_layer.rs`; redrawing them
+/// each frame cost about 10 ms of a frame on lavapipe).
+pub const REFRESH: Duration = Duration::from_millis(500);
+
+/// The Stats section's numbers as of their last refresh.
+pub struct StatsText {
+    taken: Instant,
+    rows: Vec<(String, String)>,
+    /// The real-time line, and whether it is a warning.
+    real_time: Option<(String, bool)>,
+}
+
+impl StatsText {
+    /// The numbers now.
+    pub fn collect(model: &PanelModel) -> Self {
+        let d = model.driver;
+        let last = d.stepper().last_frame();
+        let (sim_time, substeps) = d.stepper().sim_time();
+        let mut rows = Vec::new();
+        let mut row = |name: &str, value: String| rows.push((name.to_string(), value));
         row("fps", format!("{:.1} ({:.1} ms/frame)", model.clock.fps, model.clock.frame_ms));
         row("simulation", format!("{:.1} ms for {} substeps", last.sim_ms, last.substeps));
         if last.substeps > 0 {
@@ -39,18 +52,41 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
             }
         }
+        let (mode, ..) = d.stepper().settings();
+        let real_time = (mode == StepMode::RealTime && !d.stepper().paused()).then(|| {
+            let (ratio, behind) = d.stepper().real_time();
+            if behind {
+                let text = format!(
+                    "behind real time: simulating {}% of real time (the substeps do not fit the time budget)",
+                    short(100.0 * ratio)
+                );
+                (text, true)
+            } else {
+                (format!("real time ({:.0}%)", 100.0 * ratio.min(1.0)), false)
+            }
+        });
+        Self { taken: Instant::now(), rows, real_time }
+    }
+}
+
+/// Draws the Stats section from `text`, refreshed first if it is older than [`REFRESH`].
+pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, events: &mut Vec<AppEvent>) {
+    if text.as_ref().is_none_or(|t| t.taken.elapsed() >= REFRESH) {
+        *text = Some(StatsText::collect(model));
+    }
+    let Some(text) = text else { return };
+    egui::Grid::new("stats_grid").num_columns(2).striped(true).show(ui, |ui| {
+        for (name, value) in &text.rows {
+            ui.label(name);
+            ui.label(value);
+            ui.end_row();
+        }
     });
-    let (mode, ..) = d.stepper().settings();
-    if mode == StepMode::RealTime && !d.stepper().paused() {
-        let (ratio, behind) = d.stepper().real_time();
-        if behind {
-            let text = format!(
-                "behind real time: simulating {}% of real time (the substeps do not fit the time budget)",
-                short(100.0 * ratio)
-            );
-            ui.label(RichText::new(text).color(Color32::from_rgb(255, 170, 60)));
+    if let Some((line, behind)) = &text.real_time {
+        if *behind {
+            ui.label(RichText::new(line).color(Color32::from_rgb(255, 170, 60)));
         } else {
-            ui.label(format!("real time ({:.0}%)", 100.0 * ratio.min(1.0)));
+            ui.label(line);
         }
     }
     ui.label(RichText::new(model.gpu_name).small().weak());

@@ -41,6 +41,8 @@ pub struct PanelModel<'a> {
 pub struct PanelState {
     scene: ScenePanelState,
     resolution: Option<u32>,
+    /// The Stats section's numbers as last refreshed.
+    stats: Option<stats_panel::StatsText>,
 }
 
 /// A slider under its name and allowed range; returns whether it changed. A value typed into
@@ -81,7 +83,9 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
         egui::CollapsingHeader::new("Scene")
             .default_open(true)
             .show(ui, |ui| scene_panel::scene(ui, model, &mut state.scene, events));
-        egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| stats_panel::stats(ui, model, events));
+        egui::CollapsingHeader::new("Stats")
+            .default_open(true)
+            .show(ui, |ui| stats_panel::stats(ui, model, &mut state.stats, events));
         egui::CollapsingHeader::new("Simulation")
             .default_open(true)
             .show(ui, |ui| simulation(ui, model, state, events));

@@ -5,6 +5,9 @@
 //! adapters) and shows it in egui's central panel. Shown as an egui image, it went through egui's
 //! general pipeline (vertex colour, dithering, alpha blending): on lavapipe that took about as
 //! long as rendering the scene. This pipeline writes the texel and nothing else.
+//!
+//! The same pass, with premultiplied-alpha blending, lays the app's cached UI layer over the
+//! window (`src/app/ui_layer.rs`).
 
 use super::bindings::pipeline_layout;
 use super::shaders::{DepthKind, RenderShader};
@@ -19,8 +22,9 @@ pub struct ViewBlit {
 
 impl ViewBlit {
     /// Builds the pipeline for a window surface of `target_format` (single-sampled, no depth, as
-    /// egui's pass).
-    pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat) -> Self {
+    /// egui's pass). `blend`: `None` replaces the pixels (the 3D view); premultiplied-alpha
+    /// blending lays a layer with transparent parts over them (the UI layer).
+    pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat, blend: Option<wgpu::BlendState>) -> Self {
         let shader = RenderShader::ViewBlit;
         let fragment = wgpu::ShaderStages::FRAGMENT;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -64,7 +68,7 @@ impl ViewBlit {
                 compilation_options: Default::default(),
                 targets: &[Some(wgpu::ColorTargetState {
                     format: target_format,
-                    blend: None,
+                    blend,
                     write_mask: wgpu::ColorWrites::ALL,
                 })],
             }),
