@@ -79,6 +79,7 @@ fn render_empty(gpu: &powder::gpu::Gpu, renderer: &mut powder::render::Renderer,
         particle_radius: 0.01,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),
+        moved: None,
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);

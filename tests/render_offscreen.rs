@@ -119,6 +119,7 @@ fn inputs<'a>(
         particle_radius: radius,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),
+        moved: None,
     }
 }
 

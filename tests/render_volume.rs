@@ -44,6 +44,7 @@ fn resolve(sun: Vec3) -> (VolumeContents, Vec3) {
         particle_radius: 0.25 * H,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),
+        moved: None,
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
@@ -124,4 +125,58 @@ fn the_resolve_through_the_occupied_box_matches_a_march_through_the_whole_volume
         println!("worst error {worst:.3} of the allowed; {shadowed} voxels shadowed by another's fill");
         assert!(shadowed > 1000, "the scene should shadow much of the volume: {shadowed} voxels");
     }
+}
+
+/// The renderer reuses its volume while the frames' motion bounds (`FrameInputs::moved`) sum to
+/// less than half a voxel (`VOLUME_REUSE_VOXELS`), and splats it again beyond that or when the
+/// bound is unknown. The sums are integers, so reuse and a fresh splat are told apart exactly.
+#[test]
+fn the_volume_is_splatted_again_once_the_snow_may_have_moved_half_a_voxel() {
+    use powder::render::VOLUME_REUSE_VOXELS;
+    let gpu = common::gpu();
+    // The blocks fly along +x at 3 m/s: about a voxel (one cell, 3.1 cm) in 100 substeps of 1e-4 s.
+    let particles: Vec<_> = scene()
+        .into_iter()
+        .map(|mut p| {
+            p.velocity = [3.0, 0.0, 0.0];
+            p
+        })
+        .collect();
+    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
+    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    let grid = &solver.params().grid;
+    let render = |renderer: &mut Renderer, moved: Option<f32>| {
+        let inputs = FrameInputs {
+            camera: &camera,
+            settings: &settings,
+            particles: &solver.state().particles,
+            particle_count: solver.particle_count(),
+            particle_radius: 0.25 * H,
+            domain_min: grid.domain_min.as_vec3(),
+            domain_max: grid.domain_max().as_vec3(),
+            moved,
+        };
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+        gpu.queue.submit([encoder.finish()]);
+        renderer.read_volume(&gpu).expect("volume readback").sums
+    };
+    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    let before = render(&mut renderer, None);
+    solver.step(&gpu, 100);
+    let fresh = render(&mut Renderer::new(&gpu.device, target.format(), 1), None);
+    assert_ne!(before, fresh, "the snow must have moved for this test to tell reuse from a splat");
+    // A voxel is one cell here (particle radius h/4, four radii per voxel edge).
+    let limit = VOLUME_REUSE_VOXELS * H;
+    assert_eq!(render(&mut renderer, Some(0.6 * limit)), before, "under the limit: the volume is reused");
+    assert_eq!(render(&mut renderer, Some(0.3 * limit)), before, "0.9 of the limit in all: still reused");
+    assert_eq!(render(&mut renderer, Some(0.2 * limit)), fresh, "1.1 of the limit: splatted again");
+    // Counting restarts at the splat; an unknown bound always splats.
+    assert_eq!(render(&mut renderer, Some(0.9 * limit)), fresh);
+    solver.step(&gpu, 100);
+    assert_eq!(render(&mut renderer, Some(0.05 * limit)), fresh, "reused: 0.95 of the limit since the splat");
+    let moved_on = render(&mut renderer, None);
+    assert_ne!(moved_on, fresh, "an unknown bound splats the moved snow");
 }

@@ -60,6 +60,9 @@ pub struct Running {
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
     /// render pipelines when a file changes.
     shader_watcher: Option<super::hot_reload::ShaderWatcher>,
+    /// An event since the last frame may have replaced or pushed the particles: the renderer
+    /// splats its density volume again instead of trusting the solver's speeds.
+    particles_disturbed: bool,
 }
 
 impl Running {
@@ -93,6 +96,7 @@ impl Running {
             last_screenshot: None,
             pending_screenshot: None,
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
+            particles_disturbed: true,
             gpu_name,
             draw_ms: 0.0,
             full_view_size: None,
@@ -176,8 +180,16 @@ impl Running {
             }
         }
         self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
-        self.update_collider_meshes();
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
+        let colliders_moved = self.update_collider_meshes();
+        // How far the snow may have moved since the last frame drawn, unless something the solver's
+        // stats do not see pushed it: the renderer reuses its density volume while that is small.
+        let disturbed = std::mem::take(&mut self.particles_disturbed) || colliders_moved || self.driver.tool.is_held();
+        let moved = if disturbed {
+            None
+        } else {
+            self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
+        };
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, moved);
         let draw_start = std::time::Instant::now();
         let presented = self.gfx.draw(Some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
@@ -282,6 +294,8 @@ impl Running {
                 self.driver.apply(&self.gfx.gpu, AppEvent::ReloadShaders, &mut self.messages);
             }
             other => {
+                // Requests for the simulation may replace or push the particles.
+                self.particles_disturbed = true;
                 if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
                     self.frame_domain();
                     self.set_title();
@@ -292,13 +306,14 @@ impl Running {
     }
 
     /// Gives the renderer the collider meshes at the current time when they moved (or the scene
-    /// or grid changed); screenshots draw with the same renderer, so they show them too.
-    fn update_collider_meshes(&mut self) {
+    /// or grid changed); screenshots draw with the same renderer, so they show them too. Returns
+    /// whether they did.
+    fn update_collider_meshes(&mut self) -> bool {
         let sim_time = self.driver.stepper().sim_time().0;
-        if let Some(meshes) = self.driver.colliders_mut().meshes_to_draw(sim_time) {
-            let gpu = &self.gfx.gpu;
-            self.gfx.scene_renderer.set_meshes(&gpu.device, &gpu.queue, &meshes);
-        }
+        let Some(meshes) = self.driver.colliders_mut().meshes_to_draw(sim_time) else { return false };
+        let gpu = &self.gfx.gpu;
+        self.gfx.scene_renderer.set_meshes(&gpu.device, &gpu.queue, &meshes);
+        true
     }
 
     fn set_title(&self) {
@@ -347,7 +362,8 @@ impl Running {
         let Some(size) = self.full_view_size else {
             return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
         };
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render);
+        // Nothing moved since the frame just drawn.
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, Some(0.0));
         screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());

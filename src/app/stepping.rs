@@ -250,6 +250,13 @@ impl Stepper {
     pub fn stable_dt(&self) -> f64 {
         self.stable_dt
     }
+    /// A bound, in metres, on how far any particle moved during the last frame's substeps, from
+    /// the fastest particle at the frame's start and `gravity` (m/s²) acting for the whole frame:
+    /// zero when the frame ran none, `None` without stats. Forces the stats do not see (the
+    /// mouse tool, moving colliders) are the caller's to rule out.
+    pub fn motion_bound(&self, gravity: f64) -> Option<f64> {
+        motion_bound(self.last.substeps as f64 * self.last.dt, self.stats.map(|s| s.max_speed), gravity)
+    }
     /// The last stats.
     pub fn stats(&self) -> Option<SolverStats> {
         self.stats
@@ -262,5 +269,34 @@ impl Stepper {
     /// frame fell behind for lack of budget.
     pub fn real_time(&self) -> (f64, bool) {
         (self.realtime_ratio, self.behind)
+    }
+}
+
+/// How far a particle starting at most at `speed` (m/s) gets in `span` seconds under `gravity`
+/// (m/s²): (speed + |g|·span)·span, the distance at the largest speed it can reach. Zero for no
+/// time; `None` when the speed is unknown or the bound not finite.
+fn motion_bound(span: f64, speed: Option<f64>, gravity: f64) -> Option<f64> {
+    if span == 0.0 {
+        return Some(0.0);
+    }
+    let bound = (speed? + gravity.abs() * span) * span;
+    bound.is_finite().then_some(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::motion_bound;
+
+    #[test]
+    fn the_motion_bound_is_the_distance_at_the_largest_reachable_speed() {
+        // 8 m/s for 1 ms under 9.81 m/s²: (8 + 0.00981) · 0.001 m.
+        let bound = motion_bound(1e-3, Some(8.0), -9.81).expect("known");
+        assert!((bound - 8.00981e-3).abs() < 1e-12, "{bound}");
+        // The exact free-fall distance from rest, g·t²/2, is within it.
+        let t: f64 = 0.05;
+        assert!(motion_bound(t, Some(0.0), 9.81).expect("known") >= 0.5 * 9.81 * t * t);
+        assert_eq!(motion_bound(0.0, None, 9.81), Some(0.0));
+        assert_eq!(motion_bound(1e-3, None, 9.81), None);
+        assert_eq!(motion_bound(1e-3, Some(f64::INFINITY), 9.81), None);
     }
 }

@@ -15,8 +15,14 @@ pub fn default_render_settings(adapter: &wgpu::AdapterInfo) -> RenderSettings {
     RenderSettings { resolution_scale, ..RenderSettings::default() }
 }
 
-/// What the renderer needs from the simulation and the view for one frame.
-pub fn frame_inputs<'a>(driver: &'a Driver, camera: &'a Camera, render: &'a RenderSettings) -> FrameInputs<'a> {
+/// What the renderer needs from the simulation and the view for one frame; `moved` bounds how far
+/// the particles moved since the last frame drawn ([`FrameInputs::moved`]).
+pub fn frame_inputs<'a>(
+    driver: &'a Driver,
+    camera: &'a Camera,
+    render: &'a RenderSettings,
+    moved: Option<f32>,
+) -> FrameInputs<'a> {
     let solver = driver.solver();
     let grid = solver.params().grid;
     FrameInputs {
@@ -27,6 +33,7 @@ pub fn frame_inputs<'a>(driver: &'a Driver, camera: &'a Camera, render: &'a Rend
         particle_radius: 0.5 * driver.spacing() as f32,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),
+        moved,
     }
 }
 

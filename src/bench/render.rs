@@ -79,6 +79,8 @@ pub fn run_render_case(
                 particle_radius,
                 domain_min,
                 domain_max,
+                // Every frame splats the volume, as a frame whose snow moved does.
+                moved: None,
             };
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
             renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);

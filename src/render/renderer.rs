@@ -36,6 +36,34 @@ struct SceneBindings {
     splat: [wgpu::BindGroup; 2],
 }
 
+/// How far, in voxels, particles may have moved since the density volume was splatted before it
+/// is splatted again ([`FrameInputs::moved`]). The volume shades (shadows, sky occlusion) and culls
+/// buried particles through trilinear lookups one or more voxels away, so a half-voxel lag shifts
+/// a shadow edge by at most half a voxel, and the buried test's boundary, four voxels deep inside
+/// the snow and hidden behind its surface particles, by as much. On lavapipe the splat and resolve are about a
+/// third of the draw (docs/performance.md), and at one substep per frame the snow moves far less
+/// than a voxel per frame.
+pub const VOLUME_REUSE_VOXELS: f32 = 0.5;
+
+/// What the density volume was splatted from, and how far particles moved since.
+#[derive(Clone, Copy, PartialEq)]
+struct SplatSource {
+    particle_count: u32,
+    domain_min: Vec3,
+    voxel: f32,
+    dims: glam::UVec3,
+    /// Summed [`FrameInputs::moved`] since the splat (not compared).
+    moved: f32,
+}
+
+impl SplatSource {
+    /// Whether the volume splatted from `self` may be reused for `now`, which moved `moved`.
+    fn covers(&self, now: &SplatSource, moved: Option<f32>) -> bool {
+        let same = SplatSource { moved: self.moved, ..*now } == *self;
+        same && moved.is_some_and(|m| m >= 0.0 && self.moved + m < VOLUME_REUSE_VOXELS * self.voxel)
+    }
+}
+
 /// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
 pub struct Renderer {
     color_format: wgpu::TextureFormat,
@@ -53,6 +81,8 @@ pub struct Renderer {
     splat: VolumeSplat,
     raymarch: VolumeRaymarch,
     volume: VolumeGrid,
+    /// What the volume holds; `None` when it must be splatted.
+    splatted: Option<SplatSource>,
     scene: Option<SceneBindings>,
     shading: Option<ParticleShading>,
     targets: FrameTargets,
@@ -101,6 +131,7 @@ impl Renderer {
             splat: VolumeSplat::new(device, &layouts),
             raymarch,
             volume,
+            splatted: None,
             scene: None,
             shading: None,
             targets,
@@ -231,9 +262,10 @@ impl Renderer {
         } else {
             (&empty, 0)
         };
-        let (_, dims) = volume_layout(inputs.domain_min, inputs.domain_max, inputs.particle_radius);
+        let (voxel, dims) = volume_layout(inputs.domain_min, inputs.domain_max, inputs.particle_radius);
         if dims != self.volume.dims {
             self.volume = VolumeGrid::new(device, dims);
+            self.splatted = None;
             self.scene = None;
             self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
         }
@@ -249,8 +281,16 @@ impl Renderer {
             FrameContext { size: self.targets.size, sun_direction: self.sun_direction, volume_valid, particle_count };
         queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
 
-        if volume_valid {
-            self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
+        let source = SplatSource { particle_count, domain_min: inputs.domain_min, voxel, dims, moved: 0.0 };
+        match &mut self.splatted {
+            Some(last) if volume_valid && last.covers(&source, inputs.moved) => {
+                last.moved += inputs.moved.unwrap_or(0.0)
+            }
+            _ if volume_valid => {
+                self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
+                self.splatted = Some(source);
+            }
+            _ => self.splatted = None,
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
         if let Some(shading) = shading {
@@ -311,6 +351,7 @@ impl Renderer {
             ],
         });
         let splat = self.splat.bind_groups(device, &self.volume, particles);
+        self.splatted = None;
         self.scene = Some(SceneBindings { particles: particles.clone(), scene, splat });
     }
 }
