@@ -25,6 +25,26 @@ fn scene() -> Vec<powder::sim::params::GpuParticle> {
     particles
 }
 
+/// A frame of `solver`'s particles, drawn as impostors of radius h/4: a voxel is one cell.
+fn inputs<'a>(
+    solver: &'a Solver,
+    camera: &'a Camera,
+    settings: &'a RenderSettings,
+    moved: Option<f32>,
+) -> FrameInputs<'a> {
+    let grid = &solver.params().grid;
+    FrameInputs {
+        camera,
+        settings,
+        particles: &solver.state().particles,
+        particle_count: solver.particle_count(),
+        particle_radius: 0.25 * H,
+        domain_min: grid.domain_min.as_vec3(),
+        domain_max: grid.domain_max().as_vec3(),
+        moved,
+    }
+}
+
 /// Renders one frame with the sun along `sun` and returns the volume it left.
 fn resolve(sun: Vec3) -> (VolumeContents, Vec3) {
     let gpu = common::gpu();
@@ -35,17 +55,7 @@ fn resolve(sun: Vec3) -> (VolumeContents, Vec3) {
     renderer.set_sun_direction(sun);
     let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
     let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
-    let grid = &solver.params().grid;
-    let inputs = FrameInputs {
-        camera: &camera,
-        settings: &settings,
-        particles: &solver.state().particles,
-        particle_count: solver.particle_count(),
-        particle_radius: 0.25 * H,
-        domain_min: grid.domain_min.as_vec3(),
-        domain_max: grid.domain_max().as_vec3(),
-        moved: None,
-    };
+    let inputs = inputs(&solver, &camera, &settings, None);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
     gpu.queue.submit([encoder.finish()]);
@@ -146,18 +156,8 @@ fn the_volume_is_splatted_again_once_the_snow_may_have_moved_half_a_voxel() {
     let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
     let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
     let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
-    let grid = &solver.params().grid;
     let render = |renderer: &mut Renderer, moved: Option<f32>| {
-        let inputs = FrameInputs {
-            camera: &camera,
-            settings: &settings,
-            particles: &solver.state().particles,
-            particle_count: solver.particle_count(),
-            particle_radius: 0.25 * H,
-            domain_min: grid.domain_min.as_vec3(),
-            domain_max: grid.domain_max().as_vec3(),
-            moved,
-        };
+        let inputs = inputs(&solver, &camera, &settings, moved);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
         gpu.queue.submit([encoder.finish()]);
