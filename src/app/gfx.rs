@@ -84,7 +84,8 @@ pub struct Graphics {
 }
 
 /// egui's paint callback for the 3D view: draws the view texture with [`ViewBlit`] (kept in the
-/// egui renderer's callback resources) over the callback's rectangle.
+/// egui renderer's callback resources) over the callback's rectangle. It has no `prepare`: the
+/// frame draws callbacks without egui's `update_buffers` (see `ui_layer.rs`), so one would not run.
 pub struct ViewPaint;
 
 impl egui_wgpu::CallbackTrait for ViewPaint {
@@ -239,7 +240,7 @@ impl Graphics {
                 self.egui_renderer.update_texture(device, queue, id, delta);
             }
         }
-        let presented = self.draw_inner(scene, &primitives, pixels_per_point);
+        let presented = self.draw_inner(scene, primitives, pixels_per_point);
         for id in textures.free.drain() {
             self.egui_renderer.free_texture(&id);
         }
@@ -249,7 +250,7 @@ impl Graphics {
     fn draw_inner(
         &mut self,
         scene: Option<&FrameInputs>,
-        primitives: &[egui::ClippedPrimitive],
+        primitives: Vec<egui::ClippedPrimitive>,
         pixels_per_point: f32,
     ) -> Presented {
         if !self.drawable {
@@ -280,7 +281,7 @@ impl Graphics {
         // The panels are redrawn only when they changed; the 3D view (a paint callback) every frame.
         let (meshes, callbacks) = ui_layer::split(primitives);
         if !self.ui_layer.holds(size, pixels_per_point, &meshes) {
-            self.ui_layer.redraw(device, queue, &mut encoder, &mut self.egui_renderer, &meshes, &screen);
+            self.ui_layer.redraw(device, queue, &mut encoder, &mut self.egui_renderer, meshes, &screen);
         }
         let target = frame.texture.create_view(&Default::default());
         {

@@ -63,6 +63,10 @@ pub struct Running {
     /// An event since the last frame may have replaced or pushed the particles: the renderer
     /// splats its density volume again instead of trusting the solver's speeds.
     particles_disturbed: bool,
+    /// The motion estimate summed since the last frame drawn
+    /// ([`powder::render::FrameInputs::moved`]); `None`:
+    /// unknown.
+    moved_since_drawn: Option<f32>,
 }
 
 impl Running {
@@ -97,6 +101,7 @@ impl Running {
             pending_screenshot: None,
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
             particles_disturbed: true,
+            moved_since_drawn: None,
             gpu_name,
             draw_ms: 0.0,
             full_view_size: None,
@@ -181,15 +186,17 @@ impl Running {
         }
         self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
         let colliders_moved = self.update_collider_meshes();
-        // How far the snow may have moved since the last frame drawn, unless something the solver's
-        // stats do not see pushed it: the renderer reuses its density volume while that is small.
+        // An estimate of how far the snow moved since the last frame drawn (frames skipped by the
+        // surface add up), unknown once something the solver's stats do not see pushed it: the
+        // renderer reuses its density volume while that is small.
         let disturbed = std::mem::take(&mut self.particles_disturbed) || colliders_moved || self.driver.tool.is_held();
-        let moved = if disturbed {
+        let bound = if disturbed {
             None
         } else {
             self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
         };
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, moved);
+        self.moved_since_drawn = self.moved_since_drawn.zip(bound).map(|(a, b)| a + b);
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, self.moved_since_drawn);
         let draw_start = std::time::Instant::now();
         let presented = self.gfx.draw(Some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
@@ -197,6 +204,7 @@ impl Running {
         self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
         if presented == Presented::Yes {
             self.frames += 1;
+            self.moved_since_drawn = Some(0.0);
         }
         if let Some(path) = self.pending_screenshot.take() {
             // A screenshot failure from a key press is a message; the script treats it as fatal.
@@ -294,8 +302,10 @@ impl Running {
                 self.driver.apply(&self.gfx.gpu, AppEvent::ReloadShaders, &mut self.messages);
             }
             other => {
-                // Requests for the simulation may replace or push the particles.
+                // Requests for the simulation may replace or push the particles; the Stats
+                // numbers are taken again at once.
                 self.particles_disturbed = true;
+                self.panel.refresh_stats();
                 if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
                     self.frame_domain();
                     self.set_title();
@@ -362,8 +372,8 @@ impl Running {
         let Some(size) = self.full_view_size else {
             return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
         };
-        // Nothing moved since the frame just drawn.
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, Some(0.0));
+        // Splatted afresh: the frame before may not have been drawn.
+        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, None);
         screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());

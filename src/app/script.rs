@@ -1,8 +1,8 @@
 //! Timed actions for tests (`--script`, hidden from `--help`): resizing the window to tiny sizes,
 //! a simulated 0×0 resize, minimising and restoring, screenshots, and a few of the requests the
 //! panels send (load a scene or model, reload it, change the grid, reset, pause, hold, play or
-//! scrub the colliders' animation, toggle the side panel), and losing the GPU device. `drop=PATH` sends what a file
-//! dropped on the window sends.
+//! scrub the colliders' animation, toggle the side panel), and losing the GPU device.
+//! `drop=PATH` sends what a file dropped on the window sends.
 //!
 //! Syntax: `SECONDS:ACTION` items separated by `;`, seconds counted from the first drawn frame:
 //! `0.5:size=120x90; 1:resize-event=0x0; 1.5:minimize; 2:restore; 2.5:size=640x480; 3:screenshot=a.png`.

@@ -19,6 +19,8 @@ pub struct StatsText {
     rows: Vec<(String, String)>,
     /// The real-time line, and whether it is a warning.
     real_time: Option<(String, bool)>,
+    /// The stable dt, seconds (also shown by the Simulation section).
+    pub stable_dt: f64,
 }
 
 impl StatsText {
@@ -65,7 +67,7 @@ impl StatsText {
                 (format!("real time ({:.0}%)", 100.0 * ratio.min(1.0)), false)
             }
         });
-        Self { taken: Instant::now(), rows, real_time }
+        Self { taken: Instant::now(), rows, real_time, stable_dt: d.stepper().stable_dt() }
     }
 }
 

@@ -250,10 +250,12 @@ impl Stepper {
     pub fn stable_dt(&self) -> f64 {
         self.stable_dt
     }
-    /// A bound, in metres, on how far any particle moved during the last frame's substeps, from
-    /// the fastest particle at the frame's start and `gravity` (m/s²) acting for the whole frame:
-    /// zero when the frame ran none, `None` without stats. Forces the stats do not see (the
-    /// mouse tool, moving colliders) are the caller's to rule out.
+    /// An estimate, in metres, of how far any particle moved during the last frame's substeps:
+    /// the fastest particle at the frame's start, sped up by `gravity` (m/s²) for the whole frame.
+    /// Stress can speed particles up too; it is left out (the renderer's tolerance, half a voxel,
+    /// is several frames' motion at one substep per frame). Zero when the frame ran none, `None`
+    /// without stats. Forces the stats do not see (the mouse tool, moving colliders) are the
+    /// caller's to rule out.
     pub fn motion_bound(&self, gravity: f64) -> Option<f64> {
         motion_bound(self.last.substeps as f64 * self.last.dt, self.stats.map(|s| s.max_speed), gravity)
     }
@@ -272,9 +274,9 @@ impl Stepper {
     }
 }
 
-/// How far a particle starting at most at `speed` (m/s) gets in `span` seconds under `gravity`
-/// (m/s²): (speed + |g|·span)·span, the distance at the largest speed it can reach. Zero for no
-/// time; `None` when the speed is unknown or the bound not finite.
+/// How far a particle starting at most at `speed` (m/s) gets in `span` seconds with gravity
+/// (m/s²) its only accelerating force: (speed + |g|·span)·span, the distance at the largest speed
+/// it can then reach. Zero for no time; `None` when the speed is unknown or the result not finite.
 fn motion_bound(span: f64, speed: Option<f64>, gravity: f64) -> Option<f64> {
     if span == 0.0 {
         return Some(0.0);

@@ -45,6 +45,13 @@ pub struct PanelState {
     stats: Option<stats_panel::StatsText>,
 }
 
+impl PanelState {
+    /// Takes the Stats numbers again on the next frame (the simulation was changed).
+    pub fn refresh_stats(&mut self) {
+        self.stats = None;
+    }
+}
+
 /// A slider under its name and allowed range; returns whether it changed. A value typed into
 /// its text box or dragged is clamped to the range; a value that came from elsewhere (a scene file,
 /// `--set`) and lies outside it is shown as it is, not silently changed.
@@ -144,7 +151,8 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
                 events.push(AppEvent::SetRealTimeBudget(ms));
             }
         }
-        let stable = d.stepper().stable_dt();
+        // From the Stats numbers, so the text changes only when they refresh (`ui_layer.rs`).
+        let stable = state.stats.as_ref().map_or(d.stepper().stable_dt(), |s| s.stable_dt);
         let mut auto = auto_dt;
         if ui.checkbox(&mut auto, format!("auto dt (stable dt now {} s)", short(stable))).changed() {
             events.push(AppEvent::SetAutoDt(auto));

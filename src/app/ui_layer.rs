@@ -11,20 +11,37 @@
 //! premultiplied-alpha blending gives the picture egui would have drawn directly, up to the 8-bit
 //! rounding of semi-transparent pixels. Only the rectangle the meshes cover is composited.
 
-use egui::epaint::{ClippedPrimitive, Mesh, Primitive};
+use egui::epaint::{ClippedPrimitive, Primitive};
 use powder::render::view_blit::ViewBlit;
 
 /// What the layer's texture holds.
-#[derive(PartialEq)]
 struct Drawn {
+    /// Screen size, pixels.
     size: [u32; 2],
+    /// Physical pixels per egui point.
     pixels_per_point: f32,
-    meshes: Vec<(egui::Rect, Mesh)>,
+    /// The mesh primitives drawn, in order.
+    meshes: Vec<ClippedPrimitive>,
+}
+
+impl Drawn {
+    /// Whether drawing `meshes` at this size and scale would give the same pixels.
+    fn matches(&self, size: [u32; 2], pixels_per_point: f32, meshes: &[ClippedPrimitive]) -> bool {
+        self.size == size
+            && self.pixels_per_point == pixels_per_point
+            && self.meshes.len() == meshes.len()
+            && self.meshes.iter().zip(meshes).all(|(a, b)| {
+                a.clip_rect == b.clip_rect
+                    && matches!((&a.primitive, &b.primitive), (Primitive::Mesh(x), Primitive::Mesh(y)) if x == y)
+            })
+    }
 }
 
 /// egui's meshes cached in a texture, and the pipeline that lays it over the window.
 pub struct UiLayer {
+    /// `view_blit` with premultiplied-alpha blending, reading the layer's texture.
     blit: ViewBlit,
+    /// The window surface's format, which egui's pipeline draws in.
     format: wgpu::TextureFormat,
     /// The texture, its view and its size.
     texture: Option<(wgpu::Texture, wgpu::TextureView, [u32; 2])>,
@@ -35,8 +52,8 @@ pub struct UiLayer {
 
 /// egui's primitives split into its meshes (the panels, cached in the layer) and its paint
 /// callbacks (the 3D view, drawn every frame under the layer).
-pub fn split(primitives: &[ClippedPrimitive]) -> (Vec<ClippedPrimitive>, Vec<ClippedPrimitive>) {
-    primitives.iter().cloned().partition(|p| matches!(p.primitive, Primitive::Mesh(_)))
+pub fn split(primitives: Vec<ClippedPrimitive>) -> (Vec<ClippedPrimitive>, Vec<ClippedPrimitive>) {
+    primitives.into_iter().partition(|p| matches!(p.primitive, Primitive::Mesh(_)))
 }
 
 impl UiLayer {
@@ -53,14 +70,7 @@ impl UiLayer {
 
     /// Whether the texture holds exactly `meshes` (mesh primitives only) at this size and scale.
     pub fn holds(&self, size: [u32; 2], pixels_per_point: f32, meshes: &[ClippedPrimitive]) -> bool {
-        let Some(drawn) = &self.drawn else { return false };
-        drawn.size == size
-            && drawn.pixels_per_point == pixels_per_point
-            && drawn.meshes.len() == meshes.len()
-            && drawn.meshes.iter().zip(meshes).all(|((rect, mesh), p)| match &p.primitive {
-                Primitive::Mesh(m) => *rect == p.clip_rect && mesh == m,
-                Primitive::Callback(_) => false,
-            })
+        self.drawn.as_ref().is_some_and(|d| d.matches(size, pixels_per_point, meshes))
     }
 
     /// Records drawing `meshes` (mesh primitives only, as [`split`] returns them) into the layer
@@ -72,7 +82,7 @@ impl UiLayer {
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         renderer: &mut egui_wgpu::Renderer,
-        meshes: &[ClippedPrimitive],
+        meshes: Vec<ClippedPrimitive>,
         screen: &egui_wgpu::ScreenDescriptor,
     ) {
         let size = screen.size_in_pixels;
@@ -93,7 +103,7 @@ impl UiLayer {
         }
         let Some((_, view, _)) = &self.texture else { return };
         // Paint callbacks are not in `meshes`, so no callback's `prepare` runs here.
-        let commands = renderer.update_buffers(device, queue, encoder, meshes, screen);
+        let commands = renderer.update_buffers(device, queue, encoder, &meshes, screen);
         debug_assert!(commands.is_empty(), "mesh primitives record no callback commands");
         let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("app.ui_layer"),
@@ -111,15 +121,8 @@ impl UiLayer {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        renderer.render(&mut pass.forget_lifetime(), meshes, screen);
-        self.bounds = pixel_bounds(meshes, screen);
-        let meshes = meshes
-            .iter()
-            .filter_map(|p| match &p.primitive {
-                Primitive::Mesh(m) => Some((p.clip_rect, m.clone())),
-                Primitive::Callback(_) => None,
-            })
-            .collect();
+        renderer.render(&mut pass.forget_lifetime(), &meshes, screen);
+        self.bounds = pixel_bounds(&meshes, screen);
         self.drawn = Some(Drawn { size, pixels_per_point: screen.pixels_per_point, meshes });
     }
 
@@ -142,7 +145,11 @@ fn pixel_bounds(meshes: &[ClippedPrimitive], screen: &egui_wgpu::ScreenDescripto
     let mut points = egui::Rect::NOTHING;
     for p in meshes {
         if let Primitive::Mesh(m) = &p.primitive {
-            points = points.union(m.calc_bounds().intersect(p.clip_rect));
+            let clipped = m.calc_bounds().intersect(p.clip_rect);
+            // A mesh wholly outside its clip rectangle draws nothing.
+            if clipped.is_positive() {
+                points = points.union(clipped);
+            }
         }
     }
     if !points.is_positive() {
@@ -159,6 +166,10 @@ fn pixel_bounds(meshes: &[ClippedPrimitive], screen: &egui_wgpu::ScreenDescripto
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use egui::epaint::Mesh;
+
     use super::*;
 
     fn quad(rect: egui::Rect, clip: egui::Rect) -> ClippedPrimitive {
@@ -181,8 +192,37 @@ mod tests {
         let c = quad(egui::Rect::from_min_max(egui::pos2(90.0, 40.0), egui::pos2(150.0, 80.0)), egui::Rect::EVERYTHING);
         assert_eq!(pixel_bounds(&[c], &screen), [180, 80, 20, 20]);
         assert_eq!(pixel_bounds(&[], &screen), [0; 4]);
-        // A callback is not a mesh: split puts it with the callbacks.
-        let (meshes, callbacks) = split(&[a]);
-        assert_eq!((meshes.len(), callbacks.len()), (1, 0));
+        // A mesh clipped away entirely adds nothing.
+        let hidden = quad(egui::Rect::from_min_max(egui::pos2(50.0, 5.0), egui::pos2(60.0, 8.0)), clip);
+        assert_eq!(pixel_bounds(&[a.clone(), hidden], &screen), [2, 4, 18, 37]);
+        // Meshes go to the layer, callbacks to the frame.
+        let callback = ClippedPrimitive {
+            clip_rect: all,
+            primitive: Primitive::Callback(egui::epaint::PaintCallback { rect: all, callback: Arc::new(()) }),
+        };
+        let (meshes, callbacks) = split(vec![a.clone(), callback, a]);
+        assert_eq!((meshes.len(), callbacks.len()), (2, 1));
+        assert!(matches!(callbacks[0].primitive, Primitive::Callback(_)));
+    }
+
+    #[test]
+    fn the_layer_is_kept_only_for_the_same_meshes_size_and_scale() {
+        let all = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(100.0, 50.0));
+        let a = quad(egui::Rect::from_min_max(egui::pos2(1.0, 2.0), egui::pos2(10.0, 20.0)), all);
+        let drawn = Drawn { size: [200, 100], pixels_per_point: 2.0, meshes: vec![a.clone()] };
+        assert!(drawn.matches([200, 100], 2.0, std::slice::from_ref(&a)));
+        assert!(!drawn.matches([201, 100], 2.0, std::slice::from_ref(&a)), "resized");
+        assert!(!drawn.matches([200, 100], 1.0, std::slice::from_ref(&a)), "rescaled");
+        assert!(!drawn.matches([200, 100], 2.0, &[]), "hidden");
+        assert!(!drawn.matches([200, 100], 2.0, &[a.clone(), a.clone()]), "one more mesh");
+        // One vertex's colour differs (a hovered button), or the clip rectangle does.
+        let mut hovered = a.clone();
+        if let Primitive::Mesh(m) = &mut hovered.primitive {
+            m.vertices[0].color = egui::Color32::RED;
+        }
+        assert!(!drawn.matches([200, 100], 2.0, &[hovered]));
+        let clipped =
+            ClippedPrimitive { clip_rect: egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(5.0, 5.0)), ..a };
+        assert!(!drawn.matches([200, 100], 2.0, &[clipped]));
     }
 }

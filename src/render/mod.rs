@@ -120,8 +120,8 @@ pub struct FrameInputs<'a> {
     pub domain_min: Vec3,
     /// Upper corner of the simulation domain.
     pub domain_max: Vec3,
-    /// A bound, in metres, on how far any particle moved since the previous frame this renderer
-    /// drew, or `None` when unknown (new particles, a tool or collider pushing them). The density
+    /// An estimate, in metres, of how far any particle moved since the previous frame this
+    /// renderer drew, or `None` when unknown (new particles, a tool or collider pushing them). The density
     /// volume is splatted again only once these bounds, summed since its last splat, reach
     /// [`VOLUME_REUSE_VOXELS`] of a voxel; `None` always splats.
     pub moved: Option<f32>,

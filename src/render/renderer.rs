@@ -36,13 +36,13 @@ struct SceneBindings {
     splat: [wgpu::BindGroup; 2],
 }
 
-/// How far, in voxels, particles may have moved since the density volume was splatted before it
-/// is splatted again ([`FrameInputs::moved`]). The volume shades (shadows, sky occlusion) and culls
-/// buried particles through trilinear lookups one or more voxels away, so a half-voxel lag shifts
-/// a shadow edge by at most half a voxel, and the buried test's boundary, four voxels deep inside
-/// the snow and hidden behind its surface particles, by as much. On lavapipe the splat and resolve are about a
-/// third of the draw (docs/performance.md), and at one substep per frame the snow moves far less
-/// than a voxel per frame.
+/// How far, in voxels, particles may have moved since the density volume was splatted before
+/// it is splatted again ([`FrameInputs::moved`]). The volume shades (shadows, sky occlusion) and
+/// culls buried particles through trilinear look-ups one or more voxels away, so a half-voxel lag
+/// shifts a shadow edge by at most half a voxel, and the buried test's boundary (four voxels deep
+/// inside the snow, hidden behind its surface particles) by as much. On lavapipe the splat and
+/// resolve are about a third of the draw (docs/performance.md), and at one substep per frame the
+/// snow moves far less than a voxel per frame.
 pub const VOLUME_REUSE_VOXELS: f32 = 0.5;
 
 /// What the density volume was splatted from, and how far particles moved since.
@@ -58,9 +58,9 @@ struct SplatSource {
 
 impl SplatSource {
     /// Whether the volume splatted from `self` may be reused for `now`, which moved `moved`.
-    fn covers(&self, now: &SplatSource, moved: Option<f32>) -> bool {
+    fn covers(&self, now: &SplatSource, moved: f32) -> bool {
         let same = SplatSource { moved: self.moved, ..*now } == *self;
-        same && moved.is_some_and(|m| m >= 0.0 && self.moved + m < VOLUME_REUSE_VOXELS * self.voxel)
+        same && moved >= 0.0 && self.moved + moved < VOLUME_REUSE_VOXELS * self.voxel
     }
 }
 
@@ -172,7 +172,12 @@ impl Renderer {
 
     /// Points the sun along `direction` (toward the sun; normalised, a zero vector means straight up).
     pub fn set_sun_direction(&mut self, direction: Vec3) {
-        self.sun_direction = direction.normalize_or(Vec3::Z);
+        let direction = direction.normalize_or(Vec3::Z);
+        if direction != self.sun_direction {
+            // The resolve marched toward the old sun.
+            self.splatted = None;
+        }
+        self.sun_direction = direction;
     }
 
     /// How many particles the last frame drew as impostors (after culling those outside the view
@@ -282,15 +287,18 @@ impl Renderer {
         queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
 
         let source = SplatSource { particle_count, domain_min: inputs.domain_min, voxel, dims, moved: 0.0 };
-        match &mut self.splatted {
-            Some(last) if volume_valid && last.covers(&source, inputs.moved) => {
-                last.moved += inputs.moved.unwrap_or(0.0)
+        let reused = match (&mut self.splatted, inputs.moved) {
+            (Some(last), Some(moved)) if volume_valid && last.covers(&source, moved) => {
+                last.moved += moved;
+                true
             }
-            _ if volume_valid => {
+            _ => false,
+        };
+        if !reused {
+            self.splatted = volume_valid.then(|| {
                 self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
-                self.splatted = Some(source);
-            }
-            _ => self.splatted = None,
+                source
+            });
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
         if let Some(shading) = shading {
