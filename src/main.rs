@@ -254,12 +254,25 @@ fn main() -> std::process::ExitCode {
     match dispatch(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // Our errors already carry their cause in their message (file, field, allowed range),
-            // so the top level is the one clear line; no backtrace for a user's mistake.
-            eprintln!("error: {e:#}");
+            // One clear line, no backtrace for a user's mistake.
+            eprintln!("error: {}", one_line(&e));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text the line already
+/// holds: most of our errors carry their cause in their own message (file, field, allowed range),
+/// and anyhow's `{:#}` would print it twice.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line = format!("{line}: {text}");
+        }
+    }
+    line
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
@@ -309,4 +322,29 @@ fn open_app(args: AppArgs) -> Result<()> {
         show_ui: !args.hide_ui,
         script,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("scene.json: {source}")]
+    struct Carries {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn an_error_is_one_line_with_each_cause_once() {
+        let inner = || std::io::Error::other("grid.resolution must be in [8, 512]");
+        // The cause is in the message already: not repeated.
+        let e = anyhow::Error::new(Carries { source: inner() });
+        assert_eq!(one_line(&e), "scene.json: grid.resolution must be in [8, 512]");
+        // Context added on top of an error that carries its cause: each text once, outermost first.
+        let e = anyhow::Error::new(Carries { source: inner() }).context("bench");
+        assert_eq!(one_line(&e), "bench: scene.json: grid.resolution must be in [8, 512]");
+        // A cause not in the message is appended.
+        let e = anyhow::Error::new(inner()).context("--set x=1");
+        assert_eq!(one_line(&e), "--set x=1: grid.resolution must be in [8, 512]");
+    }
 }
