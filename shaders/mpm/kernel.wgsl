@@ -44,7 +44,12 @@ fn stencil_weight(s: Stencil, o: vec3<u32>) -> f32 {
 
 // Node position minus particle position, in metres.
 fn stencil_offset(s: Stencil, o: vec3<u32>) -> vec3<f32> {
-    return (vec3<f32>(o) - s.fraction) * params.cell_size;
+    return node_offset(s.fraction, o);
+}
+
+// stencil_offset for a particle at `fraction` (Stencil::fraction).
+fn node_offset(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
+    return (vec3<f32>(o) - fraction) * params.cell_size;
 }
 
 // Flat index of stencil node o. Particles are clamped to the domain box, whose stencil lies inside

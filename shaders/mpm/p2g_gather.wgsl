@@ -38,9 +38,8 @@ fn p2g_gather(
         return;
     }
     let node = touched.node;
-    // The node's four 64-bit sums: low words as unsigned bits, high words signed (fixed_point.rs).
-    var low = vec4<u32>(0u);
-    var high = vec4<i32>(0);
+    // The node's four 64-bit sums.
+    var sum = Wide4(vec4<u32>(0u), vec4<i32>(0));
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
@@ -52,23 +51,18 @@ fn p2g_gather(
                 for (var k = range.x; k < range.y; k++) {
                     let source = scatter_sources[k];
                     let w = offset_weights(source.fraction, o);
-                    let offset = (vec3<f32>(o) - source.fraction) * params.cell_size;
+                    let offset = node_offset(source.fraction, o);
                     let c = contribution_at(source.velocity, source.mass, source.affine, w.x * w.y * w.z, offset);
-                    if (!c.valid) {
-                        continue;
+                    if (c.valid) {
+                        sum = wide4_add(sum, wide4(c.units));
                     }
-                    let units = bitcast<vec4<u32>>(c.units);
-                    let sum = low + units;
-                    let carry = select(vec4<i32>(0), vec4<i32>(1), sum < low);
-                    high += select(vec4<i32>(0), vec4<i32>(-1), c.units < vec4<i32>(0)) + carry;
-                    low = sum;
                 }
             }
         }
     }
     let base = GRID_FIXED_WORDS * node_index(node);
     for (var q = 0u; q < 4u; q++) {
-        atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(low[q]));
-        atomicStore(&grid_fixed[base + 2u * q + 1u], high[q]);
+        atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(sum.low[q]));
+        atomicStore(&grid_fixed[base + 2u * q + 1u], sum.high[q]);
     }
 }

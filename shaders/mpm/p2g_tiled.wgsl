@@ -29,8 +29,7 @@ fn p2g_tiled(
                         if (!c.valid) {
                             continue;
                         }
-                        let high = select(vec4<i32>(0), vec4<i32>(-1), c.units < vec4<i32>(0));
-                        tile_add_units(tile_node(s, o, block.corner), bitcast<vec4<u32>>(c.units), high);
+                        tile_add_units(tile_node(s, o, block.corner), wide4(c.units));
                     }
                 }
             }

@@ -80,19 +80,15 @@ fn p2g_tiled_subgroup(
                     }
                     // Segmented suffix sums: after step k a thread holds its run's sum over its
                     // own lane and the 2^(k+1) − 1 after it, so the head ends with the run's.
-                    var low = bitcast<vec4<u32>>(units);
-                    var high = select(vec4<i32>(0), vec4<i32>(-1), units < vec4<i32>(0));
+                    var sum = wide4(units);
                     for (var step = 0u; step < 3u; step++) {
-                        let other_low = subgroupShuffleDown(low, 1u << step);
-                        let other_high = subgroupShuffleDown(high, 1u << step);
+                        let other = Wide4(subgroupShuffleDown(sum.low, 1u << step), subgroupShuffleDown(sum.high, 1u << step));
                         if (runs.joins[step]) {
-                            let sum = low + other_low;
-                            high += other_high + select(vec4<i32>(0), vec4<i32>(1), sum < low);
-                            low = sum;
+                            sum = wide4_add(sum, other);
                         }
                     }
                     if (has_particle && runs.head) {
-                        tile_add_units(tile_node(s, o, block.corner), low, high);
+                        tile_add_units(tile_node(s, o, block.corner), sum);
                     }
                 }
             }

@@ -1,7 +1,7 @@
-// What p2g, p2g_tiled and p2g_gather share: the position a particle scatters from, its fixed-point
-// contributions, and the 64-bit adds into grid_fixed. Both passes produce the same integers for
-// the same particle, and integer sums do not depend on their order, so the two paths build
-// bit-identical grids (tests/sorted_path.rs checks it).
+// What p2g and the sorted path's P2G kernels share: the position a particle scatters from, its
+// fixed-point contributions, and the exact 64-bit sums of them, in registers (Wide4) and in
+// grid_fixed. Every kernel produces the same integers for the same particle, and integer sums do
+// not depend on their order, so all of them build bit-identical grids (tests/sorted_path.rs).
 
 // The position P2G scatters from: the particle's, clamped into the domain box, or the domain's
 // centre if it is not finite. It depends on the position alone, so bin_count and bin_scatter can
@@ -98,6 +98,24 @@ fn contribution_at(velocity: vec3<f32>, mass: f32, affine: mat3x3<f32>, weight: 
     c.units = vec4<i32>(to_fixed(weighted_mass * params.mass_scale), to_fixed(momentum.x), to_fixed(momentum.y),
         to_fixed(momentum.z));
     return c;
+}
+
+// Four 64-bit sums (mass, momentum x, y, z) in registers: low words as unsigned bits, high words
+// signed, as grid_fixed holds them (src/sim/fixed_point.rs).
+struct Wide4 {
+    low: vec4<u32>,
+    high: vec4<i32>,
+}
+
+// A contribution's units as 64-bit values (sign-extended).
+fn wide4(units: vec4<i32>) -> Wide4 {
+    return Wide4(bitcast<vec4<u32>>(units), select(vec4<i32>(0), vec4<i32>(-1), units < vec4<i32>(0)));
+}
+
+// a + b, exact: the carry out of each low word goes to its high word.
+fn wide4_add(a: Wide4, b: Wide4) -> Wide4 {
+    let low = a.low + b.low;
+    return Wide4(low, a.high + b.high + select(vec4<i32>(0), vec4<i32>(1), low < a.low));
 }
 
 // Adds the 64-bit value (high, low) to the sum at words (slot, slot + 1) of grid_fixed: low word as

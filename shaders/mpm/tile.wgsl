@@ -25,12 +25,12 @@ fn tile_add_pair(node: u32, quantity: u32, low: u32, high: i32) {
     }
 }
 
-// Adds a contribution's four 64-bit quantities (low and high words) to tile node t.
-fn tile_add_units(t: u32, low: vec4<u32>, high: vec4<i32>) {
-    tile_add_pair(t, 0u, low.x, high.x);
-    tile_add_pair(t, 1u, low.y, high.y);
-    tile_add_pair(t, 2u, low.z, high.z);
-    tile_add_pair(t, 3u, low.w, high.w);
+// Adds four 64-bit quantities (a contribution, or a subgroup run's sum of them) to tile node t.
+fn tile_add_units(t: u32, w: Wide4) {
+    tile_add_pair(t, 0u, w.low.x, w.high.x);
+    tile_add_pair(t, 1u, w.low.y, w.high.y);
+    tile_add_pair(t, 2u, w.low.z, w.high.z);
+    tile_add_pair(t, 3u, w.low.w, w.high.w);
 }
 
 // Zeroes the tile; every thread of the workgroup calls it, then a barrier follows.

@@ -18,7 +18,7 @@ use super::bins::UPDATE_ARGS_OFFSET;
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes};
+use super::step::{Dispatch, PassTimestamps, record_passes, thread_count};
 
 /// One particle as `p2g_gather` reads it. Mirrors `ScatterSource` in `shaders/mpm/types.wgsl`;
 /// only the GPU reads and writes it, the host needs its size.
@@ -51,7 +51,7 @@ pub fn record(
         state,
         MpmPass::P2gGather.name(),
         &[
-            (MpmPass::P2gSources, Dispatch::Threads(state.particle_count)),
+            (MpmPass::P2gSources, Dispatch::Threads(thread_count(MpmPass::P2gSources, state))),
             (MpmPass::P2gGather, Dispatch::Indirect(UPDATE_ARGS_OFFSET)),
         ],
         timestamps,

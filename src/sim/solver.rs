@@ -116,8 +116,7 @@ impl Solver {
     /// Compiles the kernels and uploads `particles`.
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let mut state = SimState::new(&gpu.device, &kernels, &params, particles, default_path())?;
-        state.set_p2g(&gpu.device, &kernels, default_p2g(gpu));
+        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path(), default_p2g(gpu))?;
         Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
     }
 
@@ -239,9 +238,8 @@ impl Solver {
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let p2g = self.state.p2g();
-        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, self.state.path)?;
-        self.state.set_p2g(&gpu.device, &self.kernels, p2g);
+        let (path, p2g) = (self.state.path, self.state.p2g());
+        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, path, p2g)?;
         self.collider_count = 0;
         self.write_uniforms(gpu);
         Ok(())
@@ -256,9 +254,8 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let mut state = SimState::new(&gpu.device, &self.kernels, &params, &particles, self.state.path)?;
-        state.set_p2g(&gpu.device, &self.kernels, self.state.p2g());
-        self.state = state;
+        let (path, p2g) = (self.state.path, self.state.p2g());
+        self.state = SimState::new(&gpu.device, &self.kernels, &params, &particles, path, p2g)?;
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);

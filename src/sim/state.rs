@@ -1,7 +1,6 @@
 //! The simulation's GPU data: particles, grid and parameters, and the bind group that exposes them
 //! to the kernels. Rebuilt when a scene loads or the grid changes; the kernels are not.
 
-use bytemuck::Zeroable;
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
@@ -101,8 +100,8 @@ pub struct SimState {
     /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
     /// within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
-    /// The sorted path's P2G kernel as requested (one of [`MpmPass::SORTED_P2G`]; `P2gTiled` in a
-    /// new state). Private: [`SimState::set_p2g`] also sizes `scatter_sources` for it.
+    /// The sorted path's P2G kernel as requested (one of [`MpmPass::SORTED_P2G`]). Private:
+    /// `scatter_sources` is sized for it ([`SimState::set_p2g`]).
     p2g: MpmPass,
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
@@ -143,6 +142,13 @@ fn placeholder(device: &wgpu::Device, label: &str, contents: &[u8]) -> wgpu::Buf
         contents,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     })
+}
+
+/// Bytes of `scatter_sources` for the sorted P2G kernel `p2g`: one [`GpuScatterSource`] per
+/// particle for `p2g_gather`, else a single placeholder entry (a binding cannot be empty).
+fn scatter_sources_bytes(p2g: MpmPass, particle_count: u32) -> u64 {
+    let entries = if p2g == MpmPass::P2gGather { particle_count.max(1) } else { 1 };
+    entries as u64 * size_of::<GpuScatterSource>() as u64
 }
 
 fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
@@ -197,14 +203,17 @@ pub fn check_limits(device: &wgpu::Device, params: &SolverParams, particle_count
 }
 
 impl SimState {
-    /// Uploads `particles` and allocates a grid for `params`, to be stepped on `path`.
+    /// Uploads `particles` and allocates a grid for `params`, to be stepped on `path` with the
+    /// sorted-path P2G kernel `p2g` (one of [`MpmPass::SORTED_P2G`]).
     pub fn new(
         device: &wgpu::Device,
         kernels: &Kernels,
         params: &SolverParams,
         particles: &[GpuParticle],
         path: SolverPath,
+        p2g: MpmPass,
     ) -> Result<Self, StateError> {
+        assert!(MpmPass::SORTED_P2G.contains(&p2g), "{} is not a sorted-path P2G kernel", p2g.name());
         check_limits(device, params, particles.len())?;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let particle_count = particles.len() as u32;
@@ -273,7 +282,7 @@ impl SimState {
             usage: storage,
             mapped_at_creation: false,
         });
-        let scatter_sources = placeholder(device, "scatter_sources", bytemuck::bytes_of(&GpuScatterSource::zeroed()));
+        let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
             size: 32,
@@ -315,7 +324,7 @@ impl SimState {
             block_lists,
             particle_order,
             cell_bins,
-            p2g: MpmPass::P2gTiled,
+            p2g,
             scatter_sources,
             indirect_args,
             bind_group,
@@ -366,8 +375,7 @@ impl SimState {
     /// `scatter_sources` buffer here, and gives it back when another kernel is chosen.
     pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
         assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
-        let entry = size_of::<GpuScatterSource>() as u64;
-        let bytes = if pass == MpmPass::P2gGather { entry * self.particle_count as u64 } else { entry };
+        let bytes = scatter_sources_bytes(pass, self.particle_count);
         if self.scatter_sources.size() != bytes {
             self.scatter_sources = storage_buffer(device, "scatter_sources", bytes);
             self.bind(device, kernels);
