@@ -15,7 +15,7 @@ use powder::gpu::{Gpu, GpuError};
 use powder::render::view_blit::ViewBlit;
 use powder::render::{FrameInputs, Renderer};
 
-use super::ui_layer::{self, UiLayer};
+use super::ui_layer::UiLayer;
 
 /// The format the scene renderer draws in (view texture and screenshots).
 pub const VIEW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -279,10 +279,7 @@ impl Graphics {
         let size = [self.config.width, self.config.height];
         let screen = egui_wgpu::ScreenDescriptor { size_in_pixels: size, pixels_per_point };
         // The panels are redrawn only when they changed; the 3D view (a paint callback) every frame.
-        let (meshes, callbacks) = ui_layer::split(primitives);
-        if !self.ui_layer.holds(size, pixels_per_point, &meshes) {
-            self.ui_layer.redraw(device, queue, &mut encoder, &mut self.egui_renderer, meshes, &screen);
-        }
+        let callbacks = self.ui_layer.update(device, queue, &mut encoder, &mut self.egui_renderer, primitives, &screen);
         let target = frame.texture.create_view(&Default::default());
         {
             let mut pass = encoder

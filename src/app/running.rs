@@ -60,12 +60,9 @@ pub struct Running {
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
     /// render pipelines when a file changes.
     shader_watcher: Option<super::hot_reload::ShaderWatcher>,
-    /// An event since the last frame may have replaced or pushed the particles: the renderer
-    /// splats its density volume again instead of trusting the solver's speeds.
-    particles_disturbed: bool,
     /// The motion estimate summed since the last frame drawn
-    /// ([`powder::render::FrameInputs::moved`]); `None`:
-    /// unknown.
+    /// ([`powder::render::FrameInputs::moved`]); `None`: unknown (an event may have replaced or
+    /// pushed the particles), so the renderer splats its density volume again.
     moved_since_drawn: Option<f32>,
 }
 
@@ -100,7 +97,6 @@ impl Running {
             last_screenshot: None,
             pending_screenshot: None,
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
-            particles_disturbed: true,
             moved_since_drawn: None,
             gpu_name,
             draw_ms: 0.0,
@@ -189,8 +185,7 @@ impl Running {
         // An estimate of how far the snow moved since the last frame drawn (frames skipped by the
         // surface add up), unknown once something the solver's stats do not see pushed it: the
         // renderer reuses its density volume while that is small.
-        let disturbed = std::mem::take(&mut self.particles_disturbed) || colliders_moved || self.driver.tool.is_held();
-        let bound = if disturbed {
+        let bound = if colliders_moved || self.driver.tool.is_held() {
             None
         } else {
             self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
@@ -304,7 +299,7 @@ impl Running {
             other => {
                 // Requests for the simulation may replace or push the particles; the Stats
                 // numbers are taken again at once.
-                self.particles_disturbed = true;
+                self.moved_since_drawn = None;
                 self.panel.refresh_stats();
                 if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
                     self.frame_domain();

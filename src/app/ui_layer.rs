@@ -22,6 +22,8 @@ struct Drawn {
     pixels_per_point: f32,
     /// The mesh primitives drawn, in order.
     meshes: Vec<ClippedPrimitive>,
+    /// Pixels they cover: x, y, width, height (empty: nothing to composite).
+    bounds: [u32; 4],
 }
 
 impl Drawn {
@@ -43,16 +45,15 @@ pub struct UiLayer {
     blit: ViewBlit,
     /// The window surface's format, which egui's pipeline draws in.
     format: wgpu::TextureFormat,
-    /// The texture, its view and its size.
-    texture: Option<(wgpu::Texture, wgpu::TextureView, [u32; 2])>,
+    /// The texture and its view.
+    texture: Option<(wgpu::Texture, wgpu::TextureView)>,
+    /// What the texture holds; `None` when it must be drawn.
     drawn: Option<Drawn>,
-    /// Pixels the drawn meshes cover: x, y, width, height (empty: nothing to composite).
-    bounds: [u32; 4],
 }
 
 /// egui's primitives split into its meshes (the panels, cached in the layer) and its paint
 /// callbacks (the 3D view, drawn every frame under the layer).
-pub fn split(primitives: Vec<ClippedPrimitive>) -> (Vec<ClippedPrimitive>, Vec<ClippedPrimitive>) {
+fn split(primitives: Vec<ClippedPrimitive>) -> (Vec<ClippedPrimitive>, Vec<ClippedPrimitive>) {
     primitives.into_iter().partition(|p| matches!(p.primitive, Primitive::Mesh(_)))
 }
 
@@ -60,7 +61,7 @@ impl UiLayer {
     /// A layer for a window surface of `format`.
     pub fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
         let blit = ViewBlit::new(device, format, Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING));
-        Self { blit, format, texture: None, drawn: None, bounds: [0; 4] }
+        Self { blit, format, texture: None, drawn: None }
     }
 
     /// Forgets the cached pixels (egui changed a texture they were drawn from).
@@ -68,15 +69,30 @@ impl UiLayer {
         self.drawn = None;
     }
 
-    /// Whether the texture holds exactly `meshes` (mesh primitives only) at this size and scale.
-    pub fn holds(&self, size: [u32; 2], pixels_per_point: f32, meshes: &[ClippedPrimitive]) -> bool {
-        self.drawn.as_ref().is_some_and(|d| d.matches(size, pixels_per_point, meshes))
+    /// Takes a frame's egui primitives: records drawing its meshes into the layer with egui's
+    /// renderer unless the layer already holds them at this size and scale, and returns its paint
+    /// callbacks, which the frame draws under the layer.
+    pub fn update(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        encoder: &mut wgpu::CommandEncoder,
+        renderer: &mut egui_wgpu::Renderer,
+        primitives: Vec<ClippedPrimitive>,
+        screen: &egui_wgpu::ScreenDescriptor,
+    ) -> Vec<ClippedPrimitive> {
+        let (meshes, callbacks) = split(primitives);
+        let held =
+            self.drawn.as_ref().is_some_and(|d| d.matches(screen.size_in_pixels, screen.pixels_per_point, &meshes));
+        if !held {
+            self.redraw(device, queue, encoder, renderer, meshes, screen);
+        }
+        callbacks
     }
 
-    /// Records drawing `meshes` (mesh primitives only, as [`split`] returns them) into the layer
-    /// with egui's renderer, after uploading them with it; the texture is made or remade at the
-    /// screen's size.
-    pub fn redraw(
+    /// Records drawing `meshes` (mesh primitives only) into the layer with egui's renderer, after
+    /// uploading them with it; the texture is made or remade at the screen's size.
+    fn redraw(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -86,7 +102,7 @@ impl UiLayer {
         screen: &egui_wgpu::ScreenDescriptor,
     ) {
         let size = screen.size_in_pixels;
-        if self.texture.as_ref().is_none_or(|t| t.2 != size) {
+        if self.texture.as_ref().is_none_or(|(t, _)| [t.width(), t.height()] != size) {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("app.ui_layer"),
                 size: wgpu::Extent3d { width: size[0], height: size[1], depth_or_array_layers: 1 },
@@ -99,9 +115,9 @@ impl UiLayer {
             });
             let view = texture.create_view(&Default::default());
             self.blit.set_view(device, &view);
-            self.texture = Some((texture, view, size));
+            self.texture = Some((texture, view));
         }
-        let Some((_, view, _)) = &self.texture else { return };
+        let Some((_, view)) = &self.texture else { return };
         // Paint callbacks are not in `meshes`, so no callback's `prepare` runs here.
         let commands = renderer.update_buffers(device, queue, encoder, &meshes, screen);
         debug_assert!(commands.is_empty(), "mesh primitives record no callback commands");
@@ -122,13 +138,14 @@ impl UiLayer {
             multiview_mask: None,
         });
         renderer.render(&mut pass.forget_lifetime(), &meshes, screen);
-        self.bounds = pixel_bounds(&meshes, screen);
-        self.drawn = Some(Drawn { size, pixels_per_point: screen.pixels_per_point, meshes });
+        let bounds = pixel_bounds(&meshes, screen);
+        self.drawn = Some(Drawn { size, pixels_per_point: screen.pixels_per_point, meshes, bounds });
     }
 
     /// Lays the layer over the pass's target (the window, of the size it was drawn at).
     pub fn composite(&self, pass: &mut wgpu::RenderPass<'_>) {
-        let (Some(drawn), [x, y, w, h]) = (&self.drawn, self.bounds) else { return };
+        let Some(drawn) = &self.drawn else { return };
+        let [x, y, w, h] = drawn.bounds;
         if w == 0 || h == 0 {
             return;
         }
@@ -209,7 +226,7 @@ mod tests {
     fn the_layer_is_kept_only_for_the_same_meshes_size_and_scale() {
         let all = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(100.0, 50.0));
         let a = quad(egui::Rect::from_min_max(egui::pos2(1.0, 2.0), egui::pos2(10.0, 20.0)), all);
-        let drawn = Drawn { size: [200, 100], pixels_per_point: 2.0, meshes: vec![a.clone()] };
+        let drawn = Drawn { size: [200, 100], pixels_per_point: 2.0, meshes: vec![a.clone()], bounds: [2, 4, 18, 36] };
         assert!(drawn.matches([200, 100], 2.0, std::slice::from_ref(&a)));
         assert!(!drawn.matches([201, 100], 2.0, std::slice::from_ref(&a)), "resized");
         assert!(!drawn.matches([200, 100], 1.0, std::slice::from_ref(&a)), "rescaled");

@@ -45,23 +45,13 @@ struct SceneBindings {
 /// snow moves far less than a voxel per frame.
 pub const VOLUME_REUSE_VOXELS: f32 = 0.5;
 
-/// What the density volume was splatted from, and how far particles moved since.
+/// What the density volume was splatted from: with another key it is splatted again.
 #[derive(Clone, Copy, PartialEq)]
-struct SplatSource {
+struct SplatKey {
     particle_count: u32,
     domain_min: Vec3,
     voxel: f32,
     dims: glam::UVec3,
-    /// Summed [`FrameInputs::moved`] since the splat (not compared).
-    moved: f32,
-}
-
-impl SplatSource {
-    /// Whether the volume splatted from `self` may be reused for `now`, which moved `moved`.
-    fn covers(&self, now: &SplatSource, moved: f32) -> bool {
-        let same = SplatSource { moved: self.moved, ..*now } == *self;
-        same && moved >= 0.0 && self.moved + moved < VOLUME_REUSE_VOXELS * self.voxel
-    }
 }
 
 /// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
@@ -81,8 +71,9 @@ pub struct Renderer {
     splat: VolumeSplat,
     raymarch: VolumeRaymarch,
     volume: VolumeGrid,
-    /// What the volume holds; `None` when it must be splatted.
-    splatted: Option<SplatSource>,
+    /// What the volume was splatted from and the [`FrameInputs::moved`] summed since; `None`
+    /// when it must be splatted.
+    splatted: Option<(SplatKey, f32)>,
     scene: Option<SceneBindings>,
     shading: Option<ParticleShading>,
     targets: FrameTargets,
@@ -286,10 +277,12 @@ impl Renderer {
             FrameContext { size: self.targets.size, sun_direction: self.sun_direction, volume_valid, particle_count };
         queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
 
-        let source = SplatSource { particle_count, domain_min: inputs.domain_min, voxel, dims, moved: 0.0 };
+        let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims };
         let reused = match (&mut self.splatted, inputs.moved) {
-            (Some(last), Some(moved)) if volume_valid && last.covers(&source, moved) => {
-                last.moved += moved;
+            (Some((last, sum)), Some(moved))
+                if volume_valid && *last == key && moved >= 0.0 && *sum + moved < VOLUME_REUSE_VOXELS * voxel =>
+            {
+                *sum += moved;
                 true
             }
             _ => false,
@@ -297,7 +290,7 @@ impl Renderer {
         if !reused {
             self.splatted = volume_valid.then(|| {
                 self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
-                source
+                (key, 0.0)
             });
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
