@@ -66,21 +66,11 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
 
 /// Renders an empty scene (sky and ground) offscreen at 64 × 48 and returns the RGBA pixels.
 fn render_empty(gpu: &powder::gpu::Gpu, renderer: &mut powder::render::Renderer, solver: &Solver) -> Vec<u8> {
-    use powder::render::{Camera, FrameInputs, OffscreenTarget, RenderSettings};
+    use powder::render::{Camera, OffscreenTarget, RenderSettings};
     let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
     let camera = Camera::default();
     let settings = RenderSettings::default();
-    let grid = &solver.params().grid;
-    let inputs = FrameInputs {
-        camera: &camera,
-        settings: &settings,
-        particles: &solver.state().particles,
-        particle_count: 0,
-        particle_radius: 0.01,
-        domain_min: grid.domain_min.as_vec3(),
-        domain_max: grid.domain_max().as_vec3(),
-        moved: None,
-    };
+    let inputs = common::frame_inputs(solver, &camera, &settings, 0, 0.01);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
     gpu.queue.submit([encoder.finish()]);

@@ -8,9 +8,7 @@ mod common;
 use glam::{Vec2, Vec3};
 use powder::gpu::Gpu;
 use powder::mesh::TriangleMesh;
-use powder::render::{
-    Camera, ColorField, FrameInputs, OffscreenTarget, RenderError, RenderMode, RenderSettings, Renderer,
-};
+use powder::render::{Camera, ColorField, OffscreenTarget, RenderError, RenderMode, RenderSettings, Renderer};
 use powder::sim::Solver;
 
 const WIDTH: u32 = 320;
@@ -102,27 +100,6 @@ fn is_snow(c: Vec3) -> bool {
     c.min_element() > 0.6 && saturation(c) < 0.08
 }
 
-/// What a frame of `solver`'s particles needs, with `count` of them drawn.
-fn inputs<'a>(
-    solver: &'a Solver,
-    camera: &'a Camera,
-    settings: &'a RenderSettings,
-    count: u32,
-    radius: f32,
-) -> FrameInputs<'a> {
-    let grid = &solver.params().grid;
-    FrameInputs {
-        camera,
-        settings,
-        particles: &solver.state().particles,
-        particle_count: count,
-        particle_radius: radius,
-        domain_min: grid.domain_min.as_vec3(),
-        domain_max: grid.domain_max().as_vec3(),
-        moved: None,
-    }
-}
-
 /// The image, the target, and how many particles were drawn (after culling).
 fn render(gpu: &Gpu, solver: &Solver, camera: &Camera, options: &Options) -> (Image, OffscreenTarget) {
     let (image, target, _) = render_counting(gpu, solver, camera, options);
@@ -136,7 +113,7 @@ fn render_counting(gpu: &Gpu, solver: &Solver, camera: &Camera, options: &Option
     renderer.resize(&gpu.device, width, height);
     renderer.set_sun_direction(shoulder_sun(camera));
     let count = options.particle_count.unwrap_or(solver.particle_count());
-    let inputs = inputs(solver, camera, &options.settings, count, 0.25 * H);
+    let inputs = common::frame_inputs(solver, camera, &options.settings, count, 0.25 * H);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
     gpu.queue.submit([encoder.finish()]);
@@ -340,7 +317,7 @@ fn a_buffer_too_small_for_a_particle_draws_only_the_background() {
     let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
     renderer.set_sun_direction(shoulder_sun(&camera));
     let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
-    let mut frame = inputs(&solver, &camera, &settings, 1000, 0.25 * H);
+    let mut frame = common::frame_inputs(&solver, &camera, &settings, 1000, 0.25 * H);
     frame.particles = &tiny;
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &frame);
@@ -391,7 +368,7 @@ impl MeshView {
 
     fn draw(&mut self, gpu: &Gpu, solver: &Solver, camera: &Camera, mode: RenderMode, count: u32) -> Image {
         let settings = RenderSettings { mode, ..Default::default() };
-        let frame = inputs(solver, camera, &settings, count, 0.25 * H);
+        let frame = common::frame_inputs(solver, camera, &settings, count, 0.25 * H);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         self.renderer.render(&gpu.device, &gpu.queue, &mut encoder, self.target.view(), &frame);
         gpu.queue.submit([encoder.finish()]);

@@ -25,24 +25,14 @@ fn scene() -> Vec<powder::sim::params::GpuParticle> {
     particles
 }
 
-/// A frame of `solver`'s particles, drawn as impostors of radius h/4: a voxel is one cell.
+/// A frame of all of `solver`'s particles, drawn as impostors of radius h/4: a voxel is one cell.
 fn inputs<'a>(
     solver: &'a Solver,
     camera: &'a Camera,
     settings: &'a RenderSettings,
     moved: Option<f32>,
 ) -> FrameInputs<'a> {
-    let grid = &solver.params().grid;
-    FrameInputs {
-        camera,
-        settings,
-        particles: &solver.state().particles,
-        particle_count: solver.particle_count(),
-        particle_radius: 0.25 * H,
-        domain_min: grid.domain_min.as_vec3(),
-        domain_max: grid.domain_max().as_vec3(),
-        moved,
-    }
+    FrameInputs { moved, ..common::frame_inputs(solver, camera, settings, solver.particle_count(), 0.25 * H) }
 }
 
 /// Renders one frame with the sun along `sun` and returns the volume it left.

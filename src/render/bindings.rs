@@ -40,27 +40,40 @@ impl Layouts {
         let scene = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("render.scene"),
             entries: &[
-                storage_entry(0, SCENE, true),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: SCENE,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D3,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: SCENE,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
+                &[storage_entry(0, SCENE, true)][..],
+                &sampled_entries(1, SCENE, wgpu::TextureViewDimension::D3),
+            ]
+            .concat(),
         });
         Self { sources: RenderSources::embedded(), frame, scene }
     }
+}
+
+/// Layout entries of a filterable float texture of `dimension` at `binding` and its filtering
+/// sampler at `binding + 1`.
+pub fn sampled_entries(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    dimension: wgpu::TextureViewDimension,
+) -> [wgpu::BindGroupLayoutEntry; 2] {
+    [
+        wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: dimension,
+                multisampled: false,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: binding + 1,
+            visibility,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            count: None,
+        },
+    ]
 }
 
 /// A storage-buffer layout entry.

@@ -9,7 +9,7 @@
 //! The same pass, with premultiplied-alpha blending, lays the app's cached UI layer over the
 //! window (`src/app/ui_layer.rs`).
 
-use super::bindings::pipeline_layout;
+use super::bindings::{pipeline_layout, sampled_entries};
 use super::shaders::{DepthKind, RenderShader};
 
 /// The pipeline, its sampler and the bind group of the current view texture.
@@ -26,27 +26,9 @@ impl ViewBlit {
     /// blending lays a layer with transparent parts over them (the UI layer).
     pub fn new(device: &wgpu::Device, target_format: wgpu::TextureFormat, blend: Option<wgpu::BlendState>) -> Self {
         let shader = RenderShader::ViewBlit;
-        let fragment = wgpu::ShaderStages::FRAGMENT;
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(shader.label()),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: fragment,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: fragment,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
+            entries: &sampled_entries(0, wgpu::ShaderStages::FRAGMENT, wgpu::TextureViewDimension::D2),
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(shader.label()),

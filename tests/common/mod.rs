@@ -161,3 +161,25 @@ pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim:
     };
     assert_eq!(placed, expected, "the solver did not run on the {} path", path.name());
 }
+
+/// What the renderer needs for a frame of `solver`'s first `count` particles drawn at `radius`
+/// (metres) over its domain; the volume is splatted afresh (`moved: None`).
+pub fn frame_inputs<'a>(
+    solver: &'a powder::sim::Solver,
+    camera: &'a powder::render::Camera,
+    settings: &'a powder::render::RenderSettings,
+    count: u32,
+    radius: f32,
+) -> powder::render::FrameInputs<'a> {
+    let grid = &solver.params().grid;
+    powder::render::FrameInputs {
+        camera,
+        settings,
+        particles: &solver.state().particles,
+        particle_count: count,
+        particle_radius: radius,
+        domain_min: grid.domain_min.as_vec3(),
+        domain_max: grid.domain_max().as_vec3(),
+        moved: None,
+    }
+}
