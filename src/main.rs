@@ -110,8 +110,8 @@ enum Command {
         #[arg(long, default_value_t = 8)]
         ppc: u32,
         /// Substep paths to time, comma-separated: naive (one global atomic per contribution,
-        /// dense grid passes) and/or sorted (binned particles, workgroup-memory P2G, touched
-        /// blocks only).
+        /// dense grid passes), sorted (binned particles, workgroup-memory P2G, touched blocks
+        /// only) and/or fused (sorted, with g2p and the next P2G in one pass, g2p2g).
         #[arg(long, value_delimiter = ',', default_value = "sorted", value_parser = parse_path)]
         path: Vec<SolverPath>,
         /// The sorted path's P2G kernels to time, comma-separated: p2g_tiled, p2g_tiled_subgroup,
@@ -246,7 +246,7 @@ fn parse_p2g(name: &str) -> Result<MpmPass, String> {
 }
 
 fn parse_path(name: &str) -> Result<SolverPath, String> {
-    SolverPath::from_name(name).ok_or_else(|| format!("unknown path {name:?}: expected naive or sorted"))
+    SolverPath::from_name(name).ok_or_else(|| format!("unknown path {name:?}: expected naive, sorted or fused"))
 }
 
 fn main() -> std::process::ExitCode {

@@ -166,7 +166,7 @@ fn bench_reports_every_stage_of_both_paths_and_the_throughput() {
     assert_eq!(visited.len(), 3, "{text}");
     assert!(visited[1] * 2 < visited[0], "sorted visits {} nodes of {}", visited[1], visited[0]);
     let bad = powder(&["bench", "--particles", "4000", "--path", "fast"]);
-    assert!(!bad.status.success() && stderr(&bad).contains("expected naive or sorted"), "{}", stderr(&bad));
+    assert!(!bad.status.success() && stderr(&bad).contains("expected naive, sorted or fused"), "{}", stderr(&bad));
     let bad = powder(&["bench", "--particles", "4000", "--p2g", "p2g_fast"]);
     assert!(!bad.status.success() && stderr(&bad).contains("expected p2g_tiled"), "{}", stderr(&bad));
 }

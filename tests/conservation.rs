@@ -138,6 +138,11 @@ fn free_motion_conserves_linear_and_angular_momentum_on_the_sorted_path() {
     free_motion_conserves_linear_and_angular_momentum(SolverPath::Sorted);
 }
 
+#[test]
+fn free_motion_conserves_linear_and_angular_momentum_on_the_fused_path() {
+    free_motion_conserves_linear_and_angular_momentum(SolverPath::Fused);
+}
+
 fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
     let gpu = common::gpu();
     let h = 1.0 / 32.0;

@@ -213,6 +213,11 @@ fn twenty_substeps_track_the_cpu_twin_on_the_sorted_path() {
     twenty_substeps_track_the_cpu_twin(SolverPath::Sorted);
 }
 
+#[test]
+fn twenty_substeps_track_the_cpu_twin_on_the_fused_path() {
+    twenty_substeps_track_the_cpu_twin(SolverPath::Fused);
+}
+
 fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     let gpu = common::gpu();
     let params = scene_params();

@@ -289,3 +289,74 @@ fn every_sorted_p2g_kernel_sums_the_same_integers() {
         common::assert_ran_on(&gpu, &solvers[2], SolverPath::Sorted);
     }
 }
+
+#[test]
+fn the_fused_path_computes_the_same_particles_as_the_sorted_path_bit_for_bit() {
+    // g2p2g adds the integers p2g_tiled would add, from the particles g2p would write, so runs of
+    // substeps on the fused path must end in the sorted path's particles exactly. Runs of 1 (no
+    // g2p2g), 7 and 24 substeps; cases as in the kernel test, plus fast particles that move more
+    // than a cell per substep, whose stencils leave g2p2g's tile (their nodes are added to the grid
+    // directly: a dropped one would change the result).
+    let gpu = common::gpu();
+    let mut rng = StdRng::seed_from_u64(43);
+    let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
+    let mut strays = scattered(500, 32);
+    for (k, p) in strays.iter_mut().enumerate().take(60) {
+        p.position = match k % 3 {
+            0 => [-0.3, 0.5, 2.0],
+            1 => [f32::NAN, 0.2, 0.2],
+            _ => [0.5, 1.0 + k as f32, 0.5],
+        };
+    }
+    // 40 m/s in random directions with dt = 6e-4 s: 1.5 cells per substep.
+    let mut fast = scattered(800, 44);
+    for p in &mut fast {
+        let d = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+        p.velocity = (40.0 * d.normalize_or(Vec3::X)).to_array();
+    }
+    let fast_params = common::params(64, H, 6e-4);
+    let cases = [
+        ("busy block", busy_scene(), params()),
+        ("one cell", cloud, params()),
+        ("strays", strays, params()),
+        ("fast", fast, fast_params),
+    ];
+    for (case, particles, params) in cases {
+        let mut solvers = [SolverPath::Sorted, SolverPath::Fused].map(|path| {
+            let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+            solver.set_path(&gpu, path);
+            solver
+        });
+        for run in [1, 7, 24] {
+            for solver in &mut solvers {
+                solver.step(&gpu, run);
+            }
+            if case == "fast" && run == 1 {
+                // The case does what it says: most particles moved more than a cell on some axis.
+                let after = solvers[0].read_particles(&gpu).expect("particles");
+                let far = after
+                    .iter()
+                    .zip(&particles)
+                    .filter(|(a, b)| (Vec3::from(a.position) - Vec3::from(b.position)).abs().max_element() > H as f32);
+                let far = far.count();
+                assert!(far > particles.len() / 2, "fast: only {far} particles moved more than a cell");
+            }
+        }
+        let stats = solvers.each_ref().map(|s| s.stats(&gpu).expect("stats"));
+        let n = particles.len() as u32;
+        assert_eq!(stats[0].fused_particles, 0, "{case}: the sorted path ran g2p2g");
+        // g2p2g advances every particle in each substep of a run but the first: 6 + 23.
+        assert_eq!(stats[1].fused_particles, 29 * n, "{case}: g2p2g did not advance every particle");
+        assert_eq!(
+            (stats[0].nonfinite_count, stats[0].overflow_count),
+            (stats[1].nonfinite_count, stats[1].overflow_count),
+            "{case}: the paths counted differently"
+        );
+        let [a, b] = solvers.each_ref().map(|s| s.read_particles(&gpu).expect("particles"));
+        let moved = a.iter().zip(&particles).filter(|(p, q)| p.position != q.position).count();
+        assert!(moved > particles.len() / 2, "{case}: only {moved} particles moved");
+        let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+        assert_eq!(differing, 0, "{case}: {differing} of {} particles differ between the paths", a.len());
+        common::assert_ran_on(&gpu, &solvers[1], SolverPath::Fused);
+    }
+}

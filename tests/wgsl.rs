@@ -132,6 +132,7 @@ fn shared_struct_layouts_agree() {
                     min_plastic_jacobian_bits,
                     max_plastic_jacobian_bits,
                     pick_distance_bits,
+                    fused_count,
                 ]
             ),
         ),

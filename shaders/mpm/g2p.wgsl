@@ -1,5 +1,5 @@
-// g2p: gather velocity and the affine matrix C from the 27 stencil nodes, update the deformation
-// gradient, apply snow plasticity, and advect the particle.
+// g2p: each particle's update from the grid (advance.wgsl): velocity and C gathered from its 27
+// stencil nodes, the deformation gradient updated, snow plasticity applied, the particle advected.
 // Reads: params, grid_velocity, particles, particle_order (sorted path). Writes: particles, status.nonfinite_count.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -15,50 +15,5 @@ fn g2p(
     // On the sorted path thread k takes the k-th particle in block order, so neighbouring threads
     // read neighbouring grid nodes.
     let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
-    var p = particles[index];
-    // The position p2g scattered from (the same unless the particle came in outside the domain).
-    p.position = scatter_position(p.position);
-    let s = stencil_at(p.position);
-    var velocity = vec3<f32>(0.0);
-    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var z = 0u; z < 3u; z++) {
-        for (var y = 0u; y < 3u; y++) {
-            for (var x = 0u; x < 3u; x++) {
-                let o = vec3<u32>(x, y, z);
-                let w = stencil_weight(s, o);
-                let vi = grid_velocity[stencil_node(s, o)].xyz;
-                let d = stencil_offset(s, o);
-                velocity += w * vi;
-                // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).
-                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
-            }
-        }
-    }
-    let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
-    let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
-    let plastic = project_plastic(trial, p.plastic_jacobian);
-
-    velocity = clamp_speed(velocity, params.max_speed);
-    let position = clamp(p.position + params.dt * velocity, domain_lo(), domain_hi());
-
-    let finite = is_finite_vec3(velocity) && is_finite_vec3(position) && is_finite_mat3(affine)
-        && is_finite_mat3(plastic.deformation);
-    if (finite) {
-        p.velocity = velocity;
-        p.affine = affine;
-        p.deformation = plastic.deformation;
-        p.plastic_jacobian = plastic.plastic_jacobian;
-        p.position = position;
-    } else {
-        // Keep the particle where it was (clamped into the domain), at rest and undeformed.
-        atomicAdd(&status.nonfinite_count, 1u);
-        p.velocity = vec3<f32>(0.0);
-        p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-        p.deformation = IDENTITY3;
-        if (!is_finite_vec3(p.position)) {
-            p.position = 0.5 * (domain_lo() + domain_hi());
-        }
-        p.position = clamp(p.position, domain_lo(), domain_hi());
-    }
-    particles[index] = p;
+    particles[index] = advanced(particles[index]);
 }

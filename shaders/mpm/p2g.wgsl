@@ -25,11 +25,7 @@ fn p2g(
                 if (!c.valid) {
                     continue;
                 }
-                let base = GRID_FIXED_WORDS * stencil_node(s, o);
-                add_wide(base, c.units.x);
-                add_wide(base + 2u, c.units.y);
-                add_wide(base + 4u, c.units.z);
-                add_wide(base + 6u, c.units.w);
+                grid_add_units(stencil_node(s, o), c.units);
             }
         }
     }

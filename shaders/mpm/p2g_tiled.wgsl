@@ -13,30 +13,16 @@ fn p2g_tiled(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    tile_clear(local);
+    tile_clear(local, BLOCK_REACH);
     workgroupBarrier();
     let block = tile_block(workgroup, workgroups);
     if (block.valid) {
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
-            let p = load_for_scatter(particle_order[block.first + k]);
-            let s = stencil_at(p.position);
-            let affine = scatter_affine(p);
-            for (var z = 0u; z < 3u; z++) {
-                for (var y = 0u; y < 3u; y++) {
-                    for (var x = 0u; x < 3u; x++) {
-                        let o = vec3<u32>(x, y, z);
-                        let c = contribution(p.velocity, p.mass, s, affine, o);
-                        if (!c.valid) {
-                            continue;
-                        }
-                        tile_add_units(tile_node(s, o, block.corner), wide4(c.units));
-                    }
-                }
-            }
+            tile_scatter(load_for_scatter(particle_order[block.first + k]), block.corner, BLOCK_REACH);
         }
     }
     workgroupBarrier();
     if (block.valid) {
-        tile_flush(local, block.corner);
+        tile_flush(local, block.corner, BLOCK_REACH);
     }
 }

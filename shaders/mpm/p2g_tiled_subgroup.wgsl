@@ -51,7 +51,7 @@ fn p2g_tiled_subgroup(
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) lanes: u32,
 ) {
-    tile_clear(local);
+    tile_clear(local, BLOCK_REACH);
     workgroupBarrier();
     let block = tile_block(workgroup, workgroups);
     let count = select(0u, block.count, block.valid);
@@ -88,7 +88,7 @@ fn p2g_tiled_subgroup(
                         }
                     }
                     if (has_particle && runs.head) {
-                        tile_add_units(tile_node(s, o, block.corner), sum);
+                        tile_add_units(tile_node(s, o, block.corner, BLOCK_REACH), sum);
                     }
                 }
             }
@@ -96,6 +96,6 @@ fn p2g_tiled_subgroup(
     }
     workgroupBarrier();
     if (block.valid) {
-        tile_flush(local, block.corner);
+        tile_flush(local, block.corner, BLOCK_REACH);
     }
 }

@@ -34,11 +34,16 @@ fn home_cell(position: vec3<f32>) -> u32 {
     return cell_of_node(home_node(position));
 }
 
-// Particle `index` as P2G sees it. A particle that arrives with a non-finite state (from outside: a
-// scene, an edit) is reset to rest and undeformed where it is, written back and counted, so its
-// mass still reaches the grid.
-fn load_for_scatter(index: u32) -> Particle {
-    var p = particles[index];
+// A particle as P2G takes it: as stored, or, if its state is not finite (it came from outside: a
+// scene, an edit), counted and reset to rest and undeformed where it is, so its mass still reaches
+// the grid. `reset` says which; a reset particle must be written back.
+struct Checked {
+    particle: Particle,
+    reset: bool,
+}
+
+fn checked_for_scatter(stored: Particle) -> Checked {
+    var p = stored;
     let finite = is_finite_vec3(p.position) && is_finite_vec3(p.velocity) && is_finite_mat3(p.affine)
         && is_finite_mat3(p.deformation) && abs(p.plastic_jacobian) < 3.0e38;
     if (!finite) {
@@ -48,10 +53,25 @@ fn load_for_scatter(index: u32) -> Particle {
         p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
         p.deformation = IDENTITY3;
         p.plastic_jacobian = 1.0;
-        particles[index] = p;
     }
-    p.position = scatter_position(p.position);
-    return p;
+    return Checked(p, !finite);
+}
+
+// p moved to the position it scatters from.
+fn at_scatter_position(p: Particle) -> Particle {
+    var moved = p;
+    moved.position = scatter_position(p.position);
+    return moved;
+}
+
+// Particle `index` as P2G sees it (checked_for_scatter, written back if reset), at its
+// scatter_position.
+fn load_for_scatter(index: u32) -> Particle {
+    let checked = checked_for_scatter(particles[index]);
+    if (checked.reset) {
+        particles[index] = checked.particle;
+    }
+    return at_scatter_position(checked.particle);
 }
 
 // The MLS-MPM affine momentum of a particle: −dt V⁰ D⁻¹ τ + m C, with D⁻¹ = 4/h² for the
@@ -136,4 +156,13 @@ fn add_wide_pair(slot: u32, low: u32, high: i32) {
 // Adds a signed i32 contribution to the 64-bit sum at words (slot, slot + 1).
 fn add_wide(slot: u32, value: i32) {
     add_wide_pair(slot, bitcast<u32>(value), select(0, -1, value < 0));
+}
+
+// Adds a contribution's four units to grid node `node`'s sums.
+fn grid_add_units(node: u32, units: vec4<i32>) {
+    let base = GRID_FIXED_WORDS * node;
+    add_wide(base, units.x);
+    add_wide(base + 2u, units.y);
+    add_wide(base + 4u, units.z);
+    add_wide(base + 6u, units.w);
 }

@@ -1,13 +1,19 @@
-// The workgroup-memory tile of the sorted path's P2G (p2g_tiled and p2g_tiled_subgroup): one
-// workgroup per occupied grid block accumulates its particles' contributions into TILE_EDGE³ nodes
-// of 64-bit sums, then adds each non-zero sum to grid_fixed with one global 64-bit add. A module
-// that does not use the tile does not allocate it.
+// The workgroup-memory tile of the sorted path's P2G (p2g_tiled, p2g_tiled_subgroup) and of the
+// fused path's g2p2g: one workgroup per occupied grid block accumulates its particles'
+// contributions into `reach`³ nodes of 64-bit sums from node `start`, then adds each non-zero sum
+// to grid_fixed with one global 64-bit add. The P2G kernels' stencils lie in BLOCK_REACH³ nodes
+// from the block's corner; g2p2g's, from particles that moved since they were binned, in
+// FUSED_REACH³ nodes from one node before it. A module that does not use the tile does not
+// allocate it.
 
 // The tile's 64-bit sums (a node can gather more than 2³¹ units), one array per word: low words of
 // mass, momentum x, y, z, then the high words, each TILE_NODES long. Unlike grid_fixed's eight
 // words per node, consecutive nodes then sit in consecutive memory banks: with an 8-word stride
 // the threads of a warp adding to different nodes met in 4 of the 32 banks.
-var<workgroup> tile: array<atomic<i32>, 1728>; // TILE_NODES · GRID_FIXED_WORDS
+var<workgroup> tile: array<atomic<i32>, 4096>; // TILE_NODES · GRID_FIXED_WORDS
+
+// What tile_place returns for a node outside the tile.
+const OUTSIDE_TILE: u32 = 0xffffffffu;
 
 fn tile_slot(node: u32, quantity: u32, high: u32) -> u32 {
     return (4u * high + quantity) * TILE_NODES + node;
@@ -33,10 +39,12 @@ fn tile_add_units(t: u32, w: Wide4) {
     tile_add_pair(t, 3u, w.low.w, w.high.w);
 }
 
-// Zeroes the tile; every thread of the workgroup calls it, then a barrier follows.
-fn tile_clear(local: u32) {
-    for (var i = local; i < TILE_NODES * GRID_FIXED_WORDS; i += WORKGROUP_SIZE) {
-        atomicStore(&tile[i], 0);
+// Zeroes the tile's first reach³ nodes; every thread of the workgroup calls it, then a barrier
+// follows.
+fn tile_clear(local: u32, reach: u32) {
+    let nodes = reach * reach * reach;
+    for (var i = local; i < nodes * GRID_FIXED_WORDS; i += WORKGROUP_SIZE) {
+        atomicStore(&tile[(i / nodes) * TILE_NODES + i % nodes], 0);
     }
 }
 
@@ -64,25 +72,56 @@ fn tile_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> TileBlock {
     return b;
 }
 
-// The tile node of stencil node o of a particle with stencil `s`, for the block with `corner`.
-// The node as stencil_node clamps it, relative to the corner: the base is clamped the same way when
-// binning (home_cell), and clamping is monotone, so the offset lies in 0 .. TILE_EDGE − 1.
-fn tile_node(s: Stencil, o: vec3<u32>, corner: vec3<i32>) -> u32 {
+// The tile node of stencil node o of a particle with stencil `s`, for the tile of reach³ nodes
+// from `start`, or OUTSIDE_TILE. The node is taken as stencil_node clamps it. For the P2G kernels
+// (start: the block's corner, reach: BLOCK_REACH) it is always inside: the base is clamped the
+// same way when binning (home_cell), and clamping is monotone.
+fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
     let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
-    let t = vec3<u32>(node - corner);
-    return t.x + TILE_EDGE * (t.y + TILE_EDGE * t.z);
+    let t = node - start;
+    if (any(t < vec3<i32>(0)) || any(t >= vec3<i32>(i32(reach)))) {
+        return OUTSIDE_TILE;
+    }
+    let u = vec3<u32>(t);
+    return u.x + reach * (u.y + reach * u.z);
+}
+
+// Scatters particle p (at its scatter_position) into the tile of reach³ nodes from `start`: the
+// same contributions as p2g's, each added to the tile, or straight to grid_fixed for a node
+// outside the tile (a g2p2g particle that moved more than a cell).
+fn tile_scatter(p: Particle, start: vec3<i32>, reach: u32) {
+    let s = stencil_at(p.position);
+    let affine = scatter_affine(p);
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                let c = contribution(p.velocity, p.mass, s, affine, o);
+                if (!c.valid) {
+                    continue;
+                }
+                let t = tile_node(s, o, start, reach);
+                if (t == OUTSIDE_TILE) {
+                    grid_add_units(stencil_node(s, o), c.units);
+                } else {
+                    tile_add_units(t, wide4(c.units));
+                }
+            }
+        }
+    }
 }
 
 // Adds the tile's non-zero sums to grid_fixed, one thread per (tile node, quantity): consecutive
 // threads add to consecutive words. After a barrier that follows the last tile add.
-fn tile_flush(local: u32, corner: vec3<i32>) {
-    for (var i = local; i < TILE_NODES * 4u; i += WORKGROUP_SIZE) {
+fn tile_flush(local: u32, start: vec3<i32>, reach: u32) {
+    let nodes = reach * reach * reach;
+    for (var i = local; i < nodes * 4u; i += WORKGROUP_SIZE) {
         let t = i / 4u;
         let q = i % 4u;
         let low = bitcast<u32>(atomicLoad(&tile[tile_slot(t, q, 0u)]));
         let high = atomicLoad(&tile[tile_slot(t, q, 1u)]);
-        let node = corner + vec3<i32>(vec3<u32>(t % TILE_EDGE, (t / TILE_EDGE) % TILE_EDGE, t / (TILE_EDGE * TILE_EDGE)));
-        if ((low != 0u || high != 0) && all(node < vec3<i32>(params.node_dims))) {
+        let node = start + vec3<i32>(vec3<u32>(t % reach, (t / reach) % reach, t / (reach * reach)));
+        if ((low != 0u || high != 0) && all(node >= vec3<i32>(0)) && all(node < vec3<i32>(params.node_dims))) {
             add_wide_pair(GRID_FIXED_WORDS * node_index(vec3<u32>(node)) + 2u * q, low, high);
         }
     }

@@ -60,10 +60,14 @@ const PARTICLE_ORDER_SCENE: u32 = 0u;
 const PARTICLE_ORDER_BINNED: u32 = 1u;
 
 // Particles are binned by the grid block of their stencil's base node: blocks of BLOCK_EDGE³ nodes.
-// A particle's 3×3×3 stencil then lies in a tile of TILE_EDGE³ nodes starting at its block's corner.
+// A particle's 3×3×3 stencil then lies in BLOCK_REACH³ nodes starting at its block's corner.
 const BLOCK_EDGE: u32 = 4u;
-const TILE_EDGE: u32 = 6u;
-const TILE_NODES: u32 = 216u;
+const BLOCK_REACH: u32 = 6u;
+// g2p2g scatters from particles that may have moved a cell since they were binned: their stencils
+// lie in FUSED_REACH³ nodes starting one node before the block's corner.
+const FUSED_REACH: u32 = 8u;
+// Nodes of the workgroup-memory tile (tile.wgsl): room for the larger reach.
+const TILE_NODES: u32 = 512u;
 
 // Counters of the bin passes, and the indirect dispatch sizes bin_dispatch derives from them.
 // The host copies the dispatch words into its indirect-argument buffer (src/sim/bins.rs).
@@ -126,7 +130,8 @@ struct SolverStatus {
     min_plastic_jacobian_bits: atomic<u32>,
     max_plastic_jacobian_bits: atomic<u32>,
     pick_distance_bits: atomic<u32>,
-    _pad0: u32,
+    // Particles g2p2g advanced since the last report (one add per workgroup).
+    fused_count: atomic<u32>,
 }
 
 // The mouse ray of the pick pass; `direction` is a unit vector.

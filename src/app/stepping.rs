@@ -219,7 +219,7 @@ impl Stepper {
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("app.step") });
             for i in 0..n {
                 let timestamps = if first { self.timer.as_ref().map(|t| t.timestamps(i)) } else { None };
-                step::record_substep(&mut encoder, kernels, state, substeps - left + i, timestamps);
+                step::record_substep(&mut encoder, kernels, state, substeps - left + i, substeps, timestamps);
             }
             if first && let Some(timer) = &self.timer {
                 timer.resolve(&mut encoder, n);

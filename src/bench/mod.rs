@@ -123,7 +123,9 @@ pub struct Traffic {
 /// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
 /// counters cleared. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each particle
 /// and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
-/// readers hit the cache) and writes every touched node's 32-byte sums.
+/// readers hit the cache) and writes every touched node's 32-byte sums. The fused path's g2p2g
+/// reads and writes each particle once, reads velocities and writes sums per node of snow; its g2p
+/// runs once per run of substeps and is counted as nothing.
 pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
     let particle = size_of::<GpuParticle>() as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
@@ -132,17 +134,20 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
     let block = size_of::<GpuBlockBin>() as f64;
     match (path, stage) {
         (SolverPath::Naive, 0) => fixed * t.nodes,
-        (SolverPath::Sorted, 0) => 36.0 * t.particles + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks,
+        (_, 0) => 36.0 * t.particles + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks,
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
         (SolverPath::Sorted, 1) if p2g == MpmPass::P2gGather => {
             let source = size_of::<GpuScatterSource>() as f64;
             (particle + 4.0 + 2.0 * source) * t.particles + fixed * t.touched_nodes
         }
         (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
+        (SolverPath::Fused, 1) => (2.0 * particle + 4.0) * t.particles + (velocity + fixed) * snow_nodes,
         (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,
-        (SolverPath::Sorted, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
+        (_, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
         (SolverPath::Naive, _) => 2.0 * particle * t.particles + velocity * snow_nodes,
         (SolverPath::Sorted, _) => (2.0 * particle + 4.0) * t.particles + velocity * snow_nodes,
+        // g2p runs once per run of substeps, inside g2p2g otherwise.
+        (SolverPath::Fused, _) => 0.0,
     }
 }
 
@@ -167,7 +172,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for s in 0..n {
             let ts = PassTimestamps { query_set: &query_set, first: 8 * s };
-            step::record_substep(&mut encoder, solver.kernels(), solver.state(), s, Some(ts));
+            step::record_substep(&mut encoder, solver.kernels(), solver.state(), s, n, Some(ts));
         }
         encoder.resolve_query_set(&query_set, 0..8 * n, &resolve, 0);
         gpu.queue.submit([encoder.finish()]);
@@ -232,7 +237,9 @@ pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
-        SolverPath::Sorted => solver.read_bin_header(gpu).map_err(solver_err)?.touched_count as u64 * block_nodes,
+        SolverPath::Sorted | SolverPath::Fused => {
+            solver.read_bin_header(gpu).map_err(solver_err)?.touched_count as u64 * block_nodes
+        }
     };
     let traffic = Traffic {
         particles: solver.particle_count() as f64,

@@ -59,17 +59,23 @@ pub enum SolverPath {
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
     #[default]
     Sorted,
+    /// The sorted path with g2p and the next substep's P2G fused: a run of substeps (one
+    /// [`crate::sim::Solver::step`]) is sort → the sorted P2G kernel → grid_update_blocks, then for
+    /// each further substep g2p2g → sort → grid_update_blocks, then g2p. Each particle is read and
+    /// written once per substep.
+    Fused,
 }
 
 impl SolverPath {
     /// Both paths.
-    pub const ALL: [SolverPath; 2] = [SolverPath::Naive, SolverPath::Sorted];
+    pub const ALL: [SolverPath; 3] = [SolverPath::Naive, SolverPath::Sorted, SolverPath::Fused];
 
     /// The path's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             SolverPath::Naive => "naive",
             SolverPath::Sorted => "sorted",
+            SolverPath::Fused => "fused",
         }
     }
 
@@ -79,20 +85,25 @@ impl SolverPath {
     }
 
     /// Names of the four timed stages of a substep (one compute pass each, timestamped together);
-    /// [`crate::sim::Solver::stage_names`] names the P2G kernel actually in use.
+    /// [`crate::sim::Solver::stage_names`] names the P2G kernel actually in use. On the fused path
+    /// stage 1 is g2p2g except in a run's first substep (the sorted P2G kernel), and stage 3 (g2p)
+    /// runs only in its last.
     pub fn stage_names(self) -> [&'static str; 4] {
         match self {
             SolverPath::Naive => ["grid_clear", "p2g", "grid_update", "g2p"],
             SolverPath::Sorted => ["sort", "p2g_tiled", "grid_update_blocks", "g2p"],
+            SolverPath::Fused => ["sort", "g2p2g", "grid_update_blocks", "g2p"],
         }
+    }
+
+    /// Whether the path bins particles by block every substep (sorted and fused).
+    pub fn is_binned(self) -> bool {
+        self != SolverPath::Naive
     }
 
     /// The `particle_order` uniform of the path.
     pub fn particle_order(self) -> u32 {
-        match self {
-            SolverPath::Naive => PARTICLE_ORDER_SCENE,
-            SolverPath::Sorted => PARTICLE_ORDER_BINNED,
-        }
+        if self.is_binned() { PARTICLE_ORDER_BINNED } else { PARTICLE_ORDER_SCENE }
     }
 }
 

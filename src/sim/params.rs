@@ -304,8 +304,8 @@ pub struct GpuSolverStatus {
     pub max_plastic_jacobian_bits: u32,
     /// Bits of the distance along the pick ray to the nearest particle near it (`pick` pass).
     pub pick_distance_bits: u32,
-    /// Padding to 32 bytes.
-    pub _pad: u32,
+    /// Particles `g2p2g` advanced since the last report.
+    pub fused_count: u32,
 }
 
 /// The ray of the `pick` pass. Mirrors `PickRay` in `shaders/mpm/types.wgsl`.

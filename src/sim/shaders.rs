@@ -10,13 +10,14 @@
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 8] = [
+pub const LIBRARIES: [(&str, &str); 9] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
     ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
     ("mpm/scatter.wgsl", include_str!("../../shaders/mpm/scatter.wgsl")),
+    ("mpm/advance.wgsl", include_str!("../../shaders/mpm/advance.wgsl")),
     ("mpm/tile.wgsl", include_str!("../../shaders/mpm/tile.wgsl")),
     ("mpm/grid_node.wgsl", include_str!("../../shaders/mpm/grid_node.wgsl")),
 ];
@@ -53,6 +54,8 @@ pub enum MpmPass {
     P2gGather,
     /// Sorted path: grid update over the touched blocks, zeroing the sums it read.
     GridUpdateBlocks,
+    /// Fused path: one substep's grid to particle and the next one's particle to grid in one pass.
+    G2p2g,
     /// Maxima and minima for the stable time step and reports.
     Stats,
     /// The nearest particle along the mouse ray.
@@ -71,7 +74,7 @@ impl MpmPass {
     }
 
     /// Every pass.
-    pub const ALL: [MpmPass; 16] = [
+    pub const ALL: [MpmPass; 17] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -86,6 +89,7 @@ impl MpmPass {
         MpmPass::P2gSources,
         MpmPass::P2gGather,
         MpmPass::GridUpdateBlocks,
+        MpmPass::G2p2g,
         MpmPass::Stats,
         MpmPass::Pick,
     ];
@@ -107,6 +111,7 @@ impl MpmPass {
             MpmPass::P2gSources => "p2g_sources",
             MpmPass::P2gGather => "p2g_gather",
             MpmPass::GridUpdateBlocks => "grid_update_blocks",
+            MpmPass::G2p2g => "g2p2g",
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
         }
@@ -129,6 +134,7 @@ impl MpmPass {
             MpmPass::P2gSources => include_str!("../../shaders/mpm/p2g_sources.wgsl"),
             MpmPass::P2gGather => include_str!("../../shaders/mpm/p2g_gather.wgsl"),
             MpmPass::GridUpdateBlocks => include_str!("../../shaders/mpm/grid_update_blocks.wgsl"),
+            MpmPass::G2p2g => include_str!("../../shaders/mpm/g2p2g.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
         }

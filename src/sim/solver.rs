@@ -47,6 +47,9 @@ pub struct SolverStats {
     pub overflow_count: u32,
     /// Particles reset since the last report because their state was not finite.
     pub nonfinite_count: u32,
+    /// Particle updates g2p2g made since the last report (the fused path's pass; zero on the
+    /// other paths).
+    pub fused_particles: u32,
 }
 
 /// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest
@@ -106,7 +109,7 @@ fn default_p2g(gpu: &Gpu) -> MpmPass {
     })
 }
 
-/// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted` overrides it (so the
+/// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted|fused` overrides it (so the
 /// whole test suite can run on either path).
 fn default_path() -> SolverPath {
     std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name)).unwrap_or_default()
@@ -263,32 +266,35 @@ impl Solver {
     }
 
     /// Runs `substeps` substeps in one submission (does not wait for them). They make up one
-    /// collider frame: substep k sees the colliders `(k + 1) / substeps` of the way through it.
+    /// collider frame: substep k sees the colliders `(k + 1) / substeps` of the way through it. On
+    /// the fused path they are one run of [`step::record_substep`]: the particles are complete
+    /// when it ends.
     pub fn step(&self, gpu: &Gpu, substeps: u32) {
         self.state.write_collider_blends(&gpu.queue, substeps);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
         for k in 0..substeps {
-            step::record_substep(&mut encoder, &self.kernels, &self.state, k, None);
+            step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, None);
         }
         gpu.queue.submit([encoder.finish()]);
     }
 
     /// Runs the passes of one stage of a substep on their own (for tests that check a stage
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
-    /// other pass alone. On the sorted path `GridClear` runs the `sort` stage and also zeroes the
-    /// grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate` run
-    /// [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort.
+    /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
+    /// zeroes the grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate`
+    /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort: stage by stage
+    /// the fused path is the sorted path (g2p2g runs only within [`Solver::step`]).
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let state = &self.state;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let e = &mut encoder;
         match (state.path, pass) {
-            (SolverPath::Sorted, MpmPass::GridClear) => {
+            (path, MpmPass::GridClear) if path.is_binned() => {
                 e.clear_buffer(&state.grid_fixed, 0, None);
                 super::bins::record(e, &self.kernels, state, None);
             }
-            (SolverPath::Sorted, MpmPass::P2g) => step::record_sorted_p2g(e, &self.kernels, state, None),
-            (SolverPath::Sorted, MpmPass::GridUpdate) => {
+            (path, MpmPass::P2g) if path.is_binned() => step::record_sorted_p2g(e, &self.kernels, state, None),
+            (path, MpmPass::GridUpdate) if path.is_binned() => {
                 super::grid_update_blocks::record(e, &self.kernels, state, None)
             }
             _ => step::record_pass(e, &self.kernels, state, pass, None),
@@ -353,6 +359,11 @@ impl Solver {
         let bytes = gpu.read_buffer(&self.state.status)?;
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
         gpu.queue.write_buffer(&self.state.status, 0, &[0u8; 8]);
+        gpu.queue.write_buffer(
+            &self.state.status,
+            std::mem::offset_of!(GpuSolverStatus, fused_count) as u64,
+            &[0u8; 4],
+        );
         Ok(SolverStats {
             max_speed: f32::from_bits(status.max_speed_bits) as f64,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -360,6 +371,7 @@ impl Solver {
             max_plastic_jacobian: f32::from_bits(status.max_plastic_jacobian_bits) as f64,
             overflow_count: status.overflow_count,
             nonfinite_count: status.nonfinite_count,
+            fused_particles: status.fused_count,
         })
     }
 

@@ -363,7 +363,7 @@ impl SimState {
     /// entry (its grid update zeroes what it read) while the naive path leaves the sums in place
     /// (its grid_clear comes first), so a switch to the sorted path clears the grid.
     pub fn set_path(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, path: SolverPath) {
-        if path == SolverPath::Sorted && self.path != SolverPath::Sorted {
+        if path.is_binned() && !self.path.is_binned() {
             let mut encoder = device.create_command_encoder(&Default::default());
             encoder.clear_buffer(&self.grid_fixed, 0, None);
             queue.submit([encoder.finish()]);

@@ -5,7 +5,7 @@ use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::{bins, g2p, grid_clear, grid_update, grid_update_blocks, p2g, p2g_gather, p2g_tiled};
+use super::{bins, g2p, g2p2g, grid_clear, grid_update, grid_update_blocks, p2g, p2g_gather, p2g_tiled};
 
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
 /// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
@@ -95,15 +95,22 @@ pub fn record_pass(
     record_passes(encoder, kernels, state, pass.name(), &[(pass, threads)], timestamps);
 }
 
-/// Records substep `index` of a frame on the state's [`SolverPath`]: its collider blend, then four
-/// stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or
-/// sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p. With `timestamps`, stage `k` of
-/// the substep writes queries `first + 2k` and `first + 2k + 1`.
+/// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
+/// with nothing between them that changes the state) on the state's [`SolverPath`]: its collider
+/// blend, then four stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update →
+/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p. On the fused path the
+/// run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one
+/// g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last
+/// one ends with g2p, so the particles are complete after the run as on the other paths.
+///
+/// With `timestamps`, stage `k` of the substep writes queries `first + 2k` and `first + 2k + 1`;
+/// a stage the fused path leaves out of a substep writes them around an empty pass.
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
     index: u32,
+    count: u32,
     timestamps: Option<PassTimestamps>,
 ) {
     state.record_collider_blend(encoder, index);
@@ -119,8 +126,24 @@ pub fn record_substep(
             record_sorted_p2g(encoder, kernels, state, at(1));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
+        SolverPath::Fused if index == 0 => {
+            bins::record(encoder, kernels, state, at(0));
+            record_sorted_p2g(encoder, kernels, state, at(1));
+            grid_update_blocks::record(encoder, kernels, state, at(2));
+        }
+        SolverPath::Fused => {
+            // g2p2g runs on the bins of the previous positions; the sort after it bins the new
+            // ones, whose stencils grid_update_blocks must visit.
+            g2p2g::record(encoder, kernels, state, at(1));
+            bins::record(encoder, kernels, state, at(0));
+            grid_update_blocks::record(encoder, kernels, state, at(2));
+        }
     }
-    g2p::record(encoder, kernels, state, at(3));
+    if state.path != SolverPath::Fused || index + 1 == count {
+        g2p::record(encoder, kernels, state, at(3));
+    } else if let Some(t) = at(3) {
+        record_passes(encoder, kernels, state, "g2p (in g2p2g)", &[], Some(t));
+    }
 }
 
 /// The P2G kernel the sorted path runs: the state's choice ([`SimState::p2g`]) where the kernels

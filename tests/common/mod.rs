@@ -157,7 +157,7 @@ pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim:
     let placed = solver.read_bin_header(gpu).expect("bin header").particle_total;
     let expected = match path {
         powder::sim::bins::SolverPath::Naive => 0,
-        powder::sim::bins::SolverPath::Sorted => solver.particle_count(),
+        powder::sim::bins::SolverPath::Sorted | powder::sim::bins::SolverPath::Fused => solver.particle_count(),
     };
     assert_eq!(placed, expected, "the solver did not run on the {} path", path.name());
 }

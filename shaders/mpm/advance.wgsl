@@ -1,0 +1,52 @@
+// A particle's update from the grid, shared by g2p and the fused path's g2p2g: gather velocity and
+// the affine matrix C from the 27 stencil nodes of grid_velocity, update the deformation gradient,
+// apply snow plasticity, and advect. A particle whose new state is not finite is counted and kept
+// where it was (clamped into the domain), at rest and undeformed.
+
+fn advanced(stored: Particle) -> Particle {
+    var p = stored;
+    // The position P2G scattered from (the same unless the particle came in outside the domain).
+    p.position = scatter_position(p.position);
+    let s = stencil_at(p.position);
+    var velocity = vec3<f32>(0.0);
+    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                let w = stencil_weight(s, o);
+                let vi = grid_velocity[stencil_node(s, o)].xyz;
+                let d = stencil_offset(s, o);
+                velocity += w * vi;
+                // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).
+                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
+            }
+        }
+    }
+    let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
+    let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
+    let plastic = project_plastic(trial, p.plastic_jacobian);
+
+    velocity = clamp_speed(velocity, params.max_speed);
+    let position = clamp(p.position + params.dt * velocity, domain_lo(), domain_hi());
+
+    let finite = is_finite_vec3(velocity) && is_finite_vec3(position) && is_finite_mat3(affine)
+        && is_finite_mat3(plastic.deformation);
+    if (finite) {
+        p.velocity = velocity;
+        p.affine = affine;
+        p.deformation = plastic.deformation;
+        p.plastic_jacobian = plastic.plastic_jacobian;
+        p.position = position;
+    } else {
+        atomicAdd(&status.nonfinite_count, 1u);
+        p.velocity = vec3<f32>(0.0);
+        p.affine = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        p.deformation = IDENTITY3;
+        if (!is_finite_vec3(p.position)) {
+            p.position = 0.5 * (domain_lo() + domain_hi());
+        }
+        p.position = clamp(p.position, domain_lo(), domain_hi());
+    }
+    return p;
+}

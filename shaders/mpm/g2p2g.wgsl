@@ -1,0 +1,43 @@
+// g2p2g: the fused path's pass (after Claymore, Wang et al. 2020): one substep's g2p and the next
+// substep's P2G in one pass, so each particle is read and written once per substep instead of
+// read by P2G, then read and written by g2p.
+//
+// One workgroup per block occupied at the last sort. Each thread takes the block's particles in
+// turn: it updates one from grid_velocity as g2p does (advanced), checks it as P2G does
+// (checked_for_scatter), writes it back, and scatters it from its new position into the
+// workgroup's tile, which then goes to grid_fixed as in p2g_tiled. The grid is double-buffered:
+// the pass reads the velocities the last grid update wrote and adds to the sums it zeroed.
+//
+// A particle moves at most max_speed · dt in a substep; where that is under a cell its new stencil
+// lies in the FUSED_REACH³ nodes from one node before its block's corner. A faster one adds the
+// nodes outside the tile straight to grid_fixed. The sort that follows bins the new positions, so
+// grid_update_blocks visits every node this pass added to. The integers are p2g_tiled's, so the
+// fused path is bit-identical to the sorted path (tests/sorted_path.rs).
+// Reads: params, grid_velocity, particles, bins. Writes: particles, grid_fixed, status counters.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn g2p2g(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    tile_clear(local, FUSED_REACH);
+    workgroupBarrier();
+    let block = tile_block(workgroup, workgroups);
+    let start = block.corner - vec3<i32>(1);
+    if (block.valid) {
+        if (local == 0u) {
+            atomicAdd(&status.fused_count, block.count);
+        }
+        for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
+            let index = particle_order[block.first + k];
+            let p = checked_for_scatter(advanced(particles[index])).particle;
+            particles[index] = p;
+            tile_scatter(at_scatter_position(p), start, FUSED_REACH);
+        }
+    }
+    workgroupBarrier();
+    if (block.valid) {
+        tile_flush(local, start, FUSED_REACH);
+    }
+}

@@ -1,0 +1,27 @@
+//! The `g2p2g` pass: `shaders/mpm/g2p2g.wgsl`, GPU label `g2p2g`, CPU twin: `cpu/g2p.rs` followed
+//! by `cpu/p2g.rs` (the same particles and sums as g2p then p2g_tiled, bit for bit).
+//!
+//! The fused path's pass (after Claymore, Wang et al. 2020): one substep's grid to particle and the
+//! next substep's particle to grid, one workgroup per block occupied at the last sort. Each
+//! particle is read and written once; its new state goes straight into the workgroup's tile.
+//!
+//! Reads `params`, `grid_velocity`, `particles`, the bins; writes `particles`, `grid_fixed`, the
+//! status counters.
+
+use super::bins::P2G_ARGS_OFFSET;
+use super::pipelines::Kernels;
+use super::shaders::MpmPass;
+use super::state::SimState;
+use super::step::{Dispatch, PassTimestamps, record_passes};
+
+/// Records the pass, one workgroup per block occupied at the last sort (an indirect dispatch sized
+/// by that sort's `bin_dispatch`).
+pub fn record(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    state: &SimState,
+    timestamps: Option<PassTimestamps>,
+) {
+    let pass = MpmPass::G2p2g;
+    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(P2G_ARGS_OFFSET))], timestamps);
+}
