@@ -159,3 +159,32 @@ fn a_broken_shader_is_caught() {
     assert_eq!(err.pass, "p2g");
     assert!(err.message.contains("no_such_field"), "{}", err.message);
 }
+
+/// The value of the u32 constant or override `name` in `module` (its literal initialiser).
+fn u32_named(module: &naga::Module, name: &str) -> u32 {
+    let init = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .map(|(_, c)| c.init)
+        .or_else(|| module.overrides.iter().find(|(_, o)| o.name.as_deref() == Some(name)).and_then(|(_, o)| o.init))
+        .unwrap_or_else(|| panic!("no constant or override {name}"));
+    match module.global_expressions[init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref e => panic!("{name} is not a u32 literal: {e:?}"),
+    }
+}
+
+#[test]
+fn the_tiles_hold_the_stencils_they_take() {
+    // The default tile holds a block's stencils (BLOCK_REACH = BLOCK_EDGE + 2 nodes per axis);
+    // g2p2g's pipeline overrides it with room for particles that moved a cell either way.
+    let module = validate("g2p2g", &MpmPass::G2p2g.composed_source());
+    let (edge, reach, fused) =
+        (u32_named(&module, "BLOCK_EDGE"), u32_named(&module, "BLOCK_REACH"), u32_named(&module, "FUSED_REACH"));
+    assert_eq!(edge, powder::sim::bins::BLOCK_EDGE);
+    assert_eq!((reach, fused), (edge + 2, edge + 4));
+    assert_eq!(u32_named(&module, "TILE_NODES"), reach.pow(3));
+    assert_eq!(MpmPass::G2p2g.tile_nodes(), Some(fused.pow(3)));
+    assert!(MpmPass::ALL.iter().all(|p| *p == MpmPass::G2p2g || p.tile_nodes().is_none()));
+}

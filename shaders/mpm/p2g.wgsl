@@ -14,19 +14,5 @@ fn p2g(
     if (index >= params.particle_count) {
         return;
     }
-    let p = load_for_scatter(index);
-    let s = stencil_at(p.position);
-    let affine = scatter_affine(p);
-    for (var z = 0u; z < 3u; z++) {
-        for (var y = 0u; y < 3u; y++) {
-            for (var x = 0u; x < 3u; x++) {
-                let o = vec3<u32>(x, y, z);
-                let c = contribution(p.velocity, p.mass, s, affine, o);
-                if (!c.valid) {
-                    continue;
-                }
-                grid_add_units(stencil_node(s, o), c.units);
-            }
-        }
-    }
+    grid_scatter(load_for_scatter(index));
 }

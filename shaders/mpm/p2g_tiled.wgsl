@@ -13,7 +13,7 @@ fn p2g_tiled(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    tile_clear(local, BLOCK_REACH);
+    tile_clear(local);
     workgroupBarrier();
     let block = tile_block(workgroup, workgroups);
     if (block.valid) {

@@ -51,7 +51,7 @@ fn p2g_tiled_subgroup(
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) lanes: u32,
 ) {
-    tile_clear(local, BLOCK_REACH);
+    tile_clear(local);
     workgroupBarrier();
     let block = tile_block(workgroup, workgroups);
     let count = select(0u, block.count, block.valid);

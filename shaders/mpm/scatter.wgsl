@@ -158,11 +158,25 @@ fn add_wide(slot: u32, value: i32) {
     add_wide_pair(slot, bitcast<u32>(value), select(0, -1, value < 0));
 }
 
-// Adds a contribution's four units to grid node `node`'s sums.
-fn grid_add_units(node: u32, units: vec4<i32>) {
-    let base = GRID_FIXED_WORDS * node;
-    add_wide(base, units.x);
-    add_wide(base + 2u, units.y);
-    add_wide(base + 4u, units.z);
-    add_wide(base + 6u, units.w);
+// Scatters particle p (at its scatter_position) straight into grid_fixed: one global 64-bit add
+// per stencil node and quantity.
+fn grid_scatter(p: Particle) {
+    let s = stencil_at(p.position);
+    let affine = scatter_affine(p);
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                let c = contribution(p.velocity, p.mass, s, affine, o);
+                if (!c.valid) {
+                    continue;
+                }
+                let base = GRID_FIXED_WORDS * stencil_node(s, o);
+                add_wide(base, c.units.x);
+                add_wide(base + 2u, c.units.y);
+                add_wide(base + 4u, c.units.z);
+                add_wide(base + 6u, c.units.w);
+            }
+        }
+    }
 }

@@ -6,14 +6,16 @@
 // FUSED_REACH³ nodes from one node before it. A module that does not use the tile does not
 // allocate it.
 
+// Nodes of the tile: BLOCK_REACH³, or FUSED_REACH³ where the host overrides it (g2p2g, see
+// MpmPass::tile_nodes), so each pass allocates only the workgroup memory it needs.
+override TILE_NODES: u32 = 216u;
+override TILE_WORDS: u32 = 8u * TILE_NODES; // · GRID_FIXED_WORDS
+
 // The tile's 64-bit sums (a node can gather more than 2³¹ units), one array per word: low words of
 // mass, momentum x, y, z, then the high words, each TILE_NODES long. Unlike grid_fixed's eight
 // words per node, consecutive nodes then sit in consecutive memory banks: with an 8-word stride
 // the threads of a warp adding to different nodes met in 4 of the 32 banks.
-var<workgroup> tile: array<atomic<i32>, 4096>; // TILE_NODES · GRID_FIXED_WORDS
-
-// What tile_place returns for a node outside the tile.
-const OUTSIDE_TILE: u32 = 0xffffffffu;
+var<workgroup> tile: array<atomic<i32>, TILE_WORDS>;
 
 fn tile_slot(node: u32, quantity: u32, high: u32) -> u32 {
     return (4u * high + quantity) * TILE_NODES + node;
@@ -39,12 +41,10 @@ fn tile_add_units(t: u32, w: Wide4) {
     tile_add_pair(t, 3u, w.low.w, w.high.w);
 }
 
-// Zeroes the tile's first reach³ nodes; every thread of the workgroup calls it, then a barrier
-// follows.
-fn tile_clear(local: u32, reach: u32) {
-    let nodes = reach * reach * reach;
-    for (var i = local; i < nodes * GRID_FIXED_WORDS; i += WORKGROUP_SIZE) {
-        atomicStore(&tile[(i / nodes) * TILE_NODES + i % nodes], 0);
+// Zeroes the tile; every thread of the workgroup calls it, then a barrier follows.
+fn tile_clear(local: u32) {
+    for (var i = local; i < TILE_WORDS; i += WORKGROUP_SIZE) {
+        atomicStore(&tile[i], 0);
     }
 }
 
@@ -72,23 +72,30 @@ fn tile_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> TileBlock {
     return b;
 }
 
-// The tile node of stencil node o of a particle with stencil `s`, for the tile of reach³ nodes
-// from `start`, or OUTSIDE_TILE. The node is taken as stencil_node clamps it. For the P2G kernels
-// (start: the block's corner, reach: BLOCK_REACH) it is always inside: the base is clamped the
-// same way when binning (home_cell), and clamping is monotone.
-fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
-    let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
-    let t = node - start;
-    if (any(t < vec3<i32>(0)) || any(t >= vec3<i32>(i32(reach)))) {
-        return OUTSIDE_TILE;
-    }
-    let u = vec3<u32>(t);
-    return u.x + reach * (u.y + reach * u.z);
+// The stencil base of a particle at `position` (a scatter_position), clamped as stencil_node
+// clamps its nodes.
+fn clamped_base(position: vec3<f32>) -> vec3<i32> {
+    return clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
 }
 
-// Scatters particle p (at its scatter_position) into the tile of reach³ nodes from `start`: the
-// same contributions as p2g's, each added to the tile, or straight to grid_fixed for a node
-// outside the tile (a g2p2g particle that moved more than a cell).
+// Whether the stencil of a particle at `position` lies in the tile of reach³ nodes from `start`.
+// For the P2G kernels (start: the block's corner, reach: BLOCK_REACH) it always does: the base is
+// clamped the same way when binning (home_cell), and clamping is monotone.
+fn stencil_in_tile(position: vec3<f32>, start: vec3<i32>, reach: u32) -> bool {
+    let t = clamped_base(position) - start;
+    return all(t >= vec3<i32>(0)) && all(t + vec3<i32>(2) < vec3<i32>(i32(reach)));
+}
+
+// The tile node of stencil node o of a particle with stencil `s`, for the tile of reach³ nodes
+// from `start` that holds the stencil. The node is taken as stencil_node clamps it.
+fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
+    let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
+    let t = vec3<u32>(node - start);
+    return t.x + reach * (t.y + reach * t.z);
+}
+
+// Scatters particle p (at its scatter_position, its stencil in the tile of reach³ nodes from
+// `start`) into the tile: the same contributions as p2g's.
 fn tile_scatter(p: Particle, start: vec3<i32>, reach: u32) {
     let s = stencil_at(p.position);
     let affine = scatter_affine(p);
@@ -100,22 +107,17 @@ fn tile_scatter(p: Particle, start: vec3<i32>, reach: u32) {
                 if (!c.valid) {
                     continue;
                 }
-                let t = tile_node(s, o, start, reach);
-                if (t == OUTSIDE_TILE) {
-                    grid_add_units(stencil_node(s, o), c.units);
-                } else {
-                    tile_add_units(t, wide4(c.units));
-                }
+                tile_add_units(tile_node(s, o, start, reach), wide4(c.units));
             }
         }
     }
 }
 
 // Adds the tile's non-zero sums to grid_fixed, one thread per (tile node, quantity): consecutive
-// threads add to consecutive words. After a barrier that follows the last tile add.
+// threads add to consecutive words. After a barrier that follows the last tile add. The tile's
+// TILE_NODES are reach³.
 fn tile_flush(local: u32, start: vec3<i32>, reach: u32) {
-    let nodes = reach * reach * reach;
-    for (var i = local; i < nodes * 4u; i += WORKGROUP_SIZE) {
+    for (var i = local; i < TILE_NODES * 4u; i += WORKGROUP_SIZE) {
         let t = i / 4u;
         let q = i % 4u;
         let low = bitcast<u32>(atomicLoad(&tile[tile_slot(t, q, 0u)]));

@@ -66,8 +66,6 @@ const BLOCK_REACH: u32 = 6u;
 // g2p2g scatters from particles that may have moved a cell since they were binned: their stencils
 // lie in FUSED_REACH³ nodes starting one node before the block's corner.
 const FUSED_REACH: u32 = 8u;
-// Nodes of the workgroup-memory tile (tile.wgsl): room for the larger reach.
-const TILE_NODES: u32 = 512u;
 
 // Counters of the bin passes, and the indirect dispatch sizes bin_dispatch derives from them.
 // The host copies the dispatch words into its indirect-argument buffer (src/sim/bins.rs).

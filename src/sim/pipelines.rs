@@ -135,7 +135,6 @@ fn build_pipelines(
         bind_group_layouts: &[Some(layout)],
         immediate_size: 0,
     });
-    let constants = [("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
     let mut pipelines = HashMap::new();
     let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
     for pass in MpmPass::ALL.into_iter().filter(|p| subgroups || !p.needs_subgroups()) {
@@ -148,6 +147,8 @@ fn build_pipelines(
             label: Some(pass.name()),
             source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
         });
+        let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
+        constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(pass.name()),
             layout: Some(&pipeline_layout),

@@ -140,6 +140,13 @@ impl MpmPass {
         }
     }
 
+    /// The nodes of the pass's workgroup-memory tile where it needs more than the default
+    /// `TILE_NODES` of `tile.wgsl` (6³, for the P2G kernels): g2p2g's particles moved since they
+    /// were binned, so its tile is 8³.
+    pub fn tile_nodes(self) -> Option<u32> {
+        (self == MpmPass::G2p2g).then_some(512)
+    }
+
     /// Whether the pass uses subgroup operations: it is built only on devices with
     /// [`wgpu::Features::SUBGROUP`].
     pub fn needs_subgroups(self) -> bool {
