@@ -291,12 +291,13 @@ fn every_sorted_p2g_kernel_sums_the_same_integers() {
 }
 
 #[test]
-fn the_fused_path_computes_the_same_particles_as_the_sorted_path_bit_for_bit() {
-    // g2p2g adds the integers p2g_tiled would add, from the particles g2p would write, so runs of
-    // substeps on the fused path must end in the sorted path's particles exactly. Runs of 1 (no
-    // g2p2g), 7 and 24 substeps; cases as in the kernel test, plus fast particles that move more
-    // than a cell per substep, whose stencils leave g2p2g's tile (their nodes are added to the grid
-    // directly: a dropped one would change the result).
+fn the_fused_path_tracks_the_sorted_path() {
+    // g2p2g computes the particles g2p would write and adds the integers p2g_tiled would add, with
+    // one difference: the stress comes from the plasticity step's SVD of the new F instead of a
+    // second SVD (kirchhoff_stress_svd), which differs by f32 rounding. Runs of 1 (no g2p2g), 7 and
+    // 24 substeps; cases as in the kernel test, plus fast particles that move more than a cell per
+    // substep, whose stencils leave g2p2g's tile (they scatter straight to the grid). Those have no
+    // elasticity, so no stress, and the paths must agree bit for bit: a dropped scatter shows.
     let gpu = common::gpu();
     let mut rng = StdRng::seed_from_u64(43);
     let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
@@ -308,13 +309,16 @@ fn the_fused_path_computes_the_same_particles_as_the_sorted_path_bit_for_bit() {
             _ => [0.5, 1.0 + k as f32, 0.5],
         };
     }
-    // 40 m/s in random directions with dt = 6e-4 s: 1.5 cells per substep.
+    // 40 m/s in random directions with dt = 6e-4 s: 1.5 cells per substep. Without elasticity
+    // (E = 0, so τ = 0 exactly on both paths): with it that dt would be unstable where particles
+    // meet.
     let mut fast = scattered(800, 44);
     for p in &mut fast {
         let d = Vec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
         p.velocity = (40.0 * d.normalize_or(Vec3::X)).to_array();
     }
-    let fast_params = common::params(64, H, 6e-4);
+    let mut fast_params = common::params(64, H, 6e-4);
+    fast_params.material.youngs_modulus = 0.0;
     let cases = [
         ("busy block", busy_scene(), params()),
         ("one cell", cloud, params()),
@@ -355,8 +359,34 @@ fn the_fused_path_computes_the_same_particles_as_the_sorted_path_bit_for_bit() {
         let [a, b] = solvers.each_ref().map(|s| s.read_particles(&gpu).expect("particles"));
         let moved = a.iter().zip(&particles).filter(|(p, q)| p.position != q.position).count();
         assert!(moved > particles.len() / 2, "{case}: only {moved} particles moved");
-        let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
-        assert_eq!(differing, 0, "{case}: {differing} of {} particles differ between the paths", a.len());
+        let (mut dv, mut df, mut dx) = (0f32, 0f32, 0f32);
+        for (p, q) in a.iter().zip(&b) {
+            dv = dv.max((Vec3::from(p.velocity) - Vec3::from(q.velocity)).abs().max_element());
+            dx = dx.max((Vec3::from(p.position) - Vec3::from(q.position)).abs().max_element());
+            for c in 0..3 {
+                df = df.max(
+                    (Vec3::from_slice(&p.deformation[c][..3]) - Vec3::from_slice(&q.deformation[c][..3]))
+                        .abs()
+                        .max_element(),
+                );
+            }
+            assert_eq!((p.mass, p.volume, p.material), (q.mass, q.volume, q.material), "{case}");
+        }
+        eprintln!("{case}: fused − sorted after 31 substeps: v {dv:.2e} m/s, F {df:.2e}, x {dx:.2e} m");
+        if case == "fast" {
+            let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+            assert_eq!(differing, 0, "fast: {differing} of {} particles differ between the paths", a.len());
+        }
+        // Both paths track the CPU twin within tests/gpu_vs_cpu.rs's per-substep budgets, so they
+        // differ by at most twice those over 31 substeps: velocity 6.4e-6 m/s (fixed-point
+        // rounding; it depends on max_speed alone, 50 m/s here too), F 1e-6, x one f32 rounding
+        // (3e-8 m) plus dt × the velocity budget. Measured: v ≤ 1.5e-5 m/s, F ≤ 6.1e-6,
+        // x ≤ 1.4e-6 m (the strays, at the walls).
+        let substeps = 31.0;
+        let tol_v = 2.0 * substeps * 6.4e-6;
+        let tol_f = 2.0 * substeps * 1e-6;
+        let tol_x = 2.0 * substeps * (3e-8 + params.dt as f32 * tol_v);
+        assert!(dv <= tol_v && df <= tol_f && dx <= tol_x, "{case}: the paths differ by v {dv:e}, F {df:e}, x {dx:e}");
         common::assert_ran_on(&gpu, &solvers[1], SolverPath::Fused);
     }
 }

@@ -3,7 +3,14 @@
 // apply snow plasticity, and advect. A particle whose new state is not finite is counted and kept
 // where it was (clamped into the domain), at rest and undeformed.
 
-fn advanced(stored: Particle) -> Particle {
+// The updated particle, and U and σ of the SVD of its deformation gradient (F = U diag(σ) Vᵀ).
+struct Advanced {
+    particle: Particle,
+    u: mat3x3<f32>,
+    sigma: vec3<f32>,
+}
+
+fn advanced(stored: Particle) -> Advanced {
     var p = stored;
     // The position P2G scattered from (the same unless the particle came in outside the domain).
     p.position = scatter_position(p.position);
@@ -38,6 +45,7 @@ fn advanced(stored: Particle) -> Particle {
         p.deformation = plastic.deformation;
         p.plastic_jacobian = plastic.plastic_jacobian;
         p.position = position;
+        return Advanced(p, plastic.u, plastic.sigma);
     } else {
         atomicAdd(&status.nonfinite_count, 1u);
         p.velocity = vec3<f32>(0.0);
@@ -47,6 +55,6 @@ fn advanced(stored: Particle) -> Particle {
             p.position = 0.5 * (domain_lo() + domain_hi());
         }
         p.position = clamp(p.position, domain_lo(), domain_hi());
+        return Advanced(p, IDENTITY3, vec3<f32>(1.0));
     }
-    return p;
 }

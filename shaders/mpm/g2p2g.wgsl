@@ -11,8 +11,12 @@
 // A particle moves at most max_speed · dt in a substep; where that is under a cell its new stencil
 // lies in the FUSED_REACH³ nodes from one node before its block's corner. A faster one scatters
 // straight to grid_fixed, as p2g does. The sort that follows bins the new positions, so
-// grid_update_blocks visits every node this pass added to. The integers are p2g_tiled's, so the
-// fused path is bit-identical to the sorted path (tests/sorted_path.rs).
+// grid_update_blocks visits every node this pass added to.
+//
+// The stress is taken from the plasticity step's SVD of the new F (kirchhoff_stress_svd) instead of
+// a second SVD: that saved 0.07 of 0.96 ms at 1M particles on the H100 (docs/performance.md). It
+// differs from kirchhoff_stress by f32 rounding, so the fused path tracks the sorted path closely
+// rather than bit for bit; without elasticity the two are bit-identical (tests/sorted_path.rs).
 // Reads: params, grid_velocity, particles, bins. Writes: particles, grid_fixed, status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -31,15 +35,22 @@ fn g2p2g(
         }
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
             let index = particle_order[block.first + k];
-            let p = checked_for_scatter(advanced(particles[index])).particle;
-            particles[index] = p;
-            let q = at_scatter_position(p);
+            let a = advanced(particles[index]);
+            let checked = checked_for_scatter(a.particle);
+            particles[index] = checked.particle;
+            // The stress from the plasticity step's SVD of the new F (a reset particle is at rest).
+            var tau = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+            if (!checked.reset) {
+                tau = kirchhoff_stress_svd(a.u, a.sigma, checked.particle.plastic_jacobian);
+            }
+            let q = at_scatter_position(checked.particle);
+            let affine = affine_momentum(q, tau);
             // Decided per particle, not per node: a per-node fallback in tile_scatter's loop made
             // the loop 50 % slower (measured in p2g_tiled, which shares it).
             if (stencil_in_tile(q.position, start, FUSED_REACH)) {
-                tile_scatter(q, start, FUSED_REACH);
+                tile_scatter(q, affine, start, FUSED_REACH);
             } else {
-                grid_scatter(q);
+                grid_scatter(q, affine);
             }
         }
     }

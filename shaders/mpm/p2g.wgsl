@@ -14,5 +14,6 @@ fn p2g(
     if (index >= params.particle_count) {
         return;
     }
-    grid_scatter(load_for_scatter(index));
+    let p = load_for_scatter(index);
+    grid_scatter(p, scatter_affine(p));
 }

@@ -18,7 +18,8 @@ fn p2g_tiled(
     let block = tile_block(workgroup, workgroups);
     if (block.valid) {
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
-            tile_scatter(load_for_scatter(particle_order[block.first + k]), block.corner, BLOCK_REACH);
+            let p = load_for_scatter(particle_order[block.first + k]);
+            tile_scatter(p, scatter_affine(p), block.corner, BLOCK_REACH);
         }
     }
     workgroupBarrier();

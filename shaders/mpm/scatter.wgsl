@@ -77,7 +77,11 @@ fn load_for_scatter(index: u32) -> Particle {
 // The MLS-MPM affine momentum of a particle: −dt V⁰ D⁻¹ τ + m C, with D⁻¹ = 4/h² for the
 // quadratic B-spline.
 fn scatter_affine(p: Particle) -> mat3x3<f32> {
-    let tau = kirchhoff_stress(p.deformation, p.plastic_jacobian);
+    return affine_momentum(p, kirchhoff_stress(p.deformation, p.plastic_jacobian));
+}
+
+// scatter_affine given the particle's Kirchhoff stress τ.
+fn affine_momentum(p: Particle, tau: mat3x3<f32>) -> mat3x3<f32> {
     let inverse_d = 4.0 / (params.cell_size * params.cell_size);
     return (-params.dt * p.volume * inverse_d) * tau + p.mass * p.affine;
 }
@@ -158,11 +162,10 @@ fn add_wide(slot: u32, value: i32) {
     add_wide_pair(slot, bitcast<u32>(value), select(0, -1, value < 0));
 }
 
-// Scatters particle p (at its scatter_position) straight into grid_fixed: one global 64-bit add
-// per stencil node and quantity.
-fn grid_scatter(p: Particle) {
+// Scatters particle p (at its scatter_position, with MLS-MPM `affine` momentum) straight into
+// grid_fixed: one global 64-bit add per stencil node and quantity.
+fn grid_scatter(p: Particle, affine: mat3x3<f32>) {
     let s = stencil_at(p.position);
-    let affine = scatter_affine(p);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {

@@ -21,9 +21,24 @@ fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32) -> mat3x3<f32> {
     return (2.0 * mu) * (f - r) * transpose(f) + (lambda * (j - 1.0) * j) * IDENTITY3;
 }
 
+// kirchhoff_stress of F = U diag(σ) Vᵀ from its SVD: (F − R) Fᵀ = U (Σ − I) Σ Uᵀ, so
+// τ = U diag(2μ (σ − 1) σ) Uᵀ + λ (J − 1) J I. g2p2g takes U and σ from the plasticity step's SVD
+// of the new F instead of decomposing it again; the two differ by f32 rounding.
+fn kirchhoff_stress_svd(u: mat3x3<f32>, sigma: vec3<f32>, plastic_jacobian: f32) -> mat3x3<f32> {
+    let h = hardening_factor(plastic_jacobian);
+    let mu = params.mu0 * h;
+    let lambda = params.lambda0 * h;
+    let j = sigma.x * sigma.y * sigma.z;
+    let d = (2.0 * mu) * (sigma - vec3<f32>(1.0)) * sigma;
+    return mat3x3<f32>(u[0] * d.x, u[1] * d.y, u[2] * d.z) * transpose(u) + (lambda * (j - 1.0) * j) * IDENTITY3;
+}
+
+// The projected state, and the SVD of its deformation: U diag(sigma) Vᵀ.
 struct PlasticState {
     deformation: mat3x3<f32>,
     plastic_jacobian: f32,
+    u: mat3x3<f32>,
+    sigma: vec3<f32>,
 }
 
 // Moves the part of the trial deformation F beyond [1 − θc, 1 + θs] into the plastic part. The
@@ -39,6 +54,8 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32) -> PlasticState {
     let j_clamped = clamped.x * clamped.y * clamped.z;
     var out: PlasticState;
     out.deformation = d.u * sigma_matrix * transpose(d.v);
+    out.u = d.u;
+    out.sigma = clamped;
     out.plastic_jacobian = clamp(
         plastic_jacobian * abs(j_trial / j_clamped),
         PLASTIC_JACOBIAN_MIN,

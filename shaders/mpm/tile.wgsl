@@ -94,11 +94,10 @@ fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
     return t.x + reach * (t.y + reach * t.z);
 }
 
-// Scatters particle p (at its scatter_position, its stencil in the tile of reach³ nodes from
-// `start`) into the tile: the same contributions as p2g's.
-fn tile_scatter(p: Particle, start: vec3<i32>, reach: u32) {
+// Scatters particle p (at its scatter_position, with MLS-MPM `affine` momentum, its stencil in the
+// tile of reach³ nodes from `start`) into the tile: the same contributions as p2g's.
+fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) {
     let s = stencil_at(p.position);
-    let affine = scatter_affine(p);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {

@@ -45,9 +45,10 @@ pub fn block_dims(node_dims: glam::UVec3) -> glam::UVec3 {
     node_dims.map(|n| n.div_ceil(BLOCK_EDGE))
 }
 
-/// How a substep is computed. Both paths produce bit-identical grids and particles: every
-/// particle's fixed-point contributions are the same integers, and integer sums do not depend on
-/// their order (`tests/sorted_path.rs`).
+/// How a substep is computed. The naive and sorted paths produce bit-identical grids and particles:
+/// every particle's fixed-point contributions are the same integers, and integer sums do not depend
+/// on their order. The fused path differs from them by the f32 rounding of its stress
+/// (`tests/sorted_path.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverPath {

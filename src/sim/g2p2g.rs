@@ -1,5 +1,7 @@
 //! The `g2p2g` pass: `shaders/mpm/g2p2g.wgsl`, GPU label `g2p2g`, CPU twin: `cpu/g2p.rs` followed
-//! by `cpu/p2g.rs` (the same particles and sums as g2p then p2g_tiled, bit for bit).
+//! by `cpu/p2g.rs`. The particles are g2p's and the sums p2g_tiled's, except that the stress comes
+//! from the plasticity step's SVD instead of a second one, which differs by f32 rounding
+//! (`tests/sorted_path.rs` bounds the difference; without elasticity it is bit for bit).
 //!
 //! The fused path's pass (after Claymore, Wang et al. 2020): one substep's grid to particle and the
 //! next substep's particle to grid, one workgroup per block occupied at the last sort. Each
