@@ -134,7 +134,11 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
         }
     })
     .response
-    .on_hover_text("sorted: particles binned by grid block, P2G in workgroup memory; naive: one global atomic per contribution. Same results.");
+    .on_hover_text(
+        "fused: sorted, with g2p and the next P2G in one pass (g2p2g); sorted: particles binned by grid block, P2G in \
+         workgroup memory; naive: one global atomic per contribution. Sorted and naive give the same results, fused \
+         the same up to f32 rounding.",
+    );
     if new_path != path {
         events.push(AppEvent::SetSolverPath(new_path));
     }
