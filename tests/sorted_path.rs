@@ -221,14 +221,10 @@ fn switching_paths_mid_run_keeps_the_simulation_identical() {
     assert!(a == b, "switching paths changed the result");
 }
 
-#[test]
-fn every_sorted_p2g_kernel_sums_the_same_integers() {
-    // lavapipe has subgroups (of 8 lanes), so all three kernels run here. The busy block has runs
-    // of up to 8 particles per cell; the one-cell cloud has a single cell of 3,001 particles, so
-    // subgroup runs are cut at every group of RUN_LANES lanes and one p2g_gather thread sums 3,001
-    // particles; the out-of-domain and non-finite particles are clamped to the domain's faces and
-    // centre, where p2g_gather must find them in the cells their stencils are based in.
-    let gpu = common::gpu();
+/// The busy block (runs of up to 8 particles per cell); a cloud of 3,001 particles in one cell;
+/// and scattered particles, 60 of them outside the domain or with NaN positions (clamped to the
+/// domain's faces and centre).
+fn awkward_cases() -> [(&'static str, Vec<GpuParticle>); 3] {
     let mut rng = StdRng::seed_from_u64(31);
     let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
     let mut strays = scattered(500, 32);
@@ -239,7 +235,18 @@ fn every_sorted_p2g_kernel_sums_the_same_integers() {
             _ => [0.5, 1.0 + k as f32, 0.5],
         };
     }
-    for (case, particles) in [("busy block", busy_scene()), ("one cell", cloud), ("strays", strays)] {
+    [("busy block", busy_scene()), ("one cell", cloud), ("strays", strays)]
+}
+
+#[test]
+fn every_sorted_p2g_kernel_sums_the_same_integers() {
+    // lavapipe has subgroups (of 8 lanes), so all three kernels run here. The busy block has runs
+    // of up to 8 particles per cell; the one-cell cloud has a single cell of 3,001 particles, so
+    // subgroup runs are cut at every group of RUN_LANES lanes and one p2g_gather thread sums 3,001
+    // particles; the out-of-domain and non-finite particles are clamped to the domain's faces and
+    // centre, where p2g_gather must find them in the cells their stencils are based in.
+    let gpu = common::gpu();
+    for (case, particles) in awkward_cases() {
         let mut solvers: Vec<Solver> = MpmPass::SORTED_P2G.iter().map(|_| sorted_solver(&gpu, &particles)).collect();
         for (solver, pass) in solvers.iter_mut().zip(MpmPass::SORTED_P2G) {
             assert_eq!(solver.set_p2g(&gpu, pass), pass, "this adapter cannot run {}", pass.name());
@@ -300,15 +307,6 @@ fn the_fused_path_tracks_the_sorted_path() {
     // elasticity, so no stress, and the paths must agree bit for bit: a dropped scatter shows.
     let gpu = common::gpu();
     let mut rng = StdRng::seed_from_u64(43);
-    let cloud: Vec<_> = (0..3_001).map(|_| near_node(Vec3::new(20.0, 33.0, 41.0), &mut rng)).collect();
-    let mut strays = scattered(500, 32);
-    for (k, p) in strays.iter_mut().enumerate().take(60) {
-        p.position = match k % 3 {
-            0 => [-0.3, 0.5, 2.0],
-            1 => [f32::NAN, 0.2, 0.2],
-            _ => [0.5, 1.0 + k as f32, 0.5],
-        };
-    }
     // 40 m/s in random directions with dt = 6e-4 s: 1.5 cells per substep. Without elasticity
     // (E = 0, so τ = 0 exactly on both paths): with it that dt would be unstable where particles
     // meet.
@@ -319,12 +317,8 @@ fn the_fused_path_tracks_the_sorted_path() {
     }
     let mut fast_params = common::params(64, H, 6e-4);
     fast_params.material.youngs_modulus = 0.0;
-    let cases = [
-        ("busy block", busy_scene(), params()),
-        ("one cell", cloud, params()),
-        ("strays", strays, params()),
-        ("fast", fast, fast_params),
-    ];
+    let mut cases: Vec<_> = awkward_cases().into_iter().map(|(case, particles)| (case, particles, params())).collect();
+    cases.push(("fast", fast, fast_params));
     for (case, particles, params) in cases {
         let mut solvers = [SolverPath::Sorted, SolverPath::Fused].map(|path| {
             let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
