@@ -54,8 +54,9 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
     // (no gravity) keep running.
     let p2g = dir.path().join("mpm/p2g.wgsl");
     let text = std::fs::read_to_string(&p2g).expect("read");
-    std::fs::write(&p2g, text.replace("let s = stencil_at(p.position);", "let s = stencil_at(p.no_such_field);"))
-        .expect("write");
+    let call = "grid_scatter(p, scatter_affine(p));";
+    assert!(text.contains(call), "p2g.wgsl no longer has the line this test breaks");
+    std::fs::write(&p2g, text.replace(call, "grid_scatter(p, scatter_affine(p.no_such_field));")).expect("write");
     let err = solver.reload_kernels(&gpu, dir.path()).expect_err("a broken shader is refused");
     let message = err.to_string();
     assert!(message.contains("p2g") && message.contains("no_such_field"), "{message}");
