@@ -150,20 +150,23 @@ fn a_grid_larger_than_the_gpu_allows_is_refused_with_the_largest_that_fits() {
 }
 
 #[test]
-fn bench_reports_every_stage_of_both_paths_and_the_throughput() {
-    let args = ["bench", "--particles", "4000", "--grid", "32", "--substeps", "3", "--path", "naive,sorted"];
+fn bench_reports_every_stage_of_every_path_and_the_throughput() {
+    let args = ["bench", "--particles", "4000", "--grid", "32", "--substeps", "3", "--path", "naive,sorted,fused"];
     let out = powder(&[&args[..], &["--p2g", "p2g_tiled,p2g_gather"]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
-    let stages = ["grid_clear", "p2g ", "grid_update ", "sort", "p2g_tiled", "p2g_gather", "grid_update_blocks", "g2p"];
-    for needed in stages.iter().chain(&["naive path", "sorted path", "particle-substeps/s", "GB/s on the GPU"]) {
+    let stages =
+        ["grid_clear", "p2g ", "grid_update ", "sort", "p2g_tiled", "p2g_gather", "grid_update_blocks", "g2p", "g2p2g"];
+    let headings = ["naive path", "sorted path", "fused path", "particle-substeps/s", "GB/s on the GPU"];
+    for needed in stages.iter().chain(&headings) {
         assert!(text.contains(needed), "bench output lacks {needed:?}: {text}");
     }
-    // One naive case, then the sorted path once per P2G kernel. The sorted grid update visits the
-    // touched blocks only: far fewer nodes than the dense grid.
+    // One naive case, then the sorted path once per P2G kernel, then the fused path (its P2G kernel
+    // is not varied). The sorted grid update visits the touched blocks only: far fewer nodes than
+    // the dense grid.
     let visited: Vec<u64> =
         text.lines().filter_map(|l| l.split(" nodes, ").nth(1)?.split(' ').next()?.parse().ok()).collect();
-    assert_eq!(visited.len(), 3, "{text}");
+    assert_eq!(visited.len(), 4, "{text}");
     assert!(visited[1] * 2 < visited[0], "sorted visits {} nodes of {}", visited[1], visited[0]);
     let bad = powder(&["bench", "--particles", "4000", "--path", "fast"]);
     assert!(!bad.status.success() && stderr(&bad).contains("expected naive, sorted or fused"), "{}", stderr(&bad));

@@ -47,7 +47,7 @@ fn closest_node(frames: &ColliderFrames) -> f32 {
 }
 
 #[test]
-fn grid_update_with_a_belt_matches_the_twin_on_both_paths() {
+fn grid_update_with_a_belt_matches_the_twin_on_every_path() {
     for path in SolverPath::ALL {
         grid_update_with_a_belt_matches_the_twin(path);
     }
@@ -95,7 +95,7 @@ fn grid_update_with_a_belt_matches_the_twin(path: SolverPath) {
 }
 
 #[test]
-fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin_on_both_paths() {
+fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin_on_every_path() {
     for path in SolverPath::ALL {
         a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path);
     }

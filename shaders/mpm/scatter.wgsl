@@ -2,6 +2,7 @@
 // fixed-point contributions, and the exact 64-bit sums of them, in registers (Wide4) and in
 // grid_fixed. Every kernel produces the same integers for the same particle, and integer sums do
 // not depend on their order, so all of them build bit-identical grids (tests/sorted_path.rs).
+// g2p2g scatters with these functions too, from a stress computed another way (g2p2g.wgsl).
 
 // The position P2G scatters from: the particle's, clamped into the domain box, or the domain's
 // centre if it is not finite. It depends on the position alone, so bin_count and bin_scatter can

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use powder::gpu::Gpu;
 use powder::sim::step::PassTimestamps;
 
-/// Two queries (begin, end) per stage of a substep (`SolverPath::stage_names`: four on either path).
+/// Two queries (begin, end) per stage of a substep (`SolverPath::stage_names`: four on every path).
 const QUERIES_PER_SUBSTEP: u32 = 8;
 /// Substeps timed per frame at most (one command buffer's worth).
 pub const MAX_TIMED_SUBSTEPS: u32 = 64;

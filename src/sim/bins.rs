@@ -20,7 +20,7 @@
 //! bound for writing and used for indirect arguments in the same dispatch).
 //!
 //! Only an index array is sorted; the particles stay where they are, in scene order, so readbacks,
-//! the renderer and the CPU twin see the same particle at the same index on both paths.
+//! the renderer and the CPU twin see the same particle at the same index on every path.
 
 use bytemuck::{Pod, Zeroable};
 use serde::{Deserialize, Serialize};
@@ -58,6 +58,8 @@ pub enum SolverPath {
     /// sort → p2g_tiled (or another of [`crate::sim::shaders::MpmPass::SORTED_P2G`]) →
     /// grid_update_blocks → g2p: particles binned by block each substep, P2G
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
+    /// (The default of a value of this type; a new `Solver` picks fused on GPUs, see
+    /// `default_path` in `solver.rs`.)
     #[default]
     Sorted,
     /// The sorted path with g2p and the next substep's P2G fused: a run of substeps (one
@@ -68,7 +70,7 @@ pub enum SolverPath {
 }
 
 impl SolverPath {
-    /// Both paths.
+    /// Every path.
     pub const ALL: [SolverPath; 3] = [SolverPath::Naive, SolverPath::Sorted, SolverPath::Fused];
 
     /// The path's name on the command line and in reports.

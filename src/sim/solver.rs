@@ -199,7 +199,7 @@ impl Solver {
         Ok(())
     }
 
-    /// Switches between the naive and the sorted substep (see [`SolverPath`]); the particles and
+    /// Switches to another substep path (see [`SolverPath`]); the particles and
     /// everything else carry over.
     pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) {
         self.state.set_path(&gpu.device, &gpu.queue, path);
@@ -305,6 +305,8 @@ impl Solver {
             (path, MpmPass::GridUpdate) if path.is_binned() => {
                 super::grid_update_blocks::record(e, &self.kernels, state, None)
             }
+            // One workgroup per block occupied at the last sort, as in a fused substep.
+            (_, MpmPass::G2p2g) => super::g2p2g::record(e, &self.kernels, state, None),
             _ => step::record_pass(e, &self.kernels, state, pass, None),
         }
         gpu.queue.submit([encoder.finish()]);

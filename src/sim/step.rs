@@ -71,7 +71,7 @@ pub fn record_passes(
 /// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
 /// (grid_clear), grid node (grid_update), cell counter (bin_clear) or grid block (bin_offsets), a
 /// single one (bin_dispatch), else one per particle. The passes dispatched per block from the
-/// indirect arguments (p2g_tiled, p2g_gather, grid_update_blocks) are not sized here.
+/// indirect arguments (p2g_tiled, p2g_gather, grid_update_blocks, g2p2g) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
     match pass {
         MpmPass::GridClear => state.grid_fixed_words(),
