@@ -9,8 +9,8 @@
 // the pass reads the velocities the last grid update wrote and adds to the sums it zeroed.
 //
 // A particle moves at most max_speed · dt in a substep; where that is under a cell its new stencil
-// lies in the FUSED_REACH³ nodes from one node before its block's corner. A faster one scatters
-// straight to grid_fixed, as p2g does. The sort that follows bins the new positions, so
+// lies in the FUSED_REACH³ nodes from one node before its block's corner. One whose stencil leaves
+// them scatters straight to grid_fixed, as p2g does. The sort that follows bins the new positions, so
 // grid_update_blocks visits every node this pass added to.
 //
 // The stress is taken from the plasticity step's SVD of the new F (kirchhoff_stress_svd) instead of

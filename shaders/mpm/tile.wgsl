@@ -72,17 +72,11 @@ fn tile_block(workgroup: vec3<u32>, workgroups: vec3<u32>) -> TileBlock {
     return b;
 }
 
-// The stencil base of a particle at `position` (a scatter_position), clamped as stencil_node
-// clamps its nodes.
-fn clamped_base(position: vec3<f32>) -> vec3<i32> {
-    return clamp(stencil_at(position).base, vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
-}
-
 // Whether the stencil of a particle at `position` lies in the tile of reach³ nodes from `start`.
 // For the P2G kernels (start: the block's corner, reach: BLOCK_REACH) it always does: the base is
 // clamped the same way when binning (home_cell), and clamping is monotone.
 fn stencil_in_tile(position: vec3<f32>, start: vec3<i32>, reach: u32) -> bool {
-    let t = clamped_base(position) - start;
+    let t = vec3<i32>(home_node(position)) - start;
     return all(t >= vec3<i32>(0)) && all(t + vec3<i32>(2) < vec3<i32>(i32(reach)));
 }
 

@@ -191,14 +191,14 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
 
 fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
     let mut totals = [0.0f64; 4];
+    // run_pass runs the current path's stage for each of these (see its doc). A fused substep is
+    // sort, g2p2g and the grid update; its g2p (once per run) is left out.
+    let passes: &[MpmPass] = match solver.path() {
+        SolverPath::Fused => &[MpmPass::GridClear, MpmPass::G2p2g, MpmPass::GridUpdate],
+        _ => &MpmPass::SUBSTEP,
+    };
     for _ in 0..substeps {
-        // run_pass runs the current path's stage for each of these (see its doc). A fused substep
-        // is sort, g2p2g and the grid update; its g2p (once per run) is left out.
-        let mut passes = MpmPass::SUBSTEP.to_vec();
-        if solver.path() == SolverPath::Fused {
-            passes = vec![MpmPass::GridClear, MpmPass::G2p2g, MpmPass::GridUpdate];
-        }
-        for (k, pass) in passes.into_iter().enumerate() {
+        for (k, &pass) in passes.iter().enumerate() {
             let start = Instant::now();
             solver.run_pass(gpu, pass);
             gpu.wait_idle();

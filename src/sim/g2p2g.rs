@@ -10,11 +10,10 @@
 //! Reads `params`, `grid_velocity`, `particles`, the bins; writes `particles`, `grid_fixed`, the
 //! status counters.
 
-use super::bins::P2G_ARGS_OFFSET;
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes};
+use super::step::{PassTimestamps, record_pass};
 
 /// Records the pass, one workgroup per block occupied at the last sort (an indirect dispatch sized
 /// by that sort's `bin_dispatch`).
@@ -24,6 +23,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    let pass = MpmPass::G2p2g;
-    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(P2G_ARGS_OFFSET))], timestamps);
+    record_pass(encoder, kernels, state, MpmPass::G2p2g, timestamps);
 }

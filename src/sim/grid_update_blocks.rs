@@ -7,11 +7,10 @@
 //!
 //! Reads `params`, `grid_fixed`, the colliders, the bins; writes `grid_velocity`, `grid_fixed`.
 
-use super::bins::UPDATE_ARGS_OFFSET;
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes};
+use super::step::{PassTimestamps, record_pass};
 
 /// Records the pass, one workgroup of 64 threads per touched block (indirect).
 pub fn record(
@@ -20,6 +19,5 @@ pub fn record(
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    let pass = MpmPass::GridUpdateBlocks;
-    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(UPDATE_ARGS_OFFSET))], timestamps);
+    record_pass(encoder, kernels, state, MpmPass::GridUpdateBlocks, timestamps);
 }

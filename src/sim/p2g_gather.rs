@@ -14,11 +14,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::bins::UPDATE_ARGS_OFFSET;
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes, thread_count};
+use super::step::{PassTimestamps, dispatch_of, record_passes};
 
 /// One particle as `p2g_gather` reads it. Mirrors `ScatterSource` in `shaders/mpm/types.wgsl`;
 /// only the GPU reads and writes it, the host needs its size.
@@ -51,8 +50,8 @@ pub fn record(
         state,
         MpmPass::P2gGather.name(),
         &[
-            (MpmPass::P2gSources, Dispatch::Threads(thread_count(MpmPass::P2gSources, state))),
-            (MpmPass::P2gGather, Dispatch::Indirect(UPDATE_ARGS_OFFSET)),
+            (MpmPass::P2gSources, dispatch_of(MpmPass::P2gSources, state)),
+            (MpmPass::P2gGather, dispatch_of(MpmPass::P2gGather, state)),
         ],
         timestamps,
     );

@@ -11,11 +11,10 @@
 //! Reads `params`, `particles`, the bins; writes `grid_fixed`, the status counters (and resets
 //! particles whose state is not finite).
 
-use super::bins::P2G_ARGS_OFFSET;
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes};
+use super::step::{PassTimestamps, record_pass};
 
 /// Records `pass` (`P2gTiled` or `P2gTiledSubgroup`), one workgroup per occupied block (an
 /// indirect dispatch sized by `bin_dispatch`).
@@ -26,5 +25,5 @@ pub fn record(
     pass: MpmPass,
     timestamps: Option<PassTimestamps>,
 ) {
-    record_passes(encoder, kernels, state, pass.name(), &[(pass, Dispatch::Indirect(P2G_ARGS_OFFSET))], timestamps);
+    record_pass(encoder, kernels, state, pass, timestamps);
 }

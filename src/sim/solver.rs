@@ -291,7 +291,7 @@ impl Solver {
     /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
     /// zeroes the grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate`
     /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort: stage by stage
-    /// the fused path is the sorted path (g2p2g runs only within [`Solver::step`]).
+    /// the fused path is the sorted path (g2p2g runs within [`Solver::step`], or alone as `G2p2g`).
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let state = &self.state;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -305,8 +305,6 @@ impl Solver {
             (path, MpmPass::GridUpdate) if path.is_binned() => {
                 super::grid_update_blocks::record(e, &self.kernels, state, None)
             }
-            // One workgroup per block occupied at the last sort, as in a fused substep.
-            (_, MpmPass::G2p2g) => super::g2p2g::record(e, &self.kernels, state, None),
             _ => step::record_pass(e, &self.kernels, state, pass, None),
         }
         gpu.queue.submit([encoder.finish()]);

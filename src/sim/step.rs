@@ -71,7 +71,7 @@ pub fn record_passes(
 /// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
 /// (grid_clear), grid node (grid_update), cell counter (bin_clear) or grid block (bin_offsets), a
 /// single one (bin_dispatch), else one per particle. The passes dispatched per block from the
-/// indirect arguments (p2g_tiled, p2g_gather, grid_update_blocks, g2p2g) are not sized here.
+/// indirect arguments ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
     match pass {
         MpmPass::GridClear => state.grid_fixed_words(),
@@ -83,7 +83,19 @@ pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
     }
 }
 
-/// Records one compute pass of `pass` over its [`thread_count`] threads.
+/// How `pass` is dispatched: the passes that run one workgroup per block take their workgroup
+/// counts from the indirect arguments of the last sort (per occupied block: p2g_tiled, its
+/// subgroup variant and g2p2g; per touched block: grid_update_blocks and p2g_gather), the others
+/// one thread per item ([`thread_count`]).
+pub fn dispatch_of(pass: MpmPass, state: &SimState) -> Dispatch {
+    match pass {
+        MpmPass::P2gTiled | MpmPass::P2gTiledSubgroup | MpmPass::G2p2g => Dispatch::Indirect(bins::P2G_ARGS_OFFSET),
+        MpmPass::GridUpdateBlocks | MpmPass::P2gGather => Dispatch::Indirect(bins::UPDATE_ARGS_OFFSET),
+        _ => Dispatch::Threads(thread_count(pass, state)),
+    }
+}
+
+/// Records one compute pass of `pass`, dispatched as [`dispatch_of`] says.
 pub fn record_pass(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
@@ -91,8 +103,7 @@ pub fn record_pass(
     pass: MpmPass,
     timestamps: Option<PassTimestamps>,
 ) {
-    let threads = Dispatch::Threads(thread_count(pass, state));
-    record_passes(encoder, kernels, state, pass.name(), &[(pass, threads)], timestamps);
+    record_passes(encoder, kernels, state, pass.name(), &[(pass, dispatch_of(pass, state))], timestamps);
 }
 
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
@@ -115,23 +126,20 @@ pub fn record_substep(
 ) {
     state.record_collider_blend(encoder, index);
     let at = |k: u32| timestamps.map(|t| PassTimestamps { query_set: t.query_set, first: t.first + 2 * k });
+    let fused = state.path == SolverPath::Fused;
     match state.path {
         SolverPath::Naive => {
             grid_clear::record(encoder, kernels, state, at(0));
             p2g::record(encoder, kernels, state, at(1));
             grid_update::record(encoder, kernels, state, at(2));
         }
-        SolverPath::Sorted => {
+        // The sorted path, and the first substep of a fused run.
+        _ if !fused || index == 0 => {
             bins::record(encoder, kernels, state, at(0));
             record_sorted_p2g(encoder, kernels, state, at(1));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
-        SolverPath::Fused if index == 0 => {
-            bins::record(encoder, kernels, state, at(0));
-            record_sorted_p2g(encoder, kernels, state, at(1));
-            grid_update_blocks::record(encoder, kernels, state, at(2));
-        }
-        SolverPath::Fused => {
+        _ => {
             // g2p2g runs on the bins of the previous positions; the sort after it bins the new
             // ones, whose stencils grid_update_blocks must visit.
             g2p2g::record(encoder, kernels, state, at(1));
@@ -139,7 +147,7 @@ pub fn record_substep(
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
     }
-    if state.path != SolverPath::Fused || index + 1 == count {
+    if !fused || index + 1 == count {
         g2p::record(encoder, kernels, state, at(3));
     } else if let Some(t) = at(3) {
         record_passes(encoder, kernels, state, "g2p (in g2p2g)", &[], Some(t));
