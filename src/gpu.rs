@@ -104,6 +104,11 @@ impl Gpu {
         Ok(Self { instance, adapter, device, queue, info, has_timestamps, lost })
     }
 
+    /// Bytes of the adapter's largest device-local memory heap (see [`device_memory_bytes`]).
+    pub fn memory_bytes(&self) -> Option<u64> {
+        device_memory_bytes(&self.device)
+    }
+
     /// A one-line description of the adapter for logs and benchmark reports.
     pub fn describe(&self) -> String {
         format!(
@@ -185,4 +190,18 @@ impl Gpu {
         staging.unmap();
         Ok(bytes)
     }
+}
+
+/// Bytes of the largest device-local memory heap of `device`'s Vulkan adapter: the GPU memory a
+/// solver's buffers must fit in (on lavapipe, the machine's memory). wgpu has no portable query for
+/// it, so this asks Vulkan directly; `None` where the device is not a Vulkan one.
+pub fn device_memory_bytes(device: &wgpu::Device) -> Option<u64> {
+    // SAFETY: the raw instance and physical device are only used for a read-only property query
+    // while `device` (which keeps them alive) is borrowed; nothing is created or destroyed.
+    let hal = unsafe { device.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let properties = unsafe {
+        hal.shared_instance().raw_instance().get_physical_device_memory_properties(hal.raw_physical_device())
+    };
+    // Bit 0 of VkMemoryHeapFlags is VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.
+    properties.memory_heaps_as_slice().iter().filter(|h| h.flags.as_raw() & 1 != 0).map(|h| h.size).max()
 }

@@ -52,6 +52,14 @@ pub enum RunError {
     /// The scene's colliders could not be set up.
     #[error(transparent)]
     Scene(#[from] SceneError),
+    /// Shaders read from disk (`bench --shaders`) did not build.
+    #[error("shaders from {}: {source}", dir.display())]
+    Shader {
+        /// The directory they were read from.
+        dir: PathBuf,
+        /// Which pass failed, and naga's or the driver's message.
+        source: crate::sim::pipelines::ShaderError,
+    },
     /// The GPU device was lost.
     #[error("the GPU device was lost during the run (frame {frame})")]
     DeviceLost {

@@ -127,6 +127,10 @@ enum Command {
         /// Output size with --render, WxH.
         #[arg(long, default_value = "1280x720", value_parser = parse_size)]
         size: (u32, u32),
+        /// Build the MPM kernels from DIR/mpm/*.wgsl (a copy of shaders/, edited) instead of the
+        /// built-in sources, to time an edited kernel without rebuilding.
+        #[arg(long, value_name = "DIR")]
+        shaders: Option<PathBuf>,
         /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
         /// on a grid of --grid cells per axis, static and per animated frame.
         #[arg(long, value_name = "TRIANGLES")]
@@ -195,10 +199,11 @@ struct BenchArgs {
     paths: Vec<SolverPath>,
     p2g: Vec<MpmPass>,
     render: Option<RenderBenchOptions>,
+    shaders: Option<PathBuf>,
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render } = args;
+    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -225,7 +230,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             };
             for kernel in kernels {
                 case.p2g = kernel;
-                let result = run_case(&gpu, case)?;
+                let result = run_case(&gpu, case, shaders.as_deref())?;
                 println!("{}", result.report());
             }
         }
@@ -285,14 +290,26 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
             Ok(())
         }
-        Some(Command::Bench { particles, grid, substeps, ppc, path, p2g, render, frame_substeps, size, sdf: None }) => {
+        Some(Command::Bench {
+            particles,
+            grid,
+            substeps,
+            ppc,
+            path,
+            p2g,
+            render,
+            frame_substeps,
+            size,
+            shaders,
+            sdf: None,
+        }) => {
             let render = if render {
                 let (width, height) = size;
                 Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
             } else {
                 None
             };
-            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, p2g, render })
+            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, p2g, render, shaders })
         }
         None => open_app(cli.app),
     }

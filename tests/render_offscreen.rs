@@ -302,14 +302,16 @@ fn a_png_round_trips_and_errors_name_the_path() {
 }
 
 #[test]
-fn a_buffer_too_small_for_a_particle_draws_only_the_background() {
+fn a_stream_too_small_for_a_particle_draws_only_the_background() {
     let gpu = common::gpu();
     let solver = solver(&gpu, BLOCK, Vec3::ZERO);
     let camera = camera_on(BLOCK);
     let (background, _) = render(&gpu, &solver, &camera, &Options { particle_count: Some(0), ..Default::default() });
-    let tiny = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    // The solver's streams with the position stream replaced by one too small for a particle.
+    let mut tiny = solver.state().particles.clone();
+    tiny.position = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("too small"),
-        size: 16,
+        size: 8,
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });

@@ -7,7 +7,8 @@ use std::path::Path;
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::bins::{GpuBinHeader, GpuBlockBin};
 use powder::sim::p2g_gather::GpuScatterSource;
-use powder::sim::params::{GpuParticle, GpuSimParams, GpuSolverStatus};
+use powder::sim::params::{GpuSimParams, GpuSolverStatus};
+use powder::sim::particles::GpuParticlePlastic;
 use powder::sim::shaders::{LIBRARIES, MpmPass};
 use wgpu::naga;
 
@@ -113,13 +114,7 @@ fn shared_struct_layouts_agree() {
                 ]
             ),
         ),
-        (
-            "Particle",
-            rust_layout!(
-                GpuParticle,
-                [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material,]
-            ),
-        ),
+        ("ParticlePlastic", rust_layout!(GpuParticlePlastic, [plastic_jacobian, material])),
         (
             "SolverStatus",
             rust_layout!(
@@ -187,4 +182,32 @@ fn the_tiles_hold_the_stencils_they_take() {
     assert_eq!(u32_named(&module, "TILE_NODES"), reach.pow(3));
     assert_eq!(MpmPass::G2p2g.tile_nodes(), Some(fused.pow(3)));
     assert!(MpmPass::ALL.iter().all(|p| *p == MpmPass::G2p2g || p.tile_nodes().is_none()));
+}
+
+/// Bytes per element of the storage array `name` in `module`, and its binding.
+fn stream_stride(module: &naga::Module, name: &str) -> (u32, u32) {
+    let (_, var) = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no global {name}"));
+    let binding = var.binding.as_ref().map(|b| b.binding).unwrap_or_else(|| panic!("{name} has no binding"));
+    match module.types[var.ty].inner {
+        naga::TypeInner::Array { stride, .. } => (stride, binding),
+        ref other => panic!("{name} is not an array: {other:?}"),
+    }
+}
+
+#[test]
+fn the_particle_streams_agree_with_the_host() {
+    // The solver binds the streams at 1..=5 in STREAMS order (src/sim/state.rs); each element must
+    // be as wide as the host writes it (src/sim/particles.rs).
+    let module = validate("g2p2g", &MpmPass::G2p2g.composed_source());
+    for (i, (name, bytes)) in powder::sim::particles::STREAMS.iter().enumerate() {
+        assert_eq!(stream_stride(&module, name), (*bytes as u32, i as u32 + 1), "{name}");
+    }
+    assert_eq!(
+        powder::sim::state::BINDINGS,
+        module.global_variables.iter().filter(|(_, v)| v.binding.is_some()).count()
+    );
 }

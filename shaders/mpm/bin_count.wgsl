@@ -12,7 +12,7 @@ fn bin_count(
     if (index >= params.particle_count) {
         return;
     }
-    let cell = home_cell(scatter_position(particles[index].position));
+    let cell = home_cell(scatter_position(particle_position[index].xyz));
     // The block count as well as the cell's: bin_offsets reads the neighbours' block counts.
     atomicAdd(&block_bins[cell / BLOCK_CELLS].count, 1u);
     atomicAdd(&cell_bins[cell], 1u);

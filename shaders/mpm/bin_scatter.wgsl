@@ -15,7 +15,7 @@ fn bin_scatter(
     if (index >= params.particle_count) {
         return;
     }
-    let cell = home_cell(scatter_position(particles[index].position));
+    let cell = home_cell(scatter_position(particle_position[index].xyz));
     let place = atomicAdd(&cell_bins[cell], 1u);
     particle_order[block_bins[cell / BLOCK_CELLS].offset + place] = index;
 }

@@ -15,5 +15,5 @@ fn g2p(
     // On the sorted path thread k takes the k-th particle in block order, so neighbouring threads
     // read neighbouring grid nodes.
     let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
-    particles[index] = advanced(particles[index]).particle;
+    store_particle(index, advanced(load_particle(index)).particle);
 }

@@ -35,9 +35,9 @@ fn g2p2g(
         }
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
             let index = particle_order[block.first + k];
-            let a = advanced(particles[index]);
+            let a = advanced(load_particle(index));
             let checked = checked_for_scatter(a.particle);
-            particles[index] = checked.particle;
+            store_particle(index, checked.particle);
             // The stress from the plasticity step's SVD of the new F (a reset particle is at rest).
             var tau = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
             if (!checked.reset) {

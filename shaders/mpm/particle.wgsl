@@ -1,6 +1,6 @@
-// The material point as the solver stores it, and finiteness checks on its fields. The one WGSL
-// mirror of GpuParticle (src/sim/params.rs): the MPM passes and the render passes both start with
-// this file. tests/wgsl.rs checks its layout against the Rust struct.
+// The material point as the passes see it (the host's GpuParticle, src/sim/params.rs; on the GPU it
+// is stored as streams, src/sim/particles.rs), the element of the Jp-and-material stream, and
+// finiteness checks. The MPM passes and the render passes both start with this file.
 
 struct Particle {
     position: vec3<f32>,
@@ -11,8 +11,13 @@ struct Particle {
     deformation: mat3x3<f32>,
     plastic_jacobian: f32,
     material: u32,
-    _pad0: u32,
-    _pad1: u32,
+}
+
+// One entry of the particle_plastic stream. Mirrors GpuParticlePlastic (src/sim/particles.rs);
+// tests/wgsl.rs checks the layout.
+struct ParticlePlastic {
+    plastic_jacobian: f32,
+    material: u32,
 }
 
 // |x| < 3e38 is false for NaN and for ±inf.

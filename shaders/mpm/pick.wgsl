@@ -13,7 +13,7 @@ fn pick(
     if (index >= params.particle_count) {
         return;
     }
-    let relative = particles[index].position - pick_ray.origin;
+    let relative = particle_position[index].xyz - pick_ray.origin;
     let along = dot(relative, pick_ray.direction);
     if (!(along > 0.0)) {
         return;

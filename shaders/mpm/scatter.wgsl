@@ -68,9 +68,9 @@ fn at_scatter_position(p: Particle) -> Particle {
 // Particle `index` as P2G sees it (checked_for_scatter, written back if reset), at its
 // scatter_position.
 fn load_for_scatter(index: u32) -> Particle {
-    let checked = checked_for_scatter(particles[index]);
+    let checked = checked_for_scatter(load_particle(index));
     if (checked.reset) {
-        particles[index] = checked.particle;
+        store_particle(index, checked.particle);
     }
     return at_scatter_position(checked.particle);
 }

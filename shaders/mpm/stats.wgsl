@@ -22,7 +22,7 @@ fn stats(
     // for min).
     var mine = vec4<u32>(0u, 0u, 0xffffffffu, 0u);
     if (index < params.particle_count) {
-        let p = particles[index];
+        let p = load_particle(index);
         let jp = bitcast<u32>(p.plastic_jacobian);
         mine = vec4<u32>(bitcast<u32>(length(p.velocity)), bitcast<u32>(hardening_factor(p.plastic_jacobian)), jp, jp);
     }

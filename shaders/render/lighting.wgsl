@@ -1,4 +1,4 @@
-// The scene the draw passes see (group 1: particles and the density volume) and the light: sky,
+// The scene the draw passes see (group 1: three particle streams and the density volume) and the light: sky,
 // sun, hemispheric ambient, and shadows looked up in the volume.
 //
 // Volume channels (written by volume_splat.wgsl, sampled trilinearly here):
@@ -6,7 +6,11 @@
 //   g: fill-weighted path length toward the sun, in voxels (optical depth / extinction per voxel),
 //   b: the same straight up (+z), a cheap sky-occlusion term.
 
-@group(1) @binding(0) var<storage, read> particles: array<Particle>;
+// The solver's particle streams (src/sim/particles.rs) the draw passes read: position (xyz, mass
+// as w), velocity (xyz, volume as w), and Jp with the material id.
+@group(1) @binding(0) var<storage, read> particle_position: array<vec4<f32>>;
+@group(1) @binding(3) var<storage, read> particle_velocity: array<vec4<f32>>;
+@group(1) @binding(4) var<storage, read> particle_plastic: array<ParticlePlastic>;
 @group(1) @binding(1) var volume: texture_3d<f32>;
 @group(1) @binding(2) var volume_sampler: sampler;
 

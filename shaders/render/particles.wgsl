@@ -99,13 +99,13 @@ fn material_color(id: u32) -> vec3<f32> {
 fn particle_albedo(index: u32) -> vec3<f32> {
     switch frame.color_field {
         case COLOR_SPEED: {
-            return speed_ramp(length(particles[index].velocity) / frame.speed_scale);
+            return speed_ramp(length(particle_velocity[index].xyz) / frame.speed_scale);
         }
         case COLOR_PLASTIC_JACOBIAN: {
-            return plastic_ramp(particles[index].plastic_jacobian);
+            return plastic_ramp(particle_plastic[index].plastic_jacobian);
         }
         case COLOR_MATERIAL: {
-            return material_color(particles[index].material);
+            return material_color(particle_plastic[index].material);
         }
         default: {
             return SNOW_ALBEDO;
@@ -149,7 +149,7 @@ fn shade(index: u32) -> Shaded {
     if (index >= frame.particle_count) {
         return out;
     }
-    let center = particles[index].position;
+    let center = particle_position[index].xyz;
     let r = frame.particle_radius;
     // A particle with a broken position, or one the eye is inside, is not drawn.
     if (!is_finite_vec3(center) || r <= 0.0 || distance(center, frame.eye) <= r * 1.001) {

@@ -16,7 +16,9 @@
 const SPLAT_WORKGROUP_SIZE: u32 = 256u;
 
 // Group 1 of volume_splat.
-@group(1) @binding(0) var<storage, read> particles: array<Particle>;
+// The solver's position (xyz) and velocity-and-volume (w) streams (src/sim/particles.rs).
+@group(1) @binding(0) var<storage, read> particle_position: array<vec4<f32>>;
+@group(1) @binding(6) var<storage, read> particle_velocity: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> volume_fixed: array<atomic<u32>>;
 // Group 1 of volume_resolve: the same sums, read as plain words (atomic loads are scalarised on
 // a software rasteriser, plain loads are not).
@@ -52,10 +54,10 @@ fn volume_splat(
     var lo = vec3<u32>(0xffffffffu);
     var hi = vec3<u32>(0u);
     if (index < frame.particle_count) {
-        let position = particles[index].position;
+        let position = particle_position[index].xyz;
         let dims = frame.volume_dims;
         let voxel = frame.volume_voxel;
-        let fill = max(particles[index].volume, 0.0) / (voxel * voxel * voxel) * VOLUME_FIXED_SCALE;
+        let fill = max(particle_velocity[index].w, 0.0) / (voxel * voxel * voxel) * VOLUME_FIXED_SCALE;
         if (is_finite_vec3(position) && fill > 0.0) {
             // Position relative to the voxel centres, clamped into the grid: weight that would fall
             // outside folds back onto the boundary voxels, so the total splatted volume is kept.

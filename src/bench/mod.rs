@@ -15,7 +15,7 @@ use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
 use crate::sim::p2g_gather::GpuScatterSource;
-use crate::sim::params::GpuParticle;
+use crate::sim::particles::{PARTICLE_BYTES, STREAMS};
 use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
 use crate::sim::step::{self, PassTimestamps};
@@ -115,8 +115,9 @@ pub struct Traffic {
     pub particles_per_cell: f64,
 }
 
-/// Minimum bytes stage `stage` of `path` moves per substep in the current array-of-structs
-/// layout. Particles are read whole by p2g and read and written whole by g2p; particle passes
+/// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (five
+/// streams, `src/sim/particles.rs`). P2G reads every stream; g2p (and g2p2g) read all but C, which
+/// they recompute, and write every stream. Particle passes
 /// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the
 /// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
@@ -127,7 +128,9 @@ pub struct Traffic {
 /// reads and writes each particle once, reads velocities and writes sums per node of snow; its g2p
 /// runs once per run of substeps and is counted as nothing.
 pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
-    let particle = size_of::<GpuParticle>() as f64;
+    let particle = PARTICLE_BYTES as f64;
+    // Read and written by an update from the grid: C is written, not read.
+    let advance = 2.0 * particle - STREAMS[2].1 as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
     let fixed = GRID_FIXED_NODE_BYTES as f64;
     let velocity = GRID_VELOCITY_NODE_BYTES as f64;
@@ -141,11 +144,11 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
             (particle + 4.0 + 2.0 * source) * t.particles + fixed * t.touched_nodes
         }
         (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
-        (SolverPath::Fused, 1) => (2.0 * particle + 4.0) * t.particles + (velocity + fixed) * snow_nodes,
+        (SolverPath::Fused, 1) => (advance + 4.0) * t.particles + (velocity + fixed) * snow_nodes,
         (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,
         (_, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
-        (SolverPath::Naive, _) => 2.0 * particle * t.particles + velocity * snow_nodes,
-        (SolverPath::Sorted, _) => (2.0 * particle + 4.0) * t.particles + velocity * snow_nodes,
+        (SolverPath::Naive, _) => advance * t.particles + velocity * snow_nodes,
+        (SolverPath::Sorted, _) => (advance + 4.0) * t.particles + velocity * snow_nodes,
         // g2p runs once per run of substeps, inside g2p2g otherwise.
         (SolverPath::Fused, _) => 0.0,
     }
@@ -208,10 +211,15 @@ fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> 
     totals.iter().map(|t| t / substeps as f64).collect()
 }
 
-/// Runs one case.
-pub fn run_case(gpu: &Gpu, case: BenchCase) -> Result<BenchResult, RunError> {
+/// Runs one case, with the MPM kernels built from the shader files under `shaders`
+/// (`shaders/mpm/*.wgsl` of a checkout, edited or not) instead of the built-in ones if given: an
+/// edited kernel can be timed without rebuilding powder.
+pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -> Result<BenchResult, RunError> {
     let scene = bench_scene(&case);
     let mut solver = build_solver(gpu, &scene, "bench")?;
+    if let Some(dir) = shaders {
+        solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
+    }
     solver.set_path(gpu, case.path);
     if let Some(pass) = case.p2g {
         solver.set_p2g(gpu, pass);

@@ -1,7 +1,7 @@
 //! Bind group layouts shared by the render passes, and small pipeline helpers.
 //!
 //! Group 0 is the frame (`Frame` uniform, every stage); group 1 the scene the draw passes read
-//! (particles, the density volume and its sampler; `lighting.wgsl`); group 2 belongs to one pass
+//! (three particle streams, the density volume and its sampler; `lighting.wgsl`); group 2 belongs to one pass
 //! (the scene depth of the volume raymarch). The volume splat compute pass has its own group 1.
 
 use super::shaders::{DepthKind, RenderShader, RenderSources};
@@ -13,7 +13,8 @@ pub struct Layouts {
     pub sources: RenderSources,
     /// Group 0: the frame uniform.
     pub frame: wgpu::BindGroupLayout,
-    /// Group 1 of the draw passes: particles, volume texture, volume sampler.
+    /// Group 1 of the draw passes: particle positions (0), volume texture (1) and sampler (2),
+    /// particle velocities (3) and Jp with material (4).
     pub scene: wgpu::BindGroupLayout,
 }
 
@@ -42,6 +43,7 @@ impl Layouts {
             entries: &[
                 &[storage_entry(0, SCENE, true)][..],
                 &sampled_entries(1, SCENE, wgpu::TextureViewDimension::D3),
+                &[storage_entry(3, SCENE, true), storage_entry(4, SCENE, true)],
             ]
             .concat(),
         });

@@ -31,6 +31,8 @@ pub use renderer::{DEFAULT_SUN_DIRECTION, Renderer, VOLUME_REUSE_VOXELS};
 
 use glam::Vec3;
 
+use crate::sim::particles::ParticleBuffers;
+
 /// What to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RenderMode {
@@ -110,8 +112,8 @@ pub struct FrameInputs<'a> {
     pub camera: &'a Camera,
     /// Render settings.
     pub settings: &'a RenderSettings,
-    /// The solver's particle buffer (`GpuParticle` array, needs `STORAGE` usage).
-    pub particles: &'a wgpu::Buffer,
+    /// The solver's particle streams.
+    pub particles: &'a ParticleBuffers,
     /// Number of particles in it.
     pub particle_count: u32,
     /// Half the particle spacing, in metres: the radius of an impostor at scale 1.

@@ -8,7 +8,6 @@
 //! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
-use wgpu::util::DeviceExt;
 
 use super::bindings::Layouts;
 use super::environment::EnvironmentPass;
@@ -21,17 +20,15 @@ use super::volume_raymarch::VolumeRaymarch;
 use super::volume_splat::{VolumeGrid, VolumeSplat};
 use super::{FrameInputs, RenderMode};
 use crate::mesh::TriangleMesh;
-use crate::sim::params::GpuParticle;
+use crate::sim::particles::ParticleBuffers;
 
 /// Direction toward the sun used until [`Renderer::set_sun_direction`]: 45° up, from the front
 /// left of the default camera, so lit and shaded sides and a ground shadow are all in view.
 pub const DEFAULT_SUN_DIRECTION: Vec3 = Vec3::new(-0.25, -0.68, 0.69);
 
-const PARTICLE_BYTES: u64 = size_of::<GpuParticle>() as u64;
-
 /// Bind groups that depend on the particle buffer and the volume grid.
 struct SceneBindings {
-    particles: wgpu::Buffer,
+    particles: ParticleBuffers,
     scene: wgpu::BindGroup,
     splat: [wgpu::BindGroup; 2],
 }
@@ -64,7 +61,7 @@ pub struct Renderer {
     frame_group: wgpu::BindGroup,
     sampler: wgpu::Sampler,
     /// Bound instead of a particle buffer that cannot be (too small, no `STORAGE` usage).
-    empty_particles: wgpu::Buffer,
+    empty_particles: ParticleBuffers,
     environment: EnvironmentPass,
     meshes: MeshPass,
     particles: ParticlesPass,
@@ -103,11 +100,7 @@ impl Renderer {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let empty_particles = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("render.empty_particles"),
-            contents: bytemuck::bytes_of(&GpuParticle::default()),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+        let empty_particles = ParticleBuffers::new(device, &[], wgpu::BufferUsages::STORAGE);
         let raymarch = VolumeRaymarch::new(device, &layouts, color_format, sample_count);
         let targets = FrameTargets::new(device, color_format, sample_count, 1, 1);
         let volume = VolumeGrid::new(device, glam::UVec3::ONE);
@@ -248,12 +241,11 @@ impl Renderer {
         if target_size != self.targets.size {
             self.resize(device, target_size.0, target_size.1);
         }
-        let usable =
-            inputs.particles.usage().contains(wgpu::BufferUsages::STORAGE) && inputs.particles.size() >= PARTICLE_BYTES;
+        let usable = inputs.particles.capacity() > 0;
         // A cheap handle (wgpu buffers are reference counted), so `self` can be updated below.
         let empty = self.empty_particles.clone();
         let (particle_buffer, particle_count) = if usable {
-            let fits = (inputs.particles.size() / PARTICLE_BYTES).min(u32::MAX as u64) as u32;
+            let fits = inputs.particles.capacity().min(u32::MAX as u64) as u32;
             (inputs.particles, inputs.particle_count.min(fits))
         } else {
             (&empty, 0)
@@ -338,17 +330,19 @@ impl Renderer {
     }
 
     /// Makes the bind groups that name the particle buffer and the volume, when either changed.
-    fn bind_scene(&mut self, device: &wgpu::Device, particles: &wgpu::Buffer) {
-        if self.scene.as_ref().is_some_and(|s| &s.particles == particles) {
+    fn bind_scene(&mut self, device: &wgpu::Device, particles: &ParticleBuffers) {
+        if self.scene.as_ref().is_some_and(|s| s.particles.position == particles.position) {
             return;
         }
         let scene = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.scene"),
             layout: &self.layouts.scene,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: particles.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 0, resource: particles.position.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::TextureView(&self.volume.view) },
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::Sampler(&self.sampler) },
+                wgpu::BindGroupEntry { binding: 3, resource: particles.velocity.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: particles.plastic.as_entire_binding() },
             ],
         });
         let splat = self.splat.bind_groups(device, &self.volume, particles);

@@ -15,6 +15,7 @@ use crate::gpu::{Gpu, GpuError};
 
 use super::bindings::{Layouts, dispatch_size, pipeline_layout, shader_module, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
+use crate::sim::particles::ParticleBuffers;
 
 /// Fixed-point units per unit fill fraction. Mirrors `VOLUME_FIXED_SCALE` in `types.wgsl`.
 pub const VOLUME_FIXED_SCALE: f32 = 1_048_576.0;
@@ -132,7 +133,12 @@ impl VolumeSplat {
         let compute = wgpu::ShaderStages::COMPUTE;
         let splat_layout = layout(
             "render.volume_splat",
-            &[storage_entry(0, compute, true), storage_entry(1, compute, false), storage_entry(4, compute, false)],
+            &[
+                storage_entry(0, compute, true),
+                storage_entry(1, compute, false),
+                storage_entry(4, compute, false),
+                storage_entry(6, compute, true),
+            ],
         );
         let resolve_layout = layout(
             "render.volume_splat.resolve",
@@ -172,13 +178,14 @@ impl VolumeSplat {
         &self,
         device: &wgpu::Device,
         grid: &VolumeGrid,
-        particles: &wgpu::Buffer,
+        particles: &ParticleBuffers,
     ) -> [wgpu::BindGroup; 2] {
         let splat = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.volume_splat"),
             layout: &self.splat_layout,
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: particles.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 0, resource: particles.position.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 6, resource: particles.velocity.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: grid.fixed.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
             ],

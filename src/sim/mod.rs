@@ -18,6 +18,7 @@ pub mod p2g;
 pub mod p2g_gather;
 pub mod p2g_tiled;
 pub mod params;
+pub mod particles;
 pub mod pick;
 pub mod pipelines;
 pub mod shaders;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::params::WORKGROUP_SIZE;
 use super::shaders::MpmPass;
+use super::state::BINDINGS;
 
 /// Compute pipelines of every MPM pass and their bind group layout (group 0, see `types.wgsl`).
 pub struct Kernels {
@@ -37,7 +38,7 @@ pub struct ShaderError {
     pub message: String,
 }
 
-fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 14] {
+fn layout_entries() -> [wgpu::BindGroupLayoutEntry; BINDINGS] {
     let uniform = |binding| wgpu::BindGroupLayoutEntry {
         binding,
         visibility: wgpu::ShaderStages::COMPUTE,
@@ -56,22 +57,13 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 14] {
         },
         ..storage_entry(binding)
     };
-    [
-        uniform(0),
-        storage_entry(1),
-        storage_entry(2),
-        storage_entry(3),
-        storage_entry(4),
-        uniform(5),
-        read_only(6),
-        read_only(7),
-        storage_entry(8),
-        storage_entry(9),
-        storage_entry(10),
-        storage_entry(11),
-        storage_entry(12),
-        storage_entry(13),
-    ]
+    // Uniforms: params (0) and pick_ray (9); read-only: the collider fields (10, 11); the rest,
+    // the particle streams (1–5) among them, are read-write storage (see types.wgsl).
+    std::array::from_fn(|i| match i as u32 {
+        b @ (0 | 9) => uniform(b),
+        b @ (10 | 11) => read_only(b),
+        b => storage_entry(b),
+    })
 }
 
 /// Parses and validates a composed module with naga, as the device would, so a broken edit is

@@ -335,8 +335,7 @@ impl Solver {
 
     /// Copies the particles back to the host.
     pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, SolverError> {
-        let bytes = gpu.read_buffer(&self.state.particles)?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+        Ok(self.state.particles.read(gpu)?)
     }
 
     /// Copies the fixed-point grid back to the host: per node the exact integer sums of mass and

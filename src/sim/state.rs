@@ -7,6 +7,7 @@ use wgpu::util::DeviceExt;
 use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
 use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
+use super::particles::{PARTICLE_BYTES, ParticleBuffers, WIDEST_STREAM_BYTES};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
@@ -40,17 +41,42 @@ pub enum StateError {
         /// Largest resolution along the longest axis that fits.
         max_resolution: u32,
     },
-    /// The particles need a buffer larger than the adapter allows.
+    /// The particles need a stream larger than one binding may be.
     #[error(
-        "{count} particles need a {bytes}-byte buffer, but this GPU allows at most {limit} bytes per storage buffer"
+        "{count} particles need a {bytes}-byte buffer for their widest stream ({WIDEST_STREAM_BYTES} bytes \
+         each), but this GPU allows at most {limit} bytes per storage buffer: at most {max_count} particles fit"
     )]
     TooManyParticles {
         /// Particles requested.
         count: usize,
-        /// Buffer size needed.
+        /// Size of the widest stream.
         bytes: u64,
         /// The adapter's limit.
         limit: u64,
+        /// Most particles whose streams fit.
+        max_count: u64,
+    },
+    /// The particles and grid need more memory than the GPU has.
+    #[error(
+        "{count} particles on a grid of {nodes} nodes need {needed} bytes of GPU memory ({per_particle} per \
+         particle, {grid} for the grid), but this GPU has {available}: at most {max_count} particles fit on this \
+         grid"
+    )]
+    OutOfMemory {
+        /// Particles requested.
+        count: usize,
+        /// Grid nodes.
+        nodes: u64,
+        /// Bytes the solver's buffers need in all.
+        needed: u64,
+        /// Bytes per particle (streams, sort order, scatter sources).
+        per_particle: u64,
+        /// Bytes of the grid, its bins and the collider fields.
+        grid: u64,
+        /// The device-local memory of the GPU.
+        available: u64,
+        /// Most particles that fit next to this grid.
+        max_count: u64,
     },
     /// The collider fields need a buffer larger than the adapter allows.
     #[error(
@@ -72,8 +98,8 @@ pub enum StateError {
 pub struct SimState {
     /// Uniform block ([`GpuSimParams`]).
     pub params: wgpu::Buffer,
-    /// Particles ([`GpuParticle`] array).
-    pub particles: wgpu::Buffer,
+    /// Particles, as five streams ([`ParticleBuffers`]).
+    pub particles: ParticleBuffers,
     /// Fixed-point mass and momentum, four i32 per node.
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per node.
@@ -121,8 +147,11 @@ pub struct SimState {
     pub path: SolverPath,
 }
 
+/// Number of bindings in group 0 (see `types.wgsl`).
+pub const BINDINGS: usize = 18;
+
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; 14]) -> wgpu::BindGroup {
+fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; BINDINGS]) -> wgpu::BindGroup {
     let entries: Vec<_> = buffers
         .iter()
         .enumerate()
@@ -166,8 +195,15 @@ pub fn max_storage_bytes(device: &wgpu::Device) -> u64 {
     limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
-/// Checks that a grid and particle set fit the device's buffer limits.
-pub fn check_limits(device: &wgpu::Device, params: &SolverParams, particle_count: usize) -> Result<(), StateError> {
+/// Checks, before anything is allocated, that a grid and particle set fit the device: each buffer
+/// within the binding size limit, and all of them within the GPU's memory. `p2g` is the sorted
+/// path's P2G kernel (`p2g_gather` needs a buffer more per particle).
+pub fn check_limits(
+    device: &wgpu::Device,
+    params: &SolverParams,
+    particle_count: usize,
+    p2g: MpmPass,
+) -> Result<(), StateError> {
     if particle_count == 0 {
         return Err(StateError::NoParticles);
     }
@@ -195,11 +231,45 @@ pub fn check_limits(device: &wgpu::Device, params: &SolverParams, particle_count
             max_resolution: (longest * lo).floor() as u32,
         });
     }
-    let particle_bytes = particle_count as u64 * size_of::<GpuParticle>() as u64;
-    if particle_bytes > limit || particle_count as u64 > u32::MAX as u64 {
-        return Err(StateError::TooManyParticles { count: particle_count, bytes: particle_bytes, limit });
+    let widest = particle_count as u64 * WIDEST_STREAM_BYTES;
+    if widest > limit || particle_count as u64 > u32::MAX as u64 {
+        let max_count = (limit / WIDEST_STREAM_BYTES).min(u32::MAX as u64);
+        return Err(StateError::TooManyParticles { count: particle_count, bytes: widest, limit, max_count });
+    }
+    if let Some(available) = crate::gpu::device_memory_bytes(device) {
+        let (per_particle, grid_bytes) = (particle_bytes(p2g), grid_bytes(params));
+        let needed = per_particle * particle_count as u64 + grid_bytes;
+        if needed > available {
+            return Err(StateError::OutOfMemory {
+                count: particle_count,
+                nodes,
+                needed,
+                per_particle,
+                grid: grid_bytes,
+                available,
+                max_count: available.saturating_sub(grid_bytes) / per_particle,
+            });
+        }
     }
     Ok(())
+}
+
+/// GPU bytes per particle: the streams, its place in `particle_order`, and its scatter source where
+/// the sorted path's P2G is `p2g_gather`.
+pub fn particle_bytes(p2g: MpmPass) -> u64 {
+    let source = if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 };
+    PARTICLE_BYTES + 4 + source
+}
+
+/// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
+/// frames (allocated once a scene has colliders, counted always so that adding one cannot fail),
+/// and the bins.
+pub fn grid_bytes(params: &SolverParams) -> u64 {
+    let nodes = params.grid.node_count();
+    let blocks = block_dims(params.grid.node_dims()).element_product() as u64;
+    let collider = 2 * size_of::<GpuColliderNode>() as u64;
+    let bins = size_of::<GpuBlockBin>() as u64 + 2 * 4 + 4 * BLOCK_CELLS as u64;
+    nodes * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES + collider) + blocks * bins
 }
 
 impl SimState {
@@ -214,7 +284,7 @@ impl SimState {
         p2g: MpmPass,
     ) -> Result<Self, StateError> {
         assert!(MpmPass::SORTED_P2G.contains(&p2g), "{} is not a sorted-path P2G kernel", p2g.name());
-        check_limits(device, params, particles.len())?;
+        check_limits(device, params, particles.len(), p2g)?;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let particle_count = particles.len() as u32;
         let node_count = params.grid.node_count() as u32;
@@ -223,11 +293,7 @@ impl SimState {
             contents: bytemuck::bytes_of(&params.to_gpu(particle_count)),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        let particle_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("particles"),
-            contents: bytemuck::cast_slice(particles),
-            usage: storage,
-        });
+        let particle_buffers = ParticleBuffers::new(device, particles, storage);
         let grid_fixed = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grid_fixed"),
             size: node_count as u64 * GRID_FIXED_NODE_BYTES,
@@ -294,7 +360,11 @@ impl SimState {
             kernels,
             [
                 &params_buffer,
-                &particle_buffer,
+                &particle_buffers.position,
+                &particle_buffers.velocity,
+                &particle_buffers.affine,
+                &particle_buffers.deformation,
+                &particle_buffers.plastic,
                 &grid_fixed,
                 &grid_velocity,
                 &status,
@@ -311,7 +381,7 @@ impl SimState {
         );
         Ok(Self {
             params: params_buffer,
-            particles: particle_buffer,
+            particles: particle_buffers,
             grid_fixed,
             grid_velocity,
             status,
@@ -342,7 +412,11 @@ impl SimState {
             kernels,
             [
                 &self.params,
-                &self.particles,
+                &self.particles.position,
+                &self.particles.velocity,
+                &self.particles.affine,
+                &self.particles.deformation,
+                &self.particles.plastic,
                 &self.grid_fixed,
                 &self.grid_velocity,
                 &self.status,

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The benchmark runs behind docs/performance.md, as one command on the lent GPU machine (the
+# device tool). Run from the repository root there, with the release binaries built here and
+# carried in bench-bin/ (git-ignored) and the Vulkan loader packages in .gl/:
+#
+#   cargo build --release && mkdir -p bench-bin && cp target/release/powder bench-bin/
+#   device run, carrying bench-bin and .gl:  bash scripts/bench_h100.sh <what>...
+#
+# <what> is any of:
+#   table     naive, sorted and fused at 100k, 1M, 4M and 16M particles
+#   layout    the same cases on sorted and fused with bench-bin/powder-aos (the 144-byte particle
+#             record, built from the commit before the stream layout), for comparison in one call
+#   ablate    g2p2g at 1M with parts of it removed (--shaders): where its time goes
+# Outputs go to $OUT (or out/ where OUT is unset), one file per part.
+set -uo pipefail
+out="${OUT:-out}"
+mkdir -p "$out"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+bin=bench-bin/powder
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$out/gpu.txt"
+
+# A copy of shaders/ with `sed` expressions applied to one file: variants for --shaders.
+variant() {
+    local name=$1 file=$2 expr=$3
+    rm -rf "/tmp/variants/$name"
+    mkdir -p /tmp/variants
+    cp -r shaders "/tmp/variants/$name"
+    sed -i "$expr" "/tmp/variants/$name/mpm/$file"
+    if cmp -s "shaders/mpm/$file" "/tmp/variants/$name/mpm/$file"; then
+        echo "variant $name changed nothing in $file" >&2
+        exit 1
+    fi
+}
+
+for what in "$@"; do
+    case $what in
+    table)
+        $bin bench --particles 100000,1000000,4000000,16000000 --grid 128,128,256,256 --substeps 200 \
+            --path naive,sorted,fused 2>&1 | tee "$out/table.txt"
+        ;;
+    layout)
+        bench-bin/powder-aos bench --particles 100000,1000000,4000000 --grid 128,128,256 --substeps 200 \
+            --path sorted,fused 2>&1 | tee "$out/layout-aos.txt"
+        $bin bench --particles 100000,1000000,4000000 --grid 128,128,256 --substeps 200 \
+            --path sorted,fused 2>&1 | tee "$out/layout-streams.txt"
+        ;;
+    ablate)
+        variant no_scatter g2p2g.wgsl 's/^\( *\)tile_scatter(q, affine, start, FUSED_REACH);/\1/; s/^\( *\)grid_scatter(q, affine);/\1/'
+        variant no_svd advance.wgsl 's/let plastic = project_plastic(trial, p.plastic_jacobian);/var plastic: PlasticState; plastic.deformation = trial; plastic.plastic_jacobian = p.plastic_jacobian; plastic.u = IDENTITY3; plastic.sigma = vec3<f32>(1.0);/'
+        variant no_gather advance.wgsl 's/let vi = grid_velocity\[stencil_node(s, o)\].xyz;/let vi = vec3<f32>(f32(x), f32(y), -f32(z));/'
+        for v in baseline no_scatter no_svd no_gather; do
+            dir=shaders
+            [ "$v" = baseline ] || dir=/tmp/variants/$v
+            echo "== $v"
+            $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused --shaders "$dir" 2>&1
+        done | tee "$out/ablate.txt"
+        ;;
+    *)
+        echo "unknown part $what" >&2
+        exit 2
+        ;;
+    esac
+done

@@ -1,0 +1,180 @@
+//! The particles on the GPU: five streams, one buffer each (a structure of arrays), so that
+//!
+//! - no binding holds more than 48 bytes per particle: the count that fits one binding's size
+//!   limit (2 GiB on the H100) is 44M instead of the 14.9M of a single 144-byte record, and past
+//!   that the limit is the device's memory ([`super::state::check_limits`]);
+//! - a pass reads only the streams it uses: the bin passes, `pick` and the renderer's splat read
+//!   16 bytes of position per particle, and `g2p2g` never reads the affine matrix it overwrites.
+//!
+//! docs/performance.md has the measurements of this layout against the 144-byte record.
+//!
+//! The host keeps exchanging whole particles ([`GpuParticle`]): [`ParticleBuffers::new`] splits
+//! them into the streams and [`ParticleBuffers::read`] joins them back. The WGSL side is
+//! `load_particle` / `store_particle` in `shaders/mpm/types.wgsl` (and the render passes' own
+//! bindings of three streams).
+
+use bytemuck::{Pod, Zeroable};
+use wgpu::util::DeviceExt;
+
+use super::params::GpuParticle;
+use crate::gpu::{Gpu, GpuError};
+
+/// Jp and material of one particle: the `particle_plastic` stream. Mirrors `ParticlePlastic` in
+/// `shaders/mpm/particle.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuParticlePlastic {
+    /// Plastic volume ratio J_P = det F_P.
+    pub plastic_jacobian: f32,
+    /// Material id.
+    pub material: u32,
+}
+
+/// The streams in binding order, with the bytes each holds per particle:
+/// `particle_position` (xyz, mass as w), `particle_velocity` (xyz, initial volume as w),
+/// `particle_affine` (C, `mat3x3<f32>`), `particle_deformation` (F_E, `mat3x3<f32>`) and
+/// `particle_plastic` ([`GpuParticlePlastic`]).
+pub const STREAMS: [(&str, u64); 5] = [
+    ("particle_position", 16),
+    ("particle_velocity", 16),
+    ("particle_affine", 48),
+    ("particle_deformation", 48),
+    ("particle_plastic", size_of::<GpuParticlePlastic>() as u64),
+];
+
+/// GPU bytes of one particle over all streams.
+pub const PARTICLE_BYTES: u64 = {
+    let mut sum = 0;
+    let mut i = 0;
+    while i < STREAMS.len() {
+        sum += STREAMS[i].1;
+        i += 1;
+    }
+    sum
+};
+
+/// Bytes per particle of the widest stream: a binding's size limit divided by this is the most
+/// particles one solver can hold.
+pub const WIDEST_STREAM_BYTES: u64 = 48;
+
+/// One particle set on the GPU, as five storage buffers (see the module docs).
+#[derive(Clone, Debug)]
+pub struct ParticleBuffers {
+    /// Position (xyz, metres) and mass (w, kg), `vec4<f32>` per particle.
+    pub position: wgpu::Buffer,
+    /// Velocity (xyz, m/s) and initial volume (w, m³), `vec4<f32>` per particle.
+    pub velocity: wgpu::Buffer,
+    /// The APIC/MLS affine matrix C (1/s), `mat3x3<f32>` per particle.
+    pub affine: wgpu::Buffer,
+    /// The elastic deformation gradient F_E, `mat3x3<f32>` per particle.
+    pub deformation: wgpu::Buffer,
+    /// [`GpuParticlePlastic`] per particle.
+    pub plastic: wgpu::Buffer,
+    /// Particles held (the buffers hold at least one entry: a binding cannot be empty).
+    pub count: u32,
+}
+
+/// The five streams of `particles` as bytes, in [`STREAMS`] order.
+pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 5] {
+    let mut streams: [Vec<u8>; 5] = Default::default();
+    for (stream, (_, bytes)) in streams.iter_mut().zip(STREAMS) {
+        stream.reserve(bytes as usize * particles.len());
+    }
+    for p in particles {
+        let position = [p.position[0], p.position[1], p.position[2], p.mass];
+        let velocity = [p.velocity[0], p.velocity[1], p.velocity[2], p.volume];
+        let plastic = GpuParticlePlastic { plastic_jacobian: p.plastic_jacobian, material: p.material };
+        streams[0].extend_from_slice(bytemuck::bytes_of(&position));
+        streams[1].extend_from_slice(bytemuck::bytes_of(&velocity));
+        streams[2].extend_from_slice(bytemuck::bytes_of(&p.affine));
+        streams[3].extend_from_slice(bytemuck::bytes_of(&p.deformation));
+        streams[4].extend_from_slice(bytemuck::bytes_of(&plastic));
+    }
+    streams
+}
+
+/// The first `count` particles of five streams (bytes in [`STREAMS`] order), joined.
+pub fn join(streams: &[Vec<u8>; 5], count: usize) -> Vec<GpuParticle> {
+    let position: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[0]);
+    let velocity: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[1]);
+    let affine: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&streams[2]);
+    let deformation: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&streams[3]);
+    let plastic: Vec<GpuParticlePlastic> = bytemuck::pod_collect_to_vec(&streams[4]);
+    (0..count)
+        .map(|i| GpuParticle {
+            position: [position[i][0], position[i][1], position[i][2]],
+            mass: position[i][3],
+            velocity: [velocity[i][0], velocity[i][1], velocity[i][2]],
+            volume: velocity[i][3],
+            affine: affine[i],
+            deformation: deformation[i],
+            plastic_jacobian: plastic[i].plastic_jacobian,
+            material: plastic[i].material,
+            _pad: [0; 2],
+        })
+        .collect()
+}
+
+impl ParticleBuffers {
+    /// Uploads `particles` into new buffers with `usage` (plus `STORAGE`). An empty set gets one
+    /// zeroed entry per stream and a count of zero.
+    pub fn new(device: &wgpu::Device, particles: &[GpuParticle], usage: wgpu::BufferUsages) -> Self {
+        let placeholder = [GpuParticle::default()];
+        let uploaded = if particles.is_empty() { &placeholder[..] } else { particles };
+        let [position, velocity, affine, deformation, plastic] = split(uploaded);
+        let make = |index: usize, contents: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(STREAMS[index].0),
+                contents,
+                usage: usage | wgpu::BufferUsages::STORAGE,
+            })
+        };
+        Self {
+            position: make(0, &position),
+            velocity: make(1, &velocity),
+            affine: make(2, &affine),
+            deformation: make(3, &deformation),
+            plastic: make(4, &plastic),
+            count: particles.len() as u32,
+        }
+    }
+
+    /// The five buffers in binding order ([`STREAMS`]).
+    pub fn buffers(&self) -> [&wgpu::Buffer; 5] {
+        [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic]
+    }
+
+    /// Particles all five buffers have room for.
+    pub fn capacity(&self) -> u64 {
+        self.buffers().iter().zip(STREAMS).map(|(b, (_, bytes))| b.size() / bytes).min().unwrap_or(0)
+    }
+
+    /// Copies the particles back to the host (the buffers need `COPY_SRC`).
+    pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
+        let mut streams: [Vec<u8>; 5] = Default::default();
+        for (stream, buffer) in streams.iter_mut().zip(self.buffers()) {
+            *stream = gpu.read_buffer(buffer)?;
+        }
+        Ok(join(&streams, self.count as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_and_join_give_the_particles_back() {
+        let mut a = GpuParticle::new(glam::Vec3::new(1.0, 2.0, 3.0), glam::Vec3::new(-4.0, 5.0, 6.5), 0.25, 1e-6, 3);
+        a.affine = [[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 0.0], [7.0, 8.0, 9.0, 0.0]];
+        a.plastic_jacobian = 0.75;
+        let b = GpuParticle::new(glam::Vec3::splat(-1.0), glam::Vec3::ZERO, 2.0, 3.0, 7);
+        let streams = split(&[a, b]);
+        for (stream, (name, bytes)) in streams.iter().zip(STREAMS) {
+            assert_eq!(stream.len() as u64, 2 * bytes, "{name}");
+        }
+        assert_eq!(join(&streams, 2), vec![a, b]);
+        assert_eq!(PARTICLE_BYTES, 136);
+        assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
+    }
+}
