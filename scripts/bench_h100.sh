@@ -11,6 +11,9 @@
 #   layout    the same cases on sorted and fused with bench-bin/powder-aos (the 144-byte particle
 #             record, built from the commit before the stream layout), for comparison in one call
 #   ablate    g2p2g at 1M with parts of it removed (--shaders): where its time goes
+#   scatter   sorted and fused at 1M and 4M with the shaders of the stream-layout commit
+#             (bench-bin/shaders-streams, from `git archive`) and with the current ones; then
+#             g2p2g with fewer Jacobi sweeps in the SVD, and without its scatter
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -47,7 +50,7 @@ for what in "$@"; do
             --path sorted,fused 2>&1 | tee "$out/layout-streams.txt"
         ;;
     ablate)
-        variant no_scatter g2p2g.wgsl 's/^\( *\)tile_scatter(q, affine, start, FUSED_REACH);/\1/; s/^\( *\)grid_scatter(q, affine);/\1/'
+        variant no_scatter g2p2g.wgsl 's/^\( *\)tile_scatter(q, affine, start, FUSED_REACH[^)]*);/\1/; s/^\( *\)grid_scatter(q, affine);/\1/'
         variant no_svd advance.wgsl 's/let plastic = project_plastic(trial, p.plastic_jacobian);/var plastic: PlasticState; plastic.deformation = trial; plastic.plastic_jacobian = p.plastic_jacobian; plastic.u = IDENTITY3; plastic.sigma = vec3<f32>(1.0);/'
         variant no_gather advance.wgsl 's/let vi = grid_velocity\[stencil_node(s, o)\].xyz;/let vi = vec3<f32>(f32(x), f32(y), -f32(z));/'
         for v in baseline no_scatter no_svd no_gather; do
@@ -56,6 +59,20 @@ for what in "$@"; do
             echo "== $v"
             $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused --shaders "$dir" 2>&1
         done | tee "$out/ablate.txt"
+        ;;
+    scatter)
+        for dir in bench-bin/shaders-streams shaders; do
+            echo "== $dir"
+            $bin bench --particles 1000000,4000000 --grid 128,256 --substeps 200 --path sorted,fused \
+                --shaders "$dir" 2>&1
+        done | tee "$out/scatter.txt"
+        variant sweeps4 svd.wgsl 's/const JACOBI_SWEEPS: u32 = 5u;/const JACOBI_SWEEPS: u32 = 4u;/'
+        variant sweeps3 svd.wgsl 's/const JACOBI_SWEEPS: u32 = 5u;/const JACOBI_SWEEPS: u32 = 3u;/'
+        variant no_scatter g2p2g.wgsl 's/^\( *\)tile_scatter(q, affine, start, FUSED_REACH[^)]*);/\1/; s/^\( *\)grid_scatter(q, affine);/\1/'
+        for v in sweeps4 sweeps3 no_scatter; do
+            echo "== $v"
+            $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused --shaders /tmp/variants/$v 2>&1
+        done | tee "$out/scatter-variants.txt"
         ;;
     *)
         echo "unknown part $what" >&2

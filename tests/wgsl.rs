@@ -138,7 +138,7 @@ fn shared_struct_layouts_agree() {
             rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, p2g_groups, update_groups]),
         ),
         ("BlockBin", rust_layout!(GpuBlockBin, [count, offset])),
-        ("ScatterSource", rust_layout!(GpuScatterSource, [fraction, mass, velocity, affine])),
+        ("ScatterSource", rust_layout!(GpuScatterSource, [fraction, mass, velocity, bounded, gradient])),
     ];
     for (name, rust) in cases {
         assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");

@@ -52,7 +52,8 @@ fn p2g_gather(
                     let source = scatter_sources[k];
                     let w = offset_weights(source.fraction, o);
                     let offset = node_offset(source.fraction, o);
-                    let c = contribution_at(source.velocity, source.mass, source.affine, w.x * w.y * w.z, offset);
+                    let sc = Scatter(source.velocity, source.mass, source.gradient, source.bounded != 0u);
+                    let c = contribution_at(sc, w.x * w.y * w.z, offset);
                     if (c.valid) {
                         sum = wide4_add(sum, wide4(c.units));
                     }

@@ -19,8 +19,10 @@ fn p2g_sources(
     let p = load_for_scatter(particle_order[place]);
     var source: ScatterSource;
     source.fraction = stencil_at(p.position).fraction;
-    source.mass = p.mass;
-    source.velocity = p.velocity;
-    source.affine = scatter_affine(p);
+    let sc = scatter_of(p.velocity, p.mass, scatter_affine(p));
+    source.mass = sc.mass;
+    source.velocity = sc.velocity;
+    source.bounded = u32(sc.bounded);
+    source.gradient = sc.gradient;
     scatter_sources[place] = source;
 }

@@ -65,7 +65,7 @@ fn p2g_tiled_subgroup(
         }
         let s = stencil_at(p.position);
         let cell = select(NO_CELL, cell_of_node(base_node(s)), has_particle);
-        let affine = scatter_affine(p);
+        let sc = scatter_of(p.velocity, p.mass, scatter_affine(p));
         let runs = lane_runs(cell, lane, lanes);
         for (var z = 0u; z < 3u; z++) {
             for (var y = 0u; y < 3u; y++) {
@@ -73,7 +73,7 @@ fn p2g_tiled_subgroup(
                     let o = vec3<u32>(x, y, z);
                     var units = vec4<i32>(0);
                     if (has_particle) {
-                        let c = contribution(p.velocity, p.mass, s, affine, o);
+                        let c = contribution(sc, s, o);
                         if (c.valid) {
                             units = c.units;
                         }

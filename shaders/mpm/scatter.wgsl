@@ -97,8 +97,36 @@ fn to_fixed(x: f32) -> i32 {
     return i32(clamp(round(x), -limit, limit));
 }
 
-// The fixed-point contribution to stencil node o of a particle with `velocity`, `mass` and MLS-MPM
-// `affine` momentum: mass in x, momentum in y, z, w.
+// What a particle's 27 contributions share, worked out once per particle: its velocity and mass,
+// its MLS-MPM affine momentum over its mass (the velocity gradient G: node i gets momentum
+// w·m·(v + G·d_i)), and whether every node's v + G·d_i is finite and within max_speed, so that the
+// per-node check and speed clamp have nothing to do (`bounded`).
+struct Scatter {
+    velocity: vec3<f32>,
+    mass: f32,
+    gradient: mat3x3<f32>,
+    bounded: bool,
+}
+
+// Longest node offset of a stencil over the cell size: components lie in (−1.5, 1.5], so √3 · 1.5.
+const STENCIL_REACH_CELLS: f32 = 2.5980763;
+
+fn scatter_of(velocity: vec3<f32>, mass: f32, affine: mat3x3<f32>) -> Scatter {
+    var sc: Scatter;
+    sc.velocity = velocity;
+    sc.mass = mass;
+    sc.gradient = affine * (1.0 / mass);
+    // |v + G·d| ≤ |v| + ‖G‖_F·|d|. The 1 % margin covers the rounding of this bound and of v + G·d
+    // many times over, so where it holds clamp_speed would return u unchanged. A NaN or ∞ anywhere
+    // makes the comparison false.
+    let g = sc.gradient;
+    let norm = sqrt(dot(g[0], g[0]) + dot(g[1], g[1]) + dot(g[2], g[2]));
+    let bound = length(velocity) + norm * (STENCIL_REACH_CELLS * params.cell_size);
+    sc.bounded = bound <= 0.99 * params.max_speed;
+    return sc;
+}
+
+// The fixed-point contribution to stencil node o of a particle: mass in x, momentum in y, z, w.
 // `valid` is false when the momentum is not finite (stress of a wildly deformed F): such a
 // contribution carries no usable direction and is skipped, mass included.
 struct Contribution {
@@ -106,20 +134,24 @@ struct Contribution {
     units: vec4<i32>,
 }
 
-fn contribution(velocity: vec3<f32>, mass: f32, s: Stencil, affine: mat3x3<f32>, o: vec3<u32>) -> Contribution {
-    return contribution_at(velocity, mass, affine, stencil_weight(s, o), stencil_offset(s, o));
+fn contribution(sc: Scatter, s: Stencil, o: vec3<u32>) -> Contribution {
+    return contribution_at(sc, stencil_weight(s, o), stencil_offset(s, o));
 }
 
 // contribution() given the node's weight and its offset from the particle (metres).
-fn contribution_at(velocity: vec3<f32>, mass: f32, affine: mat3x3<f32>, weight: f32, offset: vec3<f32>) -> Contribution {
+fn contribution_at(sc: Scatter, weight: f32, offset: vec3<f32>) -> Contribution {
     var c: Contribution;
-    let u = velocity + (affine * offset) / mass;
-    c.valid = is_finite_vec3(u);
-    if (!c.valid) {
-        return c;
+    var u = sc.velocity + sc.gradient * offset;
+    c.valid = true;
+    if (!sc.bounded) {
+        c.valid = is_finite_vec3(u);
+        if (!c.valid) {
+            return c;
+        }
+        u = clamp_speed(u, params.max_speed);
     }
-    let weighted_mass = weight * mass;
-    let momentum = weighted_mass * clamp_speed(u, params.max_speed) * params.momentum_scale;
+    let weighted_mass = weight * sc.mass;
+    let momentum = weighted_mass * u * params.momentum_scale;
     c.units = vec4<i32>(to_fixed(weighted_mass * params.mass_scale), to_fixed(momentum.x), to_fixed(momentum.y),
         to_fixed(momentum.z));
     return c;
@@ -167,11 +199,12 @@ fn add_wide(slot: u32, value: i32) {
 // grid_fixed: one global 64-bit add per stencil node and quantity.
 fn grid_scatter(p: Particle, affine: mat3x3<f32>) {
     let s = stencil_at(p.position);
+    let sc = scatter_of(p.velocity, p.mass, affine);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
-                let c = contribution(p.velocity, p.mass, s, affine, o);
+                let c = contribution(sc, s, o);
                 if (!c.valid) {
                     continue;
                 }

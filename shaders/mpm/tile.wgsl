@@ -33,7 +33,7 @@ fn tile_add_pair(node: u32, quantity: u32, low: u32, high: i32) {
     }
 }
 
-// Adds four 64-bit quantities (a contribution, or a subgroup run's sum of them) to tile node t.
+// Adds four 64-bit quantities (a contribution, or the sum of several) to tile node t.
 fn tile_add_units(t: u32, w: Wide4) {
     tile_add_pair(t, 0u, w.low.x, w.high.x);
     tile_add_pair(t, 1u, w.low.y, w.high.y);
@@ -92,11 +92,12 @@ fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
 // tile of reach³ nodes from `start`) into the tile: the same contributions as p2g's.
 fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) {
     let s = stencil_at(p.position);
+    let sc = scatter_of(p.velocity, p.mass, affine);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
-                let c = contribution(p.velocity, p.mass, s, affine, o);
+                let c = contribution(sc, s, o);
                 if (!c.valid) {
                     continue;
                 }

@@ -93,14 +93,14 @@ struct BlockBin {
 const BLOCK_CELLS: u32 = 64u;
 
 // What p2g_gather needs of a particle, written by p2g_sources in block (and cell) order: its
-// position within its stencil (Stencil::fraction of its scatter_position), mass, velocity and
-// MLS-MPM affine momentum (scatter_affine).
+// position within its stencil (Stencil::fraction of its scatter_position), mass, velocity, and
+// the rest of its Scatter (scatter_of): the velocity gradient and whether it is bounded (0 or 1).
 struct ScatterSource {
     fraction: vec3<f32>,
     mass: f32,
     velocity: vec3<f32>,
-    _pad0: f32,
-    affine: mat3x3<f32>,
+    bounded: u32,
+    gradient: mat3x3<f32>,
 }
 
 // A grid node's nearest collider (src/collider/field.rs): signed distance (negative inside),

@@ -30,10 +30,12 @@ pub struct GpuScatterSource {
     pub mass: f32,
     /// Velocity, m/s.
     pub velocity: [f32; 3],
-    /// Padding.
-    pub _pad0: f32,
-    /// MLS-MPM affine momentum (columns, each padded to four floats), kg/s.
-    pub affine: [[f32; 4]; 3],
+    /// 1 if every node's velocity is finite and within the speed cap (`Scatter::bounded` in
+    /// `scatter.wgsl`), else 0.
+    pub bounded: u32,
+    /// MLS-MPM affine momentum over mass, the velocity gradient (columns, each padded to four
+    /// floats), 1/s.
+    pub gradient: [[f32; 4]; 3],
 }
 
 /// Records the stage: `p2g_sources` over every particle, then `p2g_gather` over the touched blocks
