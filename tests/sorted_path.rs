@@ -408,4 +408,3 @@ fn the_fused_path_tracks_the_sorted_path() {
         common::assert_ran_on(&gpu, &solvers[1], SolverPath::Fused);
     }
 }
-

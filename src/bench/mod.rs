@@ -78,6 +78,8 @@ pub struct BenchResult {
     pub wall_ms_per_substep: f64,
     /// Memory bandwidth of a streaming copy kernel on this GPU, bytes/s (read + write counted).
     pub copy_bandwidth: f64,
+    /// The stable time step the case ran at, s.
+    pub dt: f64,
 }
 
 /// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
@@ -281,6 +283,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         timestamps: gpu.has_timestamps,
         wall_ms_per_substep,
         copy_bandwidth: memory_bandwidth(gpu),
+        dt,
     })
 }
 
@@ -338,6 +341,13 @@ impl BenchResult {
             bytes / n,
             bytes / (gpu_ms * 1e-3) / 1e9,
             100.0 * floor / gpu_ms
+        );
+        // Real time needs 1/dt substeps per wall second.
+        out += &format!(
+            "  stable dt {:.3e} s: {:.0} substeps per simulated second, {:.3} simulated s per wall s (wall clock)\n",
+            self.dt,
+            1.0 / self.dt,
+            self.dt / (self.wall_ms_per_substep * 1e-3)
         );
         out
     }

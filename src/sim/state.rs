@@ -204,10 +204,33 @@ pub fn check_limits(
     particle_count: usize,
     p2g: MpmPass,
 ) -> Result<(), StateError> {
+    let limits = DeviceLimits {
+        binding_bytes: max_storage_bytes(device),
+        memory_bytes: crate::gpu::device_memory_bytes(device),
+    };
+    check_fit(params, particle_count, p2g, limits)
+}
+
+/// What [`check_fit`] checks against: a device's limits.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceLimits {
+    /// The largest storage buffer binding, bytes.
+    pub binding_bytes: u64,
+    /// The device-local memory, bytes, where known.
+    pub memory_bytes: Option<u64>,
+}
+
+/// [`check_limits`] against given limits.
+pub fn check_fit(
+    params: &SolverParams,
+    particle_count: usize,
+    p2g: MpmPass,
+    limits: DeviceLimits,
+) -> Result<(), StateError> {
     if particle_count == 0 {
         return Err(StateError::NoParticles);
     }
-    let limit = max_storage_bytes(device);
+    let limit = limits.binding_bytes;
     let grid = &params.grid;
     let nodes = grid.node_count();
     let bytes = nodes * GRID_FIXED_NODE_BYTES.max(GRID_VELOCITY_NODE_BYTES);
@@ -236,7 +259,7 @@ pub fn check_limits(
         let max_count = (limit / WIDEST_STREAM_BYTES).min(u32::MAX as u64);
         return Err(StateError::TooManyParticles { count: particle_count, bytes: widest, limit, max_count });
     }
-    if let Some(available) = crate::gpu::device_memory_bytes(device) {
+    if let Some(available) = limits.memory_bytes {
         let (per_particle, grid_bytes) = (particle_bytes(p2g), grid_bytes(params));
         let needed = per_particle * particle_count as u64 + grid_bytes;
         if needed > available {
