@@ -11,11 +11,14 @@
 #   layout    the same cases on sorted and fused with bench-bin/powder-aos (the 144-byte particle
 #             record, built from the commit before the stream layout), for comparison in one call
 #   ablate    g2p2g at 1M with parts of it removed (--shaders): where its time goes
+#   stress    sorted and fused at 1M and 4M with bench-bin/powder-prev (the commit before the
+#             stored stress, P2G taking its own SVD) and with bench-bin/powder, in one call
 #   realtime  the fused path at 1M, then whole frames (substeps + rendering, 1280×720) with as many
 #             substeps per frame as real time at 30 fps needs at the stable dt it reports
 #   scatter   sorted and fused at 1M and 4M with the shaders of the stream-layout commit
 #             (bench-bin/shaders-streams, from `git archive`) and with the current ones; then
-#             g2p2g with fewer Jacobi sweeps in the SVD, and without its scatter
+#             g2p2g with 5 and 3 Jacobi sweeps in the SVD (4 since 2026-11-24; the run in
+#             docs/performance.md varied 5 → 4 and 3), and without its scatter
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -62,6 +65,12 @@ for what in "$@"; do
             $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused --shaders "$dir" 2>&1
         done | tee "$out/ablate.txt"
         ;;
+    stress)
+        for b in bench-bin/powder-prev $bin; do
+            echo "== $b"
+            $b bench --particles 1000000,4000000 --grid 128,256 --substeps 200 --path sorted,fused 2>&1
+        done | tee "$out/stress.txt"
+        ;;
     realtime)
         $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused 2>&1 | tee "$out/realtime.txt"
         dt=$(sed -n 's/.*stable dt \([0-9.e+-]*\) s.*/\1/p' "$out/realtime.txt")
@@ -76,10 +85,10 @@ for what in "$@"; do
             $bin bench --particles 1000000,4000000 --grid 128,256 --substeps 200 --path sorted,fused \
                 --shaders "$dir" 2>&1
         done | tee "$out/scatter.txt"
-        variant sweeps4 svd.wgsl 's/const JACOBI_SWEEPS: u32 = 5u;/const JACOBI_SWEEPS: u32 = 4u;/'
-        variant sweeps3 svd.wgsl 's/const JACOBI_SWEEPS: u32 = 5u;/const JACOBI_SWEEPS: u32 = 3u;/'
+        variant sweeps5 svd.wgsl 's/const JACOBI_SWEEPS: u32 = [0-9]u;/const JACOBI_SWEEPS: u32 = 5u;/'
+        variant sweeps3 svd.wgsl 's/const JACOBI_SWEEPS: u32 = [0-9]u;/const JACOBI_SWEEPS: u32 = 3u;/'
         variant no_scatter g2p2g.wgsl 's/^\( *\)tile_scatter(q, affine, start, FUSED_REACH[^)]*);/\1/; s/^\( *\)grid_scatter(q, affine);/\1/'
-        for v in sweeps4 sweeps3 no_scatter; do
+        for v in sweeps5 sweeps3 no_scatter; do
             echo "== $v"
             $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused --shaders /tmp/variants/$v 2>&1
         done | tee "$out/scatter-variants.txt"

@@ -104,11 +104,6 @@ impl Gpu {
         Ok(Self { instance, adapter, device, queue, info, has_timestamps, lost })
     }
 
-    /// Bytes of the adapter's largest device-local memory heap (see [`device_memory_bytes`]).
-    pub fn memory_bytes(&self) -> Option<u64> {
-        device_memory_bytes(&self.device)
-    }
-
     /// A one-line description of the adapter for logs and benchmark reports.
     pub fn describe(&self) -> String {
         format!(
@@ -202,6 +197,7 @@ pub fn device_memory_bytes(device: &wgpu::Device) -> Option<u64> {
     let properties = unsafe {
         hal.shared_instance().raw_instance().get_physical_device_memory_properties(hal.raw_physical_device())
     };
-    // Bit 0 of VkMemoryHeapFlags is VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.
-    properties.memory_heaps_as_slice().iter().filter(|h| h.flags.as_raw() & 1 != 0).map(|h| h.size).max()
+    // VK_MEMORY_HEAP_DEVICE_LOCAL_BIT (ash is not a direct dependency, so its constant is spelt out).
+    const DEVICE_LOCAL_BIT: u32 = 0x1;
+    properties.memory_heaps_as_slice().iter().filter(|h| h.flags.as_raw() & DEVICE_LOCAL_BIT != 0).map(|h| h.size).max()
 }

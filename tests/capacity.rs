@@ -27,6 +27,19 @@ fn sixteen_million_particles_fit_an_h100_and_the_binding_limit_is_the_widest_str
 }
 
 #[test]
+fn p2g_gathers_scatter_sources_are_the_widest_buffer_where_it_runs() {
+    // 80 bytes per particle (GpuScatterSource) against the streams' 48.
+    let params = common::params(256, 1.0 / 256.0, 1e-4);
+    let max = (H100.binding_bytes / 80) as usize;
+    check_fit(&params, max, MpmPass::P2gGather, H100).expect("the largest count the binding allows");
+    assert!(matches!(
+        check_fit(&params, max + 1, MpmPass::P2gGather, H100),
+        Err(StateError::TooManyParticles { per_particle: 80, .. })
+    ));
+    check_fit(&params, max + 1, MpmPass::P2gTiled, H100).expect("without p2g_gather the streams are the widest");
+}
+
+#[test]
 fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     // A 4 GB GPU with an unlimited binding, so memory alone decides.
     let limits = DeviceLimits { binding_bytes: u64::MAX, memory_bytes: Some(4_000_000_000) };

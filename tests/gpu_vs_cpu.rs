@@ -267,3 +267,66 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     assert!(ej <= tol_jp, "Jp differs by {ej:e} (relative) > {tol_jp:e}");
     assert!(ex <= tol_x, "position differs by {ex:e} m > {tol_x:e}");
 }
+
+/// The particles' stored stress (`particle_stress`) as f64 matrices.
+fn stored_stress(gpu: &powder::gpu::Gpu, solver: &Solver) -> Vec<nalgebra::Matrix3<f64>> {
+    let bytes = gpu.read_buffer(&solver.state().particles.stress).expect("stress readback");
+    let m: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&bytes);
+    m[..solver.particle_count() as usize].iter().map(common::mat3d).collect()
+}
+
+#[test]
+fn the_stored_stress_is_the_twins_stress_of_the_stored_f() {
+    // After the stress pass (at upload) and after g2p (which keeps τ from its plasticity SVD), the
+    // stored τ must be the twin's τ of the stored F and Jp. Both sides are f32 SVDs of the same F,
+    // each accurate to 16 U (tests/svd_gpu.rs); τ = 2μ(F − R)Fᵀ + λ(J − 1)J·I with |F| ≈ 1 adds
+    // at most a few roundings more, so per entry the difference stays below
+    // 2μ·hc·64U + λ·hc·48U (hc the hardening factor, below e for Jp ≥ 0.9 here).
+    let gpu = common::gpu();
+    let params = scene_params();
+    let m = &params.material;
+    let bound = std::f64::consts::E * (2.0 * m.mu0() * 64.0 * U + m.lambda0() * 48.0 * U);
+    let mut solver = Solver::new(&gpu, params, &deformed_block(7)).expect("solver");
+    solver.set_path(&gpu, SolverPath::Naive);
+    for stage in ["upload", "one substep"] {
+        if stage == "one substep" {
+            solver.step(&gpu, 1);
+        }
+        let particles = solver.read_particles(&gpu).expect("particles");
+        let stress = stored_stress(&gpu, &solver);
+        let mut worst = 0.0f64;
+        let mut largest = 0.0f64;
+        for (p, tau) in particles.iter().zip(&stress) {
+            let twin = kirchhoff_stress(m, &common::mat3d(&p.deformation), p.plastic_jacobian as f64);
+            worst = worst.max((tau - twin).amax());
+            largest = largest.max(twin.amax());
+        }
+        eprintln!("{stage}: stored τ vs twin {worst:.3e} Pa (bound {bound:.3e}, largest |τ| {largest:.3e} Pa)");
+        assert!(largest > 1e3, "{stage}: the block must be stressed");
+        assert!(worst <= bound, "{stage}: stored τ off by {worst} Pa > {bound} Pa");
+    }
+}
+
+#[test]
+fn a_material_change_reaches_the_next_p2g() {
+    // P2G reads the stored stress, so a new Young's modulus must refresh it at once: the grid after
+    // the change equals, bit for bit, that of a solver created with the new material.
+    let gpu = common::gpu();
+    let particles = deformed_block(8);
+    let mut stiffer = scene_params();
+    stiffer.material.youngs_modulus *= 3.0;
+    let mut changed = Solver::new(&gpu, scene_params(), &particles).expect("solver");
+    changed.set_params(&gpu, stiffer.clone()).expect("same grid");
+    let fresh = Solver::new(&gpu, stiffer, &particles).expect("solver");
+    let unchanged = Solver::new(&gpu, scene_params(), &particles).expect("solver");
+    let grids: Vec<_> = [&changed, &fresh, &unchanged]
+        .iter()
+        .map(|s| {
+            s.run_pass(&gpu, MpmPass::GridClear);
+            s.run_pass(&gpu, MpmPass::P2g);
+            s.read_grid_fixed(&gpu).expect("grid")
+        })
+        .collect();
+    assert!(grids[0] == grids[1], "the changed solver's P2G used a stale stress");
+    assert!(grids[0] != grids[2], "tripling E must change the momentum P2G scatters");
+}

@@ -54,9 +54,10 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
     // (no gravity) keep running.
     let p2g = dir.path().join("mpm/p2g.wgsl");
     let text = std::fs::read_to_string(&p2g).expect("read");
-    let call = "grid_scatter(p, scatter_affine(p));";
+    let call = "grid_scatter(p, scatter_affine(p, index));";
     assert!(text.contains(call), "p2g.wgsl no longer has the line this test breaks");
-    std::fs::write(&p2g, text.replace(call, "grid_scatter(p, scatter_affine(p.no_such_field));")).expect("write");
+    std::fs::write(&p2g, text.replace(call, "grid_scatter(p, scatter_affine(p.no_such_field, index));"))
+        .expect("write");
     let err = solver.reload_kernels(&gpu, dir.path()).expect_err("a broken shader is refused");
     let message = err.to_string();
     assert!(message.contains("p2g") && message.contains("no_such_field"), "{message}");

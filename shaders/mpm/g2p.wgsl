@@ -1,6 +1,7 @@
 // g2p: each particle's update from the grid (advance.wgsl): velocity and C gathered from its 27
 // stencil nodes, the deformation gradient updated, snow plasticity applied, the particle advected.
-// Reads: params, grid_velocity, particles, particle_order (sorted path). Writes: particles, status.nonfinite_count.
+// Reads: params, grid_velocity, particles, particle_order (sorted path). Writes: particles (the stress
+// of the new F among them), status.nonfinite_count.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn g2p(
@@ -15,5 +16,8 @@ fn g2p(
     // On the sorted path thread k takes the k-th particle in block order, so neighbouring threads
     // read neighbouring grid nodes.
     let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
-    store_particle(index, advanced(load_particle(index)).particle);
+    let a = advanced(load_particle(index));
+    store_particle(index, a.particle);
+    // The stress of the new F for the next P2G, from the SVD the plasticity step made of it.
+    particle_stress[index] = kirchhoff_stress_svd(a.u, a.sigma, a.particle.plastic_jacobian);
 }

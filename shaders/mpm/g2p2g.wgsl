@@ -43,6 +43,8 @@ fn g2p2g(
             if (!checked.reset) {
                 tau = kirchhoff_stress_svd(a.u, a.sigma, checked.particle.plastic_jacobian);
             }
+            // Kept with the particle for a P2G kernel that follows (the next run's first substep).
+            particle_stress[index] = tau;
             let q = at_scatter_position(checked.particle);
             let affine = affine_momentum(q, tau);
             // Decided per particle, not per node: a per-node fallback in tile_scatter's loop made

@@ -15,5 +15,5 @@ fn p2g(
         return;
     }
     let p = load_for_scatter(index);
-    grid_scatter(p, scatter_affine(p));
+    grid_scatter(p, scatter_affine(p, index));
 }

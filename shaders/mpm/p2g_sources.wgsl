@@ -1,8 +1,8 @@
 // p2g_sources: the first half of p2g_gather's stage. Each particle's scatter data (its place in
-// its stencil, mass, velocity and MLS-MPM affine momentum, with the stress from its SVD) is
-// computed once and written to scatter_sources at the particle's place in particle_order, so the
-// 27 node threads of p2g_gather that read a particle find it contiguous with its cell's others
-// and do not redo its SVD.
+// its stencil, mass, velocity, and its Scatter's velocity gradient and bound, from the stored
+// stress) is computed once and written to scatter_sources at the particle's place in
+// particle_order, so the 27 node threads of p2g_gather that read a particle find it contiguous
+// with its cell's others.
 // One thread per place in particle_order. Reads: params, particles, particle_order. Writes:
 // scatter_sources, status counters, and particles only to reset one whose state is not finite.
 
@@ -16,10 +16,11 @@ fn p2g_sources(
     if (place >= params.particle_count) {
         return;
     }
-    let p = load_for_scatter(particle_order[place]);
+    let index = particle_order[place];
+    let p = load_for_scatter(index);
     var source: ScatterSource;
     source.fraction = stencil_at(p.position).fraction;
-    let sc = scatter_of(p.velocity, p.mass, scatter_affine(p));
+    let sc = scatter_of(p.velocity, p.mass, scatter_affine(p, index));
     source.mass = sc.mass;
     source.velocity = sc.velocity;
     source.bounded = u32(sc.bounded);

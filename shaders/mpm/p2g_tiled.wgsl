@@ -18,8 +18,9 @@ fn p2g_tiled(
     let block = tile_block(workgroup, workgroups);
     if (block.valid) {
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
-            let p = load_for_scatter(particle_order[block.first + k]);
-            tile_scatter(p, scatter_affine(p), block.corner, BLOCK_REACH);
+            let index = particle_order[block.first + k];
+            let p = load_for_scatter(index);
+            tile_scatter(p, scatter_affine(p, index), block.corner, BLOCK_REACH);
         }
     }
     workgroupBarrier();

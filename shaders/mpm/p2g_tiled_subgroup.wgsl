@@ -60,12 +60,15 @@ fn p2g_tiled_subgroup(
     for (var round = 0u; round < count; round += WORKGROUP_SIZE) {
         let has_particle = round + local < count;
         var p: Particle;
+        // Threads without a particle read entry 0's stress and add nothing.
+        var index = 0u;
         if (has_particle) {
-            p = load_for_scatter(particle_order[block.first + round + local]);
+            index = particle_order[block.first + round + local];
+            p = load_for_scatter(index);
         }
         let s = stencil_at(p.position);
         let cell = select(NO_CELL, cell_of_node(base_node(s)), has_particle);
-        let sc = scatter_of(p.velocity, p.mass, scatter_affine(p));
+        let sc = scatter_of(p.velocity, p.mass, scatter_affine(p, index));
         let runs = lane_runs(cell, lane, lanes);
         for (var z = 0u; z < 3u; z++) {
             for (var y = 0u; y < 3u; y++) {

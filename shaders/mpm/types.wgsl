@@ -142,40 +142,43 @@ struct PickRay {
 
 // Group 0 is the simulation state (src/sim/state.rs makes the bind group).
 @group(0) @binding(0) var<uniform> params: SimParams;
-// The particles as five streams, one buffer each (src/sim/particles.rs says why): position (xyz)
-// and mass (w); velocity (xyz) and initial volume (w); C; F_E; Jp and material. Passes go through
-// load_particle / store_particle below, or read the one stream they need.
+// The particles as six streams, one buffer each (src/sim/particles.rs says why): position (xyz)
+// and mass (w); velocity (xyz) and initial volume (w); C; F_E; Jp and material; and τ. Passes go
+// through load_particle / store_particle below, or read the one stream they need.
 @group(0) @binding(1) var<storage, read_write> particle_position: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> particle_velocity: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> particle_affine: array<mat3x3<f32>>;
 @group(0) @binding(4) var<storage, read_write> particle_deformation: array<mat3x3<f32>>;
 @group(0) @binding(5) var<storage, read_write> particle_plastic: array<ParticlePlastic>;
+// The Kirchhoff stress τ of each particle's stored F and Jp: written wherever F is (g2p, g2p2g, from
+// their plasticity SVD) and by the stress pass; P2G reads it instead of a second SVD.
+@group(0) @binding(6) var<storage, read_write> particle_stress: array<mat3x3<f32>>;
 // Eight i32 per node: fixed-point mass, momentum x, y, z, each a 64-bit sum stored as (low word,
 // high word) (src/sim/fixed_point.rs).
-@group(0) @binding(6) var<storage, read_write> grid_fixed: array<atomic<i32>>;
+@group(0) @binding(7) var<storage, read_write> grid_fixed: array<atomic<i32>>;
 const GRID_FIXED_WORDS: u32 = 8u;
 // Per node: velocity (xyz, m/s) and mass (w, kg), written by grid_update, read by g2p.
-@group(0) @binding(7) var<storage, read_write> grid_velocity: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> status: SolverStatus;
-@group(0) @binding(9) var<uniform> pick_ray: PickRay;
+@group(0) @binding(8) var<storage, read_write> grid_velocity: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> status: SolverStatus;
+@group(0) @binding(10) var<uniform> pick_ray: PickRay;
 // Collider state at the frame's start (nodes 0 .. node_count) and end (node_count .. 2·node_count);
 // a single placeholder entry while the scene has no colliders (params.collider_count = 0).
-@group(0) @binding(10) var<storage, read> colliders: array<ColliderNode>;
-@group(0) @binding(11) var<storage, read> collider_surfaces: array<ColliderSurface>;
+@group(0) @binding(11) var<storage, read> colliders: array<ColliderNode>;
+@group(0) @binding(12) var<storage, read> collider_surfaces: array<ColliderSurface>;
 // The sorted path's bins (src/sim/bins.rs): counters, one BlockBin per grid block, the lists of
 // occupied blocks (0 .. block_count) and touched blocks (block_count .. 2·block_count), the
 // particle indices in block order (and within a block in cell order), and the cell counters.
-@group(0) @binding(12) var<storage, read_write> bin_header: BinHeader;
-@group(0) @binding(13) var<storage, read_write> block_bins: array<BlockBin>;
-@group(0) @binding(14) var<storage, read_write> block_lists: array<u32>;
-@group(0) @binding(15) var<storage, read_write> particle_order: array<u32>;
+@group(0) @binding(13) var<storage, read_write> bin_header: BinHeader;
+@group(0) @binding(14) var<storage, read_write> block_bins: array<BlockBin>;
+@group(0) @binding(15) var<storage, read_write> block_lists: array<u32>;
+@group(0) @binding(16) var<storage, read_write> particle_order: array<u32>;
 // One counter per cell, block by block (block · BLOCK_CELLS + cell within the block): the cell's
 // particle count (bin_count), then its first place within the block's range (bin_offsets), then
 // bin_scatter's cursor.
-@group(0) @binding(16) var<storage, read_write> cell_bins: array<atomic<u32>>;
+@group(0) @binding(17) var<storage, read_write> cell_bins: array<atomic<u32>>;
 // p2g_gather's particles in particle_order's order (p2g_sources writes them); a single placeholder
 // entry unless the sorted path's P2G is p2g_gather.
-@group(0) @binding(17) var<storage, read_write> scatter_sources: array<ScatterSource>;
+@group(0) @binding(18) var<storage, read_write> scatter_sources: array<ScatterSource>;
 
 // Particle `index`, gathered from the streams. Loads whose values a pass never uses are dead code
 // the compiler may drop (g2p2g recomputes C, so it need not read particle_affine).

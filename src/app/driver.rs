@@ -249,7 +249,7 @@ impl Driver {
         Ok(report)
     }
 
-    /// The particles' bounding box (one readback of the particle buffer).
+    /// The particles' bounding box (one readback of the particles).
     pub fn particle_bounds(&self, gpu: &Gpu) -> Result<Option<(Vec3, Vec3)>, SolverError> {
         Ok(bounds(&self.solver.read_particles(gpu)?))
     }

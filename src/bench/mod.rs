@@ -118,8 +118,8 @@ pub struct Traffic {
 }
 
 /// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (five
-/// streams, `src/sim/particles.rs`). P2G reads every stream; g2p (and g2p2g) read all but C, which
-/// they recompute, and write every stream. Particle passes
+/// streams, `src/sim/particles.rs`). P2G reads every stream; g2p (and g2p2g) read all but C and τ,
+/// which they recompute, and write every stream. Particle passes
 /// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the
 /// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
@@ -131,8 +131,8 @@ pub struct Traffic {
 /// runs once per run of substeps and is counted as nothing.
 pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
     let particle = PARTICLE_BYTES as f64;
-    // Read and written by an update from the grid: C is written, not read.
-    let advance = 2.0 * particle - STREAMS[2].1 as f64;
+    // Read and written by an update from the grid: C and τ are written, not read.
+    let advance = 2.0 * particle - (STREAMS[2].1 + STREAMS[5].1) as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
     let fixed = GRID_FIXED_NODE_BYTES as f64;
     let velocity = GRID_VELOCITY_NODE_BYTES as f64;

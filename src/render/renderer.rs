@@ -26,7 +26,7 @@ use crate::sim::particles::ParticleBuffers;
 /// left of the default camera, so lit and shaded sides and a ground shadow are all in view.
 pub const DEFAULT_SUN_DIRECTION: Vec3 = Vec3::new(-0.25, -0.68, 0.69);
 
-/// Bind groups that depend on the particle buffer and the volume grid.
+/// Bind groups that depend on the particle streams and the volume grid.
 struct SceneBindings {
     particles: ParticleBuffers,
     scene: wgpu::BindGroup,
@@ -60,7 +60,7 @@ pub struct Renderer {
     frame_uniform: wgpu::Buffer,
     frame_group: wgpu::BindGroup,
     sampler: wgpu::Sampler,
-    /// Bound instead of a particle buffer that cannot be (too small, no `STORAGE` usage).
+    /// Bound instead of particle streams that cannot be (too small for one particle).
     empty_particles: ParticleBuffers,
     environment: EnvironmentPass,
     meshes: MeshPass,
@@ -329,9 +329,13 @@ impl Renderer {
         }
     }
 
-    /// Makes the bind groups that name the particle buffer and the volume, when either changed.
+    /// Makes the bind groups that name the particle streams and the volume, when either changed.
     fn bind_scene(&mut self, device: &wgpu::Device, particles: &ParticleBuffers) {
-        if self.scene.as_ref().is_some_and(|s| s.particles.position == particles.position) {
+        let same = |s: &SceneBindings| {
+            let (a, b) = (&s.particles, particles);
+            a.position == b.position && a.velocity == b.velocity && a.plastic == b.plastic
+        };
+        if self.scene.as_ref().is_some_and(same) {
             return;
         }
         let scene = device.create_bind_group(&wgpu::BindGroupDescriptor {

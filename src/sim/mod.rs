@@ -26,5 +26,6 @@ pub mod solver;
 pub mod state;
 pub mod stats;
 pub mod step;
+pub mod stress;
 
 pub use solver::{Solver, SolverError, SolverStats};

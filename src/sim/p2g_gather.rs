@@ -3,7 +3,7 @@
 //! as `p2g`, bit for bit).
 //!
 //! A sorted-path P2G without atomics on the sums: `p2g_sources` writes each particle's scatter data
-//! (place in its stencil, mass, velocity, affine momentum with its stress) in block order, one thread per
+//! (place in its stencil, mass, velocity, velocity gradient and its bound) in block order, one thread per
 //! particle; then `p2g_gather` runs one workgroup per touched block and one thread per node, which
 //! reads the particles of the 27 cells whose stencils reach the node and stores its sums once.
 //! Chosen with [`super::Solver::set_p2g`]; on CPU adapters it is the default (see

@@ -1,15 +1,22 @@
-//! The particles on the GPU: five streams, one buffer each (a structure of arrays), so that
+//! The particles on the GPU: six streams, one buffer each (a structure of arrays), so that
 //!
 //! - no binding holds more than 48 bytes per particle: the count that fits one binding's size
-//!   limit (2 GiB on the H100) is 44M instead of the 14.9M of a single 144-byte record, and past
+//!   limit (2 GiB on the H100) is 44M instead of the 14.9M of a single 144-byte record (26.8M where
+//!   `p2g_gather`'s 80-byte scatter sources are the widest buffer), and past
 //!   that the limit is the device's memory ([`super::state::check_limits`]);
-//! - a pass reads only the streams it uses: the bin passes, `pick` and the renderer's splat read
-//!   16 bytes of position per particle, and `g2p2g` never reads the affine matrix it overwrites.
+//! - a pass reads only the streams it uses: the bin passes and `pick` read 16 bytes of position per
+//!   particle, and `g2p2g` never reads the affine matrix it overwrites.
+//!
+//! The sixth stream is derived state: the Kirchhoff stress τ of the stored F and Jp, written by
+//! the passes that update F (`g2p`, `g2p2g`, from the SVD their plasticity step already made) and by
+//! the `stress` pass after an upload or a material change. P2G reads it instead of taking a second
+//! SVD of F.
 //!
 //! docs/performance.md has the measurements of this layout against the 144-byte record.
 //!
 //! The host keeps exchanging whole particles ([`GpuParticle`]): [`ParticleBuffers::new`] splits
-//! them into the streams and [`ParticleBuffers::read`] joins them back. The WGSL side is
+//! them into the streams (τ zero, for the `stress` pass to fill) and [`ParticleBuffers::read`]
+//! joins them back. The WGSL side is
 //! `load_particle` / `store_particle` in `shaders/mpm/types.wgsl` (and the render passes' own
 //! bindings of three streams).
 
@@ -32,14 +39,15 @@ pub struct GpuParticlePlastic {
 
 /// The streams in binding order, with the bytes each holds per particle:
 /// `particle_position` (xyz, mass as w), `particle_velocity` (xyz, initial volume as w),
-/// `particle_affine` (C, `mat3x3<f32>`), `particle_deformation` (F_E, `mat3x3<f32>`) and
-/// `particle_plastic` ([`GpuParticlePlastic`]).
-pub const STREAMS: [(&str, u64); 5] = [
+/// `particle_affine` (C, `mat3x3<f32>`), `particle_deformation` (F_E, `mat3x3<f32>`),
+/// `particle_plastic` ([`GpuParticlePlastic`]) and `particle_stress` (τ, `mat3x3<f32>`).
+pub const STREAMS: [(&str, u64); 6] = [
     ("particle_position", 16),
     ("particle_velocity", 16),
     ("particle_affine", 48),
     ("particle_deformation", 48),
     ("particle_plastic", size_of::<GpuParticlePlastic>() as u64),
+    ("particle_stress", 48),
 ];
 
 /// GPU bytes of one particle over all streams.
@@ -54,10 +62,11 @@ pub const PARTICLE_BYTES: u64 = {
 };
 
 /// Bytes per particle of the widest stream: a binding's size limit divided by this is the most
-/// particles one solver can hold.
+/// particles one solver can hold (fewer with `p2g_gather`, whose scatter sources take 80 bytes:
+/// [`super::state::widest_buffer_bytes`]).
 pub const WIDEST_STREAM_BYTES: u64 = 48;
 
-/// One particle set on the GPU, as five storage buffers (see the module docs).
+/// One particle set on the GPU, as six storage buffers (see the module docs).
 #[derive(Clone, Debug)]
 pub struct ParticleBuffers {
     /// Position (xyz, metres) and mass (w, kg), `vec4<f32>` per particle.
@@ -70,13 +79,15 @@ pub struct ParticleBuffers {
     pub deformation: wgpu::Buffer,
     /// [`GpuParticlePlastic`] per particle.
     pub plastic: wgpu::Buffer,
+    /// The Kirchhoff stress τ of the stored F and Jp, `mat3x3<f32>` per particle.
+    pub stress: wgpu::Buffer,
     /// Particles held (the buffers hold at least one entry: a binding cannot be empty).
     pub count: u32,
 }
 
-/// The five streams of `particles` as bytes, in [`STREAMS`] order.
-pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 5] {
-    let mut streams: [Vec<u8>; 5] = Default::default();
+/// The streams of `particles` as bytes, in [`STREAMS`] order, with τ zero.
+pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 6] {
+    let mut streams: [Vec<u8>; 6] = Default::default();
     for (stream, (_, bytes)) in streams.iter_mut().zip(STREAMS) {
         stream.reserve(bytes as usize * particles.len());
     }
@@ -90,11 +101,13 @@ pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 5] {
         streams[3].extend_from_slice(bytemuck::bytes_of(&p.deformation));
         streams[4].extend_from_slice(bytemuck::bytes_of(&plastic));
     }
+    streams[5] = vec![0; STREAMS[5].1 as usize * particles.len()];
     streams
 }
 
-/// The first `count` particles of five streams (bytes in [`STREAMS`] order), joined.
-pub fn join(streams: &[Vec<u8>; 5], count: usize) -> Vec<GpuParticle> {
+/// The first `count` particles of the streams (bytes in [`STREAMS`] order; τ is not part of a
+/// particle), joined.
+pub fn join(streams: &[Vec<u8>; 6], count: usize) -> Vec<GpuParticle> {
     let position: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[0]);
     let velocity: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[1]);
     let affine: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&streams[2]);
@@ -121,7 +134,7 @@ impl ParticleBuffers {
     pub fn new(device: &wgpu::Device, particles: &[GpuParticle], usage: wgpu::BufferUsages) -> Self {
         let placeholder = [GpuParticle::default()];
         let uploaded = if particles.is_empty() { &placeholder[..] } else { particles };
-        let [position, velocity, affine, deformation, plastic] = split(uploaded);
+        let [position, velocity, affine, deformation, plastic, stress] = split(uploaded);
         let make = |index: usize, contents: &[u8]| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(STREAMS[index].0),
@@ -135,24 +148,25 @@ impl ParticleBuffers {
             affine: make(2, &affine),
             deformation: make(3, &deformation),
             plastic: make(4, &plastic),
+            stress: make(5, &stress),
             count: particles.len() as u32,
         }
     }
 
-    /// The five buffers in binding order ([`STREAMS`]).
-    pub fn buffers(&self) -> [&wgpu::Buffer; 5] {
-        [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic]
+    /// The buffers in binding order ([`STREAMS`]).
+    pub fn buffers(&self) -> [&wgpu::Buffer; 6] {
+        [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic, &self.stress]
     }
 
-    /// Particles all five buffers have room for.
+    /// Particles all the buffers have room for.
     pub fn capacity(&self) -> u64 {
         self.buffers().iter().zip(STREAMS).map(|(b, (_, bytes))| b.size() / bytes).min().unwrap_or(0)
     }
 
     /// Copies the particles back to the host (the buffers need `COPY_SRC`).
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
-        let mut streams: [Vec<u8>; 5] = Default::default();
-        for (stream, buffer) in streams.iter_mut().zip(self.buffers()) {
+        let mut streams: [Vec<u8>; 6] = Default::default();
+        for (stream, buffer) in streams.iter_mut().zip(self.buffers()).take(5) {
             *stream = gpu.read_buffer(buffer)?;
         }
         Ok(join(&streams, self.count as usize))
@@ -174,7 +188,7 @@ mod tests {
             assert_eq!(stream.len() as u64, 2 * bytes, "{name}");
         }
         assert_eq!(join(&streams, 2), vec![a, b]);
-        assert_eq!(PARTICLE_BYTES, 136);
+        assert_eq!(PARTICLE_BYTES, 184);
         assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
     }
 }

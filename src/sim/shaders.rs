@@ -60,6 +60,8 @@ pub enum MpmPass {
     Stats,
     /// The nearest particle along the mouse ray.
     Pick,
+    /// Each particle's Kirchhoff stress from its stored F and Jp, for P2G.
+    Stress,
 }
 
 impl MpmPass {
@@ -74,7 +76,7 @@ impl MpmPass {
     }
 
     /// Every pass.
-    pub const ALL: [MpmPass; 17] = [
+    pub const ALL: [MpmPass; 18] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -92,6 +94,7 @@ impl MpmPass {
         MpmPass::G2p2g,
         MpmPass::Stats,
         MpmPass::Pick,
+        MpmPass::Stress,
     ];
 
     /// The pass's name: file stem, entry point and GPU label.
@@ -114,6 +117,7 @@ impl MpmPass {
             MpmPass::G2p2g => "g2p2g",
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
+            MpmPass::Stress => "stress",
         }
     }
 
@@ -137,6 +141,7 @@ impl MpmPass {
             MpmPass::G2p2g => include_str!("../../shaders/mpm/g2p2g.wgsl"),
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
+            MpmPass::Stress => include_str!("../../shaders/mpm/stress.wgsl"),
         }
     }
 

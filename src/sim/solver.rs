@@ -128,7 +128,17 @@ impl Solver {
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path(gpu), default_p2g(gpu))?;
-        Ok(Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 })
+        let solver = Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 };
+        solver.refresh_stress(gpu);
+        Ok(solver)
+    }
+
+    /// Fills the particles' stored stress from their F and Jp (the `stress` pass): after an upload,
+    /// whose stress stream starts at zero, and after a material change.
+    fn refresh_stress(&self, gpu: &Gpu) {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        super::stress::record(&mut encoder, &self.kernels, &self.state, None);
+        gpu.queue.submit([encoder.finish()]);
     }
 
     /// The current parameters.
@@ -169,6 +179,7 @@ impl Solver {
         }
         self.params = params;
         self.write_uniforms(gpu);
+        self.refresh_stress(gpu);
         Ok(())
     }
 
@@ -213,9 +224,12 @@ impl Solver {
 
     /// Chooses the sorted path's P2G kernel, one of [`MpmPass::SORTED_P2G`]; all give the same integers.
     /// Returns the kernel now in use: `p2g_tiled` in place of `p2g_tiled_subgroup` on a device
-    /// without subgroups.
+    /// without subgroups, and the current kernel where `p2g_gather`'s per-particle buffer would not
+    /// fit the device (logged as a warning).
     pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
-        self.state.set_p2g(&gpu.device, &self.kernels, pass);
+        if let Err(e) = self.state.set_p2g(&gpu.device, &self.kernels, &self.params, pass) {
+            log::warn!("{} refused, keeping {}: {e}", pass.name(), self.p2g_pass().name());
+        }
         self.p2g_pass()
     }
 
@@ -253,6 +267,7 @@ impl Solver {
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, path, p2g)?;
         self.collider_count = 0;
         self.write_uniforms(gpu);
+        self.refresh_stress(gpu);
         Ok(())
     }
 
@@ -270,6 +285,7 @@ impl Solver {
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
+        self.refresh_stress(gpu);
         Ok(())
     }
 

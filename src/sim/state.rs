@@ -41,16 +41,18 @@ pub enum StateError {
         /// Largest resolution along the longest axis that fits.
         max_resolution: u32,
     },
-    /// The particles need a stream larger than one binding may be.
+    /// The particles need a buffer larger than one binding may be.
     #[error(
-        "{count} particles need a {bytes}-byte buffer for their widest stream ({WIDEST_STREAM_BYTES} bytes \
+        "{count} particles need a {bytes}-byte buffer for their widest per-particle data ({per_particle} bytes \
          each), but this GPU allows at most {limit} bytes per storage buffer: at most {max_count} particles fit"
     )]
     TooManyParticles {
         /// Particles requested.
         count: usize,
-        /// Size of the widest stream.
+        /// Size of the widest per-particle buffer.
         bytes: u64,
+        /// Its bytes per particle.
+        per_particle: u64,
         /// The adapter's limit.
         limit: u64,
         /// Most particles whose streams fit.
@@ -98,7 +100,7 @@ pub enum StateError {
 pub struct SimState {
     /// Uniform block ([`GpuSimParams`]).
     pub params: wgpu::Buffer,
-    /// Particles, as five streams ([`ParticleBuffers`]).
+    /// Particles, as six streams ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
     /// Fixed-point mass and momentum, four i32 per node.
     pub grid_fixed: wgpu::Buffer,
@@ -148,7 +150,7 @@ pub struct SimState {
 }
 
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 18;
+pub const BINDINGS: usize = 19;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
 fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; BINDINGS]) -> wgpu::BindGroup {
@@ -254,10 +256,17 @@ pub fn check_fit(
             max_resolution: (longest * lo).floor() as u32,
         });
     }
-    let widest = particle_count as u64 * WIDEST_STREAM_BYTES;
+    let widest_per_particle = widest_buffer_bytes(p2g);
+    let widest = particle_count as u64 * widest_per_particle;
     if widest > limit || particle_count as u64 > u32::MAX as u64 {
-        let max_count = (limit / WIDEST_STREAM_BYTES).min(u32::MAX as u64);
-        return Err(StateError::TooManyParticles { count: particle_count, bytes: widest, limit, max_count });
+        let max_count = (limit / widest_per_particle).min(u32::MAX as u64);
+        return Err(StateError::TooManyParticles {
+            count: particle_count,
+            bytes: widest,
+            per_particle: widest_per_particle,
+            limit,
+            max_count,
+        });
     }
     if let Some(available) = limits.memory_bytes {
         let (per_particle, grid_bytes) = (particle_bytes(p2g), grid_bytes(params));
@@ -275,6 +284,13 @@ pub fn check_fit(
         }
     }
     Ok(())
+}
+
+/// Bytes per particle of the widest per-particle buffer: a particle stream, or `p2g_gather`'s
+/// scatter sources where that is the sorted path's P2G.
+pub fn widest_buffer_bytes(p2g: MpmPass) -> u64 {
+    let source = if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 };
+    WIDEST_STREAM_BYTES.max(source)
 }
 
 /// GPU bytes per particle: the streams, its place in `particle_order`, and its scatter source where
@@ -388,6 +404,7 @@ impl SimState {
                 &particle_buffers.affine,
                 &particle_buffers.deformation,
                 &particle_buffers.plastic,
+                &particle_buffers.stress,
                 &grid_fixed,
                 &grid_velocity,
                 &status,
@@ -440,6 +457,7 @@ impl SimState {
                 &self.particles.affine,
                 &self.particles.deformation,
                 &self.particles.plastic,
+                &self.particles.stress,
                 &self.grid_fixed,
                 &self.grid_velocity,
                 &self.status,
@@ -469,15 +487,25 @@ impl SimState {
     }
 
     /// Chooses the sorted path's P2G kernel (see [`SimState::p2g`]). `p2g_gather` gets its
-    /// `scatter_sources` buffer here, and gives it back when another kernel is chosen.
-    pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
+    /// `scatter_sources` buffer here, and gives it back when another kernel is chosen. A kernel whose
+    /// buffers would not fit the device with these particles on `params`' grid is refused, and the
+    /// current one stays.
+    pub fn set_p2g(
+        &mut self,
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        params: &SolverParams,
+        pass: MpmPass,
+    ) -> Result<(), StateError> {
         assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
+        check_limits(device, params, self.particle_count as usize, pass)?;
         let bytes = scatter_sources_bytes(pass, self.particle_count);
         if self.scatter_sources.size() != bytes {
             self.scatter_sources = storage_buffer(device, "scatter_sources", bytes);
             self.bind(device, kernels);
         }
         self.p2g = pass;
+        Ok(())
     }
 
     /// The sorted path's P2G kernel as requested ([`super::step::sorted_p2g`] says which runs).

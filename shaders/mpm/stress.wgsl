@@ -1,0 +1,19 @@
+// stress: each particle's Kirchhoff stress τ of its stored F and Jp (snow.wgsl), into
+// particle_stress for the P2G kernels. The passes that update F (g2p, g2p2g) keep it current from
+// their plasticity SVD; this pass fills it after particles are uploaded and after the material
+// changes. A particle whose F is not finite gets a non-finite τ; P2G resets such a particle and
+// zeroes its τ.
+// Reads: params, particle_deformation, particle_plastic. Writes: particle_stress.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn stress(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = flat_index(workgroup, local, workgroups);
+    if (index >= params.particle_count) {
+        return;
+    }
+    particle_stress[index] = kirchhoff_stress(particle_deformation[index], particle_plastic[index].plastic_jacobian);
+}
