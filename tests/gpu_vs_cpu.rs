@@ -316,7 +316,7 @@ fn a_material_change_reaches_the_next_p2g() {
     let mut stiffer = scene_params();
     stiffer.material.youngs_modulus *= 3.0;
     let mut changed = Solver::new(&gpu, scene_params(), &particles).expect("solver");
-    changed.set_params(&gpu, stiffer.clone()).expect("same grid");
+    changed.set_params(&gpu, stiffer).expect("same grid");
     let fresh = Solver::new(&gpu, stiffer, &particles).expect("solver");
     let unchanged = Solver::new(&gpu, scene_params(), &particles).expect("solver");
     let grids: Vec<_> = [&changed, &fresh, &unchanged]
