@@ -13,7 +13,7 @@
 #   ablate    g2p2g at 1M with parts of it removed (--shaders): where its time goes
 #   stress    sorted and fused at 1M and 4M with bench-bin/powder-prev (the commit before the
 #             stored stress, P2G taking its own SVD) and with bench-bin/powder, in one call
-#   realtime  the fused path at 1M, then whole frames (substeps + rendering, 1280×720) with as many
+#   realtime  the sorted path at 1M, then whole frames (substeps + rendering, 1280×720) with as many
 #             substeps per frame as real time at 30 fps needs at the stable dt it reports
 #   scatter   sorted and fused at 1M and 4M with the shaders of the stream-layout commit
 #             (bench-bin/shaders-streams, from `git archive`) and with the current ones; then
@@ -72,11 +72,11 @@ for what in "$@"; do
         done | tee "$out/stress.txt"
         ;;
     realtime)
-        $bin bench --particles 1000000 --grid 128 --substeps 200 --path fused 2>&1 | tee "$out/realtime.txt"
+        $bin bench --particles 1000000 --grid 128 --substeps 200 --path sorted 2>&1 | tee "$out/realtime.txt"
         dt=$(sed -n 's/.*stable dt \([0-9.e+-]*\) s.*/\1/p' "$out/realtime.txt")
         n=$(awk "BEGIN { n = 1 / (30 * $dt); print (n == int(n)) ? n : int(n) + 1 }")
         echo "dt $dt s: $n substeps per frame for real time at 30 fps" | tee -a "$out/realtime.txt"
-        $bin bench --particles 1000000 --grid 128 --substeps 20 --path fused --render --frame-substeps "$n" \
+        $bin bench --particles 1000000 --grid 128 --substeps 20 --path sorted --render --frame-substeps "$n" \
             --size 1280x720 2>&1 | tee -a "$out/realtime.txt"
         ;;
     scatter)

@@ -135,9 +135,9 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
     })
     .response
     .on_hover_text(
-        "fused: sorted, with g2p and the next P2G in one pass (g2p2g); sorted: particles binned by grid block, P2G in \
-         workgroup memory; naive: one global atomic per contribution. Sorted and naive give the same results, fused \
-         the same up to f32 rounding.",
+        "sorted (the default): particles binned by grid block, P2G in workgroup memory; fused: sorted, with g2p and \
+         the next P2G in one pass (g2p2g); naive: one global atomic per contribution. All three give the same \
+         results.",
     );
     if new_path != path {
         events.push(AppEvent::SetSolverPath(new_path));

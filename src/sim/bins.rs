@@ -58,8 +58,7 @@ pub enum SolverPath {
     /// sort → p2g_tiled (or another of [`crate::sim::shaders::MpmPass::SORTED_P2G`]) →
     /// grid_update_blocks → g2p: particles binned by block each substep, P2G
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
-    /// (The default of a value of this type; a new `Solver` picks fused on GPUs, see
-    /// `default_path` in `solver.rs`.)
+    /// (The default, here and for a new `Solver`: see `default_path` in `solver.rs`.)
     #[default]
     Sorted,
     /// The sorted path with g2p and the next substep's P2G fused: a run of substeps (one

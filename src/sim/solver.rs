@@ -110,17 +110,14 @@ fn default_p2g(gpu: &Gpu) -> MpmPass {
 }
 
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted|fused` overrides it (so the
-/// whole test suite can run on any path). Measured (docs/performance.md): on GPUs the fused path
-/// (1.07 against 1.16 ms per substep at 1M particles on the H100); on a CPU adapter (lavapipe) the
-/// sorted path, whose gather P2G needs no atomics (the fused path's g2p2g sums in a tile, and took
-/// as long: 37.8–38.9 against 37.5–37.9 ms per substep at 30k particles).
-fn default_path(gpu: &Gpu) -> SolverPath {
+/// whole test suite can run on any path). Measured (docs/performance.md): the sorted path, on GPUs
+/// since P2G reads the stored stress (0.81 against 0.89 ms per substep for the fused path at 1M
+/// particles on the H100, and faster at 4M and 16M; the fused path is faster only near 100k), and
+/// on a CPU adapter (lavapipe), whose gather P2G needs no atomics (the fused path's g2p2g sums in a
+/// tile, and took as long: 37.8–38.9 against 37.5–37.9 ms per substep at 30k particles).
+fn default_path(_gpu: &Gpu) -> SolverPath {
     let requested = std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name));
-    requested.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu {
-        SolverPath::Sorted
-    } else {
-        SolverPath::Fused
-    })
+    requested.unwrap_or(SolverPath::Sorted)
 }
 
 impl Solver {
