@@ -270,9 +270,16 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
 
 /// The particles' stored stress (`particle_stress`) as f64 matrices.
 fn stored_stress(gpu: &powder::gpu::Gpu, solver: &Solver) -> Vec<nalgebra::Matrix3<f64>> {
+    // xx, yy, zz, xy, xz, yz, 0, 0 per particle (store_stress in types.wgsl).
     let bytes = gpu.read_buffer(&solver.state().particles.stress).expect("stress readback");
-    let m: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&bytes);
-    m[..solver.particle_count() as usize].iter().map(common::mat3d).collect()
+    let m: Vec<[f32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
+    m[..solver.particle_count() as usize]
+        .iter()
+        .map(|t| {
+            let [xx, yy, zz, xy, xz, yz, _, _] = t.map(f64::from);
+            nalgebra::Matrix3::new(xx, xy, xz, xy, yy, yz, xz, yz, zz)
+        })
+        .collect()
 }
 
 #[test]

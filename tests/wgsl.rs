@@ -200,11 +200,14 @@ fn stream_stride(module: &naga::Module, name: &str) -> (u32, u32) {
 
 #[test]
 fn the_particle_streams_agree_with_the_host() {
-    // The solver binds the streams at 1..=5 in STREAMS order (src/sim/state.rs); each element must
-    // be as wide as the host writes it (src/sim/particles.rs).
+    // The solver binds the streams at 1..=6 in STREAMS order (src/sim/state.rs); each particle's
+    // elements must be as wide as the host sizes them (src/sim/particles.rs): one element each,
+    // except the stress, two vec4s per particle (store_stress in types.wgsl).
     let module = validate("g2p2g", &MpmPass::G2p2g.composed_source());
     for (i, (name, bytes)) in powder::sim::particles::STREAMS.iter().enumerate() {
-        assert_eq!(stream_stride(&module, name), (*bytes as u32, i as u32 + 1), "{name}");
+        let per_particle = if *name == "particle_stress" { 2 } else { 1 };
+        let (stride, binding) = stream_stride(&module, name);
+        assert_eq!((per_particle * stride, binding), (*bytes as u32, i as u32 + 1), "{name}");
     }
     assert_eq!(
         powder::sim::state::BINDINGS,

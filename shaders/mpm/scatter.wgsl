@@ -71,7 +71,7 @@ fn load_for_scatter(index: u32) -> Particle {
     let checked = checked_for_scatter(load_particle(index));
     if (checked.reset) {
         store_particle(index, checked.particle);
-        particle_stress[index] = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        store_stress(index, mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0)));
     }
     return at_scatter_position(checked.particle);
 }
@@ -79,7 +79,7 @@ fn load_for_scatter(index: u32) -> Particle {
 // The MLS-MPM affine momentum of particle `index` (p, as load_for_scatter gave it): −dt V⁰ D⁻¹ τ
 // + m C, with D⁻¹ = 4/h² for the quadratic B-spline and τ the stored stress (particle_stress).
 fn scatter_affine(p: Particle, index: u32) -> mat3x3<f32> {
-    return affine_momentum(p, particle_stress[index]);
+    return affine_momentum(p, load_stress(index));
 }
 
 // scatter_affine given the particle's Kirchhoff stress τ.

@@ -15,5 +15,5 @@ fn stress(
     if (index >= params.particle_count) {
         return;
     }
-    particle_stress[index] = kirchhoff_stress(particle_deformation[index], particle_plastic[index].plastic_jacobian);
+    store_stress(index, kirchhoff_stress(padded_matrix(particle_deformation[index]), particle_plastic[index].plastic_jacobian));
 }

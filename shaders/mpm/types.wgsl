@@ -147,12 +147,17 @@ struct PickRay {
 // through load_particle / store_particle below, or read the one stream they need.
 @group(0) @binding(1) var<storage, read_write> particle_position: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> particle_velocity: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> particle_affine: array<mat3x3<f32>>;
-@group(0) @binding(4) var<storage, read_write> particle_deformation: array<mat3x3<f32>>;
+// C and F as three padded columns each (the layout of mat3x3<f32>), declared as vec4s so that a
+// store writes whole 16-byte columns: a mat3x3 store writes 12 of each 16 bytes, and such partial
+// writes cost g2p 0.08 ms of 0.35 at 1M particles on the H100 when τ was stored that way
+// (docs/performance.md).
+@group(0) @binding(3) var<storage, read_write> particle_affine: array<array<vec4<f32>, 3>>;
+@group(0) @binding(4) var<storage, read_write> particle_deformation: array<array<vec4<f32>, 3>>;
 @group(0) @binding(5) var<storage, read_write> particle_plastic: array<ParticlePlastic>;
 // The Kirchhoff stress τ of each particle's stored F and Jp: written wherever F is (g2p, g2p2g, from
-// their plasticity SVD) and by the stress pass; P2G reads it instead of a second SVD.
-@group(0) @binding(6) var<storage, read_write> particle_stress: array<mat3x3<f32>>;
+// their plasticity SVD) and by the stress pass; P2G reads it instead of a second SVD. τ is
+// symmetric, so it is kept as its six entries in two vec4s (store_stress / load_stress).
+@group(0) @binding(6) var<storage, read_write> particle_stress: array<vec4<f32>>;
 // Eight i32 per node: fixed-point mass, momentum x, y, z, each a 64-bit sum stored as (low word,
 // high word) (src/sim/fixed_point.rs).
 @group(0) @binding(7) var<storage, read_write> grid_fixed: array<atomic<i32>>;
@@ -180,6 +185,37 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // entry unless the sorted path's P2G is p2g_gather.
 @group(0) @binding(18) var<storage, read_write> scatter_sources: array<ScatterSource>;
 
+fn padded_matrix(c: array<vec4<f32>, 3>) -> mat3x3<f32> {
+    return mat3x3<f32>(c[0].xyz, c[1].xyz, c[2].xyz);
+}
+
+fn padded_columns(m: mat3x3<f32>) -> array<vec4<f32>, 3> {
+    return array<vec4<f32>, 3>(vec4<f32>(m[0], 0.0), vec4<f32>(m[1], 0.0), vec4<f32>(m[2], 0.0));
+}
+
+// τ with each off-diagonal pair replaced by its mean: what store_stress keeps. τ is symmetric, so
+// this changes at most the last bit of an off-diagonal entry; g2p2g scatters with it too, so the
+// fused and sorted paths use the same τ.
+fn symmetric_stress(t: mat3x3<f32>) -> mat3x3<f32> {
+    let xy = 0.5 * (t[1][0] + t[0][1]);
+    let xz = 0.5 * (t[2][0] + t[0][2]);
+    let yz = 0.5 * (t[2][1] + t[1][2]);
+    return mat3x3<f32>(t[0][0], xy, xz, xy, t[1][1], yz, xz, yz, t[2][2]);
+}
+
+// Stores symmetric_stress(t) for particle `index`: xx, yy, zz, xy, then xz, yz (two full vec4s).
+fn store_stress(index: u32, t: mat3x3<f32>) {
+    let s = symmetric_stress(t);
+    particle_stress[2u * index] = vec4<f32>(s[0][0], s[1][1], s[2][2], s[1][0]);
+    particle_stress[2u * index + 1u] = vec4<f32>(s[2][0], s[2][1], 0.0, 0.0);
+}
+
+fn load_stress(index: u32) -> mat3x3<f32> {
+    let a = particle_stress[2u * index];
+    let b = particle_stress[2u * index + 1u];
+    return mat3x3<f32>(a.x, a.w, b.x, a.w, a.y, b.y, b.x, b.y, a.z);
+}
+
 // Particle `index`, gathered from the streams. Loads whose values a pass never uses are dead code
 // the compiler may drop (g2p2g recomputes C, so it need not read particle_affine).
 fn load_particle(index: u32) -> Particle {
@@ -191,8 +227,8 @@ fn load_particle(index: u32) -> Particle {
         position.w,
         velocity.xyz,
         velocity.w,
-        particle_affine[index],
-        particle_deformation[index],
+        padded_matrix(particle_affine[index]),
+        padded_matrix(particle_deformation[index]),
         plastic.plastic_jacobian,
         plastic.material,
     );
@@ -202,8 +238,8 @@ fn load_particle(index: u32) -> Particle {
 fn store_particle(index: u32, p: Particle) {
     particle_position[index] = vec4<f32>(p.position, p.mass);
     particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
-    particle_affine[index] = p.affine;
-    particle_deformation[index] = p.deformation;
+    particle_affine[index] = padded_columns(p.affine);
+    particle_deformation[index] = padded_columns(p.deformation);
     particle_plastic[index] = ParticlePlastic(p.plastic_jacobian, p.material);
 }
 

@@ -15,7 +15,7 @@ use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
 use crate::sim::p2g_gather::GpuScatterSource;
-use crate::sim::particles::{PARTICLE_BYTES, STREAMS};
+use crate::sim::particles::{PARTICLE_BYTES, stream_bytes};
 use crate::sim::shaders::MpmPass;
 use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
 use crate::sim::step::{self, PassTimestamps};
@@ -132,7 +132,7 @@ pub struct Traffic {
 pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
     let particle = PARTICLE_BYTES as f64;
     // Read and written by an update from the grid: C and τ are written, not read.
-    let advance = 2.0 * particle - (STREAMS[2].1 + STREAMS[5].1) as f64;
+    let advance = 2.0 * particle - (stream_bytes("particle_affine") + stream_bytes("particle_stress")) as f64;
     let snow_nodes = t.particles / t.particles_per_cell;
     let fixed = GRID_FIXED_NODE_BYTES as f64;
     let velocity = GRID_VELOCITY_NODE_BYTES as f64;
