@@ -111,11 +111,11 @@ fn default_p2g(gpu: &Gpu) -> MpmPass {
 
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted|fused` overrides it (so the
 /// whole test suite can run on any path). Measured (docs/performance.md): the sorted path, on GPUs
-/// since P2G reads the stored stress (0.81 against 0.89 ms per substep for the fused path at 1M
+/// since P2G reads the stored stress (0.71 against 0.87 ms per substep for the fused path at 1M
 /// particles on the H100, and faster at 4M and 16M; the fused path is faster only near 100k), and
 /// on a CPU adapter (lavapipe), whose gather P2G needs no atomics (the fused path's g2p2g sums in a
 /// tile, and took as long: 37.8–38.9 against 37.5–37.9 ms per substep at 30k particles).
-fn default_path(_gpu: &Gpu) -> SolverPath {
+fn default_path() -> SolverPath {
     let requested = std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name));
     requested.unwrap_or(SolverPath::Sorted)
 }
@@ -124,7 +124,7 @@ impl Solver {
     /// Compiles the kernels and uploads `particles`.
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path(gpu), default_p2g(gpu))?;
+        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path(), default_p2g(gpu))?;
         let solver = Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 };
         solver.refresh_stress(gpu);
         Ok(solver)
