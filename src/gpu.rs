@@ -154,17 +154,28 @@ impl Gpu {
 
     /// Copies `buffer` (which needs `COPY_SRC`) to the host and returns its bytes.
     pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
-        let size = buffer.size();
+        Ok(self.read_buffers(&[buffer])?.pop().unwrap_or_default())
+    }
+
+    /// Copies `buffers` (each needs `COPY_SRC`) to the host with one staging buffer, one submission
+    /// and one wait, and returns their bytes in order.
+    pub fn read_buffers(&self, buffers: &[&wgpu::Buffer]) -> Result<Vec<Vec<u8>>, GpuError> {
+        // Buffer sizes are multiples of wgpu::COPY_BUFFER_ALIGNMENT, so every offset is too.
+        let offsets: Vec<u64> = buffers.iter().scan(0, |at, b| Some(std::mem::replace(at, *at + b.size()))).collect();
+        let total: u64 = buffers.iter().map(|b| b.size()).sum();
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
-            size,
+            size: total.max(wgpu::COPY_BUFFER_ALIGNMENT),
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        for (buffer, &offset) in buffers.iter().zip(&offsets) {
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, offset, buffer.size());
+        }
         self.queue.submit([encoder.finish()]);
-        self.map_read(&staging, format!("{buffer:?}"))
+        let bytes = self.map_read(&staging, format!("{buffers:?}"))?;
+        Ok(buffers.iter().zip(&offsets).map(|(b, &o)| bytes[o as usize..(o + b.size()) as usize].to_vec()).collect())
     }
 
     /// Maps a `MAP_READ` buffer after the work submitted so far and returns its bytes; errors name

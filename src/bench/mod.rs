@@ -117,7 +117,7 @@ pub struct Traffic {
     pub particles_per_cell: f64,
 }
 
-/// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (five
+/// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (six
 /// streams, `src/sim/particles.rs`). P2G reads every stream; g2p (and g2p2g) read all but C and τ,
 /// which they recompute, and write every stream. Particle passes
 /// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the

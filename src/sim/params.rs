@@ -238,7 +238,9 @@ impl SolverParams {
     }
 }
 
-/// One material point as stored on the GPU. Mirrors `Particle` in `shaders/mpm/particle.wgsl`.
+/// One material point as the host exchanges it with the solver (uploads, readbacks, export). On the
+/// GPU it is split into streams ([`super::particles`]); its fields mirror the passes' `Particle`
+/// value in `shaders/mpm/particle.wgsl`.
 ///
 /// Matrices are column-major with each column padded to four floats (WGSL `mat3x3<f32>` layout).
 #[repr(C)]
@@ -260,7 +262,7 @@ pub struct GpuParticle {
     pub plastic_jacobian: f32,
     /// Material id (which emitter made the particle; v1 has a single snow material).
     pub material: u32,
-    /// Padding to the 16-byte struct alignment.
+    /// Padding to the size of WGSL's `Particle` (16-byte aligned, for tests/render_shaders.rs).
     pub _pad: [u32; 2],
 }
 

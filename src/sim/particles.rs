@@ -39,7 +39,8 @@ pub struct GpuParticlePlastic {
 
 /// The streams in binding order, with the bytes each holds per particle:
 /// `particle_position` (xyz, mass as w), `particle_velocity` (xyz, initial volume as w),
-/// `particle_affine` (C, `mat3x3<f32>`), `particle_deformation` (F_E, `mat3x3<f32>`),
+/// `particle_affine` (C) and `particle_deformation` (F_E), each three padded columns (the
+/// `mat3x3<f32>` layout),
 /// `particle_plastic` ([`GpuParticlePlastic`]) and `particle_stress` (τ's six entries xx, yy, zz,
 /// xy, xz, yz in two `vec4<f32>`).
 pub const STREAMS: [(&str, u64); 6] = [
@@ -51,31 +52,9 @@ pub const STREAMS: [(&str, u64); 6] = [
     ("particle_stress", 32),
 ];
 
-/// Bytes per particle of the stream called `name` (one of [`STREAMS`]).
-pub const fn stream_bytes(name: &str) -> u64 {
-    let mut i = 0;
-    while i < STREAMS.len() {
-        if const_str_eq(STREAMS[i].0, name) {
-            return STREAMS[i].1;
-        }
-        i += 1;
-    }
-    panic!("no such particle stream");
-}
-
-const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+/// Bytes per particle of the stream called `name`; panics if [`STREAMS`] has none of that name.
+pub fn stream_bytes(name: &str) -> u64 {
+    STREAMS.iter().find(|(n, _)| *n == name).map(|(_, bytes)| *bytes).expect("a particle stream of that name")
 }
 
 /// GPU bytes of one particle over all streams.
@@ -101,9 +80,9 @@ pub struct ParticleBuffers {
     pub position: wgpu::Buffer,
     /// Velocity (xyz, m/s) and initial volume (w, m³), `vec4<f32>` per particle.
     pub velocity: wgpu::Buffer,
-    /// The APIC/MLS affine matrix C (1/s), `mat3x3<f32>` per particle.
+    /// The APIC/MLS affine matrix C (1/s), three padded columns (`mat3x3<f32>` layout) per particle.
     pub affine: wgpu::Buffer,
-    /// The elastic deformation gradient F_E, `mat3x3<f32>` per particle.
+    /// The elastic deformation gradient F_E, three padded columns per particle.
     pub deformation: wgpu::Buffer,
     /// [`GpuParticlePlastic`] per particle.
     pub plastic: wgpu::Buffer,
@@ -191,11 +170,13 @@ impl ParticleBuffers {
         self.buffers().iter().zip(STREAMS).map(|(b, (_, bytes))| b.size() / bytes).min().unwrap_or(0)
     }
 
-    /// Copies the particles back to the host (the buffers need `COPY_SRC`).
+    /// Copies the particles back to the host in one readback (the buffers need `COPY_SRC`). τ is
+    /// derived state and not read.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
         let mut streams: [Vec<u8>; 6] = Default::default();
-        for (stream, buffer) in streams.iter_mut().zip(self.buffers()).take(5) {
-            *stream = gpu.read_buffer(buffer)?;
+        let buffers = self.buffers();
+        for (stream, bytes) in streams.iter_mut().zip(gpu.read_buffers(&buffers[..5])?) {
+            *stream = bytes;
         }
         Ok(join(&streams, self.count as usize))
     }

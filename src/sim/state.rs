@@ -153,9 +153,16 @@ pub struct SimState {
 pub const BINDINGS: usize = 19;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(device: &wgpu::Device, kernels: &Kernels, buffers: [&wgpu::Buffer; BINDINGS]) -> wgpu::BindGroup {
+fn make_bind_group(
+    device: &wgpu::Device,
+    kernels: &Kernels,
+    params: &wgpu::Buffer,
+    particles: &ParticleBuffers,
+    rest: [&wgpu::Buffer; BINDINGS - 7],
+) -> wgpu::BindGroup {
+    // Binding 0 is the uniform block, 1–6 the particle streams, the rest in order (types.wgsl).
+    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest);
     let entries: Vec<_> = buffers
-        .iter()
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
         .collect();
@@ -397,14 +404,9 @@ impl SimState {
         let bind_group = make_bind_group(
             device,
             kernels,
+            &params_buffer,
+            &particle_buffers,
             [
-                &params_buffer,
-                &particle_buffers.position,
-                &particle_buffers.velocity,
-                &particle_buffers.affine,
-                &particle_buffers.deformation,
-                &particle_buffers.plastic,
-                &particle_buffers.stress,
                 &grid_fixed,
                 &grid_velocity,
                 &status,
@@ -450,14 +452,9 @@ impl SimState {
         self.bind_group = make_bind_group(
             device,
             kernels,
+            &self.params,
+            &self.particles,
             [
-                &self.params,
-                &self.particles.position,
-                &self.particles.velocity,
-                &self.particles.affine,
-                &self.particles.deformation,
-                &self.particles.plastic,
-                &self.particles.stress,
                 &self.grid_fixed,
                 &self.grid_velocity,
                 &self.status,
