@@ -8,6 +8,7 @@ use crate::collider::set::ColliderSet;
 use crate::export::{ExportError, frame_file_name, write_ply};
 use crate::gpu::Gpu;
 use crate::scene::{Scene, SceneError, TimeStep};
+use crate::sim::params::GpuParticle;
 use crate::sim::state::StateError;
 use crate::sim::{Solver, SolverError, SolverStats};
 
@@ -87,8 +88,17 @@ pub struct RunSummary {
 
 /// Creates the solver for `scene`, naming the scene file in errors.
 pub fn build_solver(gpu: &Gpu, scene: &Scene, source_name: &str) -> Result<Solver, RunError> {
-    let particles = scene.spawn_particles();
-    Solver::new(gpu, scene.solver_params(), &particles).map_err(|e| match e {
+    build_solver_with(gpu, scene, &scene.spawn_particles(), source_name)
+}
+
+/// [`build_solver`] with the scene's grid and material but the given particles.
+pub fn build_solver_with(
+    gpu: &Gpu,
+    scene: &Scene,
+    particles: &[GpuParticle],
+    source_name: &str,
+) -> Result<Solver, RunError> {
+    Solver::new(gpu, scene.solver_params(), particles).map_err(|e| match e {
         SolverError::State(s @ StateError::GridTooLarge { .. }) => RunError::GridTooLarge {
             source_name: source_name.to_string(),
             resolution: scene.grid.resolution,

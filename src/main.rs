@@ -131,6 +131,15 @@ enum Command {
         /// built-in sources, to time an edited kernel without rebuilding.
         #[arg(long, value_name = "DIR")]
         shaders: Option<PathBuf>,
+        /// Initial particle orders to time, comma-separated: lattice (the emitter's order, which
+        /// keeps neighbours in space near in memory) and/or shuffled (a random order: snow that
+        /// has mixed).
+        #[arg(long, value_delimiter = ',', default_value = "lattice", value_parser = parse_order)]
+        order: Vec<bool>,
+        /// Substeps between reorders of the particles into block order on the sorted and fused
+        /// paths, comma-separated (0: never). Default: the solver's.
+        #[arg(long, value_delimiter = ',')]
+        reorder: Vec<u32>,
         /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
         /// on a grid of --grid cells per axis, static and per animated frame.
         #[arg(long, value_name = "TRIANGLES")]
@@ -200,10 +209,13 @@ struct BenchArgs {
     p2g: Vec<MpmPass>,
     render: Option<RenderBenchOptions>,
     shaders: Option<PathBuf>,
+    /// `true` for a shuffled particle order, per value of `--order`.
+    orders: Vec<bool>,
+    reorder: Vec<u32>,
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders } = args;
+    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders, orders, reorder } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -221,20 +233,36 @@ fn bench(args: BenchArgs) -> Result<()> {
             particles_per_cell: ppc,
             path: paths[0],
             p2g: None,
+            shuffled: orders[0],
+            reorder: reorder.first().copied(),
         };
-        for &path in &paths {
-            case.path = path;
-            let kernels: Vec<Option<MpmPass>> = match path {
-                SolverPath::Sorted if !p2g.is_empty() => p2g.iter().copied().map(Some).collect(),
-                _ => vec![None],
-            };
-            for kernel in kernels {
-                case.p2g = kernel;
-                let result = run_case(&gpu, case, shaders.as_deref())?;
-                println!("{}", result.report());
+        for &shuffled in &orders {
+            case.shuffled = shuffled;
+            for &path in &paths {
+                case.path = path;
+                let kernels: Vec<Option<MpmPass>> = match path {
+                    SolverPath::Sorted if !p2g.is_empty() => p2g.iter().copied().map(Some).collect(),
+                    _ => vec![None],
+                };
+                // The naive path never reorders: one case for it.
+                let intervals: Vec<Option<u32>> = match path {
+                    SolverPath::Naive => vec![None],
+                    _ if reorder.is_empty() => vec![None],
+                    _ => reorder.iter().copied().map(Some).collect(),
+                };
+                for kernel in kernels {
+                    for &interval in &intervals {
+                        case.p2g = kernel;
+                        case.reorder = interval;
+                        let result = run_case(&gpu, case, shaders.as_deref())?;
+                        println!("{}", result.report());
+                    }
+                }
             }
         }
         case.p2g = None;
+        case.shuffled = orders[0];
+        case.reorder = reorder.first().copied();
         if let Some(options) = &render {
             for r in run_render_case(&gpu, &case, options, &RenderMode::ALL)? {
                 println!("{}", r.report(options));
@@ -248,6 +276,14 @@ fn bench(args: BenchArgs) -> Result<()> {
 fn parse_p2g(name: &str) -> Result<MpmPass, String> {
     MpmPass::sorted_p2g_named(name)
         .ok_or_else(|| format!("unknown P2G kernel {name:?}: expected p2g_tiled, p2g_tiled_subgroup or p2g_gather"))
+}
+
+fn parse_order(name: &str) -> Result<bool, String> {
+    match name {
+        "lattice" => Ok(false),
+        "shuffled" => Ok(true),
+        _ => Err(format!("unknown order {name:?}: expected lattice or shuffled")),
+    }
 }
 
 fn parse_path(name: &str) -> Result<SolverPath, String> {
@@ -301,6 +337,8 @@ fn dispatch(cli: Cli) -> Result<()> {
             frame_substeps,
             size,
             shaders,
+            order,
+            reorder,
             sdf: None,
         }) => {
             let render = if render {
@@ -309,7 +347,18 @@ fn dispatch(cli: Cli) -> Result<()> {
             } else {
                 None
             };
-            bench(BenchArgs { particles, grid, substeps, ppc, paths: path, p2g, render, shaders })
+            bench(BenchArgs {
+                particles,
+                grid,
+                substeps,
+                ppc,
+                paths: path,
+                p2g,
+                render,
+                shaders,
+                orders: order,
+                reorder,
+            })
         }
         None => open_app(cli.app),
     }

@@ -397,3 +397,113 @@ fn the_fused_path_matches_the_sorted_path_bit_for_bit() {
         common::assert_ran_on(&gpu, &solvers[1], SolverPath::Fused);
     }
 }
+
+/// Raw GPU buffer as `T`s, in the GPU's storage order.
+fn raw<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, count: usize) -> Vec<T> {
+    let all: Vec<T> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(buffer).expect("readback"));
+    all[..count].to_vec()
+}
+
+#[test]
+fn the_reorder_moves_every_particle_once_into_block_order() {
+    // After a sort, reorder + reorder_copy must leave the particle at place k the k-th in block
+    // order (so particle_order becomes the identity), move all of a particle's data together, and
+    // lose or duplicate none: the readback, put back by particle_id, is the upload byte for byte
+    // (NaN positions included, hence bytes rather than ==). Inputs in random order, so the
+    // reorder moves nearly every particle.
+    let gpu = common::gpu();
+    let mut rng = StdRng::seed_from_u64(71);
+    let mut cases: Vec<_> = awkward_cases().into_iter().collect();
+    cases.push(("4,099 scattered", scattered(4_099, 72)));
+    for (case, mut particles) in cases {
+        use rand::seq::SliceRandom;
+        particles.shuffle(&mut rng);
+        let n = particles.len();
+        let solver = sorted_solver(&gpu, &particles);
+        for pass in [MpmPass::GridClear, MpmPass::Reorder, MpmPass::ReorderCopy] {
+            solver.run_pass(&gpu, pass);
+        }
+        let state = solver.state();
+        let order: Vec<u32> = raw(&gpu, &state.particle_order, n);
+        assert!(order.iter().copied().eq(0..n as u32), "{case}: particle_order is not the identity after reorder");
+        let ids: Vec<u32> = raw(&gpu, &state.particles.id, n);
+        let mut sorted_ids = ids.clone();
+        sorted_ids.sort_unstable();
+        assert!(sorted_ids.iter().copied().eq(0..n as u32), "{case}: particle_id is not a permutation");
+        // Shuffled particles over many cells must move; in a single cell any order is block order
+        // (bin_scatter places a cell's particles as its threads arrive), so they need not.
+        let moved = ids.iter().enumerate().filter(|&(k, &id)| k as u32 != id).count();
+        if case != "one cell" {
+            assert!(moved > n / 2, "{case}: only {moved} of {n} particles moved");
+        }
+
+        // Every stream moved with its particle: the raw streams at place k hold particle ids[k].
+        let position: Vec<[f32; 4]> = raw(&gpu, &state.particles.position, n);
+        let deformation: Vec<[[f32; 4]; 3]> = raw(&gpu, &state.particles.deformation, n);
+        let plastic: Vec<[u32; 2]> = raw(&gpu, &state.particles.plastic, n);
+        for k in 0..n {
+            let p = &particles[ids[k] as usize];
+            assert_eq!(bytemuck::bytes_of(&position[k])[..12], *bytemuck::bytes_of(&p.position), "{case}: place {k}");
+            assert_eq!(deformation[k], p.deformation, "{case}: place {k}");
+            assert_eq!(plastic[k][1], p.material, "{case}: place {k}");
+        }
+        let back = solver.read_particles(&gpu).expect("particles");
+        assert!(bytemuck::cast_slice::<_, u8>(&back) == bytemuck::cast_slice::<_, u8>(&particles), "{case}: readback");
+
+        // Block order: each block's range of places holds that block's particles, in cell order.
+        let bins = solver.read_bins(&gpu).expect("bins");
+        assert_eq!(bins.order, ids, "{case}: read_bins names particles by their host index");
+        let grid = params().grid;
+        for (b, bin) in bins.bins.iter().enumerate().filter(|(_, bin)| bin.count > 0) {
+            let places = bin.offset as usize..(bin.offset + bin.count) as usize;
+            let cells: Vec<u32> = places.map(|k| home_cell(&grid, Vec3::from_slice(&position[k][..3]))).collect();
+            assert!(cells.iter().all(|&c| c / BLOCK_CELLS == b as u32), "{case}: block {b} holds another's particle");
+            assert!(cells.is_sorted(), "{case}: block {b} is not in cell order");
+        }
+    }
+}
+
+#[test]
+fn reordering_changes_no_result() {
+    // The sums are integers and each particle's update its own, so where particles are stored
+    // cannot matter: naive, sorted without reorder, sorted reordering every substep or every 7th,
+    // and fused reordering every 3rd give the same particles bit for bit, over runs of 1, 7 and 16
+    // substeps (the fused path's runs restart at each step call). Particles in random order.
+    use rand::seq::SliceRandom;
+    let gpu = common::gpu();
+    let mut particles = busy_scene();
+    particles.shuffle(&mut StdRng::seed_from_u64(73));
+    let setups = [
+        (SolverPath::Naive, 0),
+        (SolverPath::Sorted, 0),
+        (SolverPath::Sorted, 1),
+        (SolverPath::Sorted, 7),
+        (SolverPath::Fused, 3),
+    ];
+    let results: Vec<Vec<GpuParticle>> = setups
+        .iter()
+        .map(|&(path, interval)| {
+            let mut solver = Solver::new(&gpu, params(), &particles).expect("solver");
+            solver.set_path(&gpu, path);
+            solver.set_reorder_interval(interval);
+            for run in [1, 7, 16] {
+                solver.step(&gpu, run);
+            }
+            common::assert_ran_on(&gpu, &solver, path);
+            let ids: Vec<u32> = raw(&gpu, &solver.state().particles.id, particles.len());
+            let moved = ids.iter().enumerate().filter(|&(k, &id)| k as u32 != id).count();
+            if interval == 0 {
+                assert_eq!(moved, 0, "{path:?} without reorder moved particles");
+            } else {
+                assert!(moved > particles.len() / 2, "{path:?} every {interval}: only {moved} particles moved");
+            }
+            solver.read_particles(&gpu).expect("particles")
+        })
+        .collect();
+    let moved = results[0].iter().zip(&particles).filter(|(p, q)| p.position != q.position).count();
+    assert_eq!(moved, particles.len(), "every particle should have moved");
+    for (setup, result) in setups.iter().zip(&results).skip(1) {
+        let differing = results[0].iter().zip(result).filter(|(p, q)| p != q).count();
+        assert_eq!(differing, 0, "{setup:?}: {differing} of {} particles differ from the naive path", particles.len());
+    }
+}

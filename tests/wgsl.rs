@@ -208,7 +208,12 @@ fn the_particle_streams_agree_with_the_host() {
         let per_particle = if *name == "particle_stress" { 2 } else { 1 };
         let (stride, binding) = stream_stride(&module, name);
         assert_eq!((per_particle * stride, binding), (*bytes as u32, i as u32 + 1), "{name}");
+        // The reorder scratch (bindings 20–25, src/sim/reorder.rs) has the stream's shape.
+        let scratch = name.replace("particle_", "reorder_");
+        assert_eq!(stream_stride(&module, &scratch), (stride, i as u32 + 20), "{scratch}");
     }
+    assert_eq!(stream_stride(&module, "particle_id"), (4, 19));
+    assert_eq!(stream_stride(&module, "reorder_id"), (4, 26));
     assert_eq!(
         powder::sim::state::BINDINGS,
         module.global_variables.iter().filter(|(_, v)| v.binding.is_some()).count()

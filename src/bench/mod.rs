@@ -10,7 +10,7 @@ pub mod sdf;
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
 use crate::gpu::Gpu;
-use crate::headless::{RunError, build_solver};
+use crate::headless::{RunError, build_solver_with};
 use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
@@ -44,6 +44,36 @@ pub struct BenchCase {
     pub path: SolverPath,
     /// The sorted path's P2G kernel, or `None` for the solver's default.
     pub p2g: Option<MpmPass>,
+    /// Particles stored in a random order (a fixed seed) instead of the emitter's lattice order:
+    /// snow that has mixed, where neighbours in space are not neighbours in memory.
+    pub shuffled: bool,
+    /// Substeps between reorders on the binned paths (0: none), or `None` for the solver's default
+    /// ([`crate::sim::reorder`]).
+    pub reorder: Option<u32>,
+}
+
+/// The solver of a case: its scene's particles, shuffled if the case says so, on the case's path,
+/// P2G kernel and reorder interval, at the scene's stable dt. Returns the solver and the scene.
+pub fn case_solver(gpu: &Gpu, case: &BenchCase) -> Result<(Solver, Scene), RunError> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    let scene = bench_scene(case);
+    let mut particles = scene.spawn_particles();
+    if case.shuffled {
+        particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
+    }
+    let mut solver = build_solver_with(gpu, &scene, &particles, "bench")?;
+    solver.set_path(gpu, case.path);
+    if let Some(pass) = case.p2g {
+        solver.set_p2g(gpu, pass);
+    }
+    if let Some(interval) = case.reorder {
+        solver.set_reorder_interval(interval);
+    }
+    let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
+    let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
+    solver.set_dt(gpu, dt);
+    Ok((solver, scene))
 }
 
 /// Time of one stage of the substep (see [`SolverPath::stage_names`]), averaged over the timed
@@ -80,6 +110,8 @@ pub struct BenchResult {
     pub copy_bandwidth: f64,
     /// The stable time step the case ran at, s.
     pub dt: f64,
+    /// Substeps between reorders the solver ran with (0: none; the naive path never reorders).
+    pub reorder_interval: u32,
 }
 
 /// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
@@ -217,18 +249,12 @@ fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> 
 /// (`shaders/mpm/*.wgsl` of a checkout, edited or not) instead of the built-in ones if given: an
 /// edited kernel can be timed without rebuilding powder.
 pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -> Result<BenchResult, RunError> {
-    let scene = bench_scene(&case);
-    let mut solver = build_solver(gpu, &scene, "bench")?;
+    let (mut solver, _) = case_solver(gpu, &case)?;
     if let Some(dir) = shaders {
         solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
     }
-    solver.set_path(gpu, case.path);
-    if let Some(pass) = case.p2g {
-        solver.set_p2g(gpu, pass);
-    }
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
-    let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
-    solver.set_dt(gpu, dt);
+    let dt = solver.params().dt;
     // Warm-up: pipelines compiled, memory touched, caches in a steady state.
     solver.step(gpu, 10);
     gpu.wait_idle();
@@ -284,21 +310,33 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         wall_ms_per_substep,
         copy_bandwidth: memory_bandwidth(gpu),
         dt,
+        reorder_interval: solver.reorder_interval(),
     })
 }
 
 impl BenchResult {
+    /// How the particles were stored and reordered, for the report.
+    fn order_text(&self) -> String {
+        let order = if self.case.shuffled { "shuffled" } else { "lattice order" };
+        match (self.case.path, self.reorder_interval) {
+            (SolverPath::Naive, _) => order.to_string(),
+            (_, 0) => format!("{order}, never reordered"),
+            (_, n) => format!("{order}, reordered every {n} substeps"),
+        }
+    }
+
     /// A plain-text report of the case.
     pub fn report(&self) -> String {
         let r = self.case.grid;
         let gpu_ms: f64 = self.passes.iter().map(|p| p.ms_per_substep).sum();
         let mut out = format!(
-            "{} path: {} particles ({} requested, {} per cell), grid {r}³ cells ({} nodes, {} visited by the grid \
+            "{} path: {} particles ({} requested, {} per cell, {}), grid {r}³ cells ({} nodes, {} visited by the grid \
              update), {} substeps\n",
             self.case.path.name(),
             self.particle_count,
             self.case.particles,
             self.case.particles_per_cell,
+            self.order_text(),
             self.node_count,
             self.touched_nodes,
             self.case.substeps

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use super::{BenchCase, bench_scene, median};
+use super::{BenchCase, case_solver, median};
 use crate::gpu::Gpu;
-use crate::headless::{RunError, build_solver};
+use crate::headless::RunError;
 use crate::render::offscreen::OffscreenTarget;
 use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
 
@@ -46,12 +46,7 @@ pub fn run_render_case(
     options: &RenderBenchOptions,
     modes: &[RenderMode],
 ) -> Result<Vec<RenderBenchResult>, RunError> {
-    let scene = bench_scene(case);
-    let mut solver = build_solver(gpu, &scene, "bench")?;
-    solver.set_path(gpu, case.path);
-    let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
-    let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
-    solver.set_dt(gpu, dt);
+    let (solver, scene) = case_solver(gpu, case)?;
     let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
     let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
     let sample_count = Renderer::recommended_sample_count(&gpu.info);

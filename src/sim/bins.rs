@@ -19,8 +19,9 @@
 //! Then the two dispatch sizes are copied into the indirect-argument buffer (a buffer may not be
 //! bound for writing and used for indirect arguments in the same dispatch).
 //!
-//! Only an index array is sorted; the particles stay where they are, in scene order, so readbacks,
-//! the renderer and the CPU twin see the same particle at the same index on every path.
+//! The sort orders an index array; every few substeps [`super::reorder`] then moves the particles
+//! themselves into that order. Readbacks put them back into the scene's order, so tests and
+//! exports see the same particle at the same index on every path.
 
 use bytemuck::{Pod, Zeroable};
 use serde::{Deserialize, Serialize};
@@ -148,16 +149,22 @@ pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;
 
-/// Records the five bin passes as one compute pass (`sort`), then the copy of the dispatch sizes.
+/// Records the five bin passes as one compute pass (`sort`), followed within it by the two of a
+/// [`super::reorder`] if `reorder`, then the copy of the dispatch sizes.
 pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
+    reorder: bool,
     timestamps: Option<PassTimestamps>,
 ) {
-    let dispatches =
+    let mut dispatches: Vec<_> =
         [MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
-            .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))));
+            .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))))
+            .into();
+    if reorder {
+        dispatches.extend(super::reorder::dispatches(state));
+    }
     record_passes(encoder, kernels, state, "sort", &dispatches, timestamps);
     let from = std::mem::offset_of!(GpuBinHeader, p2g_groups) as u64;
     encoder.copy_buffer_to_buffer(&state.bin_header, from, &state.indirect_args, 0, 32);

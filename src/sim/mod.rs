@@ -21,6 +21,7 @@ pub mod params;
 pub mod particles;
 pub mod pick;
 pub mod pipelines;
+pub mod reorder;
 pub mod shaders;
 pub mod solver;
 pub mod state;

@@ -16,7 +16,9 @@
 //!
 //! The host keeps exchanging whole particles ([`GpuParticle`]): [`ParticleBuffers::new`] splits
 //! them into the streams (τ zero, for the `stress` pass to fill) and [`ParticleBuffers::read`]
-//! joins them back. The WGSL side is
+//! joins them back, in the order the host gave them. On the GPU that order does not last: the
+//! sorted path's `reorder` pass (`src/sim/reorder.rs`) moves the particles into block order every
+//! few substeps, and each carries its place in the host's order with it (`particle_id`). The WGSL side is
 //! `load_particle` / `store_particle` in `shaders/mpm/types.wgsl` (and the render passes' own
 //! bindings of three streams).
 
@@ -88,6 +90,9 @@ pub struct ParticleBuffers {
     pub plastic: wgpu::Buffer,
     /// The Kirchhoff stress τ of the stored F and Jp: xx, yy, zz, xy, xz, yz, 0, 0 (f32) per particle.
     pub stress: wgpu::Buffer,
+    /// Each stored particle's index in the order the host gave the particles (`u32`): the
+    /// `reorder` pass moves particles, and [`ParticleBuffers::read`] puts them back by this.
+    pub id: wgpu::Buffer,
     /// Particles held (the buffers hold at least one entry: a binding cannot be empty).
     pub count: u32,
 }
@@ -149,6 +154,7 @@ impl ParticleBuffers {
                 usage: usage | wgpu::BufferUsages::STORAGE,
             })
         };
+        let ids: Vec<u32> = (0..uploaded.len() as u32).collect();
         Self {
             position: make(0, &position),
             velocity: make(1, &velocity),
@@ -156,8 +162,28 @@ impl ParticleBuffers {
             deformation: make(3, &deformation),
             plastic: make(4, &plastic),
             stress: make(5, &stress),
+            id: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("particle_id"),
+                contents: bytemuck::cast_slice(&ids),
+                usage: usage | wgpu::BufferUsages::STORAGE,
+            }),
             count: particles.len() as u32,
         }
+    }
+
+    /// Zeroed buffers of the same shape for `count` particles (at least one entry each), labelled
+    /// `{label}.{stream}`: the `reorder` pass's scratch.
+    pub fn zeroed(device: &wgpu::Device, count: u32, usage: wgpu::BufferUsages, label: &str) -> Self {
+        let make = |name: &str, bytes: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("{label}.{name}")),
+                size: bytes * count.max(1) as u64,
+                usage: usage | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let [position, velocity, affine, deformation, plastic, stress] = STREAMS.map(|(name, bytes)| make(name, bytes));
+        Self { position, velocity, affine, deformation, plastic, stress, id: make("particle_id", 4), count }
     }
 
     /// The buffers in binding order ([`STREAMS`]).
@@ -165,21 +191,48 @@ impl ParticleBuffers {
         [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic, &self.stress]
     }
 
+    /// The streams and then `id`: everything the `reorder` pass moves.
+    pub fn buffers_with_id(&self) -> [&wgpu::Buffer; 7] {
+        let [a, b, c, d, e, f] = self.buffers();
+        [a, b, c, d, e, f, &self.id]
+    }
+
     /// Particles all the buffers have room for.
     pub fn capacity(&self) -> u64 {
         self.buffers().iter().zip(STREAMS).map(|(b, (_, bytes))| b.size() / bytes).min().unwrap_or(0)
     }
 
-    /// Copies the particles back to the host in one readback (the buffers need `COPY_SRC`). τ is
-    /// derived state and not read.
+    /// Copies the particles back to the host in one readback (the buffers need `COPY_SRC`), in the
+    /// order the host gave them however the GPU has since reordered them. τ is derived state and
+    /// not read.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
         let mut streams: [Vec<u8>; 6] = Default::default();
-        let buffers = self.buffers();
-        for (stream, bytes) in streams.iter_mut().zip(gpu.read_buffers(&buffers[..5])?) {
+        let buffers = self.buffers_with_id();
+        let mut read = gpu.read_buffers(&[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[6]])?;
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&read.pop().unwrap_or_default());
+        for (stream, bytes) in streams.iter_mut().zip(read) {
             *stream = bytes;
         }
-        Ok(join(&streams, self.count as usize))
+        Ok(unpermute(join(&streams, self.count as usize), &ids))
     }
+
+    /// The stored order's host indices (`id`), for reading other per-particle buffers back in the
+    /// host's order ([`unpermute`]).
+    pub fn read_ids(&self, gpu: &Gpu) -> Result<Vec<u32>, GpuError> {
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.id)?);
+        Ok(ids[..self.count as usize].to_vec())
+    }
+}
+
+/// `stored` (particle data in the GPU's order) put back into the host's order: entry `i` goes to
+/// place `ids[i]`. `ids` must be a permutation of `0..stored.len()` (the reorder pass keeps it one;
+/// `tests/sorted_path.rs` checks it).
+pub fn unpermute<T: Copy>(stored: Vec<T>, ids: &[u32]) -> Vec<T> {
+    let mut out = stored.clone();
+    for (value, &id) in stored.into_iter().zip(ids) {
+        out[id as usize] = value;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -197,6 +250,7 @@ mod tests {
             assert_eq!(stream.len() as u64, 2 * bytes, "{name}");
         }
         assert_eq!(join(&streams, 2), vec![a, b]);
+        assert_eq!(unpermute(vec![b, a], &[1, 0]), vec![a, b]);
         assert_eq!(PARTICLE_BYTES, 168);
         assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
     }

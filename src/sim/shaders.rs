@@ -62,6 +62,10 @@ pub enum MpmPass {
     Pick,
     /// Each particle's Kirchhoff stress from its stored F and Jp, for P2G.
     Stress,
+    /// Sorted path, every few substeps: the particles into block order, in scratch streams.
+    Reorder,
+    /// Sorted path: the scratch streams of [`MpmPass::Reorder`] copied back.
+    ReorderCopy,
 }
 
 impl MpmPass {
@@ -76,7 +80,7 @@ impl MpmPass {
     }
 
     /// Every pass.
-    pub const ALL: [MpmPass; 18] = [
+    pub const ALL: [MpmPass; 20] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -95,6 +99,8 @@ impl MpmPass {
         MpmPass::Stats,
         MpmPass::Pick,
         MpmPass::Stress,
+        MpmPass::Reorder,
+        MpmPass::ReorderCopy,
     ];
 
     /// The pass's name: file stem, entry point and GPU label.
@@ -118,6 +124,8 @@ impl MpmPass {
             MpmPass::Stats => "stats",
             MpmPass::Pick => "pick",
             MpmPass::Stress => "stress",
+            MpmPass::Reorder => "reorder",
+            MpmPass::ReorderCopy => "reorder_copy",
         }
     }
 
@@ -142,6 +150,8 @@ impl MpmPass {
             MpmPass::Stats => include_str!("../../shaders/mpm/stats.wgsl"),
             MpmPass::Pick => include_str!("../../shaders/mpm/pick.wgsl"),
             MpmPass::Stress => include_str!("../../shaders/mpm/stress.wgsl"),
+            MpmPass::Reorder => include_str!("../../shaders/mpm/reorder.wgsl"),
+            MpmPass::ReorderCopy => include_str!("../../shaders/mpm/reorder_copy.wgsl"),
         }
     }
 

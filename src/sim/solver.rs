@@ -86,7 +86,8 @@ pub struct BinsReadback {
     pub occupied: Vec<u32>,
     /// The touched blocks.
     pub touched: Vec<u32>,
-    /// Particle indices in block order.
+    /// Particle indices (in the host's order, as [`Solver::read_particles`] returns them) in block
+    /// order.
     pub order: Vec<u32>,
 }
 
@@ -230,6 +231,17 @@ impl Solver {
         self.p2g_pass()
     }
 
+    /// Moves the particles into block order every `interval` substeps on the binned paths (0:
+    /// never); see [`super::reorder`].
+    pub fn set_reorder_interval(&mut self, interval: u32) {
+        self.state.reorder_interval = interval;
+    }
+
+    /// Substeps between two reorders (0: none).
+    pub fn reorder_interval(&self) -> u32 {
+        self.state.reorder_interval
+    }
+
     /// The kernel the sorted path's P2G stage runs.
     pub fn p2g_pass(&self) -> MpmPass {
         step::sorted_p2g(&self.kernels, &self.state)
@@ -260,8 +272,9 @@ impl Solver {
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let (path, p2g) = (self.state.path, self.state.p2g());
+        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder_interval);
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, path, p2g)?;
+        self.state.reorder_interval = interval;
         self.collider_count = 0;
         self.write_uniforms(gpu);
         self.refresh_stress(gpu);
@@ -277,8 +290,9 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let (path, p2g) = (self.state.path, self.state.p2g());
+        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder_interval);
         self.state = SimState::new(&gpu.device, &self.kernels, &params, &particles, path, p2g)?;
+        self.state.reorder_interval = interval;
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
@@ -312,7 +326,7 @@ impl Solver {
         match (state.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 e.clear_buffer(&state.grid_fixed, 0, None);
-                super::bins::record(e, &self.kernels, state, None);
+                super::bins::record(e, &self.kernels, state, false, None);
             }
             (path, MpmPass::P2g) if path.is_binned() => step::record_sorted_p2g(e, &self.kernels, state, None),
             (path, MpmPass::GridUpdate) if path.is_binned() => {
@@ -331,11 +345,16 @@ impl Solver {
     /// Copies the bins of the last `sort` back, particle order included (for tests of the sort).
     pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
         let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_lists)?);
-        let (header, bins, order) = (
+        let (header, bins, stored_order) = (
             self.read_bin_header(gpu)?,
             bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_bins)?),
-            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.particle_order)?),
+            bytemuck::pod_collect_to_vec::<u8, u32>(&gpu.read_buffer(&self.state.particle_order)?),
         );
+        // particle_order holds places in the GPU's (reordered) storage; name the particles by
+        // their host index instead. A place out of range (a broken sort) stays as it is, for the
+        // tests to report.
+        let ids = self.state.particles.read_ids(gpu)?;
+        let order = stored_order.iter().map(|&k| ids.get(k as usize).copied().unwrap_or(k)).collect();
         let blocks = self.state.block_count as usize;
         Ok(BinsReadback {
             occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),

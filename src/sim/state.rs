@@ -102,6 +102,12 @@ pub struct SimState {
     pub params: wgpu::Buffer,
     /// Particles, as six streams ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
+    /// The `reorder` pass's scratch, the particles' shape ([`super::reorder`]).
+    pub reorder_scratch: ParticleBuffers,
+    /// Substeps between two reorders on the binned paths (0: never); see [`super::reorder`].
+    pub reorder_interval: u32,
+    /// Substeps recorded since the last reorder ([`SimState::take_reorder`]).
+    since_reorder: std::sync::atomic::AtomicU32,
     /// Fixed-point mass and momentum, four i32 per node.
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per node.
@@ -150,7 +156,7 @@ pub struct SimState {
 }
 
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 19;
+pub const BINDINGS: usize = 27;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
 fn make_bind_group(
@@ -158,10 +164,16 @@ fn make_bind_group(
     kernels: &Kernels,
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; BINDINGS - 7],
+    rest: [&wgpu::Buffer; 12],
+    scratch: &ParticleBuffers,
 ) -> wgpu::BindGroup {
-    // Binding 0 is the uniform block, 1–6 the particle streams, the rest in order (types.wgsl).
-    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest);
+    // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order, 19 the
+    // particle ids, 20–26 the reorder scratch (types.wgsl).
+    let buffers = std::iter::once(params)
+        .chain(particles.buffers())
+        .chain(rest)
+        .chain([&particles.id])
+        .chain(scratch.buffers_with_id());
     let entries: Vec<_> = buffers
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
@@ -300,11 +312,12 @@ pub fn widest_buffer_bytes(p2g: MpmPass) -> u64 {
     WIDEST_STREAM_BYTES.max(source)
 }
 
-/// GPU bytes per particle: the streams, its place in `particle_order`, and its scatter source where
-/// the sorted path's P2G is `p2g_gather`.
+/// GPU bytes per particle: the streams and its id, twice (the reorder scratch is the same shape),
+/// its place in `particle_order`, and its scatter source where the sorted path's P2G is
+/// `p2g_gather`.
 pub fn particle_bytes(p2g: MpmPass) -> u64 {
     let source = if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 };
-    PARTICLE_BYTES + 4 + source
+    2 * (PARTICLE_BYTES + 4) + 4 + source
 }
 
 /// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
@@ -340,6 +353,7 @@ impl SimState {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let particle_buffers = ParticleBuffers::new(device, particles, storage);
+        let reorder_scratch = ParticleBuffers::zeroed(device, particle_count, storage, "reorder");
         let grid_fixed = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grid_fixed"),
             size: node_count as u64 * GRID_FIXED_NODE_BYTES,
@@ -420,10 +434,15 @@ impl SimState {
                 &cell_bins,
                 &scatter_sources,
             ],
+            &reorder_scratch,
         );
         Ok(Self {
             params: params_buffer,
             particles: particle_buffers,
+            reorder_scratch,
+            reorder_interval: super::reorder::default_interval(),
+            // Due at once: a new particle set is put into block order by its first sort.
+            since_reorder: std::sync::atomic::AtomicU32::new(u32::MAX),
             grid_fixed,
             grid_velocity,
             status,
@@ -468,6 +487,7 @@ impl SimState {
                 &self.cell_bins,
                 &self.scatter_sources,
             ],
+            &self.reorder_scratch,
         );
     }
 
@@ -572,6 +592,19 @@ impl SimState {
         let offset = std::mem::offset_of!(GpuSimParams, collider_blend) as u64;
         let entry = 4 * k.min(MAX_COLLIDER_SUBSTEPS - 1) as u64;
         encoder.copy_buffer_to_buffer(&self.collider_blend_table, entry, &self.params, offset, 4);
+    }
+
+    /// Counts a sorted substep and says whether it reorders the particles: every
+    /// `reorder_interval`-th one, and the first after an upload.
+    pub fn take_reorder(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.reorder_interval == 0 {
+            return false;
+        }
+        let since = self.since_reorder.load(Relaxed).saturating_add(1);
+        let due = since >= self.reorder_interval;
+        self.since_reorder.store(if due { 0 } else { since }, Relaxed);
+        due
     }
 
     /// Number of i32 words in the fixed-point grid (one `grid_clear` thread each).

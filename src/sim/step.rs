@@ -135,7 +135,7 @@ pub fn record_substep(
         }
         // The sorted path, and the first substep of a fused run.
         _ if !fused || index == 0 => {
-            bins::record(encoder, kernels, state, at(0));
+            bins::record(encoder, kernels, state, state.take_reorder(), at(0));
             record_sorted_p2g(encoder, kernels, state, at(1));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
@@ -143,7 +143,7 @@ pub fn record_substep(
             // g2p2g runs on the bins of the previous positions; the sort after it bins the new
             // ones, whose stencils grid_update_blocks must visit.
             g2p2g::record(encoder, kernels, state, at(1));
-            bins::record(encoder, kernels, state, at(0));
+            bins::record(encoder, kernels, state, state.take_reorder(), at(0));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
     }
