@@ -19,6 +19,9 @@
 #             (bench-bin/shaders-streams, from `git archive`) and with the current ones; then
 #             g2p2g with 5 and 3 Jacobi sweeps in the SVD (4 since 2026-11-24; the run in
 #             docs/performance.md varied 5 → 4 and 3), and without its scatter
+#   reorder   at 1M, lattice and shuffled particle order: naive, and sorted and fused reordering
+#             never and every 1, 16 and 64 substeps (src/sim/reorder.rs)
+#   shuffled  the table's cases with the particles in a shuffled order (snow that has mixed)
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -47,6 +50,14 @@ for what in "$@"; do
     table)
         $bin bench --particles 100000,1000000,4000000,16000000 --grid 128,128,256,256 --substeps 200 \
             --path naive,sorted,fused 2>&1 | tee "$out/table.txt"
+        ;;
+    reorder)
+        $bin bench --particles 1000000 --grid 128 --substeps 200 --path naive,sorted,fused \
+            --order lattice,shuffled --reorder 0,1,16,64 2>&1 | tee "$out/reorder.txt"
+        ;;
+    shuffled)
+        $bin bench --particles 100000,1000000,4000000,16000000 --grid 128,128,256,256 --substeps 200 \
+            --path naive,sorted,fused --order shuffled 2>&1 | tee "$out/shuffled.txt"
         ;;
     layout)
         bench-bin/powder-aos bench --particles 100000,1000000,4000000 --grid 128,128,256 --substeps 200 \

@@ -147,6 +147,8 @@ pub struct Traffic {
     pub blocks: f64,
     /// Particles per cell of snow.
     pub particles_per_cell: f64,
+    /// Reorders per substep (1 / the reorder interval; 0 without reordering).
+    pub reorders_per_substep: f64,
 }
 
 /// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (six
@@ -156,7 +158,8 @@ pub struct Traffic {
 /// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
 /// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
-/// counters cleared. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each particle
+/// counters cleared, and on the substeps that reorder (a share `reorders_per_substep`) every stream
+/// and id read and written twice and the order read and rewritten. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each particle
 /// and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
 /// readers hit the cache) and writes every touched node's 32-byte sums. The fused path's g2p2g
 /// reads and writes each particle once, reads velocities and writes sums per node of snow; its g2p
@@ -171,7 +174,13 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
     let block = size_of::<GpuBlockBin>() as f64;
     match (path, stage) {
         (SolverPath::Naive, 0) => fixed * t.nodes,
-        (_, 0) => 36.0 * t.particles + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks,
+        (_, 0) => {
+            // A reorder reads and writes the streams and id twice (gather, copy back) and reads and
+            // rewrites the order.
+            let reorder = 4.0 * (particle + 4.0) + 8.0;
+            (36.0 + reorder * t.reorders_per_substep) * t.particles
+                + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks
+        }
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
         (SolverPath::Sorted, 1) if p2g == MpmPass::P2gGather => {
             let source = size_of::<GpuScatterSource>() as f64;
@@ -288,6 +297,10 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         touched_nodes: touched_nodes as f64,
         blocks: solver.state().block_count as f64,
         particles_per_cell: case.particles_per_cell as f64,
+        reorders_per_substep: match (case.path, solver.reorder_interval()) {
+            (SolverPath::Naive, _) | (_, 0) => 0.0,
+            (_, n) => 1.0 / n as f64,
+        },
     };
     let passes = solver
         .stage_names()
