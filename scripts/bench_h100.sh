@@ -22,6 +22,8 @@
 #   reorder   at 1M, lattice and shuffled particle order: naive, and sorted and fused reordering
 #             never and every 1, 16 and 64 substeps (src/sim/reorder.rs)
 #   shuffled  the table's cases with the particles in a shuffled order (snow that has mixed)
+#   spread    sorted and fused at 1M and 16M with the current shaders and with bench-bin/shaders-spread
+#             (a copy of shaders/ whose tile kernels visit a block's particles in a strided order)
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -58,6 +60,17 @@ for what in "$@"; do
     shuffled)
         $bin bench --particles 100000,1000000,4000000,16000000 --grid 128,128,256,256 --substeps 200 \
             --path naive,sorted,fused --order shuffled 2>&1 | tee "$out/shuffled.txt"
+        ;;
+    spread)
+        for dir in shaders bench-bin/shaders-spread; do
+            echo "== $dir"
+            $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused \
+                --shaders "$dir" 2>&1
+        done | tee "$out/spread.txt"
+        ;;
+    shuffled64)
+        $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path naive,sorted,fused \
+            --order shuffled 2>&1 | tee "$out/shuffled64.txt"
         ;;
     layout)
         bench-bin/powder-aos bench --particles 100000,1000000,4000000 --grid 128,128,256 --substeps 200 \

@@ -29,7 +29,7 @@ use super::step::{Dispatch, thread_count};
 
 /// Substeps between reorders for a new solver (`POWDER_REORDER=N` overrides it; 0 turns the
 /// reorder off). Measured in docs/performance.md.
-pub const DEFAULT_INTERVAL: u32 = 16;
+pub const DEFAULT_INTERVAL: u32 = 64;
 
 /// The interval a new solver starts with: [`DEFAULT_INTERVAL`] unless `POWDER_REORDER` names one.
 pub fn default_interval() -> u32 {
