@@ -24,6 +24,8 @@
 #   shuffled  the table's cases with the particles in a shuffled order (snow that has mixed)
 #   spread    sorted and fused at 1M and 16M with the current shaders and with bench-bin/shaders-spread
 #             (a copy of shaders/ whose tile kernels visit a block's particles in a strided order)
+#   variants  sorted and fused at 1M and 16M with the current shaders and with each copy
+#             bench-bin/shaders-* (edited copies of shaders/, described in docs/performance.md)
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -67,6 +69,13 @@ for what in "$@"; do
             $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused \
                 --shaders "$dir" 2>&1
         done | tee "$out/spread.txt"
+        ;;
+    variants)
+        for dir in shaders bench-bin/shaders-*; do
+            echo "== $dir"
+            $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused \
+                --shaders "$dir" 2>&1
+        done | tee "$out/variants.txt"
         ;;
     shuffled64)
         $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path naive,sorted,fused \
