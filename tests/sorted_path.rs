@@ -460,6 +460,15 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
             assert!(cells.iter().all(|&c| c / BLOCK_CELLS == b as u32), "{case}: block {b} holds another's particle");
             assert!(cells.is_sorted(), "{case}: block {b} is not in cell order");
         }
+
+        // Sorting particles that are in block order: most of bin_count's workgroups now count
+        // into their first or last thread's block in workgroup memory. The counts stay the twin's.
+        solver.run_pass(&gpu, MpmPass::GridClear);
+        let again = solver.read_bins(&gpu).expect("bins");
+        let positions: Vec<Vec3> = particles.iter().map(|p| Vec3::from(p.position)).collect();
+        let counts = block_counts(&grid, &positions);
+        assert!(again.bins.iter().map(|b| b.count).eq(counts), "{case}: block counts of a sort in block order");
+        assert_eq!(again.header.particle_total as usize, n, "{case}: particles placed by a sort in block order");
     }
 }
 
