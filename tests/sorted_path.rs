@@ -494,7 +494,7 @@ fn reordering_changes_no_result() {
         .map(|&(path, interval)| {
             let mut solver = Solver::new(&gpu, params(), &particles).expect("solver");
             solver.set_path(&gpu, path);
-            solver.set_reorder_interval(interval);
+            solver.set_reorder_interval(&gpu, interval);
             for run in [1, 7, 16] {
                 solver.step(&gpu, run);
             }

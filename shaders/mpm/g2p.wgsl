@@ -13,8 +13,9 @@ fn g2p(
     if (thread >= params.particle_count) {
         return;
     }
-    // On the sorted path thread k takes the k-th particle in block order, so neighbouring threads
-    // read neighbouring grid nodes.
+    // Neighbouring threads should read neighbouring grid nodes: on the binned paths the particles'
+    // places are in block order (as of the last reorder), or else thread k takes the k-th particle
+    // of the sort's block order (see PARTICLE_ORDER_* in types.wgsl).
     let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
     let a = advanced(load_particle(index));
     store_particle(index, a.particle);

@@ -54,8 +54,10 @@ struct SimParams {
     _pad2: u32,
 }
 
-// g2p thread k updates particle k (the dense path) or particle_order[k], the k-th particle in
-// block order (the sorted path, after the bin passes of the same substep).
+// g2p thread k updates the particle stored at place k (the naive path, and the binned paths while
+// they reorder the particles, whose places are then in block order as of the last reorder) or
+// particle_order[k], the k-th particle in block order (binned paths without reorder, after the bin
+// passes of the same substep).
 const PARTICLE_ORDER_SCENE: u32 = 0u;
 const PARTICLE_ORDER_BINNED: u32 = 1u;
 

@@ -68,7 +68,7 @@ pub fn case_solver(gpu: &Gpu, case: &BenchCase) -> Result<(Solver, Scene), RunEr
         solver.set_p2g(gpu, pass);
     }
     if let Some(interval) = case.reorder {
-        solver.set_reorder_interval(interval);
+        solver.set_reorder_interval(gpu, interval);
     }
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;

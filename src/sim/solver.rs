@@ -233,8 +233,9 @@ impl Solver {
 
     /// Moves the particles into block order every `interval` substeps on the binned paths (0:
     /// never); see [`super::reorder`].
-    pub fn set_reorder_interval(&mut self, interval: u32) {
+    pub fn set_reorder_interval(&mut self, gpu: &Gpu, interval: u32) {
         self.state.reorder_interval = interval;
+        self.write_uniforms(gpu);
     }
 
     /// Substeps between two reorders (0: none).
@@ -265,7 +266,7 @@ impl Solver {
     fn write_uniforms(&self, gpu: &Gpu) {
         let mut uniforms = self.params.to_gpu(self.state.particle_count);
         uniforms.collider_count = self.collider_count;
-        uniforms.particle_order = self.state.path.particle_order();
+        uniforms.particle_order = self.state.path.particle_order(self.state.reorder_interval > 0);
         self.interaction.write_into(&mut uniforms);
         self.state.write_params(&gpu.queue, &uniforms);
     }
