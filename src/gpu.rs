@@ -78,6 +78,17 @@ impl Gpu {
         }
         // p2g_tiled_subgroup's shuffles; without them the sorted path uses p2g_tiled.
         required_features |= adapter.features() & wgpu::Features::SUBGROUP;
+        let needed = crate::sim::pipelines::STORAGE_BUFFERS;
+        let offered = adapter.limits().max_storage_buffers_per_shader_stage;
+        if offered < needed {
+            return Err(GpuError::RequestDevice {
+                adapter: info.name.clone(),
+                reason: format!(
+                    "powder's simulation binds {needed} storage buffers per compute shader, and this adapter allows \
+                     {offered} (max_storage_buffers_per_shader_stage)"
+                ),
+            });
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("powder"),
             required_features,

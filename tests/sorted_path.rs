@@ -469,6 +469,14 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
         let counts = block_counts(&grid, &positions);
         assert!(again.bins.iter().map(|b| b.count).eq(counts), "{case}: block counts of a sort in block order");
         assert_eq!(again.header.particle_total as usize, n, "{case}: particles placed by a sort in block order");
+        let mut again_order = again.order.clone();
+        again_order.sort_unstable();
+        assert!(again_order.iter().copied().eq(0..n as u32), "{case}: the second sort's order is not a permutation");
+        for (b, bin) in again.bins.iter().enumerate().filter(|(_, bin)| bin.count > 0) {
+            for &i in &again.order[bin.offset as usize..(bin.offset + bin.count) as usize] {
+                assert_eq!(home_block(&grid, positions[i as usize]), b as u32, "{case}: second sort, particle {i}");
+            }
+        }
     }
 }
 

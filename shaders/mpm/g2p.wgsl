@@ -1,6 +1,6 @@
 // g2p: each particle's update from the grid (advance.wgsl): velocity and C gathered from its 27
 // stencil nodes, the deformation gradient updated, snow plasticity applied, the particle advected.
-// Reads: params, grid_velocity, particles, particle_order (sorted path). Writes: particles (the stress
+// Reads: params, grid_velocity, particles, particle_order (binned paths without reorder). Writes: particles (the stress
 // of the new F among them), status.nonfinite_count.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

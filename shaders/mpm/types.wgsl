@@ -58,7 +58,7 @@ struct SimParams {
 // they reorder the particles, whose places are then in block order as of the last reorder) or
 // particle_order[k], the k-th particle in block order (binned paths without reorder, after the bin
 // passes of the same substep).
-const PARTICLE_ORDER_SCENE: u32 = 0u;
+const PARTICLE_ORDER_STORED: u32 = 0u;
 const PARTICLE_ORDER_BINNED: u32 = 1u;
 
 // Particles are binned by the grid block of their stencil's base node: blocks of BLOCK_EDGE³ nodes.

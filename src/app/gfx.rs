@@ -331,8 +331,9 @@ pub struct EguiFrame {
     pub pixels_per_point: f32,
 }
 
-/// Fails with the first of WebGPU's default limits that `adapter` does not reach: powder's
-/// kernels and renderer stay within them (the device is then created with the adapter's own).
+/// Fails with the first of WebGPU's default limits that `adapter` does not reach (the device is
+/// then created with the adapter's own). The simulation needs more storage buffers per shader
+/// stage than WebGPU's default of 8; [`Gpu::from_adapter`] checks that one.
 fn check_limits(adapter: &wgpu::Adapter) -> Result<(), GfxError> {
     let offered = adapter.limits();
     let mut missing = None;

@@ -54,7 +54,11 @@ pub struct BenchCase {
 
 /// The solver of a case: its scene's particles, shuffled if the case says so, on the case's path,
 /// P2G kernel and reorder interval, at the scene's stable dt. Returns the solver and the scene.
-pub fn case_solver(gpu: &Gpu, case: &BenchCase) -> Result<(Solver, Scene), RunError> {
+pub fn case_solver(
+    gpu: &Gpu,
+    case: &BenchCase,
+    shaders: Option<&std::path::Path>,
+) -> Result<(Solver, Scene), RunError> {
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     let scene = bench_scene(case);
@@ -63,6 +67,10 @@ pub fn case_solver(gpu: &Gpu, case: &BenchCase) -> Result<(Solver, Scene), RunEr
         particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
     }
     let mut solver = build_solver_with(gpu, &scene, &particles, "bench")?;
+    // Edited kernels first, so that the stable dt below comes from them too.
+    if let Some(dir) = shaders {
+        solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
+    }
     solver.set_path(gpu, case.path);
     if let Some(pass) = case.p2g {
         solver.set_p2g(gpu, pass);
@@ -159,8 +167,8 @@ pub struct Traffic {
 /// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
 /// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
 /// counters cleared, and on the substeps that reorder (a share `reorders_per_substep`) every stream
-/// and id read and written twice and the order read and rewritten. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each particle
-/// and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
+/// and id read and written twice and the order read and rewritten. The sorted path's P2G stage is
+/// `p2g`: with `p2g_gather` it reads each particle and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
 /// readers hit the cache) and writes every touched node's 32-byte sums. The fused path's g2p2g
 /// reads and writes each particle once, reads velocities and writes sums per node of snow; its g2p
 /// runs once per run of substeps and is counted as nothing.
@@ -258,10 +266,7 @@ fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> 
 /// (`shaders/mpm/*.wgsl` of a checkout, edited or not) instead of the built-in ones if given: an
 /// edited kernel can be timed without rebuilding powder.
 pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -> Result<BenchResult, RunError> {
-    let (mut solver, _) = case_solver(gpu, &case)?;
-    if let Some(dir) = shaders {
-        solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
-    }
+    let (solver, _) = case_solver(gpu, &case, shaders)?;
     let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let dt = solver.params().dt;
     // Warm-up: pipelines compiled, memory touched, caches in a steady state.
@@ -297,8 +302,11 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         touched_nodes: touched_nodes as f64,
         blocks: solver.state().block_count as f64,
         particles_per_cell: case.particles_per_cell as f64,
+        // Without timestamps the stages run one by one through `Solver::run_pass`, whose sort
+        // never reorders.
         reorders_per_substep: match (case.path, solver.reorder_interval()) {
             (SolverPath::Naive, _) | (_, 0) => 0.0,
+            _ if !gpu.has_timestamps => 0.0,
             (_, n) => 1.0 / n as f64,
         },
     };

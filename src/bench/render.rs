@@ -46,7 +46,7 @@ pub fn run_render_case(
     options: &RenderBenchOptions,
     modes: &[RenderMode],
 ) -> Result<Vec<RenderBenchResult>, RunError> {
-    let (solver, scene) = case_solver(gpu, case)?;
+    let (solver, scene) = case_solver(gpu, case, None)?;
     let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
     let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
     let sample_count = Renderer::recommended_sample_count(&gpu.info);

@@ -34,7 +34,7 @@ use super::step::{Dispatch, PassTimestamps, record_passes, thread_count};
 /// g2p thread k updates the particle stored at place k (the naive path, and the binned paths
 /// while they reorder the particles themselves: the places are then in block order as of the
 /// last reorder).
-pub const PARTICLE_ORDER_SCENE: u32 = 0;
+pub const PARTICLE_ORDER_STORED: u32 = 0;
 /// g2p thread k updates `particle_order[k]`, the k-th particle in block order (the binned paths
 /// without reorder).
 pub const PARTICLE_ORDER_BINNED: u32 = 1;
@@ -112,7 +112,7 @@ impl SolverPath {
     /// than going through the sort's index (docs/performance.md: 3.53 → 3.37 ms at 16M); without
     /// it, the index keeps neighbouring threads on neighbouring grid nodes.
     pub fn particle_order(self, reorders: bool) -> u32 {
-        if self.is_binned() && !reorders { PARTICLE_ORDER_BINNED } else { PARTICLE_ORDER_SCENE }
+        if self.is_binned() && !reorders { PARTICLE_ORDER_BINNED } else { PARTICLE_ORDER_STORED }
     }
 }
 

@@ -190,7 +190,7 @@ pub struct GpuSimParams {
     /// Where this substep lies between the collider field's frame start (0) and end (1). Set per
     /// substep by a buffer copy recorded before it (`SimState::record_collider_blend`).
     pub collider_blend: f32,
-    /// Which particle g2p thread k updates: [`crate::sim::bins::PARTICLE_ORDER_SCENE`] (the one
+    /// Which particle g2p thread k updates: [`crate::sim::bins::PARTICLE_ORDER_STORED`] (the one
     /// stored at place k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
     /// Set from the solver's path and reorder interval ([`crate::sim::bins::SolverPath::particle_order`]).
     pub particle_order: u32,

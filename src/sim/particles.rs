@@ -208,12 +208,16 @@ impl ParticleBuffers {
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
         let mut streams: [Vec<u8>; 6] = Default::default();
         let buffers = self.buffers_with_id();
-        let mut read = gpu.read_buffers(&[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[6]])?;
-        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&read.pop().unwrap_or_default());
-        for (stream, bytes) in streams.iter_mut().zip(read) {
-            *stream = bytes;
-        }
-        Ok(unpermute(join(&streams, self.count as usize), &ids))
+        let read = gpu.read_buffers(&[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[6]])?;
+        let [position, velocity, affine, deformation, plastic, id]: [Vec<u8>; 6] =
+            read.try_into().expect("read_buffers returns one readback per buffer");
+        streams[..5].clone_from_slice(&[position, velocity, affine, deformation, plastic]);
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&id);
+        let count = self.count as usize;
+        unpermute(&join(&streams, count), &ids[..count]).ok_or_else(|| GpuError::Readback {
+            label: "particle_id".into(),
+            reason: format!("the ids of the {count} particles are not a permutation of 0..{count}"),
+        })
     }
 
     /// The stored order's host indices (`id`), for reading other per-particle buffers back in the
@@ -225,14 +229,20 @@ impl ParticleBuffers {
 }
 
 /// `stored` (particle data in the GPU's order) put back into the host's order: entry `i` goes to
-/// place `ids[i]`. `ids` must be a permutation of `0..stored.len()` (the reorder pass keeps it one;
-/// `tests/sorted_path.rs` checks it).
-pub fn unpermute<T: Copy>(stored: Vec<T>, ids: &[u32]) -> Vec<T> {
-    let mut out = stored.clone();
-    for (value, &id) in stored.into_iter().zip(ids) {
-        out[id as usize] = value;
+/// place `ids[i]`. `None` unless `ids` is a permutation of `0..stored.len()` (the reorder pass
+/// keeps it one; `tests/sorted_path.rs` checks it).
+pub fn unpermute<T: Copy>(stored: &[T], ids: &[u32]) -> Option<Vec<T>> {
+    if ids.len() != stored.len() {
+        return None;
     }
-    out
+    let mut out: Vec<Option<T>> = vec![None; stored.len()];
+    for (&value, &id) in stored.iter().zip(ids) {
+        let slot = out.get_mut(id as usize)?;
+        if slot.replace(value).is_some() {
+            return None;
+        }
+    }
+    out.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -250,7 +260,9 @@ mod tests {
             assert_eq!(stream.len() as u64, 2 * bytes, "{name}");
         }
         assert_eq!(join(&streams, 2), vec![a, b]);
-        assert_eq!(unpermute(vec![b, a], &[1, 0]), vec![a, b]);
+        assert_eq!(unpermute(&[b, a], &[1, 0]), Some(vec![a, b]));
+        assert_eq!(unpermute(&[b, a], &[1, 1]), None, "a repeated id");
+        assert_eq!(unpermute(&[b, a], &[0, 2]), None, "an id out of range");
         assert_eq!(PARTICLE_BYTES, 168);
         assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
     }

@@ -28,6 +28,11 @@ fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// Storage buffers the MPM bind group layout holds (all bindings but the two uniform blocks):
+/// the device must allow this many per compute shader stage ([`crate::gpu::Gpu::from_adapter`]
+/// checks it). lavapipe allows 32; WebGPU's default is only 8.
+pub const STORAGE_BUFFERS: u32 = BINDINGS as u32 - 2;
+
 /// A shader that failed to build, with naga's (or the driver's) message.
 #[derive(Debug, thiserror::Error)]
 #[error("shader {pass} failed to build:\n{message}")]

@@ -62,7 +62,7 @@ pub enum MpmPass {
     Pick,
     /// Each particle's Kirchhoff stress from its stored F and Jp, for P2G.
     Stress,
-    /// Sorted path, every few substeps: the particles into block order, in scratch streams.
+    /// Sorted and fused paths, every few substeps: the particles into block order, in scratch streams.
     Reorder,
     /// Sorted path: the scratch streams of [`MpmPass::Reorder`] copied back.
     ReorderCopy,

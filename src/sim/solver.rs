@@ -234,13 +234,13 @@ impl Solver {
     /// Moves the particles into block order every `interval` substeps on the binned paths (0:
     /// never); see [`super::reorder`].
     pub fn set_reorder_interval(&mut self, gpu: &Gpu, interval: u32) {
-        self.state.reorder_interval = interval;
+        self.state.reorder.set_interval(interval);
         self.write_uniforms(gpu);
     }
 
     /// Substeps between two reorders (0: none).
     pub fn reorder_interval(&self) -> u32 {
-        self.state.reorder_interval
+        self.state.reorder.interval()
     }
 
     /// The kernel the sorted path's P2G stage runs.
@@ -266,16 +266,16 @@ impl Solver {
     fn write_uniforms(&self, gpu: &Gpu) {
         let mut uniforms = self.params.to_gpu(self.state.particle_count);
         uniforms.collider_count = self.collider_count;
-        uniforms.particle_order = self.state.path.particle_order(self.state.reorder_interval > 0);
+        uniforms.particle_order = self.state.path.particle_order(self.state.reorder.interval() > 0);
         self.interaction.write_into(&mut uniforms);
         self.state.write_params(&gpu.queue, &uniforms);
     }
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder_interval);
+        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder.interval());
         self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, path, p2g)?;
-        self.state.reorder_interval = interval;
+        self.state.reorder.set_interval(interval);
         self.collider_count = 0;
         self.write_uniforms(gpu);
         self.refresh_stress(gpu);
@@ -291,9 +291,9 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder_interval);
+        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder.interval());
         self.state = SimState::new(&gpu.device, &self.kernels, &params, &particles, path, p2g)?;
-        self.state.reorder_interval = interval;
+        self.state.reorder.set_interval(interval);
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);

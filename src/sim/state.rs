@@ -71,7 +71,7 @@ pub enum StateError {
         nodes: u64,
         /// Bytes the solver's buffers need in all.
         needed: u64,
-        /// Bytes per particle (streams, sort order, scatter sources).
+        /// Bytes per particle (streams and id, their reorder scratch, sort order, scatter sources).
         per_particle: u64,
         /// Bytes of the grid, its bins and the collider fields.
         grid: u64,
@@ -100,14 +100,12 @@ pub enum StateError {
 pub struct SimState {
     /// Uniform block ([`GpuSimParams`]).
     pub params: wgpu::Buffer,
-    /// Particles, as six streams ([`ParticleBuffers`]).
+    /// Particles, as six streams and their ids ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
     /// The `reorder` pass's scratch, the particles' shape ([`super::reorder`]).
     pub reorder_scratch: ParticleBuffers,
-    /// Substeps between two reorders on the binned paths (0: never); see [`super::reorder`].
-    pub reorder_interval: u32,
-    /// Substeps recorded since the last reorder ([`SimState::take_reorder`]).
-    since_reorder: std::sync::atomic::AtomicU32,
+    /// Which substeps of the binned paths reorder the particles ([`super::reorder`]).
+    pub reorder: super::reorder::ReorderClock,
     /// Fixed-point mass and momentum, four i32 per node.
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per node.
@@ -164,7 +162,7 @@ fn make_bind_group(
     kernels: &Kernels,
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; 12],
+    rest: [&wgpu::Buffer; BINDINGS - 15],
     scratch: &ParticleBuffers,
 ) -> wgpu::BindGroup {
     // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order, 19 the
@@ -440,9 +438,7 @@ impl SimState {
             params: params_buffer,
             particles: particle_buffers,
             reorder_scratch,
-            reorder_interval: super::reorder::default_interval(),
-            // Due at once: a new particle set is put into block order by its first sort.
-            since_reorder: std::sync::atomic::AtomicU32::new(u32::MAX),
+            reorder: super::reorder::ReorderClock::new(super::reorder::default_interval()),
             grid_fixed,
             grid_velocity,
             status,
@@ -592,19 +588,6 @@ impl SimState {
         let offset = std::mem::offset_of!(GpuSimParams, collider_blend) as u64;
         let entry = 4 * k.min(MAX_COLLIDER_SUBSTEPS - 1) as u64;
         encoder.copy_buffer_to_buffer(&self.collider_blend_table, entry, &self.params, offset, 4);
-    }
-
-    /// Counts a sorted substep and says whether it reorders the particles: every
-    /// `reorder_interval`-th one, and the first after an upload.
-    pub fn take_reorder(&self) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        if self.reorder_interval == 0 {
-            return false;
-        }
-        let since = self.since_reorder.load(Relaxed).saturating_add(1);
-        let due = since >= self.reorder_interval;
-        self.since_reorder.store(if due { 0 } else { since }, Relaxed);
-        due
     }
 
     /// Number of i32 words in the fixed-point grid (one `grid_clear` thread each).

@@ -109,7 +109,8 @@ pub fn record_pass(
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
 /// with nothing between them that changes the state) on the state's [`SolverPath`]: its collider
 /// blend, then four stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update →
-/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p. On the fused path the
+/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of every
+/// [`super::reorder::ReorderClock`]-chosen substep also moves the particles into block order. On the fused path the
 /// run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one
 /// g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last
 /// one ends with g2p, so the particles are complete after the run as on the other paths.
@@ -135,7 +136,7 @@ pub fn record_substep(
         }
         // The sorted path, and the first substep of a fused run.
         _ if !fused || index == 0 => {
-            bins::record(encoder, kernels, state, state.take_reorder(), at(0));
+            bins::record(encoder, kernels, state, state.reorder.tick(), at(0));
             record_sorted_p2g(encoder, kernels, state, at(1));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
@@ -143,7 +144,7 @@ pub fn record_substep(
             // g2p2g runs on the bins of the previous positions; the sort after it bins the new
             // ones, whose stencils grid_update_blocks must visit.
             g2p2g::record(encoder, kernels, state, at(1));
-            bins::record(encoder, kernels, state, state.take_reorder(), at(0));
+            bins::record(encoder, kernels, state, state.reorder.tick(), at(0));
             grid_update_blocks::record(encoder, kernels, state, at(2));
         }
     }
