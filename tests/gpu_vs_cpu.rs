@@ -268,7 +268,8 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     assert!(ex <= tol_x, "position differs by {ex:e} m > {tol_x:e}");
 }
 
-/// The particles' stored stress (`particle_stress`) as f64 matrices.
+/// The particles' stored stress (`particle_stress`) as f64 matrices, in stored order: the scene's
+/// order while the solver has not reordered them (the test below runs the naive path).
 fn stored_stress(gpu: &powder::gpu::Gpu, solver: &Solver) -> Vec<nalgebra::Matrix3<f64>> {
     // xx, yy, zz, xy, xz, yz, 0, 0 per particle (store_stress in types.wgsl).
     let bytes = gpu.read_buffer(&solver.state().particles.stress).expect("stress readback");

@@ -161,17 +161,17 @@ pub struct Traffic {
 
 /// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (six
 /// streams, `src/sim/particles.rs`). P2G reads every stream; g2p (and g2p2g) read all but C and τ,
-/// which they recompute, and write every stream. Particle passes
-/// touch about one node per cell of snow (N / ppc). The naive grid passes touch every node; the
-/// sorted path's grid update touches the touched blocks' nodes, reading the 32-byte sums, writing
-/// 16 bytes of velocity and 32 bytes of zeros. Its sort reads each 16-byte position twice and
-/// writes a 4-byte index, plus 16 bytes per block cleared and read and its 64 four-byte cell
-/// counters cleared, and on the substeps that reorder (a share `reorders_per_substep`) every stream
-/// and id read and written twice and the order read and rewritten. The sorted path's P2G stage is
-/// `p2g`: with `p2g_gather` it reads each particle and its index once, writes and reads its 80-byte scatter source once (the floor: a source's 27
-/// readers hit the cache) and writes every touched node's 32-byte sums. The fused path's g2p2g
-/// reads and writes each particle once, reads velocities and writes sums per node of snow; its g2p
-/// runs once per run of substeps and is counted as nothing.
+/// which they recompute, and write every stream. Particle passes touch about one node per cell of
+/// snow (N / ppc). The naive grid passes touch every node; the sorted path's grid update touches
+/// the touched blocks' nodes, reading the 32-byte sums, writing 16 bytes of velocity and 32 bytes
+/// of zeros. Its sort reads each 16-byte position twice and writes a 4-byte index, plus 16 bytes
+/// per block cleared and read and its 64 four-byte cell counters cleared, and on the substeps that
+/// reorder (a share `reorders_per_substep`) every stream and id read and written twice and the
+/// order read and rewritten. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each
+/// particle and its index once, writes and reads its 80-byte scatter source once (the floor: a
+/// source's 27 readers hit the cache) and writes every touched node's 32-byte sums. The fused
+/// path's g2p2g reads and writes each particle once, reads velocities and writes sums per node of
+/// snow; its g2p runs once per run of substeps and is counted as nothing.
 pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) -> f64 {
     let particle = PARTICLE_BYTES as f64;
     // Read and written by an update from the grid: C and τ are written, not read.

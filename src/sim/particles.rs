@@ -117,16 +117,24 @@ pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 6] {
     streams
 }
 
-/// The first `count` particles of the streams (bytes in [`STREAMS`] order; τ is not part of a
-/// particle), joined.
-pub fn join(streams: &[Vec<u8>; 6], count: usize) -> Vec<GpuParticle> {
+/// The particles of the streams (bytes in [`STREAMS`] order; τ is not part of a particle, and
+/// its stream may be empty), joined and put back into the host's order: the particle stored at
+/// place `i` goes to place `ids[i]`. One particle per id; `None` unless `ids` is a permutation of
+/// `0..ids.len()` (the reorder pass keeps it one; `tests/sorted_path.rs` checks it).
+pub fn join(streams: &[Vec<u8>; 6], ids: &[u32]) -> Option<Vec<GpuParticle>> {
     let position: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[0]);
     let velocity: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&streams[1]);
     let affine: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&streams[2]);
     let deformation: Vec<[[f32; 4]; 3]> = bytemuck::pod_collect_to_vec(&streams[3]);
     let plastic: Vec<GpuParticlePlastic> = bytemuck::pod_collect_to_vec(&streams[4]);
-    (0..count)
-        .map(|i| GpuParticle {
+    let mut out = vec![GpuParticle::default(); ids.len()];
+    let mut placed = vec![false; ids.len()];
+    for (i, &id) in ids.iter().enumerate() {
+        let id = id as usize;
+        if id >= ids.len() || std::mem::replace(&mut placed[id], true) {
+            return None;
+        }
+        out[id] = GpuParticle {
             position: [position[i][0], position[i][1], position[i][2]],
             mass: position[i][3],
             velocity: [velocity[i][0], velocity[i][1], velocity[i][2]],
@@ -136,8 +144,9 @@ pub fn join(streams: &[Vec<u8>; 6], count: usize) -> Vec<GpuParticle> {
             plastic_jacobian: plastic[i].plastic_jacobian,
             material: plastic[i].material,
             _pad: [0; 2],
-        })
-        .collect()
+        };
+    }
+    Some(out)
 }
 
 impl ParticleBuffers {
@@ -206,43 +215,25 @@ impl ParticleBuffers {
     /// order the host gave them however the GPU has since reordered them. τ is derived state and
     /// not read.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, GpuError> {
-        let mut streams: [Vec<u8>; 6] = Default::default();
-        let buffers = self.buffers_with_id();
-        let read = gpu.read_buffers(&[buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[6]])?;
+        let read = gpu.read_buffers(&[
+            &self.position,
+            &self.velocity,
+            &self.affine,
+            &self.deformation,
+            &self.plastic,
+            &self.id,
+        ])?;
         let [position, velocity, affine, deformation, plastic, id]: [Vec<u8>; 6] =
             read.try_into().expect("read_buffers returns one readback per buffer");
-        streams[..5].clone_from_slice(&[position, velocity, affine, deformation, plastic]);
         let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&id);
         let count = self.count as usize;
-        unpermute(&join(&streams, count), &ids[..count]).ok_or_else(|| GpuError::Readback {
-            label: "particle_id".into(),
-            reason: format!("the ids of the {count} particles are not a permutation of 0..{count}"),
+        join(&[position, velocity, affine, deformation, plastic, Vec::new()], &ids[..count]).ok_or_else(|| {
+            GpuError::Readback {
+                label: "particle_id".into(),
+                reason: format!("the ids of the {count} particles are not a permutation of 0..{count}"),
+            }
         })
     }
-
-    /// The stored order's host indices (`id`), for reading other per-particle buffers back in the
-    /// host's order ([`unpermute`]).
-    pub fn read_ids(&self, gpu: &Gpu) -> Result<Vec<u32>, GpuError> {
-        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.id)?);
-        Ok(ids[..self.count as usize].to_vec())
-    }
-}
-
-/// `stored` (particle data in the GPU's order) put back into the host's order: entry `i` goes to
-/// place `ids[i]`. `None` unless `ids` is a permutation of `0..stored.len()` (the reorder pass
-/// keeps it one; `tests/sorted_path.rs` checks it).
-pub fn unpermute<T: Copy>(stored: &[T], ids: &[u32]) -> Option<Vec<T>> {
-    if ids.len() != stored.len() {
-        return None;
-    }
-    let mut out: Vec<Option<T>> = vec![None; stored.len()];
-    for (&value, &id) in stored.iter().zip(ids) {
-        let slot = out.get_mut(id as usize)?;
-        if slot.replace(value).is_some() {
-            return None;
-        }
-    }
-    out.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -259,10 +250,10 @@ mod tests {
         for (stream, (name, bytes)) in streams.iter().zip(STREAMS) {
             assert_eq!(stream.len() as u64, 2 * bytes, "{name}");
         }
-        assert_eq!(join(&streams, 2), vec![a, b]);
-        assert_eq!(unpermute(&[b, a], &[1, 0]), Some(vec![a, b]));
-        assert_eq!(unpermute(&[b, a], &[1, 1]), None, "a repeated id");
-        assert_eq!(unpermute(&[b, a], &[0, 2]), None, "an id out of range");
+        assert_eq!(join(&streams, &[0, 1]), Some(vec![a, b]));
+        assert_eq!(join(&split(&[b, a]), &[1, 0]), Some(vec![a, b]), "stored swapped, put back by id");
+        assert_eq!(join(&streams, &[1, 1]), None, "a repeated id");
+        assert_eq!(join(&streams, &[0, 2]), None, "an id out of range");
         assert_eq!(PARTICLE_BYTES, 168);
         assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
     }

@@ -12,7 +12,7 @@
 //!
 //! Each particle carries its index in the host's order (`particle_id`), and
 //! [`super::particles::ParticleBuffers::read`] puts the particles back by it
-//! ([`super::particles::unpermute`]): readbacks, exports and the CPU twin see the scene's order
+//! ([`super::particles::join`]): readbacks, exports and the CPU twin see the scene's order
 //! whatever the GPU did. The sums P2G makes are integers, whose order does not matter, so a
 //! reordered run is bit-identical to one that is not; `tests/sorted_path.rs` checks that, and that
 //! a reorder moves every particle once into the block order of the sort's CPU twin.

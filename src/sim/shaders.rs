@@ -64,7 +64,7 @@ pub enum MpmPass {
     Stress,
     /// Sorted and fused paths, every few substeps: the particles into block order, in scratch streams.
     Reorder,
-    /// Sorted path: the scratch streams of [`MpmPass::Reorder`] copied back.
+    /// Sorted and fused paths: the scratch streams of [`MpmPass::Reorder`] copied back.
     ReorderCopy,
 }
 

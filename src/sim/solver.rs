@@ -273,9 +273,16 @@ impl Solver {
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
     pub fn replace_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
+        self.replace_state(gpu, self.params, particles)
+    }
+
+    /// A new state for `particles` on `params`' grid, keeping the path, P2G kernel and reorder
+    /// interval; the colliders are gone until set again. On error the old state stays.
+    fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
         let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder.interval());
-        self.state = SimState::new(&gpu.device, &self.kernels, &self.params, particles, path, p2g)?;
+        self.state = SimState::new(&gpu.device, &self.kernels, &params, particles, path, p2g)?;
         self.state.reorder.set_interval(interval);
+        self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
         self.refresh_stress(gpu);
@@ -291,14 +298,7 @@ impl Solver {
         for p in &mut particles {
             p.position = glam::Vec3::from(p.position).clamp(lo, hi).to_array();
         }
-        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder.interval());
-        self.state = SimState::new(&gpu.device, &self.kernels, &params, &particles, path, p2g)?;
-        self.state.reorder.set_interval(interval);
-        self.params = params;
-        self.collider_count = 0;
-        self.write_uniforms(gpu);
-        self.refresh_stress(gpu);
-        Ok(())
+        self.replace_state(gpu, params, &particles)
     }
 
     /// Runs `substeps` substeps in one submission (does not wait for them). They make up one
@@ -345,16 +345,20 @@ impl Solver {
 
     /// Copies the bins of the last `sort` back, particle order included (for tests of the sort).
     pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
-        let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_lists)?);
-        let (header, bins, stored_order) = (
-            self.read_bin_header(gpu)?,
-            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.state.block_bins)?),
-            bytemuck::pod_collect_to_vec::<u8, u32>(&gpu.read_buffer(&self.state.particle_order)?),
-        );
+        let s = &self.state;
+        let read =
+            gpu.read_buffers(&[&s.block_lists, &s.bin_header, &s.block_bins, &s.particle_order, &s.particles.id])?;
+        let [lists, header, bins, stored_order, ids]: [Vec<u8>; 5] =
+            read.try_into().expect("read_buffers returns one readback per buffer");
+        let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&lists);
+        let header: GpuBinHeader = bytemuck::pod_read_unaligned(&header);
+        let bins = bytemuck::pod_collect_to_vec(&bins);
         // particle_order holds places in the GPU's (reordered) storage; name the particles by
         // their host index instead. A place out of range (a broken sort) stays as it is, for the
         // tests to report.
-        let ids = self.state.particles.read_ids(gpu)?;
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&ids);
+        let ids = &ids[..s.particle_count as usize];
+        let stored_order: Vec<u32> = bytemuck::pod_collect_to_vec(&stored_order);
         let order = stored_order.iter().map(|&k| ids.get(k as usize).copied().unwrap_or(k)).collect();
         let blocks = self.state.block_count as usize;
         Ok(BinsReadback {

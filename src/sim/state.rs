@@ -199,6 +199,11 @@ fn scatter_sources_bytes(p2g: MpmPass, particle_count: u32) -> u64 {
     entries as u64 * size_of::<GpuScatterSource>() as u64
 }
 
+/// Bytes per particle of `scatter_sources` with the sorted P2G kernel `p2g` (0 but for `p2g_gather`).
+fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
+    if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 }
+}
+
 fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -306,16 +311,14 @@ pub fn check_fit(
 /// Bytes per particle of the widest per-particle buffer: a particle stream, or `p2g_gather`'s
 /// scatter sources where that is the sorted path's P2G.
 pub fn widest_buffer_bytes(p2g: MpmPass) -> u64 {
-    let source = if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 };
-    WIDEST_STREAM_BYTES.max(source)
+    WIDEST_STREAM_BYTES.max(scatter_source_bytes_per_particle(p2g))
 }
 
 /// GPU bytes per particle: the streams and its id, twice (the reorder scratch is the same shape),
 /// its place in `particle_order`, and its scatter source where the sorted path's P2G is
 /// `p2g_gather`.
 pub fn particle_bytes(p2g: MpmPass) -> u64 {
-    let source = if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 };
-    2 * (PARTICLE_BYTES + 4) + 4 + source
+    2 * (PARTICLE_BYTES + 4) + 4 + scatter_source_bytes_per_particle(p2g)
 }
 
 /// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two

@@ -109,9 +109,9 @@ pub fn record_pass(
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
 /// with nothing between them that changes the state) on the state's [`SolverPath`]: its collider
 /// blend, then four stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update →
-/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of every
-/// [`super::reorder::ReorderClock`]-chosen substep also moves the particles into block order. On the fused path the
-/// run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one
+/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of the
+/// substeps [`super::reorder::ReorderClock`] picks also moves the particles into block order. On
+/// the fused path the run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one
 /// g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last
 /// one ends with g2p, so the particles are complete after the run as on the other paths.
 ///
