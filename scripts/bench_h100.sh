@@ -26,6 +26,10 @@
 #             (a copy of shaders/ whose tile kernels visit a block's particles in a strided order)
 #   variants  sorted and fused at 1M and 16M with the current shaders and with each copy
 #             bench-bin/shaders-* (edited copies of shaders/, described in docs/performance.md)
+#   checks    sorted and fused at 1M and 16M with each POWDER_SHADER_CHECKS (what wgpu adds to the
+#             kernels: loop counters, index clamps), with the current shaders and each
+#             bench-bin/shaders-* copy
+#   p2g       the sorted path's three P2G kernels at 1M and 4M
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -76,6 +80,19 @@ for what in "$@"; do
             $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused \
                 --shaders "$dir" 2>&1
         done | tee "$out/variants.txt"
+        ;;
+    checks)
+        for checks in all no-loop-bounding none; do
+            for dir in shaders bench-bin/shaders-*; do
+                echo "== POWDER_SHADER_CHECKS=$checks $dir"
+                POWDER_SHADER_CHECKS=$checks $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 \
+                    --path sorted,fused --shaders "$dir" 2>&1
+            done
+        done | tee "$out/checks.txt"
+        ;;
+    p2g)
+        $bin bench --particles 1000000,4000000 --grid 128,256 --substeps 200 --path sorted \
+            --p2g p2g_tiled,p2g_tiled_subgroup,p2g_gather 2>&1 | tee "$out/p2g.txt"
         ;;
     shuffled64)
         $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path naive,sorted,fused \

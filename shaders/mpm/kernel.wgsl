@@ -38,8 +38,12 @@ fn offset_weights(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
     return select(select(w[2], w[1], o == vec3<u32>(1u)), w[0], o == vec3<u32>(0u));
 }
 
+// The weight of stencil node o: per-axis weights chosen with select, so that no array is indexed
+// by a loop counter (a driver that does not unroll the stencil loops would keep the array in
+// local memory).
 fn stencil_weight(s: Stencil, o: vec3<u32>) -> f32 {
-    return s.weights[o.x].x * s.weights[o.y].y * s.weights[o.z].z;
+    let w = select(select(s.weights[2], s.weights[1], o == vec3<u32>(1u)), s.weights[0], o == vec3<u32>(0u));
+    return w.x * w.y * w.z;
 }
 
 // Node position minus particle position, in metres.

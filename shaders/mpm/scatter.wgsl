@@ -100,8 +100,9 @@ fn to_fixed(x: f32) -> i32 {
 
 // What a particle's 27 contributions share, worked out once per particle: its velocity and mass,
 // its MLS-MPM affine momentum over its mass (the velocity gradient G: node i gets momentum
-// w·m·(v + G·d_i)), and whether every node's v + G·d_i is finite and within max_speed, so that the
-// per-node check and speed clamp have nothing to do (`bounded`).
+// w·m·(v + G·d_i)), and whether every node's v + G·d_i is finite and within max_speed and every
+// fixed-point value within contribution_limit, so that the per-node checks, speed clamp and
+// to_fixed's clamp have nothing to do (`bounded`).
 struct Scatter {
     velocity: vec3<f32>,
     mass: f32,
@@ -123,7 +124,9 @@ fn scatter_of(velocity: vec3<f32>, mass: f32, affine: mat3x3<f32>) -> Scatter {
     let g = sc.gradient;
     let norm = sqrt(dot(g[0], g[0]) + dot(g[1], g[1]) + dot(g[2], g[2]));
     let bound = length(velocity) + norm * (STENCIL_REACH_CELLS * params.cell_size);
-    sc.bounded = bound <= 0.99 * params.max_speed;
+    // With the speed bounded, no contribution passes contribution_limit either if the whole mass
+    // does not: |w·m·uᵢ|·momentum_scale ≤ m·0.99·max_speed·momentum_scale = 0.99·m·mass_scale.
+    sc.bounded = bound <= 0.99 * params.max_speed && mass * params.mass_scale <= 0.99 * params.contribution_limit;
     return sc;
 }
 
@@ -143,15 +146,21 @@ fn contribution(sc: Scatter, s: Stencil, o: vec3<u32>) -> Contribution {
 fn contribution_at(sc: Scatter, weight: f32, offset: vec3<f32>) -> Contribution {
     var c: Contribution;
     var u = sc.velocity + sc.gradient * offset;
-    c.valid = true;
-    if (!sc.bounded) {
-        c.valid = is_finite_vec3(u);
-        if (!c.valid) {
-            return c;
-        }
-        u = clamp_speed(u, params.max_speed);
-    }
     let weighted_mass = weight * sc.mass;
+    c.valid = true;
+    if (sc.bounded) {
+        // u is finite and within max_speed, and every value lies inside ±contribution_limit
+        // (scatter_of), so clamp_speed and to_fixed would change nothing and count nothing: the
+        // same integers without their checks.
+        let momentum = weighted_mass * u * params.momentum_scale;
+        c.units = vec4<i32>(round(vec4<f32>(weighted_mass * params.mass_scale, momentum)));
+        return c;
+    }
+    c.valid = is_finite_vec3(u);
+    if (!c.valid) {
+        return c;
+    }
+    u = clamp_speed(u, params.max_speed);
     let momentum = weighted_mass * u * params.momentum_scale;
     c.units = vec4<i32>(to_fixed(weighted_mass * params.mass_scale), to_fixed(momentum.x), to_fixed(momentum.y),
         to_fixed(momentum.z));

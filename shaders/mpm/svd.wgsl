@@ -27,24 +27,58 @@ struct Svd {
     v: mat3x3<f32>,
 }
 
-// One Jacobi rotation in the (p, q) plane: S ← Jᵀ S J, V ← V J, zeroing S[p][q].
-fn jacobi_rotate(s: ptr<function, mat3x3<f32>>, v: ptr<function, mat3x3<f32>>, p: u32, q: u32) {
-    let spq = (*s)[q][p];
-    if (abs(spq) <= SVD_TINY) {
-        return;
-    }
-    let theta = ((*s)[q][q] - (*s)[p][p]) / (2.0 * spq);
+// S = FᵀF, symmetric, as its diagonal and its upper off-diagonal entries (s01, s02, s12).
+struct Symmetric3 {
+    diagonal: vec3<f32>,
+    off: vec3<f32>,
+}
+
+// The Jacobi rotation that zeroes the off-diagonal entry apq of the 2×2 block [[app, apq], [apq,
+// aqq]]: (c, s, t) with t = s / c (Numerical Recipes' choice of the smaller angle). The identity
+// (1, 0, 0) where |apq| is below SVD_TINY: dividing by it would give ∞ or NaN, and rotating
+// would change nothing at f32 resolution.
+fn jacobi_angle(app: f32, aqq: f32, apq: f32) -> vec3<f32> {
+    let theta = (aqq - app) / (2.0 * apq);
     let sgn = select(-1.0, 1.0, theta >= 0.0);
     let t = sgn / (abs(theta) + sqrt(theta * theta + 1.0));
-    let c = 1.0 / sqrt(t * t + 1.0);
-    let sn = t * c;
-    var j = mat3x3<f32>(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
-    j[p][p] = c;
-    j[q][q] = c;
-    j[q][p] = sn;
-    j[p][q] = -sn;
-    *s = transpose(j) * (*s) * j;
-    *v = (*v) * j;
+    let c = inverseSqrt(t * t + 1.0);
+    return select(vec3<f32>(c, t * c, t), vec3<f32>(1.0, 0.0, 0.0), abs(apq) <= SVD_TINY);
+}
+
+// The three rotations of a cyclic Jacobi sweep, (p, q) = (0, 1), (0, 2), (1, 2), written out for
+// the symmetric S: with r the third index, S'pp = Spp − t·Spq, S'qq = Sqq + t·Spq, S'pq = 0,
+// S'rp = c·Srp − s·Srq, S'rq = s·Srp + c·Srq; V's columns p and q rotate the same way. This is
+// JᵀSJ and VJ without the 3×3 products, whose terms in the rotation's zeros and ones the driver
+// cannot drop (0·x is not 0 for x = ∞).
+fn jacobi_sweep(s: ptr<function, Symmetric3>, v: ptr<function, mat3x3<f32>>) {
+    var d = (*s).diagonal;
+    var o = (*s).off;
+    var a = jacobi_angle(d.x, d.y, o.x);
+    d = vec3<f32>(d.x - a.z * o.x, d.y + a.z * o.x, d.z);
+    o = vec3<f32>(0.0, a.x * o.y - a.y * o.z, a.y * o.y + a.x * o.z);
+    var v0 = (*v)[0];
+    var v1 = (*v)[1];
+    var v2 = (*v)[2];
+    var t0 = a.x * v0 - a.y * v1;
+    v1 = a.y * v0 + a.x * v1;
+    v0 = t0;
+
+    a = jacobi_angle(d.x, d.z, o.y);
+    d = vec3<f32>(d.x - a.z * o.y, d.y, d.z + a.z * o.y);
+    o = vec3<f32>(a.x * o.x - a.y * o.z, 0.0, a.y * o.x + a.x * o.z);
+    t0 = a.x * v0 - a.y * v2;
+    v2 = a.y * v0 + a.x * v2;
+    v0 = t0;
+
+    a = jacobi_angle(d.y, d.z, o.z);
+    d = vec3<f32>(d.x, d.y - a.z * o.z, d.z + a.z * o.z);
+    o = vec3<f32>(a.x * o.x - a.y * o.y, a.y * o.x + a.x * o.y, 0.0);
+    let t1 = a.x * v1 - a.y * v2;
+    v2 = a.y * v1 + a.x * v2;
+    v1 = t1;
+
+    (*s) = Symmetric3(d, o);
+    (*v) = mat3x3<f32>(v0, v1, v2);
 }
 
 // Swaps columns a and b of B and V, negating one so det V stays +1.
@@ -80,12 +114,13 @@ fn givens_zero(r: ptr<function, mat3x3<f32>>, q: ptr<function, mat3x3<f32>>, i: 
 }
 
 fn svd3(f: mat3x3<f32>) -> Svd {
-    var s = transpose(f) * f;
+    var s = Symmetric3(
+        vec3<f32>(dot(f[0], f[0]), dot(f[1], f[1]), dot(f[2], f[2])),
+        vec3<f32>(dot(f[0], f[1]), dot(f[0], f[2]), dot(f[1], f[2])),
+    );
     var v = mat3x3<f32>(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
     for (var sweep = 0u; sweep < JACOBI_SWEEPS; sweep++) {
-        jacobi_rotate(&s, &v, 0u, 1u);
-        jacobi_rotate(&s, &v, 0u, 2u);
-        jacobi_rotate(&s, &v, 1u, 2u);
+        jacobi_sweep(&s, &v);
     }
 
     var b = f * v;
@@ -128,9 +163,10 @@ fn diagonalize_lower_block(r: ptr<function, mat3x3<f32>>, u: ptr<function, mat3x
     var s = 0.0;
     let asymmetry = m10 - m01;
     if (abs(asymmetry) > SVD_TINY) {
-        let angle = atan2(asymmetry, m00 + m11);
-        c = cos(angle);
-        s = sin(angle);
+        // cos and sin of atan2(asymmetry, m00 + m11), without the trigonometry.
+        let inverse_length = inverseSqrt(asymmetry * asymmetry + (m00 + m11) * (m00 + m11));
+        c = (m00 + m11) * inverse_length;
+        s = asymmetry * inverse_length;
     }
     // N = G M with G = [[c, s], [−s, c]], symmetric by the choice of angle.
     let n00 = c * m00 + s * m10;

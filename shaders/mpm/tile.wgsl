@@ -93,6 +93,10 @@ fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
 fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) {
     let s = stencil_at(p.position);
     let sc = scatter_of(p.velocity, p.mass, affine);
+    // The stencil lies in the tile and inside the grid (stencil_in_tile), so tile_node's clamp
+    // changes nothing: the node of offset o is the first node's index plus o's.
+    let t0 = vec3<u32>(s.base - start);
+    let first = t0.x + reach * (t0.y + reach * t0.z);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
@@ -101,7 +105,7 @@ fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) 
                 if (!c.valid) {
                     continue;
                 }
-                tile_add_units(tile_node(s, o, start, reach), wide4(c.units));
+                tile_add_units(first + x + reach * (y + reach * z), wide4(c.units));
             }
         }
     }

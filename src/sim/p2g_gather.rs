@@ -30,8 +30,8 @@ pub struct GpuScatterSource {
     pub mass: f32,
     /// Velocity, m/s.
     pub velocity: [f32; 3],
-    /// 1 if every node's velocity is finite and within the speed cap (`Scatter::bounded` in
-    /// `scatter.wgsl`), else 0.
+    /// 1 if every node's velocity is finite and within the speed cap and every fixed-point value
+    /// within the contribution limit (`Scatter::bounded` in `scatter.wgsl`), else 0.
     pub bounded: u32,
     /// MLS-MPM affine momentum over mass, the velocity gradient (columns, each padded to four
     /// floats), 1/s.

@@ -122,6 +122,62 @@ impl Kernels {
     }
 }
 
+/// What wgpu adds to the MPM kernels when it translates them (`POWDER_SHADER_CHECKS`).
+///
+/// wgpu's defaults bound every loop with a hidden 64-bit counter, so that a driver cannot assume
+/// an endless loop away, and clamp every dynamic index. Every loop of the MPM kernels is a `for`
+/// over a count or a stride loop over a buffer's length, so the counter guards nothing there, and
+/// on the H100 it cost a quarter of the substep: the driver no longer unrolled the 27-node stencil
+/// loops (docs/performance.md, "What wgpu adds to the kernels"). The MPM kernels are therefore
+/// built without it; index clamps stay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeChecks {
+    /// wgpu's defaults (`all`).
+    All,
+    /// Indices still clamped, no loop counters (`no-loop-bounding`): the default.
+    NoLoopBounding,
+    /// Neither (`none`). Buffer accesses are then checked only where the driver does it itself
+    /// (Vulkan's robustBufferAccess2); for measuring what the index clamps cost, not for use.
+    None,
+}
+
+impl RuntimeChecks {
+    /// The default for the MPM kernels.
+    pub const DEFAULT: Self = Self::NoLoopBounding;
+
+    /// The setting `name` stands for (`all`, `no-loop-bounding`, `none`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "all" => Some(Self::All),
+            "no-loop-bounding" => Some(Self::NoLoopBounding),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+
+    /// From `POWDER_SHADER_CHECKS`, or [`Self::DEFAULT`] where it is unset or names no setting
+    /// (with a warning).
+    pub fn from_env() -> Self {
+        let Ok(name) = std::env::var("POWDER_SHADER_CHECKS") else {
+            return Self::DEFAULT;
+        };
+        Self::from_name(name.trim()).unwrap_or_else(|| {
+            log::warn!("POWDER_SHADER_CHECKS={name:?} is not all, no-loop-bounding or none; using no-loop-bounding");
+            Self::DEFAULT
+        })
+    }
+
+    fn wgpu(self) -> wgpu::ShaderRuntimeChecks {
+        match self {
+            Self::All => wgpu::ShaderRuntimeChecks::checked(),
+            Self::NoLoopBounding => {
+                wgpu::ShaderRuntimeChecks { force_loop_bounding: false, ..wgpu::ShaderRuntimeChecks::checked() }
+            }
+            Self::None => wgpu::ShaderRuntimeChecks::unchecked(),
+        }
+    }
+}
+
 fn build_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
@@ -133,6 +189,7 @@ fn build_pipelines(
         immediate_size: 0,
     });
     let mut pipelines = HashMap::new();
+    let checks = RuntimeChecks::from_env();
     let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
     for pass in MpmPass::ALL.into_iter().filter(|p| subgroups || !p.needs_subgroups()) {
         let missing = || ShaderError { pass: pass.name(), message: "no source given".into() };
@@ -140,10 +197,14 @@ fn build_pipelines(
         validate_source(pass, source)?;
         // naga accepted it; anything the device still rejects is caught by the error scope.
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        let descriptor = wgpu::ShaderModuleDescriptor {
             label: Some(pass.name()),
             source: wgpu::ShaderSource::Wgsl(source.as_str().into()),
-        });
+        };
+        // SAFETY: create_shader_module_trusted asks that the module has no endless loop where
+        // loop bounding is off; every loop of the MPM kernels runs over a count (RuntimeChecks).
+        // `none` also drops index clamps, which only POWDER_SHADER_CHECKS=none asks for.
+        let module = unsafe { device.create_shader_module_trusted(descriptor, checks.wgpu()) };
         let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
         constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -160,4 +221,21 @@ fn build_pipelines(
         pipelines.insert(pass, pipeline);
     }
     Ok(pipelines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RuntimeChecks;
+
+    #[test]
+    fn runtime_checks_by_name() {
+        assert_eq!(RuntimeChecks::from_name("all"), Some(RuntimeChecks::All));
+        assert_eq!(RuntimeChecks::from_name("no-loop-bounding"), Some(RuntimeChecks::NoLoopBounding));
+        assert_eq!(RuntimeChecks::from_name("none"), Some(RuntimeChecks::None));
+        assert_eq!(RuntimeChecks::from_name("off"), None);
+        // Only the loop counters go by default; index clamps stay.
+        let default = RuntimeChecks::DEFAULT.wgpu();
+        assert!(!default.force_loop_bounding && default.bounds_checks);
+        assert!(RuntimeChecks::All.wgpu().force_loop_bounding);
+    }
 }
