@@ -56,6 +56,18 @@ fn node_offset(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
     return (vec3<f32>(o) - fraction) * params.cell_size;
 }
 
+// Flat index of stencil node (0,0,0), its base clamped so that all 27 nodes lie in the grid: for a
+// particle clamped to the domain box the clamp changes nothing (as in stencil_node), and it guards
+// the indexing of stencil_node_from for every node with one clamp instead of 27.
+fn stencil_first_node(s: Stencil) -> u32 {
+    return node_index(vec3<u32>(clamp(s.base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(3))));
+}
+
+// Flat index of stencil node o, given the stencil's stencil_first_node.
+fn stencil_node_from(first: u32, o: vec3<u32>) -> u32 {
+    return first + o.x + params.node_dims.x * (o.y + params.node_dims.y * o.z);
+}
+
 // Flat index of stencil node o. Particles are clamped to the domain box, whose stencil lies inside
 // the padded grid; the clamp here is a second guard so that no state can index outside the buffer.
 fn stencil_node(s: Stencil, o: vec3<u32>) -> u32 {
