@@ -15,9 +15,10 @@ use super::timing::{MAX_TIMED_SUBSTEPS, PassTimer};
 /// Real-time mode never tries to catch up more than this much lag, seconds: after a stall (a
 /// grid rebuild, a dragged window) the simulation resumes instead of running in slow motion.
 const MAX_CATCH_UP: f64 = 0.1;
-/// Substeps recorded into one command buffer, so no single submission runs very long. The first
-/// command buffer of a frame is the one timed with timestamps.
-const SUBSTEPS_PER_SUBMIT: u32 = MAX_TIMED_SUBSTEPS;
+/// Substeps recorded into one command buffer: the solver's choice (the GPU runs one while the host
+/// records the next). The first command buffer of a frame is the one timed with timestamps.
+const SUBSTEPS_PER_SUBMIT: u32 = step::SUBSTEPS_PER_SUBMIT;
+const _: () = assert!(SUBSTEPS_PER_SUBMIT <= MAX_TIMED_SUBSTEPS);
 /// Weight of the newest sample in the moving averages of substep cost and real-time ratio.
 const AVERAGING: f64 = 0.1;
 

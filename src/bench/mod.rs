@@ -114,6 +114,12 @@ pub struct BenchResult {
     pub timestamps: bool,
     /// Wall-clock ms per substep with all substeps in a few submissions (includes submit overhead).
     pub wall_ms_per_substep: f64,
+    /// Of that, the host's ms per substep to record and submit the command buffers: with one
+    /// submission (up to 256 substeps) the GPU starts only once it is recorded.
+    pub record_ms_per_substep: f64,
+    /// GPU ms per substep from the first pass's begin to the last pass's end (timestamps), the idle
+    /// time between passes included; `None` without timestamp queries.
+    pub gpu_span_ms_per_substep: Option<f64>,
     /// Memory bandwidth of a streaming copy kernel on this GPU, bytes/s (read + write counted).
     pub copy_bandwidth: f64,
     /// The stable time step the case ran at, s.
@@ -205,7 +211,10 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
     }
 }
 
-fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
+/// Per-stage GPU ms per substep from timestamp queries, and the GPU's span per substep: from the
+/// first pass's begin to the last pass's end of each submission, so the idle time between dependent
+/// passes and the collider blend's copies are in it.
+fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> (Vec<f64>, f64) {
     let queries = 8 * SUBSTEPS_PER_BATCH;
     let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("bench"),
@@ -220,6 +229,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
     });
     let period_ns = gpu.queue.get_timestamp_period() as f64;
     let mut totals = [0.0f64; 4];
+    let mut span = 0.0;
     let mut left = substeps;
     while left > 0 {
         let n = left.min(SUBSTEPS_PER_BATCH);
@@ -232,6 +242,11 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
         gpu.queue.submit([encoder.finish()]);
         let bytes = gpu.read_buffer(&resolve).unwrap_or_default();
         let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        if let (Some(first), Some(last)) =
+            (ticks.iter().take(8 * n as usize).min(), ticks.iter().take(8 * n as usize).max())
+        {
+            span += last.saturating_sub(*first) as f64 * period_ns * 1e-6;
+        }
         for s in 0..n as usize {
             for (k, total) in totals.iter_mut().enumerate() {
                 let (begin, end) = (ticks[8 * s + 2 * k], ticks[8 * s + 2 * k + 1]);
@@ -240,7 +255,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
         }
         left -= n;
     }
-    totals.iter().map(|t| t / substeps as f64).collect()
+    (totals.iter().map(|t| t / substeps as f64).collect(), span / substeps as f64)
 }
 
 fn timed_with_wall_clock(gpu: &Gpu, solver: &Solver, substeps: u32) -> Vec<f64> {
@@ -280,13 +295,15 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         solver.step(gpu, n);
         left -= n;
     }
+    let record_ms_per_substep = start.elapsed().as_secs_f64() * 1e3 / case.substeps as f64;
     gpu.wait_idle();
     let wall_ms_per_substep = start.elapsed().as_secs_f64() * 1e3 / case.substeps as f64;
 
-    let per_pass = if gpu.has_timestamps {
-        timed_with_queries(gpu, &solver, case.substeps)
+    let (per_pass, gpu_span_ms_per_substep) = if gpu.has_timestamps {
+        let (per_pass, span) = timed_with_queries(gpu, &solver, case.substeps);
+        (per_pass, Some(span))
     } else {
-        timed_with_wall_clock(gpu, &solver, case.substeps)
+        (timed_with_wall_clock(gpu, &solver, case.substeps), None)
     };
     let nodes = solver.params().grid.node_count();
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
@@ -329,6 +346,8 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         passes,
         timestamps: gpu.has_timestamps,
         wall_ms_per_substep,
+        record_ms_per_substep,
+        gpu_span_ms_per_substep,
         copy_bandwidth: memory_bandwidth(gpu),
         dt,
         reorder_interval: solver.reorder_interval(),
@@ -401,6 +420,14 @@ impl BenchResult {
             bytes / (gpu_ms * 1e-3) / 1e9,
             100.0 * floor / gpu_ms
         );
+        if let Some(span) = self.gpu_span_ms_per_substep {
+            out += &format!(
+                "  GPU span: {span:.4} ms/substep from the first pass's begin to the last one's end ({:.4} between \
+                 passes); the host recorded and submitted {:.4} ms/substep of the wall clock\n",
+                span - gpu_ms,
+                self.record_ms_per_substep
+            );
+        }
         // Real time needs 1/dt substeps per wall second.
         out += &format!(
             "  stable dt {:.3e} s: {:.0} substeps per simulated second, {:.3} simulated s per wall s (wall clock)\n",

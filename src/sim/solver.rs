@@ -301,17 +301,24 @@ impl Solver {
         self.replace_state(gpu, params, &particles)
     }
 
-    /// Runs `substeps` substeps in one submission (does not wait for them). They make up one
-    /// collider frame: substep k sees the colliders `(k + 1) / substeps` of the way through it. On
-    /// the fused path they are one run of [`step::record_substep`]: the particles are complete
-    /// when it ends.
+    /// Runs `substeps` substeps (does not wait for them), submitted [`step::SUBSTEPS_PER_SUBMIT`]
+    /// at a time so that the GPU starts on the first ones while the host records the rest. They
+    /// make up one collider frame: substep k sees the colliders `(k + 1) / substeps` of the way
+    /// through it. On the fused path they are one run of [`step::record_substep`]: the particles
+    /// are complete when it ends.
     pub fn step(&self, gpu: &Gpu, substeps: u32) {
         self.state.write_collider_blends(&gpu.queue, substeps);
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
-        for k in 0..substeps {
-            step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, None);
+        let mut done = 0;
+        while done < substeps {
+            let n = (substeps - done).min(step::SUBSTEPS_PER_SUBMIT);
+            let mut encoder =
+                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+            for k in done..done + n {
+                step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, None);
+            }
+            gpu.queue.submit([encoder.finish()]);
+            done += n;
         }
-        gpu.queue.submit([encoder.finish()]);
     }
 
     /// Runs the passes of one stage of a substep on their own (for tests that check a stage

@@ -7,6 +7,13 @@ use super::shaders::MpmPass;
 use super::state::SimState;
 use super::{bins, g2p, g2p2g, grid_clear, grid_update, grid_update_blocks, p2g, p2g_gather, p2g_tiled};
 
+/// Substeps recorded into one command buffer before it is submitted. The GPU starts on a
+/// submission only once it is recorded, and recording a substep takes the host 0.07–0.3 ms
+/// (about ten dispatches through wgpu), as long as the GPU takes for a substep of 1M particles on
+/// the H100; in submissions of a few substeps the host records the next while the GPU runs the
+/// last (docs/performance.md, "Recording while the GPU runs").
+pub const SUBSTEPS_PER_SUBMIT: u32 = 8;
+
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
 /// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
