@@ -53,11 +53,25 @@ pub struct Gpu {
     pub lost: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// The instance flags of powder's devices: wgpu's defaults for the build, with the `WGPU_*`
+/// environment overrides, except that indirect calls are not validated on the GPU unless
+/// `WGPU_VALIDATION_INDIRECT_CALL=1` asks for it.
+///
+/// That validation records an extra compute dispatch before every indirect dispatch or draw, to
+/// clamp its arguments: two or three per substep, and a tenth of the host's recording time. The
+/// arguments powder passes are valid by construction: `bin_dispatch` spills workgroup counts past
+/// 65 535 into y, so neither count passes the limit Vulkan guarantees, and the particle draw's
+/// arguments have `first_instance` 0 and draw no vertex buffer.
+pub fn instance_flags() -> wgpu::InstanceFlags {
+    (wgpu::InstanceFlags::default() - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL).with_env()
+}
+
 impl Gpu {
     /// Creates a device on the best Vulkan adapter, without a window.
     pub fn new_headless() -> Result<Self, GpuError> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
         desc.backends = wgpu::Backends::VULKAN;
+        desc.flags = instance_flags();
         let instance = wgpu::Instance::new(desc);
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,

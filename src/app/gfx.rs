@@ -118,6 +118,7 @@ impl Graphics {
         let mut desc =
             wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle())).with_env();
         desc.backends = wgpu::Backends::VULKAN;
+        desc.flags = powder::gpu::instance_flags();
         let instance = wgpu::Instance::new(desc);
         let surface = instance.create_surface(window.clone()).map_err(|e| GfxError::Surface(e.to_string()))?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {

@@ -155,15 +155,8 @@ pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;
 
-/// Records the five bin passes as one compute pass (`sort`), followed within it by the two of a
-/// [`super::reorder`] if `reorder`, then the copy of the dispatch sizes.
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    reorder: bool,
-    timestamps: Option<PassTimestamps>,
-) {
+/// The sort's dispatches: the five bin passes, then the two of a [`super::reorder`] if `reorder`.
+pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     let mut dispatches: Vec<_> =
         [MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
             .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))))
@@ -171,7 +164,26 @@ pub fn record(
     if reorder {
         dispatches.extend(super::reorder::dispatches(state));
     }
-    record_passes(encoder, kernels, state, "sort", &dispatches, timestamps);
+    dispatches
+}
+
+/// Records the copy of the sort's dispatch sizes into the indirect buffer. It has to follow the
+/// compute pass of the sort: a buffer cannot be read as indirect arguments in the pass whose bind
+/// group writes it.
+pub fn record_args_copy(encoder: &mut wgpu::CommandEncoder, state: &SimState) {
     let from = std::mem::offset_of!(GpuBinHeader, p2g_groups) as u64;
     encoder.copy_buffer_to_buffer(&state.bin_header, from, &state.indirect_args, 0, 32);
+}
+
+/// Records the sort ([`dispatches`]) as one compute pass (`sort`), then the copy of the dispatch
+/// sizes ([`record_args_copy`]).
+pub fn record(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    state: &SimState,
+    reorder: bool,
+    timestamps: Option<PassTimestamps>,
+) {
+    record_passes(encoder, kernels, state, "sort", &dispatches(state, reorder), timestamps);
+    record_args_copy(encoder, state);
 }

@@ -5,17 +5,11 @@
 //!
 //! Reads `params`, `grid_velocity`, `particles`; writes `particles`, `status.nonfinite_count`.
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one thread per particle.
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::G2p, timestamps);
+/// The pass's dispatch: one thread per particle.
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::G2p, dispatch_of(MpmPass::G2p, state))
 }

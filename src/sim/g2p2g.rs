@@ -10,18 +10,12 @@
 //! Reads `params`, `grid_velocity`, `particles`, the bins; writes `particles`, `grid_fixed`, the
 //! status counters.
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one workgroup per block occupied at the last sort (an indirect dispatch sized
+/// The pass's dispatch: one workgroup per block occupied at the last sort (an indirect dispatch sized
 /// by that sort's `bin_dispatch`).
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::G2p2g, timestamps);
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::G2p2g, dispatch_of(MpmPass::G2p2g, state))
 }

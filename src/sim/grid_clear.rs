@@ -4,17 +4,11 @@
 //!
 //! Reads `params`; writes `grid_fixed`.
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one thread per 32-bit word of the fixed-point grid.
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::GridClear, timestamps);
+/// The pass's dispatch: one thread per 32-bit word of the fixed-point grid.
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::GridClear, dispatch_of(MpmPass::GridClear, state))
 }

@@ -5,17 +5,11 @@
 //!
 //! Reads `params`, `grid_fixed`; writes `grid_velocity`.
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one thread per grid node.
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::GridUpdate, timestamps);
+/// The pass's dispatch: one thread per grid node.
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::GridUpdate, dispatch_of(MpmPass::GridUpdate, state))
 }

@@ -7,17 +7,11 @@
 //!
 //! Reads `params`, `grid_fixed`, the colliders, the bins; writes `grid_velocity`, `grid_fixed`.
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one workgroup of 64 threads per touched block (indirect).
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::GridUpdateBlocks, timestamps);
+/// The pass's dispatch: one workgroup of 64 threads per touched block (indirect).
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::GridUpdateBlocks, dispatch_of(MpmPass::GridUpdateBlocks, state))
 }

@@ -6,17 +6,11 @@
 //! Reads `params`, `particles`; writes `grid_fixed` and the status counters (and resets particles
 //! whose state is not finite).
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records the pass, one thread per particle.
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, MpmPass::P2g, timestamps);
+/// The pass's dispatch: one thread per particle.
+pub fn dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::P2g, dispatch_of(MpmPass::P2g, state))
 }

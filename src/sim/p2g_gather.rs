@@ -14,10 +14,9 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, dispatch_of, record_passes};
+use super::step::{Dispatch, dispatch_of};
 
 /// One particle as `p2g_gather` reads it. Mirrors `ScatterSource` in `shaders/mpm/types.wgsl`;
 /// only the GPU reads and writes it, the host needs its size.
@@ -38,23 +37,8 @@ pub struct GpuScatterSource {
     pub gradient: [[f32; 4]; 3],
 }
 
-/// Records the stage: `p2g_sources` over every particle, then `p2g_gather` over the touched blocks
-/// (an indirect dispatch sized by `bin_dispatch`, the same as `grid_update_blocks`'s).
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_passes(
-        encoder,
-        kernels,
-        state,
-        MpmPass::P2gGather.name(),
-        &[
-            (MpmPass::P2gSources, dispatch_of(MpmPass::P2gSources, state)),
-            (MpmPass::P2gGather, dispatch_of(MpmPass::P2gGather, state)),
-        ],
-        timestamps,
-    );
+/// The stage's dispatches: `p2g_sources` over every particle, then `p2g_gather` over the touched
+/// blocks (an indirect dispatch sized by `bin_dispatch`, the same as `grid_update_blocks`'s).
+pub fn dispatches(state: &SimState) -> [(MpmPass, Dispatch); 2] {
+    [MpmPass::P2gSources, MpmPass::P2gGather].map(|pass| (pass, dispatch_of(pass, state)))
 }

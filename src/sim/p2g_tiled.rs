@@ -11,19 +11,12 @@
 //! Reads `params`, `particles`, the bins; writes `grid_fixed`, the status counters (and resets
 //! particles whose state is not finite).
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{PassTimestamps, record_pass};
+use super::step::{Dispatch, dispatch_of};
 
-/// Records `pass` (`P2gTiled` or `P2gTiledSubgroup`), one workgroup per occupied block (an
+/// The dispatch of `pass` (`P2gTiled` or `P2gTiledSubgroup`): one workgroup per occupied block (an
 /// indirect dispatch sized by `bin_dispatch`).
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    pass: MpmPass,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_pass(encoder, kernels, state, pass, timestamps);
+pub fn dispatch(pass: MpmPass, state: &SimState) -> (MpmPass, Dispatch) {
+    (pass, dispatch_of(pass, state))
 }

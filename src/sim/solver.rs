@@ -338,7 +338,7 @@ impl Solver {
             }
             (path, MpmPass::P2g) if path.is_binned() => step::record_sorted_p2g(e, &self.kernels, state, None),
             (path, MpmPass::GridUpdate) if path.is_binned() => {
-                super::grid_update_blocks::record(e, &self.kernels, state, None)
+                step::record_pass(e, &self.kernels, state, MpmPass::GridUpdateBlocks, None)
             }
             _ => step::record_pass(e, &self.kernels, state, pass, None),
         }

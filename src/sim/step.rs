@@ -113,6 +113,64 @@ pub fn record_pass(
     record_passes(encoder, kernels, state, pass.name(), &[(pass, dispatch_of(pass, state))], timestamps);
 }
 
+/// One stage of a substep as recorded: the timestamp slot it reports in ([`SolverPath::stage_names`]),
+/// its label, its dispatches, and whether the sort's dispatch sizes are copied to the indirect
+/// buffer after it ([`bins::record_args_copy`]).
+struct Stage {
+    slot: u32,
+    label: &'static str,
+    dispatches: Vec<(MpmPass, Dispatch)>,
+    copies_args: bool,
+}
+
+impl Stage {
+    fn one(slot: u32, dispatch: (MpmPass, Dispatch)) -> Self {
+        Self { slot, label: dispatch.0.name(), dispatches: vec![dispatch], copies_args: false }
+    }
+
+    fn sort(state: &SimState) -> Self {
+        let dispatches = bins::dispatches(state, state.reorder.tick());
+        Self { slot: 0, label: "sort", dispatches, copies_args: true }
+    }
+}
+
+/// The stages of substep `index` of a run of `count`, in the order they run (see
+/// [`record_substep`]). The sort's reorder clock ticks here, once per recorded substep.
+fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -> Vec<Stage> {
+    let fused = state.path == SolverPath::Fused;
+    let mut stages = match state.path {
+        SolverPath::Naive => vec![
+            Stage::one(0, grid_clear::dispatch(state)),
+            Stage::one(1, p2g::dispatch(state)),
+            Stage::one(2, grid_update::dispatch(state)),
+        ],
+        // The sorted path, and the first substep of a fused run.
+        _ if !fused || index == 0 => {
+            let p2g = sorted_p2g(kernels, state);
+            let dispatches = sorted_p2g_dispatches(p2g, state);
+            vec![
+                Stage::sort(state),
+                Stage { slot: 1, label: p2g.name(), dispatches, copies_args: false },
+                Stage::one(2, grid_update_blocks::dispatch(state)),
+            ]
+        }
+        // g2p2g runs on the bins of the previous positions; the sort after it bins the new ones,
+        // whose stencils grid_update_blocks must visit.
+        _ => vec![
+            Stage::one(1, g2p2g::dispatch(state)),
+            Stage::sort(state),
+            Stage::one(2, grid_update_blocks::dispatch(state)),
+        ],
+    };
+    stages.push(if !fused || index + 1 == count {
+        Stage::one(3, g2p::dispatch(state))
+    } else {
+        // The fused path's g2p is in g2p2g: with timestamps, an empty pass fills its slot.
+        Stage { slot: 3, label: "g2p (in g2p2g)", dispatches: Vec::new(), copies_args: false }
+    });
+    stages
+}
+
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
 /// with nothing between them that changes the state) on the state's [`SolverPath`]: its collider
 /// blend, then four stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update →
@@ -122,8 +180,11 @@ pub fn record_pass(
 /// g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last
 /// one ends with g2p, so the particles are complete after the run as on the other paths.
 ///
-/// With `timestamps`, stage `k` of the substep writes queries `first + 2k` and `first + 2k + 1`;
-/// a stage the fused path leaves out of a substep writes them around an empty pass.
+/// With `timestamps`, each stage is a compute pass of its own, and stage `k` writes queries
+/// `first + 2k` and `first + 2k + 1`; a stage the fused path leaves out of a substep writes them
+/// around an empty pass. Without, the stages share as few compute passes as the sort's copy of
+/// its dispatch sizes allows (two): recording a pass costs the host more than its dispatches
+/// (docs/performance.md, "Recording while the GPU runs").
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
@@ -133,32 +194,28 @@ pub fn record_substep(
     timestamps: Option<PassTimestamps>,
 ) {
     state.record_collider_blend(encoder, index);
-    let at = |k: u32| timestamps.map(|t| PassTimestamps { query_set: t.query_set, first: t.first + 2 * k });
-    let fused = state.path == SolverPath::Fused;
-    match state.path {
-        SolverPath::Naive => {
-            grid_clear::record(encoder, kernels, state, at(0));
-            p2g::record(encoder, kernels, state, at(1));
-            grid_update::record(encoder, kernels, state, at(2));
+    let stages = substep_stages(kernels, state, index, count);
+    if let Some(t) = timestamps {
+        for stage in &stages {
+            let at = PassTimestamps { query_set: t.query_set, first: t.first + 2 * stage.slot };
+            record_passes(encoder, kernels, state, stage.label, &stage.dispatches, Some(at));
+            if stage.copies_args {
+                bins::record_args_copy(encoder, state);
+            }
         }
-        // The sorted path, and the first substep of a fused run.
-        _ if !fused || index == 0 => {
-            bins::record(encoder, kernels, state, state.reorder.tick(), at(0));
-            record_sorted_p2g(encoder, kernels, state, at(1));
-            grid_update_blocks::record(encoder, kernels, state, at(2));
-        }
-        _ => {
-            // g2p2g runs on the bins of the previous positions; the sort after it bins the new
-            // ones, whose stencils grid_update_blocks must visit.
-            g2p2g::record(encoder, kernels, state, at(1));
-            bins::record(encoder, kernels, state, state.reorder.tick(), at(0));
-            grid_update_blocks::record(encoder, kernels, state, at(2));
+        return;
+    }
+    let mut pending = Vec::new();
+    for stage in stages {
+        pending.extend(stage.dispatches);
+        if stage.copies_args {
+            record_passes(encoder, kernels, state, "substep", &pending, None);
+            pending.clear();
+            bins::record_args_copy(encoder, state);
         }
     }
-    if !fused || index + 1 == count {
-        g2p::record(encoder, kernels, state, at(3));
-    } else if let Some(t) = at(3) {
-        record_passes(encoder, kernels, state, "g2p (in g2p2g)", &[], Some(t));
+    if !pending.is_empty() {
+        record_passes(encoder, kernels, state, "substep", &pending, None);
     }
 }
 
@@ -168,16 +225,22 @@ pub fn sorted_p2g(kernels: &Kernels, state: &SimState) -> MpmPass {
     if kernels.has(state.p2g()) { state.p2g() } else { MpmPass::P2gTiled }
 }
 
-/// Records the sorted path's P2G stage with the kernel [`sorted_p2g`] names.
+/// Records the sorted path's P2G stage with the kernel [`sorted_p2g`] names, as one compute pass.
 pub fn record_sorted_p2g(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
     timestamps: Option<PassTimestamps>,
 ) {
-    match sorted_p2g(kernels, state) {
-        MpmPass::P2gGather => p2g_gather::record(encoder, kernels, state, timestamps),
-        pass => p2g_tiled::record(encoder, kernels, state, pass, timestamps),
+    let pass = sorted_p2g(kernels, state);
+    record_passes(encoder, kernels, state, pass.name(), &sorted_p2g_dispatches(pass, state), timestamps);
+}
+
+/// The dispatches of the sorted path's P2G stage with kernel `pass`.
+fn sorted_p2g_dispatches(pass: MpmPass, state: &SimState) -> Vec<(MpmPass, Dispatch)> {
+    match pass {
+        MpmPass::P2gGather => p2g_gather::dispatches(state).into(),
+        pass => vec![p2g_tiled::dispatch(pass, state)],
     }
 }
 
