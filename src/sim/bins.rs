@@ -167,16 +167,7 @@ pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     dispatches
 }
 
-/// Records the copy of the sort's dispatch sizes into the indirect buffer. It has to follow the
-/// compute pass of the sort: a buffer cannot be read as indirect arguments in the pass whose bind
-/// group writes it.
-pub fn record_args_copy(encoder: &mut wgpu::CommandEncoder, state: &SimState) {
-    let from = std::mem::offset_of!(GpuBinHeader, p2g_groups) as u64;
-    encoder.copy_buffer_to_buffer(&state.bin_header, from, &state.indirect_args, 0, 32);
-}
-
-/// Records the sort ([`dispatches`]) as one compute pass (`sort`), then the copy of the dispatch
-/// sizes ([`record_args_copy`]).
+/// Records the sort ([`dispatches`]) as one compute pass (`sort`).
 pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
@@ -185,5 +176,4 @@ pub fn record(
     timestamps: Option<PassTimestamps>,
 ) {
     record_passes(encoder, kernels, state, "sort", &dispatches(state, reorder), timestamps);
-    record_args_copy(encoder, state);
 }

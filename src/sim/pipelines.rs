@@ -12,6 +12,10 @@ use super::state::BINDINGS;
 pub struct Kernels {
     /// Layout of the simulation-state bind group.
     pub layout: wgpu::BindGroupLayout,
+    /// Layout of group 1, which only `bin_dispatch` has: the indirect arguments it writes
+    /// (`bin_dispatch.wgsl`). They cannot be in group 0: a buffer bound as writable storage cannot
+    /// be read as indirect arguments by the same dispatch, and group 0 is bound to every one.
+    pub dispatch_args_layout: wgpu::BindGroupLayout,
     pipelines: HashMap<MpmPass, wgpu::ComputePipeline>,
 }
 
@@ -100,14 +104,19 @@ impl Kernels {
         });
         let sources = MpmPass::ALL.into_iter().map(|pass| (pass, pass.composed_source())).collect();
         // The embedded sources are validated by tests/wgsl.rs; failing here is a build defect.
-        let pipelines = build_pipelines(device, &layout, &sources).expect("embedded MPM shaders compile");
-        Self { layout, pipelines }
+        let dispatch_args_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mpm.dispatch_args"),
+            entries: &[storage_entry(0)],
+        });
+        let pipelines =
+            build_pipelines(device, [&layout, &dispatch_args_layout], &sources).expect("embedded MPM shaders compile");
+        Self { layout, dispatch_args_layout, pipelines }
     }
 
     /// Rebuilds every pipeline from `sources` (composed modules, e.g. re-read from disk). On any
     /// error the current pipelines stay and the error says which pass failed and why.
     pub fn reload(&mut self, device: &wgpu::Device, sources: &HashMap<MpmPass, String>) -> Result<(), ShaderError> {
-        self.pipelines = build_pipelines(device, &self.layout, sources)?;
+        self.pipelines = build_pipelines(device, [&self.layout, &self.dispatch_args_layout], sources)?;
         Ok(())
     }
 
@@ -178,14 +187,21 @@ impl RuntimeChecks {
     }
 }
 
+/// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, and
+/// `bin_dispatch` also has group 1, `layouts[1]`.
 fn build_pipelines(
     device: &wgpu::Device,
-    layout: &wgpu::BindGroupLayout,
+    layouts: [&wgpu::BindGroupLayout; 2],
     sources: &HashMap<MpmPass, String>,
 ) -> Result<HashMap<MpmPass, wgpu::ComputePipeline>, ShaderError> {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("mpm"),
-        bind_group_layouts: &[Some(layout)],
+        bind_group_layouts: &[Some(layouts[0])],
+        immediate_size: 0,
+    });
+    let dispatch_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("mpm.bin_dispatch"),
+        bind_group_layouts: &[Some(layouts[0]), Some(layouts[1])],
         immediate_size: 0,
     });
     let mut pipelines = HashMap::new();
@@ -209,7 +225,7 @@ fn build_pipelines(
         constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(pass.name()),
-            layout: Some(&pipeline_layout),
+            layout: Some(if pass == MpmPass::BinDispatch { &dispatch_layout } else { &pipeline_layout }),
             module: &module,
             entry_point: Some(pass.name()),
             compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },

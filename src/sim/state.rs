@@ -138,11 +138,13 @@ pub struct SimState {
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
     pub scatter_sources: wgpu::Buffer,
-    /// Indirect dispatch arguments of the sorted P2G kernels and `grid_update_blocks`, copied from
-    /// `bin_header` each substep.
+    /// Indirect dispatch arguments of the sorted P2G kernels and `grid_update_blocks`, written by
+    /// `bin_dispatch` each sort through group 1.
     pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
+    /// Group 1 of `bin_dispatch`: `indirect_args` ([`Kernels::dispatch_args_layout`]).
+    pub dispatch_args_group: wgpu::BindGroup,
     /// Number of particles.
     pub particle_count: u32,
     /// Number of grid nodes.
@@ -413,7 +415,7 @@ impl SimState {
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
             size: 32,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
         let bind_group = make_bind_group(
@@ -456,6 +458,11 @@ impl SimState {
             cell_bins,
             p2g,
             scatter_sources,
+            dispatch_args_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("mpm.dispatch_args"),
+                layout: &kernels.dispatch_args_layout,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: indirect_args.as_entire_binding() }],
+            }),
             indirect_args,
             bind_group,
             particle_count,

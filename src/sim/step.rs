@@ -65,6 +65,11 @@ pub fn record_passes(
     compute.set_bind_group(0, &state.bind_group, &[]);
     for &(pass, dispatch) in dispatches {
         compute.set_pipeline(kernels.pipeline(pass));
+        if pass == MpmPass::BinDispatch {
+            // Group 1 is in no other pass's layout, so the other dispatches do not count it as
+            // bound: indirect_args is storage for this dispatch only.
+            compute.set_bind_group(1, &state.dispatch_args_group, &[]);
+        }
         match dispatch {
             Dispatch::Threads(threads) => {
                 let (x, y) = dispatch_size(threads);
@@ -114,23 +119,21 @@ pub fn record_pass(
 }
 
 /// One stage of a substep as recorded: the timestamp slot it reports in ([`SolverPath::stage_names`]),
-/// its label, its dispatches, and whether the sort's dispatch sizes are copied to the indirect
-/// buffer after it ([`bins::record_args_copy`]).
+/// its label and its dispatches.
 struct Stage {
     slot: u32,
     label: &'static str,
     dispatches: Vec<(MpmPass, Dispatch)>,
-    copies_args: bool,
 }
 
 impl Stage {
     fn one(slot: u32, dispatch: (MpmPass, Dispatch)) -> Self {
-        Self { slot, label: dispatch.0.name(), dispatches: vec![dispatch], copies_args: false }
+        Self { slot, label: dispatch.0.name(), dispatches: vec![dispatch] }
     }
 
     fn sort(state: &SimState) -> Self {
         let dispatches = bins::dispatches(state, state.reorder.tick());
-        Self { slot: 0, label: "sort", dispatches, copies_args: true }
+        Self { slot: 0, label: "sort", dispatches }
     }
 }
 
@@ -150,7 +153,7 @@ fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -
             let dispatches = sorted_p2g_dispatches(p2g, state);
             vec![
                 Stage::sort(state),
-                Stage { slot: 1, label: p2g.name(), dispatches, copies_args: false },
+                Stage { slot: 1, label: p2g.name(), dispatches },
                 Stage::one(2, grid_update_blocks::dispatch(state)),
             ]
         }
@@ -166,7 +169,7 @@ fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -
         Stage::one(3, g2p::dispatch(state))
     } else {
         // The fused path's g2p is in g2p2g: with timestamps, an empty pass fills its slot.
-        Stage { slot: 3, label: "g2p (in g2p2g)", dispatches: Vec::new(), copies_args: false }
+        Stage { slot: 3, label: "g2p (in g2p2g)", dispatches: Vec::new() }
     });
     stages
 }
@@ -182,9 +185,8 @@ fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -
 ///
 /// With `timestamps`, each stage is a compute pass of its own, and stage `k` writes queries
 /// `first + 2k` and `first + 2k + 1`; a stage the fused path leaves out of a substep writes them
-/// around an empty pass. Without, the stages share as few compute passes as the sort's copy of
-/// its dispatch sizes allows (two): recording a pass costs the host more than its dispatches
-/// (docs/performance.md, "Recording while the GPU runs").
+/// around an empty pass. Without, the whole substep is one compute pass: recording a pass costs
+/// the host more than its dispatches (docs/performance.md, "Recording while the GPU runs").
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
@@ -199,23 +201,10 @@ pub fn record_substep(
         for stage in &stages {
             let at = PassTimestamps { query_set: t.query_set, first: t.first + 2 * stage.slot };
             record_passes(encoder, kernels, state, stage.label, &stage.dispatches, Some(at));
-            if stage.copies_args {
-                bins::record_args_copy(encoder, state);
-            }
         }
-        return;
-    }
-    let mut pending = Vec::new();
-    for stage in stages {
-        pending.extend(stage.dispatches);
-        if stage.copies_args {
-            record_passes(encoder, kernels, state, "substep", &pending, None);
-            pending.clear();
-            bins::record_args_copy(encoder, state);
-        }
-    }
-    if !pending.is_empty() {
-        record_passes(encoder, kernels, state, "substep", &pending, None);
+    } else {
+        let dispatches: Vec<_> = stages.into_iter().flat_map(|stage| stage.dispatches).collect();
+        record_passes(encoder, kernels, state, "substep", &dispatches, None);
     }
 }
 
