@@ -237,3 +237,16 @@ pub fn device_memory_bytes(device: &wgpu::Device) -> Option<u64> {
     const DEVICE_LOCAL_BIT: u32 = 0x1;
     properties.memory_heaps_as_slice().iter().filter(|h| h.flags.as_raw() & DEVICE_LOCAL_BIT != 0).map(|h| h.size).max()
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn indirect_calls_are_not_validated_unless_asked_for() {
+        // With no WGPU_* variable set (CI sets none): the build's defaults less indirect validation.
+        if std::env::vars_os().all(|(name, _)| !name.to_string_lossy().starts_with("WGPU_")) {
+            let want = wgpu::InstanceFlags::default() - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL;
+            assert_eq!(super::instance_flags(), want);
+            assert!(wgpu::InstanceFlags::default().contains(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL));
+        }
+    }
+}
