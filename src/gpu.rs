@@ -66,13 +66,19 @@ pub fn instance_flags() -> wgpu::InstanceFlags {
     (wgpu::InstanceFlags::default() - wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL).with_env()
 }
 
+/// A Vulkan-only instance for `desc` (with a display handle for the window, or without), with the
+/// `WGPU_*` environment overrides and [`instance_flags`].
+pub fn vulkan_instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
+    let mut desc = desc.with_env();
+    desc.backends = wgpu::Backends::VULKAN;
+    desc.flags = instance_flags();
+    wgpu::Instance::new(desc)
+}
+
 impl Gpu {
     /// Creates a device on the best Vulkan adapter, without a window.
     pub fn new_headless() -> Result<Self, GpuError> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
-        desc.backends = wgpu::Backends::VULKAN;
-        desc.flags = instance_flags();
-        let instance = wgpu::Instance::new(desc);
+        let instance = vulkan_instance(wgpu::InstanceDescriptor::new_without_display_handle());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()

@@ -251,8 +251,8 @@ fn bench(args: BenchArgs) -> Result<()> {
                     _ => reorder.iter().copied().map(Some).collect(),
                 };
                 for kernel in kernels {
+                    case.p2g = kernel;
                     for &interval in &intervals {
-                        case.p2g = kernel;
                         case.reorder = interval;
                         let result = run_case(&gpu, case, shaders.as_deref())?;
                         println!("{}", result.report());

@@ -97,8 +97,8 @@ fn check_sort(particles: &[GpuParticle], case: &str) {
     assert_eq!(bins.touched.len(), listed.len(), "{case}: a touched block is listed twice");
     assert_eq!(listed, want_touched, "{case}: touched blocks");
     // Below 65,536 blocks the dispatches are one row of exactly one workgroup per block.
-    assert_eq!(bins.header.p2g_groups[..3], [occupied.len() as u32, 1, 1], "{case}: p2g_tiled workgroups");
-    assert_eq!(bins.header.update_groups[..3], [listed.len() as u32, 1, 1], "{case}: grid_update_blocks workgroups");
+    assert_eq!(bins.dispatch_args[0][..3], [occupied.len() as u32, 1, 1], "{case}: p2g_tiled workgroups");
+    assert_eq!(bins.dispatch_args[1][..3], [listed.len() as u32, 1, 1], "{case}: grid_update_blocks workgroups");
     eprintln!("{case}: {n} particles in {} blocks, {} touched", occupied.len(), listed.len());
 }
 

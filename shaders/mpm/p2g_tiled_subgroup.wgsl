@@ -70,6 +70,8 @@ fn p2g_tiled_subgroup(
         let cell = select(NO_CELL, cell_of_node(base_node(s)), has_particle);
         let sc = scatter_of(p.velocity, p.mass, scatter_affine(p, index));
         let runs = lane_runs(cell, lane, lanes);
+        // Used only by threads with a particle, whose stencil lies in the tile.
+        let first = tile_first_node(s, block.corner, BLOCK_REACH);
         for (var z = 0u; z < 3u; z++) {
             for (var y = 0u; y < 3u; y++) {
                 for (var x = 0u; x < 3u; x++) {
@@ -91,7 +93,7 @@ fn p2g_tiled_subgroup(
                         }
                     }
                     if (has_particle && runs.head) {
-                        tile_add_units(tile_node(s, o, block.corner, BLOCK_REACH), sum);
+                        tile_add_units(tile_node_from(first, o, BLOCK_REACH), sum);
                     }
                 }
             }

@@ -80,12 +80,18 @@ fn stencil_in_tile(position: vec3<f32>, start: vec3<i32>, reach: u32) -> bool {
     return all(t >= vec3<i32>(0)) && all(t + vec3<i32>(2) < vec3<i32>(i32(reach)));
 }
 
-// The tile node of stencil node o of a particle with stencil `s`, for the tile of reach³ nodes
-// from `start` that holds the stencil. The node is taken as stencil_node clamps it.
-fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
-    let node = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - 1);
-    let t = vec3<u32>(node - start);
+// The tile index of stencil node (0,0,0) of a particle with stencil `s`, for the tile of reach³
+// nodes from `start` that holds the stencil (stencil_in_tile). Such a stencil lies inside the grid
+// (it is a scatter_position's), so these are the nodes stencil_node would take, without its
+// clamp per node.
+fn tile_first_node(s: Stencil, start: vec3<i32>, reach: u32) -> u32 {
+    let t = vec3<u32>(s.base - start);
     return t.x + reach * (t.y + reach * t.z);
+}
+
+// The tile index of stencil node o, given the stencil's tile_first_node.
+fn tile_node_from(first: u32, o: vec3<u32>, reach: u32) -> u32 {
+    return first + o.x + reach * (o.y + reach * o.z);
 }
 
 // Scatters particle p (at its scatter_position, with MLS-MPM `affine` momentum, its stencil in the
@@ -93,10 +99,7 @@ fn tile_node(s: Stencil, o: vec3<u32>, start: vec3<i32>, reach: u32) -> u32 {
 fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) {
     let s = stencil_at(p.position);
     let sc = scatter_of(p.velocity, p.mass, affine);
-    // The stencil lies in the tile and inside the grid (stencil_in_tile), so tile_node's clamp
-    // changes nothing: the node of offset o is the first node's index plus o's.
-    let t0 = vec3<u32>(s.base - start);
-    let first = t0.x + reach * (t0.y + reach * t0.z);
+    let first = tile_first_node(s, start, reach);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
@@ -105,7 +108,7 @@ fn tile_scatter(p: Particle, affine: mat3x3<f32>, start: vec3<i32>, reach: u32) 
                 if (!c.valid) {
                     continue;
                 }
-                tile_add_units(first + x + reach * (y + reach * z), wide4(c.units));
+                tile_add_units(tile_node_from(first, o, reach), wide4(c.units));
             }
         }
     }

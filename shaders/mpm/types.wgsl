@@ -69,8 +69,7 @@ const BLOCK_REACH: u32 = 6u;
 // lie in FUSED_REACH³ nodes starting one node before the block's corner.
 const FUSED_REACH: u32 = 8u;
 
-// Counters of the bin passes, and the indirect dispatch sizes bin_dispatch derives from them.
-// The host copies the dispatch words into its indirect-argument buffer (src/sim/bins.rs).
+// Counters of the bin passes (bin_dispatch turns the two block counts into dispatch sizes).
 struct BinHeader {
     // Particles given a place so far (bin_offsets).
     particle_total: atomic<u32>,
@@ -79,8 +78,6 @@ struct BinHeader {
     // Blocks some particle's stencil reaches: grid_update_blocks runs one workgroup each.
     touched_count: atomic<u32>,
     _pad0: u32,
-    p2g_groups: vec4<u32>,
-    update_groups: vec4<u32>,
 }
 
 // One grid block's bin: its particle count and its first slot in particle_order.

@@ -115,11 +115,9 @@ impl Graphics {
     /// Opens the window and sets up the GPU for it.
     pub fn new(event_loop: &ActiveEventLoop, attributes: WindowAttributes) -> Result<Self, GfxError> {
         let window = Arc::new(event_loop.create_window(attributes).map_err(|e| GfxError::Window(e.to_string()))?);
-        let mut desc =
-            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(event_loop.owned_display_handle())).with_env();
-        desc.backends = wgpu::Backends::VULKAN;
-        desc.flags = powder::gpu::instance_flags();
-        let instance = wgpu::Instance::new(desc);
+        let instance = powder::gpu::vulkan_instance(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
+            event_loop.owned_display_handle(),
+        )));
         let surface = instance.create_surface(window.clone()).map_err(|e| GfxError::Surface(e.to_string()))?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,

@@ -114,8 +114,8 @@ pub struct BenchResult {
     pub timestamps: bool,
     /// Wall-clock ms per substep with all substeps in a few submissions (includes submit overhead).
     pub wall_ms_per_substep: f64,
-    /// Of that, the host's ms per substep to record and submit the command buffers: with one
-    /// submission (up to 256 substeps) the GPU starts only once it is recorded.
+    /// Of that, the host's ms per substep to record and submit the command buffers (the GPU runs
+    /// the submissions made so far meanwhile, [`crate::sim::step::SUBSTEPS_PER_SUBMIT`] substeps each).
     pub record_ms_per_substep: f64,
     /// GPU ms per substep from the first pass's begin to the last pass's end (timestamps), the idle
     /// time between passes included; `None` without timestamp queries.

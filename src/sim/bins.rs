@@ -9,15 +9,16 @@
 //! | `bin_clear` | one per cell counter | zeroes the block and cell counts and the counters |
 //! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics) |
 //! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it; lists the occupied and the touched blocks |
-//! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths |
+//! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths, into `indirect_args` |
 //! | `bin_scatter` | one per particle | writes each particle's index into its cell's part of its block's range |
 //!
 //! Within a block the particles are thus in cell order (the cell of a particle is its stencil's
 //! base node): neighbouring threads of `p2g_tiled` mostly add to the same nodes, which its
 //! subgroup pre-reduction relies on.
 //!
-//! Then the two dispatch sizes are copied into the indirect-argument buffer (a buffer may not be
-//! bound for writing and used for indirect arguments in the same dispatch).
+//! `bin_dispatch` writes the dispatch sizes straight into the indirect-argument buffer, through a
+//! bind group of its own ([`MpmPass::writes_dispatch_args`]): a buffer may not be bound for writing
+//! and used for indirect arguments in the same dispatch.
 //!
 //! The sort orders an index array; every few substeps [`super::reorder`] then moves the particles
 //! themselves into that order. Readbacks put them back into the scene's order, so tests and
@@ -116,8 +117,7 @@ impl SolverPath {
     }
 }
 
-/// Counters of the bin passes and the indirect dispatch sizes derived from them. Mirrors
-/// `BinHeader` in `shaders/mpm/types.wgsl`.
+/// Counters of the bin passes. Mirrors `BinHeader` in `shaders/mpm/types.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuBinHeader {
@@ -129,10 +129,6 @@ pub struct GpuBinHeader {
     pub touched_count: u32,
     /// Padding.
     pub _pad0: u32,
-    /// Workgroups (x, y, z, unused) of `p2g_tiled`.
-    pub p2g_groups: [u32; 4],
-    /// Workgroups (x, y, z, unused) of `grid_update_blocks`.
-    pub update_groups: [u32; 4],
 }
 
 /// One grid block's bin. Mirrors `BlockBin` in `shaders/mpm/types.wgsl`.

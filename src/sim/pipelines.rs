@@ -187,8 +187,8 @@ impl RuntimeChecks {
     }
 }
 
-/// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, and
-/// `bin_dispatch` also has group 1, `layouts[1]`.
+/// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, and the pass that
+/// [`MpmPass::writes_dispatch_args`] also has group 1, `layouts[1]`.
 fn build_pipelines(
     device: &wgpu::Device,
     layouts: [&wgpu::BindGroupLayout; 2],
@@ -225,7 +225,7 @@ fn build_pipelines(
         constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(pass.name()),
-            layout: Some(if pass == MpmPass::BinDispatch { &dispatch_layout } else { &pipeline_layout }),
+            layout: Some(if pass.writes_dispatch_args() { &dispatch_layout } else { &pipeline_layout }),
             module: &module,
             entry_point: Some(pass.name()),
             compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },

@@ -168,6 +168,12 @@ impl MpmPass {
         self == MpmPass::P2gTiledSubgroup
     }
 
+    /// Whether the pass writes the indirect dispatch arguments (`bin_dispatch`): its pipeline
+    /// layout alone has group 1, the argument buffer as storage (`Kernels::dispatch_args_layout`).
+    pub fn writes_dispatch_args(self) -> bool {
+        self == MpmPass::BinDispatch
+    }
+
     /// The complete module: the libraries followed by the pass.
     pub fn composed_source(self) -> String {
         compose(self.source())

@@ -77,8 +77,11 @@ pub struct Solver {
 /// The sorted path's bins as the last `sort` left them.
 #[derive(Clone, Debug)]
 pub struct BinsReadback {
-    /// The counters and dispatch sizes.
+    /// The counters.
     pub header: GpuBinHeader,
+    /// The indirect dispatch sizes `bin_dispatch` wrote (workgroups x, y, z, unused): the sorted
+    /// P2G kernels' (per occupied block), then `grid_update_blocks`'s (per touched block).
+    pub dispatch_args: [[u32; 4]; 2],
     /// One bin per grid block.
     pub bins: Vec<GpuBlockBin>,
     /// The occupied blocks, in an arbitrary order (each workgroup of bin_offsets reserves its list
@@ -345,7 +348,7 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Copies the counters of the last `sort` back (48 bytes; `powder bench` needs only these).
+    /// Copies the counters of the last `sort` back (16 bytes; `powder bench` needs only these).
     pub fn read_bin_header(&self, gpu: &Gpu) -> Result<GpuBinHeader, SolverError> {
         Ok(bytemuck::pod_read_unaligned(&gpu.read_buffer(&self.state.bin_header)?))
     }
@@ -353,9 +356,15 @@ impl Solver {
     /// Copies the bins of the last `sort` back, particle order included (for tests of the sort).
     pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
         let s = &self.state;
-        let read =
-            gpu.read_buffers(&[&s.block_lists, &s.bin_header, &s.block_bins, &s.particle_order, &s.particles.id])?;
-        let [lists, header, bins, stored_order, ids]: [Vec<u8>; 5] =
+        let read = gpu.read_buffers(&[
+            &s.block_lists,
+            &s.bin_header,
+            &s.indirect_args,
+            &s.block_bins,
+            &s.particle_order,
+            &s.particles.id,
+        ])?;
+        let [lists, header, dispatch_args, bins, stored_order, ids]: [Vec<u8>; 6] =
             read.try_into().expect("read_buffers returns one readback per buffer");
         let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&lists);
         let header: GpuBinHeader = bytemuck::pod_read_unaligned(&header);
@@ -372,6 +381,7 @@ impl Solver {
             occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
             touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
             header,
+            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args),
             bins,
             order,
         })

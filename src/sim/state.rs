@@ -415,7 +415,7 @@ impl SimState {
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
             size: 32,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let bind_group = make_bind_group(

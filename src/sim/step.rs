@@ -8,10 +8,10 @@ use super::state::SimState;
 use super::{bins, g2p, g2p2g, grid_clear, grid_update, grid_update_blocks, p2g, p2g_gather, p2g_tiled};
 
 /// Substeps recorded into one command buffer before it is submitted. The GPU starts on a
-/// submission only once it is recorded, and recording a substep takes the host 0.07–0.3 ms
-/// (about ten dispatches through wgpu), as long as the GPU takes for a substep of 1M particles on
-/// the H100; in submissions of a few substeps the host records the next while the GPU runs the
-/// last (docs/performance.md, "Recording while the GPU runs").
+/// submission only once it is recorded, and recording a substep took the host 0.07–0.3 ms on the
+/// H100's machine (0.04–0.1 ms since a substep is one compute pass), a good part of the GPU's
+/// 0.5 ms for a substep of 1M particles; in submissions of a few substeps the host records the
+/// next while the GPU runs the last (docs/performance.md, "Recording while the GPU runs").
 pub const SUBSTEPS_PER_SUBMIT: u32 = 8;
 
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
@@ -63,13 +63,12 @@ pub fn record_passes(
         }),
     });
     compute.set_bind_group(0, &state.bind_group, &[]);
+    // Group 1 is in the layout of bin_dispatch alone (MpmPass::writes_dispatch_args); a dispatch
+    // whose layout lacks it does not count it as bound, so indirect_args is storage for
+    // bin_dispatch only and indirect arguments for the rest.
+    compute.set_bind_group(1, &state.dispatch_args_group, &[]);
     for &(pass, dispatch) in dispatches {
         compute.set_pipeline(kernels.pipeline(pass));
-        if pass == MpmPass::BinDispatch {
-            // Group 1 is in no other pass's layout, so the other dispatches do not count it as
-            // bound: indirect_args is storage for this dispatch only.
-            compute.set_bind_group(1, &state.dispatch_args_group, &[]);
-        }
         match dispatch {
             Dispatch::Threads(threads) => {
                 let (x, y) = dispatch_size(threads);
