@@ -406,8 +406,9 @@ fn raw<T: bytemuck::Pod>(gpu: &Gpu, buffer: &wgpu::Buffer, count: usize) -> Vec<
 
 #[test]
 fn the_reorder_moves_every_particle_once_into_block_order() {
-    // After a sort, reorder + reorder_copy must leave the particle at place k the k-th in block
-    // order (so particle_order becomes the identity), move all of a particle's data together, and
+    // After a sort, the rounds of reorder + reorder_copy must leave the particle at place k the
+    // k-th in block order (so particle_order becomes the identity), move all of a particle's data
+    // (every share: position, velocity, Jp, material, id; C; F; τ) together, and
     // lose or duplicate none: the readback, put back by particle_id, is the upload byte for byte
     // (NaN positions included, hence bytes rather than ==). Inputs in random order, so the
     // reorder moves nearly every particle.
@@ -418,9 +419,18 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
     for (case, mut particles) in cases {
         use rand::seq::SliceRandom;
         particles.shuffle(&mut rng);
+        // A C and an F of each particle's own, so that each share of the streams (C, F, and τ,
+        // which the upload computes from F) is told apart from its neighbours'.
+        for (i, p) in particles.iter_mut().enumerate() {
+            let s = 1e-3 * (i % 97) as f32;
+            p.deformation = [[1.0 + s, 0.5 * s, 0.0, 0.0], [0.0, 1.0 - s, 0.25 * s, 0.0], [s, 0.0, 1.0, 0.0]];
+            p.affine = [[i as f32, 0.0, -s, 0.0], [0.0, 2.0 * s, 0.0, 0.0], [0.0, 0.0, -(i as f32), 0.0]];
+        }
         let n = particles.len();
         let solver = sorted_solver(&gpu, &particles);
-        for pass in [MpmPass::GridClear, MpmPass::Reorder, MpmPass::ReorderCopy] {
+        let stress_before: Vec<[[f32; 4]; 2]> = raw(&gpu, &solver.state().particles.stress, n);
+        // GridClear sorts; Reorder runs every round of the reorder.
+        for pass in [MpmPass::GridClear, MpmPass::Reorder] {
             solver.run_pass(&gpu, pass);
         }
         let state = solver.state();
@@ -446,6 +456,13 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
             assert_eq!(bytemuck::bytes_of(&position[k])[..12], *bytemuck::bytes_of(&p.position), "{case}: place {k}");
             assert_eq!(deformation[k], p.deformation, "{case}: place {k}");
             assert_eq!(plastic[k][1], p.material, "{case}: place {k}");
+        }
+        // τ is not read back with the particles; it moved in a round of its own.
+        let stress: Vec<[[f32; 4]; 2]> = raw(&gpu, &state.particles.stress, n);
+        assert!(stress_before.iter().any(|s| s[0][0] != 0.0), "{case}: τ is zero, so the check below would be empty");
+        for k in 0..n {
+            let before = &stress_before[ids[k] as usize];
+            assert!(bytemuck::bytes_of(&stress[k]) == bytemuck::bytes_of(before), "{case}: τ at place {k}");
         }
         let back = solver.read_particles(&gpu).expect("particles");
         assert!(bytemuck::cast_slice::<_, u8>(&back) == bytemuck::cast_slice::<_, u8>(&particles), "{case}: readback");

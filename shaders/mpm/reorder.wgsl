@@ -1,9 +1,19 @@
-// reorder: move every particle to its place in block order (particle_order, as the sort just left
-// it) in the scratch streams, its host index (particle_id) with it, and make particle_order the
-// identity: after reorder_copy puts the scratch back, the particle at place k is the k-th in block
-// order, so the passes that read through particle_order read consecutive memory.
-// One thread per place. Reads: params, particle_order, the streams and particle_id.
-// Writes: the reorder_* scratch, particle_order.
+// reorder: one round of moving the particles into block order (particle_order, as the sort just
+// left it). Each round gathers one share of every particle's streams into the scratch at its new
+// place, and reorder_copy puts that share back; a share fits REORDER_SLOTS 16-byte slots:
+//
+// round 0: position, velocity, and (Jp, material, host index) from particle_plastic and particle_id
+// round 1: C
+// round 2: F
+// round 3: τ (the last round; reorder_copy then makes particle_order the identity)
+//
+// After all four, the particle at place k is the k-th in block order, so the passes that read
+// through particle_order read consecutive memory. The host sets the round (src/sim/reorder.rs).
+// One thread per place. Reads: params, particle_order, the round's streams.
+// Writes: reorder_scratch.
+
+// Which share of the streams this dispatch moves (0 to 3, above).
+var<immediate> reorder_round: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn reorder(
@@ -16,13 +26,28 @@ fn reorder(
         return;
     }
     let source = particle_order[index];
-    reorder_position[index] = particle_position[source];
-    reorder_velocity[index] = particle_velocity[source];
-    reorder_affine[index] = particle_affine[source];
-    reorder_deformation[index] = particle_deformation[source];
-    reorder_plastic[index] = particle_plastic[source];
-    reorder_stress[2u * index] = particle_stress[2u * source];
-    reorder_stress[2u * index + 1u] = particle_stress[2u * source + 1u];
-    reorder_id[index] = particle_id[source];
-    particle_order[index] = index;
+    let slot = REORDER_SLOTS * index;
+    switch reorder_round {
+        case 0u: {
+            reorder_scratch[slot] = bitcast<vec4<u32>>(particle_position[source]);
+            reorder_scratch[slot + 1u] = bitcast<vec4<u32>>(particle_velocity[source]);
+            let plastic = particle_plastic[source];
+            reorder_scratch[slot + 2u] =
+                vec4<u32>(bitcast<u32>(plastic.plastic_jacobian), plastic.material, particle_id[source], 0u);
+        }
+        case 1u: {
+            for (var c = 0u; c < 3u; c++) {
+                reorder_scratch[slot + c] = bitcast<vec4<u32>>(particle_affine[source][c]);
+            }
+        }
+        case 2u: {
+            for (var c = 0u; c < 3u; c++) {
+                reorder_scratch[slot + c] = bitcast<vec4<u32>>(particle_deformation[source][c]);
+            }
+        }
+        default: {
+            reorder_scratch[slot] = bitcast<vec4<u32>>(particle_stress[2u * source]);
+            reorder_scratch[slot + 1u] = bitcast<vec4<u32>>(particle_stress[2u * source + 1u]);
+        }
+    }
 }

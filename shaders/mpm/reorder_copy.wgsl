@@ -1,6 +1,12 @@
-// reorder_copy: copy the scratch streams that reorder filled back into the particle streams (a
-// copy kernel rather than buffer copies, so that it runs inside the timed `sort` pass).
-// One thread per particle. Reads: params, the reorder_* scratch. Writes: the streams, particle_id.
+// reorder_copy: put the share of the streams that the same round of reorder gathered back into
+// the streams, at the particles' new places (a copy kernel rather than buffer copies: the scratch
+// holds one share interleaved, and the copy runs inside the timed `sort` pass). After the last
+// round, particle_order becomes the identity: place k now holds the k-th particle in block order.
+// One thread per particle. Reads: params, reorder_scratch. Writes: the round's streams,
+// particle_order (last round).
+
+// Which share of the streams this dispatch moves (reorder.wgsl lists them).
+var<immediate> reorder_round: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn reorder_copy(
@@ -12,12 +18,29 @@ fn reorder_copy(
     if (index >= params.particle_count) {
         return;
     }
-    particle_position[index] = reorder_position[index];
-    particle_velocity[index] = reorder_velocity[index];
-    particle_affine[index] = reorder_affine[index];
-    particle_deformation[index] = reorder_deformation[index];
-    particle_plastic[index] = reorder_plastic[index];
-    particle_stress[2u * index] = reorder_stress[2u * index];
-    particle_stress[2u * index + 1u] = reorder_stress[2u * index + 1u];
-    particle_id[index] = reorder_id[index];
+    let slot = REORDER_SLOTS * index;
+    switch reorder_round {
+        case 0u: {
+            particle_position[index] = bitcast<vec4<f32>>(reorder_scratch[slot]);
+            particle_velocity[index] = bitcast<vec4<f32>>(reorder_scratch[slot + 1u]);
+            let rest = reorder_scratch[slot + 2u];
+            particle_plastic[index] = ParticlePlastic(bitcast<f32>(rest.x), rest.y);
+            particle_id[index] = rest.z;
+        }
+        case 1u: {
+            for (var c = 0u; c < 3u; c++) {
+                particle_affine[index][c] = bitcast<vec4<f32>>(reorder_scratch[slot + c]);
+            }
+        }
+        case 2u: {
+            for (var c = 0u; c < 3u; c++) {
+                particle_deformation[index][c] = bitcast<vec4<f32>>(reorder_scratch[slot + c]);
+            }
+        }
+        default: {
+            particle_stress[2u * index] = bitcast<vec4<f32>>(reorder_scratch[slot]);
+            particle_stress[2u * index + 1u] = bitcast<vec4<f32>>(reorder_scratch[slot + 1u]);
+            particle_order[index] = index;
+        }
+    }
 }

@@ -186,15 +186,10 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // Each stored particle's index in the host's order: the reorder pass moves particles into block
 // order, and the host puts them back by this when it reads them (src/sim/particles.rs).
 @group(0) @binding(19) var<storage, read_write> particle_id: array<u32>;
-// The reorder pass's scratch: the streams and ids of binding 1–6 and 19, in block order
-// (src/sim/reorder.rs).
-@group(0) @binding(20) var<storage, read_write> reorder_position: array<vec4<f32>>;
-@group(0) @binding(21) var<storage, read_write> reorder_velocity: array<vec4<f32>>;
-@group(0) @binding(22) var<storage, read_write> reorder_affine: array<array<vec4<f32>, 3>>;
-@group(0) @binding(23) var<storage, read_write> reorder_deformation: array<array<vec4<f32>, 3>>;
-@group(0) @binding(24) var<storage, read_write> reorder_plastic: array<ParticlePlastic>;
-@group(0) @binding(25) var<storage, read_write> reorder_stress: array<vec4<f32>>;
-@group(0) @binding(26) var<storage, read_write> reorder_id: array<u32>;
+// The reorder's scratch: REORDER_SLOTS 16-byte slots per particle, which hold one round's share of
+// a particle's streams at a time (src/sim/reorder.rs).
+@group(0) @binding(20) var<storage, read_write> reorder_scratch: array<vec4<u32>>;
+const REORDER_SLOTS: u32 = 3u;
 
 fn padded_matrix(c: array<vec4<f32>, 3>) -> mat3x3<f32> {
     return mat3x3<f32>(c[0].xyz, c[1].xyz, c[2].xyz);

@@ -180,30 +180,9 @@ impl ParticleBuffers {
         }
     }
 
-    /// Zeroed buffers of the same shape for `count` particles (at least one entry each), labelled
-    /// `{label}.{stream}`: the `reorder` pass's scratch.
-    pub fn zeroed(device: &wgpu::Device, count: u32, usage: wgpu::BufferUsages, label: &str) -> Self {
-        let make = |name: &str, bytes: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(&format!("{label}.{name}")),
-                size: bytes * count.max(1) as u64,
-                usage: usage | wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        };
-        let [position, velocity, affine, deformation, plastic, stress] = STREAMS.map(|(name, bytes)| make(name, bytes));
-        Self { position, velocity, affine, deformation, plastic, stress, id: make("particle_id", 4), count }
-    }
-
     /// The buffers in binding order ([`STREAMS`]).
     pub fn buffers(&self) -> [&wgpu::Buffer; 6] {
         [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic, &self.stress]
-    }
-
-    /// The streams and then `id`: everything the `reorder` pass moves.
-    pub fn buffers_with_id(&self) -> [&wgpu::Buffer; 7] {
-        let [a, b, c, d, e, f] = self.buffers();
-        [a, b, c, d, e, f, &self.id]
     }
 
     /// Particles all the buffers have room for.

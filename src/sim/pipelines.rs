@@ -87,10 +87,14 @@ pub fn validate_source(pass: MpmPass, source: &str) -> Result<(), ShaderError> {
 
 /// naga's validator as the device sees the MPM modules: default capabilities, plus subgroup
 /// operations in compute shaders (only [`MpmPass::needs_subgroups`] passes use them, and those are
-/// built only where the device has them).
+/// built only where the device has them) and immediate data (the reorder's round; Vulkan always
+/// has it).
 pub fn validator() -> wgpu::naga::valid::Validator {
     use wgpu::naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
-    let mut validator = Validator::new(ValidationFlags::all(), Capabilities::default() | Capabilities::SUBGROUP);
+    let mut validator = Validator::new(
+        ValidationFlags::all(),
+        Capabilities::default() | Capabilities::SUBGROUP | Capabilities::IMMEDIATES,
+    );
     validator.subgroup_stages(ShaderStages::COMPUTE).subgroup_operations(SubgroupOperationSet::all());
     validator
 }
@@ -187,8 +191,9 @@ impl RuntimeChecks {
     }
 }
 
-/// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, and the pass that
-/// [`MpmPass::writes_dispatch_args`] also has group 1, `layouts[1]`.
+/// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, the pass that
+/// [`MpmPass::writes_dispatch_args`] also has group 1, `layouts[1]`, and those that
+/// [`MpmPass::takes_round`] four bytes of immediate data.
 fn build_pipelines(
     device: &wgpu::Device,
     layouts: [&wgpu::BindGroupLayout; 2],
@@ -203,6 +208,11 @@ fn build_pipelines(
         label: Some("mpm.bin_dispatch"),
         bind_group_layouts: &[Some(layouts[0]), Some(layouts[1])],
         immediate_size: 0,
+    });
+    let round_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("mpm.rounds"),
+        bind_group_layouts: &[Some(layouts[0])],
+        immediate_size: size_of::<u32>() as u32,
     });
     let mut pipelines = HashMap::new();
     let checks = RuntimeChecks::from_env();
@@ -225,7 +235,13 @@ fn build_pipelines(
         constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(pass.name()),
-            layout: Some(if pass.writes_dispatch_args() { &dispatch_layout } else { &pipeline_layout }),
+            layout: Some(if pass.writes_dispatch_args() {
+                &dispatch_layout
+            } else if pass.takes_round() {
+                &round_layout
+            } else {
+                &pipeline_layout
+            }),
             module: &module,
             entry_point: Some(pass.name()),
             compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },

@@ -62,9 +62,10 @@ pub enum MpmPass {
     Pick,
     /// Each particle's Kirchhoff stress from its stored F and Jp, for P2G.
     Stress,
-    /// Sorted and fused paths, every few substeps: the particles into block order, in scratch streams.
+    /// Sorted and fused paths, every few substeps: one share of the particles' streams into block
+    /// order, in the scratch (one of [`super::reorder::ROUNDS`] rounds).
     Reorder,
-    /// Sorted and fused paths: the scratch streams of [`MpmPass::Reorder`] copied back.
+    /// Sorted and fused paths: the share [`MpmPass::Reorder`] put in the scratch, copied back.
     ReorderCopy,
 }
 
@@ -102,6 +103,12 @@ impl MpmPass {
         MpmPass::Reorder,
         MpmPass::ReorderCopy,
     ];
+
+    /// Whether the pass runs in rounds, told by a `u32` of immediate data (the reorder's,
+    /// [`super::reorder::ROUNDS`]); its pipeline layout has room for it.
+    pub fn takes_round(self) -> bool {
+        matches!(self, MpmPass::Reorder | MpmPass::ReorderCopy)
+    }
 
     /// The pass's name: file stem, entry point and GPU label.
     pub fn name(self) -> &'static str {

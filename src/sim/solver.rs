@@ -330,6 +330,7 @@ impl Solver {
     /// zeroes the grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate`
     /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort: stage by stage
     /// the fused path is the sorted path (g2p2g runs within [`Solver::step`], or alone as `G2p2g`).
+    /// `Reorder` or `ReorderCopy` runs a whole reorder: the rounds of the two interleave.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let state = &self.state;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
@@ -342,6 +343,9 @@ impl Solver {
             (path, MpmPass::P2g) if path.is_binned() => step::record_sorted_p2g(e, &self.kernels, state, None),
             (path, MpmPass::GridUpdate) if path.is_binned() => {
                 step::record_pass(e, &self.kernels, state, MpmPass::GridUpdateBlocks, None)
+            }
+            (_, pass) if pass.takes_round() => {
+                step::record_passes(e, &self.kernels, state, "reorder", &super::reorder::dispatches(state), None)
             }
             _ => step::record_pass(e, &self.kernels, state, pass, None),
         }

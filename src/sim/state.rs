@@ -9,6 +9,7 @@ use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::particles::{PARTICLE_BYTES, ParticleBuffers, WIDEST_STREAM_BYTES};
 use super::pipelines::Kernels;
+use super::reorder::SCRATCH_BYTES_PER_PARTICLE;
 use super::shaders::MpmPass;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
 
@@ -71,7 +72,7 @@ pub enum StateError {
         nodes: u64,
         /// Bytes the solver's buffers need in all.
         needed: u64,
-        /// Bytes per particle (streams and id, their reorder scratch, sort order, scatter sources).
+        /// Bytes per particle (streams and id, reorder scratch, sort order, scatter sources).
         per_particle: u64,
         /// Bytes of the grid, its bins and the collider fields.
         grid: u64,
@@ -102,8 +103,9 @@ pub struct SimState {
     pub params: wgpu::Buffer,
     /// Particles, as six streams and their ids ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
-    /// The `reorder` pass's scratch, the particles' shape ([`super::reorder`]).
-    pub reorder_scratch: ParticleBuffers,
+    /// The reorder's scratch: one round's share of every particle's streams
+    /// ([`super::reorder::SCRATCH_BYTES_PER_PARTICLE`] each).
+    pub reorder_scratch: wgpu::Buffer,
     /// Which substeps of the binned paths reorder the particles ([`super::reorder`]).
     pub reorder: super::reorder::ReorderClock,
     /// Fixed-point mass and momentum, four i32 per node.
@@ -156,7 +158,7 @@ pub struct SimState {
 }
 
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 27;
+pub const BINDINGS: usize = 21;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
 fn make_bind_group(
@@ -164,16 +166,12 @@ fn make_bind_group(
     kernels: &Kernels,
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; BINDINGS - 15],
-    scratch: &ParticleBuffers,
+    rest: [&wgpu::Buffer; BINDINGS - 9],
+    scratch: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order, 19 the
-    // particle ids, 20–26 the reorder scratch (types.wgsl).
-    let buffers = std::iter::once(params)
-        .chain(particles.buffers())
-        .chain(rest)
-        .chain([&particles.id])
-        .chain(scratch.buffers_with_id());
+    // particle ids, 20 the reorder scratch (types.wgsl).
+    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest).chain([&particles.id, scratch]);
     let entries: Vec<_> = buffers
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
@@ -310,17 +308,16 @@ pub fn check_fit(
     Ok(())
 }
 
-/// Bytes per particle of the widest per-particle buffer: a particle stream, or `p2g_gather`'s
-/// scatter sources where that is the sorted path's P2G.
+/// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch
+/// (48 bytes both), or `p2g_gather`'s scatter sources where that is the sorted path's P2G.
 pub fn widest_buffer_bytes(p2g: MpmPass) -> u64 {
-    WIDEST_STREAM_BYTES.max(scatter_source_bytes_per_particle(p2g))
+    WIDEST_STREAM_BYTES.max(SCRATCH_BYTES_PER_PARTICLE).max(scatter_source_bytes_per_particle(p2g))
 }
 
-/// GPU bytes per particle: the streams and its id, twice (the reorder scratch is the same shape),
-/// its place in `particle_order`, and its scatter source where the sorted path's P2G is
-/// `p2g_gather`.
+/// GPU bytes per particle: the streams and its id, its share of the reorder scratch, its place in
+/// `particle_order`, and its scatter source where the sorted path's P2G is `p2g_gather`.
 pub fn particle_bytes(p2g: MpmPass) -> u64 {
-    2 * (PARTICLE_BYTES + 4) + 4 + scatter_source_bytes_per_particle(p2g)
+    PARTICLE_BYTES + 4 + SCRATCH_BYTES_PER_PARTICLE + 4 + scatter_source_bytes_per_particle(p2g)
 }
 
 /// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
@@ -356,7 +353,8 @@ impl SimState {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let particle_buffers = ParticleBuffers::new(device, particles, storage);
-        let reorder_scratch = ParticleBuffers::zeroed(device, particle_count, storage, "reorder");
+        let reorder_scratch =
+            storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
         let grid_fixed = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grid_fixed"),
             size: node_count as u64 * GRID_FIXED_NODE_BYTES,

@@ -42,6 +42,14 @@ pub enum Dispatch {
     Threads(u32),
     /// Workgroup counts read on the GPU from `state.indirect_args` at this byte offset.
     Indirect(u64),
+    /// As `Threads`, for a pass that runs in rounds ([`MpmPass::takes_round`]): `round` is its
+    /// immediate data.
+    Round {
+        /// Threads, one per item.
+        threads: u32,
+        /// The round, a `u32` immediate.
+        round: u32,
+    },
 }
 
 /// Records one compute pass labelled `label` running `dispatches` in order (wgpu puts a barrier
@@ -75,6 +83,11 @@ pub fn record_passes(
                 compute.dispatch_workgroups(x, y, 1);
             }
             Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
+            Dispatch::Round { threads, round } => {
+                compute.set_immediates(0, bytemuck::bytes_of(&round));
+                let (x, y) = dispatch_size(threads);
+                compute.dispatch_workgroups(x, y, 1);
+            }
         }
     }
 }
