@@ -26,28 +26,27 @@ fn reorder(
         return;
     }
     let source = particle_order[index];
-    let slot = REORDER_SLOTS * index;
     switch reorder_round {
         case 0u: {
-            reorder_scratch[slot] = bitcast<vec4<u32>>(particle_position[source]);
-            reorder_scratch[slot + 1u] = bitcast<vec4<u32>>(particle_velocity[source]);
+            reorder_scratch[reorder_slot(index, 0u)] = bitcast<vec4<u32>>(particle_position[source]);
+            reorder_scratch[reorder_slot(index, 1u)] = bitcast<vec4<u32>>(particle_velocity[source]);
             let plastic = particle_plastic[source];
-            reorder_scratch[slot + 2u] =
+            reorder_scratch[reorder_slot(index, 2u)] =
                 vec4<u32>(bitcast<u32>(plastic.plastic_jacobian), plastic.material, particle_id[source], 0u);
         }
         case 1u: {
             for (var c = 0u; c < 3u; c++) {
-                reorder_scratch[slot + c] = bitcast<vec4<u32>>(particle_affine[source][c]);
+                reorder_scratch[reorder_slot(index, c)] = bitcast<vec4<u32>>(particle_affine[source][c]);
             }
         }
         case 2u: {
             for (var c = 0u; c < 3u; c++) {
-                reorder_scratch[slot + c] = bitcast<vec4<u32>>(particle_deformation[source][c]);
+                reorder_scratch[reorder_slot(index, c)] = bitcast<vec4<u32>>(particle_deformation[source][c]);
             }
         }
         default: {
-            reorder_scratch[slot] = bitcast<vec4<u32>>(particle_stress[2u * source]);
-            reorder_scratch[slot + 1u] = bitcast<vec4<u32>>(particle_stress[2u * source + 1u]);
+            reorder_scratch[reorder_slot(index, 0u)] = bitcast<vec4<u32>>(particle_stress[2u * source]);
+            reorder_scratch[reorder_slot(index, 1u)] = bitcast<vec4<u32>>(particle_stress[2u * source + 1u]);
         }
     }
 }

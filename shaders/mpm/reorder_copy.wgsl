@@ -18,28 +18,27 @@ fn reorder_copy(
     if (index >= params.particle_count) {
         return;
     }
-    let slot = REORDER_SLOTS * index;
     switch reorder_round {
         case 0u: {
-            particle_position[index] = bitcast<vec4<f32>>(reorder_scratch[slot]);
-            particle_velocity[index] = bitcast<vec4<f32>>(reorder_scratch[slot + 1u]);
-            let rest = reorder_scratch[slot + 2u];
+            particle_position[index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]);
+            particle_velocity[index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 1u)]);
+            let rest = reorder_scratch[reorder_slot(index, 2u)];
             particle_plastic[index] = ParticlePlastic(bitcast<f32>(rest.x), rest.y);
             particle_id[index] = rest.z;
         }
         case 1u: {
             for (var c = 0u; c < 3u; c++) {
-                particle_affine[index][c] = bitcast<vec4<f32>>(reorder_scratch[slot + c]);
+                particle_affine[index][c] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, c)]);
             }
         }
         case 2u: {
             for (var c = 0u; c < 3u; c++) {
-                particle_deformation[index][c] = bitcast<vec4<f32>>(reorder_scratch[slot + c]);
+                particle_deformation[index][c] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, c)]);
             }
         }
         default: {
-            particle_stress[2u * index] = bitcast<vec4<f32>>(reorder_scratch[slot]);
-            particle_stress[2u * index + 1u] = bitcast<vec4<f32>>(reorder_scratch[slot + 1u]);
+            particle_stress[2u * index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]);
+            particle_stress[2u * index + 1u] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 1u)]);
             particle_order[index] = index;
         }
     }

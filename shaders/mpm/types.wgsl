@@ -187,9 +187,17 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // order, and the host puts them back by this when it reads them (src/sim/particles.rs).
 @group(0) @binding(19) var<storage, read_write> particle_id: array<u32>;
 // The reorder's scratch: REORDER_SLOTS 16-byte slots per particle, which hold one round's share of
-// a particle's streams at a time (src/sim/reorder.rs).
+// a particle's streams at a time (src/sim/reorder.rs), as REORDER_SLOTS planes of particle_count
+// slots (reorder_slot).
 @group(0) @binding(20) var<storage, read_write> reorder_scratch: array<vec4<u32>>;
 const REORDER_SLOTS: u32 = 3u;
+
+// Slot `c` of place `index` in the reorder's scratch. Planes rather than a particle's slots side by
+// side: each store and load of a round then covers consecutive 16-byte slots across the threads,
+// as the streams' own do.
+fn reorder_slot(index: u32, c: u32) -> u32 {
+    return c * params.particle_count + index;
+}
 
 fn padded_matrix(c: array<vec4<f32>, 3>) -> mat3x3<f32> {
     return mat3x3<f32>(c[0].xyz, c[1].xyz, c[2].xyz);
