@@ -15,10 +15,9 @@ use super::timing::{MAX_TIMED_SUBSTEPS, PassTimer};
 /// Real-time mode never tries to catch up more than this much lag, seconds: after a stall (a
 /// grid rebuild, a dragged window) the simulation resumes instead of running in slow motion.
 const MAX_CATCH_UP: f64 = 0.1;
-/// Substeps recorded into one command buffer: the solver's choice (the GPU runs one while the host
-/// records the next). The first command buffer of a frame is the one timed with timestamps.
-const SUBSTEPS_PER_SUBMIT: u32 = step::SUBSTEPS_PER_SUBMIT;
-const _: () = assert!(SUBSTEPS_PER_SUBMIT <= MAX_TIMED_SUBSTEPS);
+// The substeps of a frame's first submission are the ones timed (Solver::step_timed); the timer
+// has room for them all.
+const _: () = assert!(step::SUBSTEPS_PER_SUBMIT <= MAX_TIMED_SUBSTEPS);
 /// Weight of the newest sample in the moving averages of substep cost and real-time ratio.
 const AVERAGING: f64 = 0.1;
 
@@ -173,7 +172,7 @@ impl Stepper {
         self.run_substeps(gpu, solver, substeps);
         gpu.wait_idle();
         let sim_ms = start.elapsed().as_secs_f64() * 1e3;
-        let timed = substeps.min(SUBSTEPS_PER_SUBMIT);
+        let timed = substeps.min(step::SUBSTEPS_PER_SUBMIT);
         self.pass_ms = self.timer.as_ref().and_then(|t| t.read(gpu, timed)).or(self.pass_ms);
         let per_substep = sim_ms / substeps as f64;
         self.substep_ms = if self.substep_ms > 0.0 {
@@ -207,28 +206,11 @@ impl Stepper {
     }
 
     fn run_substeps(&self, gpu: &Gpu, solver: &Solver, substeps: u32) {
-        let (kernels, state) = (solver.kernels(), solver.state());
         // The frame's substeps are one collider frame (see Solver::step): `prepare` gave the solver
         // the colliders at the frame's start and end, and substep k sees them (k + 1) / substeps
-        // of the way through (past MAX_COLLIDER_SUBSTEPS substeps the rest see the end pose).
-        state.write_collider_blends(&gpu.queue, substeps);
-        let mut left = substeps;
-        let mut first = true;
-        while left > 0 {
-            let n = left.min(SUBSTEPS_PER_SUBMIT);
-            let mut encoder =
-                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("app.step") });
-            for i in 0..n {
-                let timestamps = if first { self.timer.as_ref().map(|t| t.timestamps(i)) } else { None };
-                step::record_substep(&mut encoder, kernels, state, substeps - left + i, substeps, timestamps);
-            }
-            if first && let Some(timer) = &self.timer {
-                timer.resolve(&mut encoder, n);
-            }
-            gpu.queue.submit([encoder.finish()]);
-            left -= n;
-            first = false;
-        }
+        // of the way through (past MAX_COLLIDER_SUBSTEPS substeps the rest see the end pose). The
+        // first submission's substeps are timed.
+        solver.step_timed(gpu, substeps, self.timer.as_ref().map(|t| t as &dyn step::SubstepTimer));
     }
 
     /// Paused?

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use powder::gpu::Gpu;
-use powder::sim::step::PassTimestamps;
+use powder::sim::step::{PassTimestamps, SubstepTimer};
 
 /// Two queries (begin, end) per stage of a substep (`SolverPath::stage_names`: four on every path).
 const QUERIES_PER_SUBSTEP: u32 = 8;
@@ -45,18 +45,6 @@ impl PassTimer {
             buffer("app.pass_timer.resolve", wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC);
         let readback = buffer("app.pass_timer.readback", wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
         Some(Self { query_set, resolve, readback, period_ns: gpu.queue.get_timestamp_period() as f64 })
-    }
-
-    /// Where substep `index` (below [`MAX_TIMED_SUBSTEPS`]) writes its timestamps.
-    pub fn timestamps(&self, index: u32) -> PassTimestamps<'_> {
-        PassTimestamps { query_set: &self.query_set, first: QUERIES_PER_SUBSTEP * index.min(MAX_TIMED_SUBSTEPS - 1) }
-    }
-
-    /// Records the copy of the first `substeps` substeps' timestamps into the readback buffer.
-    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder, substeps: u32) {
-        let queries = QUERIES_PER_SUBSTEP * substeps.clamp(1, MAX_TIMED_SUBSTEPS);
-        encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolve, 0);
-        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, queries as u64 * 8);
     }
 
     /// Mean milliseconds per substep of each pass over the `substeps` timed substeps, once the
@@ -145,5 +133,19 @@ impl FrameClock {
         let seconds = (self.last - start).as_secs_f64();
         let intervals = self.frames.saturating_sub(WARM_UP_FRAMES + 1);
         if seconds > 0.0 { intervals as f64 / seconds } else { 0.0 }
+    }
+}
+
+impl SubstepTimer for PassTimer {
+    /// Where substep `index` (below [`MAX_TIMED_SUBSTEPS`]) writes its timestamps.
+    fn timestamps(&self, index: u32) -> PassTimestamps<'_> {
+        PassTimestamps { query_set: &self.query_set, first: QUERIES_PER_SUBSTEP * index.min(MAX_TIMED_SUBSTEPS - 1) }
+    }
+
+    /// Records the copy of the first `substeps` substeps' timestamps into the readback buffer.
+    fn resolve(&self, encoder: &mut wgpu::CommandEncoder, substeps: u32) {
+        let queries = QUERIES_PER_SUBSTEP * substeps.clamp(1, MAX_TIMED_SUBSTEPS);
+        encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, queries as u64 * 8);
     }
 }

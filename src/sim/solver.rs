@@ -310,14 +310,26 @@ impl Solver {
     /// through it. On the fused path they are one run of [`step::record_substep`]: the particles
     /// are complete when it ends.
     pub fn step(&self, gpu: &Gpu, substeps: u32) {
+        self.step_timed(gpu, substeps, None);
+    }
+
+    /// [`Solver::step`], with the substeps of the first submission timed by `timer` where one is
+    /// given: each stage of them writes its timestamps, and the submission ends with
+    /// [`step::SubstepTimer::resolve`].
+    pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn step::SubstepTimer>) {
         self.state.write_collider_blends(&gpu.queue, substeps);
         let mut done = 0;
         while done < substeps {
             let n = (substeps - done).min(step::SUBSTEPS_PER_SUBMIT);
+            let timer = timer.filter(|_| done == 0);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
             for k in done..done + n {
-                step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, None);
+                let timestamps = timer.map(|t| t.timestamps(k));
+                step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, timestamps);
+            }
+            if let Some(timer) = timer {
+                timer.resolve(&mut encoder, n);
             }
             gpu.queue.submit([encoder.finish()]);
             done += n;

@@ -26,6 +26,16 @@ pub fn dispatch_size(threads: u32) -> (u32, u32) {
     }
 }
 
+/// Timestamps for the substeps of a run's first submission ([`super::Solver::step_timed`]): the
+/// app's pass timer. A run's first submission holds at most [`SUBSTEPS_PER_SUBMIT`] substeps.
+pub trait SubstepTimer {
+    /// Where substep `index` of the first submission writes its timestamps.
+    fn timestamps(&self, index: u32) -> PassTimestamps<'_>;
+    /// Records, at the end of the first submission, the copy of its `substeps` substeps'
+    /// timestamps to where they are read.
+    fn resolve(&self, encoder: &mut wgpu::CommandEncoder, substeps: u32);
+}
+
 /// Where a pass writes its begin/end timestamps: queries `first` and `first + 1` of `query_set`.
 #[derive(Clone, Copy)]
 pub struct PassTimestamps<'a> {
@@ -77,17 +87,15 @@ pub fn record_passes(
     compute.set_bind_group(1, &state.dispatch_args_group, &[]);
     for &(pass, dispatch) in dispatches {
         compute.set_pipeline(kernels.pipeline(pass));
+        if let Dispatch::Round { round, .. } = dispatch {
+            compute.set_immediates(0, bytemuck::bytes_of(&round));
+        }
         match dispatch {
-            Dispatch::Threads(threads) => {
+            Dispatch::Threads(threads) | Dispatch::Round { threads, .. } => {
                 let (x, y) = dispatch_size(threads);
                 compute.dispatch_workgroups(x, y, 1);
             }
             Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
-            Dispatch::Round { threads, round } => {
-                compute.set_immediates(0, bytemuck::bytes_of(&round));
-                let (x, y) = dispatch_size(threads);
-                compute.dispatch_workgroups(x, y, 1);
-            }
         }
     }
 }
