@@ -98,7 +98,19 @@ pub fn build_solver_with(
     particles: &[GpuParticle],
     source_name: &str,
 ) -> Result<Solver, RunError> {
-    Solver::new(gpu, scene.solver_params(), particles).map_err(|e| match e {
+    build_solver_paged(gpu, scene, particles, source_name, None)
+}
+
+/// [`build_solver_with`] with pages of at most `page_capacity` particles
+/// ([`Solver::with_page_capacity`]).
+pub fn build_solver_paged(
+    gpu: &Gpu,
+    scene: &Scene,
+    particles: &[GpuParticle],
+    source_name: &str,
+    page_capacity: Option<u32>,
+) -> Result<Solver, RunError> {
+    Solver::with_page_capacity(gpu, scene.solver_params(), particles, page_capacity).map_err(|e| match e {
         SolverError::State(s @ StateError::GridTooLarge { .. }) => RunError::GridTooLarge {
             source_name: source_name.to_string(),
             resolution: scene.grid.resolution,

@@ -140,6 +140,11 @@ enum Command {
         /// paths, comma-separated (0: never). Default: the solver's.
         #[arg(long, value_delimiter = ',')]
         reorder: Vec<u32>,
+        /// Split the particles into pages of at most this many (default: as many as fit one
+        /// storage binding, so one page below tens of millions): times the paged solver on
+        /// counts that would fit one page.
+        #[arg(long, value_name = "N")]
+        page_particles: Option<u32>,
         /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
         /// on a grid of --grid cells per axis, static and per animated frame.
         #[arg(long, value_name = "TRIANGLES")]
@@ -212,10 +217,12 @@ struct BenchArgs {
     /// `true` for a shuffled particle order, per value of `--order`.
     orders: Vec<bool>,
     reorder: Vec<u32>,
+    page_particles: Option<u32>,
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders, orders, reorder } = args;
+    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders, orders, reorder, page_particles } =
+        args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -235,6 +242,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             p2g: None,
             shuffled: orders[0],
             reorder: reorder.first().copied(),
+            page_particles,
         };
         for &shuffled in &orders {
             case.shuffled = shuffled;
@@ -339,6 +347,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             shaders,
             order,
             reorder,
+            page_particles,
             sdf: None,
         }) => {
             let render = if render {
@@ -358,6 +367,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 shaders,
                 orders: order,
                 reorder,
+                page_particles,
             })
         }
         None => open_app(cli.app),

@@ -3,7 +3,7 @@
 
 use powder::sim::particles::WIDEST_STREAM_BYTES;
 use powder::sim::shaders::MpmPass;
-use powder::sim::state::{DeviceLimits, StateError, check_fit, grid_bytes, particle_bytes};
+use powder::sim::state::{DeviceLimits, PageLayout, StateError, check_fit, grid_bytes, page_bytes, particle_bytes};
 
 mod common;
 
@@ -12,31 +12,74 @@ mod common;
 const H100: DeviceLimits = DeviceLimits { binding_bytes: 2_147_483_644, memory_bytes: Some(85_000_000_000) };
 
 #[test]
-fn sixteen_million_particles_fit_an_h100_and_the_binding_limit_is_the_widest_stream() {
+fn sixteen_million_particles_are_one_page_and_past_one_binding_the_particles_take_pages() {
     let params = common::params(256, 1.0 / 256.0, 1e-4);
-    check_fit(&params, 16_003_008, MpmPass::P2gTiled, H100).expect("the issue's 16M case fits");
-    let max = (H100.binding_bytes / WIDEST_STREAM_BYTES) as usize;
-    check_fit(&params, max, MpmPass::P2gTiled, H100).expect("the largest count the binding allows");
-    match check_fit(&params, max + 1, MpmPass::P2gTiled, H100) {
-        Err(e @ StateError::TooManyParticles { .. }) => {
+    // One page holds as many particles as the widest per-particle buffer (48 bytes) fits in a binding.
+    let max = (H100.binding_bytes / WIDEST_STREAM_BYTES) as u32;
+    assert_eq!(max, 44_739_242);
+    let fit = |count: usize, pages: Option<u32>| check_fit(&params, count, MpmPass::P2gTiled, H100, pages);
+    assert_eq!(fit(16_003_008, None).expect("the issue's 16M case fits"), PageLayout { capacity: max, pages: 1 });
+    assert_eq!(fit(max as usize, None).expect("a full page"), PageLayout { capacity: max, pages: 1 });
+    assert_eq!(fit(max as usize + 1, None).expect("one past a page"), PageLayout { capacity: max, pages: 2 });
+    assert_eq!(fit(3 * max as usize, None).expect("three pages"), PageLayout { capacity: max, pages: 3 });
+    // Pages asked for: smaller ones are made; one past the binding is refused with the numbers.
+    assert_eq!(fit(2500, Some(1000)).expect("small pages"), PageLayout { capacity: 1000, pages: 3 });
+    match fit(1000, Some(max + 1)) {
+        Err(e @ StateError::PageTooLarge { .. }) => {
             let text = e.to_string();
-            assert!(text.contains(&format!("at most {max} particles fit")), "{text}");
+            assert!(text.contains(&format!("at most {max} particles fit in one page")), "{text}");
         }
-        other => panic!("one past the binding limit gave {other:?}"),
+        other => panic!("a page one past the binding limit gave {other:?}"),
     }
+    assert!(matches!(fit(1000, Some(0)), Err(StateError::PageTooLarge { .. })), "an empty page");
 }
 
 #[test]
 fn p2g_gathers_scatter_sources_are_the_widest_buffer_where_it_runs() {
-    // 80 bytes per particle (GpuScatterSource) against the streams' 48.
+    // 80 bytes per particle (GpuScatterSource) against the streams' 48: smaller pages.
     let params = common::params(256, 1.0 / 256.0, 1e-4);
-    let max = (H100.binding_bytes / 80) as usize;
-    check_fit(&params, max, MpmPass::P2gGather, H100).expect("the largest count the binding allows");
+    let max = (H100.binding_bytes / 80) as u32;
+    let layout = check_fit(&params, max as usize + 1, MpmPass::P2gGather, H100, None).expect("two pages");
+    assert_eq!(layout, PageLayout { capacity: max, pages: 2 });
+    // Switching a solver with full 48-byte pages to p2g_gather keeps its pages, which are too large.
+    let full = (H100.binding_bytes / WIDEST_STREAM_BYTES) as u32;
     assert!(matches!(
-        check_fit(&params, max + 1, MpmPass::P2gGather, H100),
-        Err(StateError::TooManyParticles { per_particle: 80, .. })
+        check_fit(&params, full as usize, MpmPass::P2gGather, H100, Some(full)),
+        Err(StateError::PageTooLarge { per_particle: 80, .. })
     ));
-    check_fit(&params, max + 1, MpmPass::P2gTiled, H100).expect("without p2g_gather the streams are the widest");
+}
+
+#[test]
+fn more_particles_than_u32_indices_are_refused() {
+    let limits = DeviceLimits { binding_bytes: u64::MAX, memory_bytes: None };
+    let params = common::params(64, 1.0 / 64.0, 1e-4);
+    let count = u32::MAX as usize + 1;
+    match check_fit(&params, count, MpmPass::P2gTiled, limits, None) {
+        Err(StateError::TooManyParticles { count: c, max_count }) => {
+            assert_eq!((c, max_count), (count, u32::MAX as u64))
+        }
+        other => panic!("2^32 particles gave {other:?}"),
+    }
+}
+
+#[test]
+fn with_pages_the_memory_is_the_limit_and_the_count_it_names_fits() {
+    // The H100's binding with 20 GB of memory: about 89M particles, two pages, each with bins of its own.
+    let limits = DeviceLimits { memory_bytes: Some(20_000_000_000), ..H100 };
+    let params = common::params(256, 1.0 / 256.0, 1e-4);
+    let count = 100_000_000;
+    let Err(StateError::OutOfMemory { max_count, needed, .. }) =
+        check_fit(&params, count, MpmPass::P2gTiled, limits, None)
+    else {
+        panic!("100M particles fit 20 GB");
+    };
+    assert!(needed > 20_000_000_000);
+    let layout = check_fit(&params, max_count as usize, MpmPass::P2gTiled, limits, None).expect("the count named fits");
+    assert_eq!(layout.pages, 2);
+    assert!(check_fit(&params, max_count as usize + 1, MpmPass::P2gTiled, limits, None).is_err(), "and no more");
+    // The second page's bins are counted: the count is below what the particles' bytes alone allow.
+    let by_particles = (20_000_000_000 - grid_bytes(&params)) / particle_bytes(MpmPass::P2gTiled);
+    assert!(by_particles - max_count >= page_bytes(&params) / particle_bytes(MpmPass::P2gTiled));
 }
 
 #[test]
@@ -52,8 +95,8 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     for p2g in [MpmPass::P2gTiled, MpmPass::P2gGather] {
         let grid = grid_bytes(&params);
         let max = ((4_000_000_000 - grid) / particle_bytes(p2g)) as usize;
-        check_fit(&params, max, p2g, limits).expect("the largest count the error names fits");
-        match check_fit(&params, max + 1, p2g, limits) {
+        check_fit(&params, max, p2g, limits, None).expect("the largest count the error names fits");
+        match check_fit(&params, max + 1, p2g, limits, None) {
             Err(e @ StateError::OutOfMemory { needed, available, max_count, .. }) => {
                 assert_eq!((available, max_count), (4_000_000_000, max as u64));
                 assert!(needed > available);
@@ -65,5 +108,5 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     }
     // Unknown memory (not a Vulkan device) leaves only the binding limit.
     let unknown = DeviceLimits { memory_bytes: None, ..limits };
-    check_fit(&params, 100_000_000, MpmPass::P2gTiled, unknown).expect("no memory figure, no memory check");
+    check_fit(&params, 100_000_000, MpmPass::P2gTiled, unknown, None).expect("no memory figure, no memory check");
 }

@@ -272,7 +272,7 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
 /// order while the solver has not reordered them (the test below runs the naive path).
 fn stored_stress(gpu: &powder::gpu::Gpu, solver: &Solver) -> Vec<nalgebra::Matrix3<f64>> {
     // xx, yy, zz, xy, xz, yz, 0, 0 per particle (store_stress in types.wgsl).
-    let bytes = gpu.read_buffer(&solver.state().particles.stress).expect("stress readback");
+    let bytes = gpu.read_buffer(&solver.pages()[0].particles.stress).expect("stress readback");
     let m: Vec<[f32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
     m[..solver.particle_count() as usize]
         .iter()

@@ -308,7 +308,7 @@ fn a_stream_too_small_for_a_particle_draws_only_the_background() {
     let camera = camera_on(BLOCK);
     let (background, _) = render(&gpu, &solver, &camera, &Options { particle_count: Some(0), ..Default::default() });
     // The solver's streams with the position stream replaced by one too small for a particle.
-    let mut tiny = solver.state().particles.clone();
+    let mut tiny = solver.pages()[0].particles.clone();
     tiny.position = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("too small"),
         size: 8,

@@ -428,12 +428,12 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
         }
         let n = particles.len();
         let solver = sorted_solver(&gpu, &particles);
-        let stress_before: Vec<[[f32; 4]; 2]> = raw(&gpu, &solver.state().particles.stress, n);
+        let stress_before: Vec<[[f32; 4]; 2]> = raw(&gpu, &solver.pages()[0].particles.stress, n);
         // GridClear sorts; Reorder runs every round of the reorder.
         for pass in [MpmPass::GridClear, MpmPass::Reorder] {
             solver.run_pass(&gpu, pass);
         }
-        let state = solver.state();
+        let state = &solver.pages()[0];
         let order: Vec<u32> = raw(&gpu, &state.particle_order, n);
         assert!(order.iter().copied().eq(0..n as u32), "{case}: particle_order is not the identity after reorder");
         let ids: Vec<u32> = raw(&gpu, &state.particles.id, n);
@@ -524,7 +524,7 @@ fn reordering_changes_no_result() {
                 solver.step(&gpu, run);
             }
             common::assert_ran_on(&gpu, &solver, path);
-            let ids: Vec<u32> = raw(&gpu, &solver.state().particles.id, particles.len());
+            let ids: Vec<u32> = raw(&gpu, &solver.pages()[0].particles.id, particles.len());
             let moved = ids.iter().enumerate().filter(|&(k, &id)| k as u32 != id).count();
             if interval == 0 {
                 assert_eq!(moved, 0, "{path:?} without reorder moved particles");

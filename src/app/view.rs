@@ -28,8 +28,11 @@ pub fn frame_inputs<'a>(
     FrameInputs {
         camera,
         settings: render,
-        particles: &solver.state().particles,
-        particle_count: solver.particle_count(),
+        // The first page of the particles: a scene's particles (at most scene::MAX_PARTICLES) are
+        // one page on every GPU whose binding holds 16M particles' widest stream (48 bytes each).
+        // Drawing several pages is not done yet.
+        particles: &solver.pages()[0].particles,
+        particle_count: solver.pages()[0].particle_count,
         particle_radius: 0.5 * driver.spacing() as f32,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),

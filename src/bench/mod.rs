@@ -10,7 +10,7 @@ pub mod sdf;
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
 use crate::gpu::Gpu;
-use crate::headless::{RunError, build_solver_with};
+use crate::headless::{RunError, build_solver_paged};
 use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
@@ -50,6 +50,9 @@ pub struct BenchCase {
     /// Substeps between reorders on the binned paths (0: none), or `None` for the solver's default
     /// ([`crate::sim::reorder`]).
     pub reorder: Option<u32>,
+    /// Particles per page ([`crate::sim::state::SimState::new_pages`]), or `None` for as many as
+    /// fit one binding: smaller pages time the paged solver on a count that would fit one.
+    pub page_particles: Option<u32>,
 }
 
 /// The solver of a case: its scene's particles, shuffled if the case says so, on the case's path,
@@ -66,7 +69,7 @@ pub fn case_solver(
     if case.shuffled {
         particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
     }
-    let mut solver = build_solver_with(gpu, &scene, &particles, "bench")?;
+    let mut solver = build_solver_paged(gpu, &scene, &particles, "bench", case.page_particles)?;
     // Edited kernels first, so that the stable dt below comes from them too.
     if let Some(dir) = shaders {
         solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
@@ -126,6 +129,8 @@ pub struct BenchResult {
     pub dt: f64,
     /// Substeps between reorders the solver ran with (0: none; the naive path never reorders).
     pub reorder_interval: u32,
+    /// Pages the particles were split into (1 unless past one binding or asked for).
+    pub pages: usize,
 }
 
 /// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
@@ -236,7 +241,7 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> (Vec<f64>, f
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for s in 0..n {
             let ts = PassTimestamps { query_set: &query_set, first: 8 * s };
-            step::record_substep(&mut encoder, solver.kernels(), solver.state(), s, n, Some(ts));
+            step::record_substep(&mut encoder, solver.kernels(), solver.pages(), s, n, Some(ts));
         }
         encoder.resolve_query_set(&query_set, 0..8 * n, &resolve, 0);
         gpu.queue.submit([encoder.finish()]);
@@ -309,6 +314,8 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
+        // Several pages update the whole grid (sim::step::record_substep).
+        _ if solver.pages().len() > 1 => nodes,
         SolverPath::Sorted | SolverPath::Fused => {
             solver.read_bin_header(gpu).map_err(solver_err)?.touched_count as u64 * block_nodes
         }
@@ -317,7 +324,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         particles: solver.particle_count() as f64,
         nodes: nodes as f64,
         touched_nodes: touched_nodes as f64,
-        blocks: solver.state().block_count as f64,
+        blocks: solver.pages()[0].block_count as f64,
         particles_per_cell: case.particles_per_cell as f64,
         // Without timestamps the stages run one by one through `Solver::run_pass`, whose sort
         // never reorders.
@@ -351,6 +358,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         copy_bandwidth: memory_bandwidth(gpu),
         dt,
         reorder_interval: solver.reorder_interval(),
+        pages: solver.pages().len(),
     })
 }
 
@@ -370,13 +378,14 @@ impl BenchResult {
         let r = self.case.grid;
         let gpu_ms: f64 = self.passes.iter().map(|p| p.ms_per_substep).sum();
         let mut out = format!(
-            "{} path: {} particles ({} requested, {} per cell, {}), grid {r}³ cells ({} nodes, {} visited by the grid \
+            "{} path: {} particles ({} requested, {} per cell, {}{}), grid {r}³ cells ({} nodes, {} visited by the grid \
              update), {} substeps\n",
             self.case.path.name(),
             self.particle_count,
             self.case.particles,
             self.case.particles_per_cell,
             self.order_text(),
+            if self.pages > 1 { format!(", {} pages", self.pages) } else { String::new() },
             self.node_count,
             self.touched_nodes,
             self.case.substeps

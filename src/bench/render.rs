@@ -69,8 +69,9 @@ pub fn run_render_case(
             let inputs = FrameInputs {
                 camera: &camera,
                 settings: &settings,
-                particles: &solver.state().particles,
-                particle_count: solver.particle_count(),
+                // The first page: the only one below the scenes' particle limit.
+                particles: &solver.pages()[0].particles,
+                particle_count: solver.pages()[0].particle_count,
                 particle_radius,
                 domain_min,
                 domain_max,

@@ -68,7 +68,10 @@ pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl:
 /// The GPU solver: compiled kernels, the simulation's buffers and its parameters.
 pub struct Solver {
     kernels: Kernels,
-    state: SimState,
+    /// The particles' pages over one grid ([`SimState::new_pages`]); at least one.
+    pages: Vec<SimState>,
+    /// Particles per page as asked for (`None`: as many as fit one binding).
+    page_capacity: Option<u32>,
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
@@ -125,11 +128,31 @@ fn default_path() -> SolverPath {
 }
 
 impl Solver {
-    /// Compiles the kernels and uploads `particles`.
+    /// Compiles the kernels and uploads `particles`, in as few pages as the device's binding
+    /// size allows (one, unless there are tens of millions).
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
+        Self::with_page_capacity(gpu, params, particles, None)
+    }
+
+    /// [`Solver::new`] with pages of at most `page_capacity` particles (`None`: as many as fit one
+    /// binding). Smaller pages than the device needs cost time; they let tests and benchmarks
+    /// run the paged solver on small scenes.
+    pub fn with_page_capacity(
+        gpu: &Gpu,
+        params: SolverParams,
+        particles: &[GpuParticle],
+        page_capacity: Option<u32>,
+    ) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let state = SimState::new(&gpu.device, &kernels, &params, particles, default_path(), default_p2g(gpu))?;
-        let solver = Self { kernels, state, params, interaction: Interaction::default(), collider_count: 0 };
+        let (path, mut p2g) = (default_path(), default_p2g(gpu));
+        // p2g_gather stores each node's sums instead of adding them, so it serves one page only.
+        let layout = super::state::check_limits(&gpu.device, &params, particles.len(), p2g, page_capacity);
+        if p2g == MpmPass::P2gGather && layout.is_ok_and(|layout| layout.pages > 1) {
+            p2g = MpmPass::P2gTiled;
+        }
+        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, path, p2g, page_capacity)?;
+        let solver =
+            Self { kernels, pages, page_capacity, params, interaction: Interaction::default(), collider_count: 0 };
         solver.refresh_stress(gpu);
         Ok(solver)
     }
@@ -138,7 +161,9 @@ impl Solver {
     /// whose stress stream starts at zero, and after a material change.
     fn refresh_stress(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        super::stress::record(&mut encoder, &self.kernels, &self.state, None);
+        for page in &self.pages {
+            super::stress::record(&mut encoder, &self.kernels, page, None);
+        }
         gpu.queue.submit([encoder.finish()]);
     }
 
@@ -147,9 +172,9 @@ impl Solver {
         &self.params
     }
 
-    /// Number of particles.
+    /// Number of particles, over all pages.
     pub fn particle_count(&self) -> u32 {
-        self.state.particle_count
+        self.pages.iter().map(|page| page.particle_count).sum()
     }
 
     /// The kernels (for recording passes into an outside encoder, e.g. in benchmarks).
@@ -165,9 +190,10 @@ impl Solver {
         self.kernels.reload(&gpu.device, &sources)
     }
 
-    /// The GPU buffers.
-    pub fn state(&self) -> &SimState {
-        &self.state
+    /// The GPU buffers, page by page: page k holds the particles after those of the pages before it,
+    /// in the host's order.
+    pub fn pages(&self) -> &[SimState] {
+        &self.pages
     }
 
     /// Replaces the parameters for the next substeps. The grid must stay the same.
@@ -205,7 +231,11 @@ impl Solver {
     /// substeps of the next [`Solver::step`] blend. `None` removes them. A new state (reset, new
     /// grid) starts without colliders: the fields belong to a grid, so the caller re-sends them.
     pub fn set_colliders(&mut self, gpu: &Gpu, frames: Option<&ColliderFrames>) -> Result<(), SolverError> {
-        self.state.set_colliders(&gpu.device, &gpu.queue, &self.kernels, frames)?;
+        let (first, rest) = self.pages.split_first_mut().expect("a solver has a page");
+        first.set_colliders(&gpu.device, &gpu.queue, &self.kernels, frames)?;
+        for page in rest {
+            page.share_colliders(&gpu.device, &self.kernels, first);
+        }
         self.collider_count = frames.map_or(0, |f| f.surfaces.len() as u32);
         self.write_uniforms(gpu);
         Ok(())
@@ -214,22 +244,37 @@ impl Solver {
     /// Switches to another substep path (see [`SolverPath`]); the particles and
     /// everything else carry over.
     pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) {
-        self.state.set_path(&gpu.device, &gpu.queue, path);
+        for page in &mut self.pages {
+            page.set_path(&gpu.device, &gpu.queue, path);
+        }
         self.write_uniforms(gpu);
     }
 
     /// The substep's path.
     pub fn path(&self) -> SolverPath {
-        self.state.path
+        self.pages[0].path
     }
 
     /// Chooses the sorted path's P2G kernel, one of [`MpmPass::SORTED_P2G`]; all give the same integers.
     /// Returns the kernel now in use: `p2g_tiled` in place of `p2g_tiled_subgroup` on a device
     /// without subgroups, and the current kernel where `p2g_gather`'s per-particle buffer would not
-    /// fit the device (logged as a warning).
+    /// fit the device or the particles are more than one page (logged as a warning).
     pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
-        if let Err(e) = self.state.set_p2g(&gpu.device, &self.kernels, &self.params, pass) {
-            log::warn!("{} refused, keeping {}: {e}", pass.name(), self.p2g_pass().name());
+        if pass == MpmPass::P2gGather && self.pages.len() > 1 {
+            // Each node's workgroup stores the sums of its page's particles: a second page's
+            // would overwrite the first's.
+            log::warn!("p2g_gather refused, keeping {}: it sums one page of particles only", self.p2g_pass().name());
+            return self.p2g_pass();
+        }
+        // The pages stay as they are: the kernel must fit the largest (the first) in one binding.
+        let page = Some(self.pages[0].particle_count);
+        match super::state::check_limits(&gpu.device, &self.params, self.particle_count() as usize, pass, page) {
+            Ok(_) => {
+                for page in &mut self.pages {
+                    page.set_p2g(&gpu.device, &self.kernels, pass);
+                }
+            }
+            Err(e) => log::warn!("{} refused, keeping {}: {e}", pass.name(), self.p2g_pass().name()),
         }
         self.p2g_pass()
     }
@@ -237,26 +282,32 @@ impl Solver {
     /// Moves the particles into block order every `interval` substeps on the binned paths (0:
     /// never); see [`super::reorder`].
     pub fn set_reorder_interval(&mut self, gpu: &Gpu, interval: u32) {
-        self.state.reorder.set_interval(interval);
+        for page in &mut self.pages {
+            page.reorder.set_interval(interval);
+        }
         self.write_uniforms(gpu);
     }
 
     /// Substeps between two reorders (0: none).
     pub fn reorder_interval(&self) -> u32 {
-        self.state.reorder.interval()
+        self.pages[0].reorder.interval()
     }
 
     /// The kernel the sorted path's P2G stage runs.
     pub fn p2g_pass(&self) -> MpmPass {
-        step::sorted_p2g(&self.kernels, &self.state)
+        step::sorted_p2g(&self.kernels, &self.pages[0])
     }
 
     /// The names of the four timed stages of a substep as this solver runs them:
     /// [`SolverPath::stage_names`], with the P2G variant in use on the sorted path.
     pub fn stage_names(&self) -> [&'static str; 4] {
-        let mut names = self.state.path.stage_names();
-        if self.state.path == SolverPath::Sorted {
+        let mut names = self.path().stage_names();
+        if self.path() == SolverPath::Sorted {
             names[1] = self.p2g_pass().name();
+        }
+        if self.path().is_binned() && self.pages.len() > 1 {
+            // Several pages update the whole grid (step::record_substep).
+            names[2] = "grid_update";
         }
         names
     }
@@ -267,11 +318,13 @@ impl Solver {
     }
 
     fn write_uniforms(&self, gpu: &Gpu) {
-        let mut uniforms = self.params.to_gpu(self.state.particle_count);
-        uniforms.collider_count = self.collider_count;
-        uniforms.particle_order = self.state.path.particle_order(self.state.reorder.interval() > 0);
-        self.interaction.write_into(&mut uniforms);
-        self.state.write_params(&gpu.queue, &uniforms);
+        for page in &self.pages {
+            let mut uniforms = self.params.to_gpu(page.particle_count);
+            uniforms.collider_count = self.collider_count;
+            uniforms.particle_order = page.path.particle_order(page.reorder.interval() > 0);
+            self.interaction.write_into(&mut uniforms);
+            page.write_params(&gpu.queue, &uniforms);
+        }
     }
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
@@ -282,9 +335,12 @@ impl Solver {
     /// A new state for `particles` on `params`' grid, keeping the path, P2G kernel and reorder
     /// interval; the colliders are gone until set again. On error the old state stays.
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let (path, p2g, interval) = (self.state.path, self.state.p2g(), self.state.reorder.interval());
-        self.state = SimState::new(&gpu.device, &self.kernels, &params, particles, path, p2g)?;
-        self.state.reorder.set_interval(interval);
+        let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
+        self.pages =
+            SimState::new_pages(&gpu.device, &self.kernels, &params, particles, path, p2g, self.page_capacity)?;
+        for page in &mut self.pages {
+            page.reorder.set_interval(interval);
+        }
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
@@ -317,7 +373,8 @@ impl Solver {
     /// given: each stage of them writes its timestamps, and the submission ends with
     /// [`step::SubstepTimer::resolve`].
     pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn step::SubstepTimer>) {
-        self.state.write_collider_blends(&gpu.queue, substeps);
+        // The blend table is one buffer of all pages.
+        self.pages[0].write_collider_blends(&gpu.queue, substeps);
         let mut done = 0;
         while done < substeps {
             let n = (substeps - done).min(step::SUBSTEPS_PER_SUBMIT);
@@ -326,7 +383,7 @@ impl Solver {
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
             for k in done..done + n {
                 let timestamps = timer.map(|t| t.timestamps(k));
-                step::record_substep(&mut encoder, &self.kernels, &self.state, k, substeps, timestamps);
+                step::record_substep(&mut encoder, &self.kernels, &self.pages, k, substeps, timestamps);
             }
             if let Some(timer) = timer {
                 timer.resolve(&mut encoder, n);
@@ -340,38 +397,53 @@ impl Solver {
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
     /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
     /// zeroes the grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate`
-    /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort: stage by stage
-    /// the fused path is the sorted path (g2p2g runs within [`Solver::step`], or alone as `G2p2g`).
-    /// `Reorder` or `ReorderCopy` runs a whole reorder: the rounds of the two interleave.
+    /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort (grid_update
+    /// where there are several pages): stage by stage the fused path is the sorted path (g2p2g
+    /// runs within [`Solver::step`], or alone as `G2p2g`). `Reorder` or `ReorderCopy` runs a whole
+    /// reorder: the rounds of the two interleave. A particle pass runs over every page; a pass over
+    /// the grid runs once.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
-        let state = &self.state;
+        let (first, pages) = (&self.pages[0], &self.pages[..]);
+        let each = |dispatches: &dyn Fn(&SimState) -> Vec<(MpmPass, step::Dispatch)>| -> Vec<step::PageRun> {
+            pages.iter().map(|page| (page, dispatches(page))).collect()
+        };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let e = &mut encoder;
-        match (state.path, pass) {
+        let k = &self.kernels;
+        match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
-                e.clear_buffer(&state.grid_fixed, 0, None);
-                super::bins::record(e, &self.kernels, state, false, None);
+                e.clear_buffer(&first.grid_fixed, 0, None);
+                step::record_runs(e, k, "sort", &each(&|page| super::bins::dispatches(page, false)), None);
             }
-            (path, MpmPass::P2g) if path.is_binned() => step::record_sorted_p2g(e, &self.kernels, state, None),
-            (path, MpmPass::GridUpdate) if path.is_binned() => {
-                step::record_pass(e, &self.kernels, state, MpmPass::GridUpdateBlocks, None)
+            (path, MpmPass::P2g) if path.is_binned() => {
+                for page in pages {
+                    step::record_sorted_p2g(e, k, page, None);
+                }
+            }
+            (path, MpmPass::GridUpdate) if path.is_binned() && pages.len() == 1 => {
+                step::record_pass(e, k, first, MpmPass::GridUpdateBlocks, None)
             }
             (_, pass) if pass.takes_round() => {
-                step::record_passes(e, &self.kernels, state, "reorder", &super::reorder::dispatches(state), None)
+                step::record_runs(e, k, "reorder", &each(&super::reorder::dispatches), None)
             }
-            _ => step::record_pass(e, &self.kernels, state, pass, None),
+            (_, MpmPass::GridClear | MpmPass::GridUpdate | MpmPass::GridUpdateBlocks) => {
+                step::record_pass(e, k, first, pass, None)
+            }
+            _ => step::record_runs(e, k, pass.name(), &each(&|page| vec![(pass, step::dispatch_of(pass, page))]), None),
         }
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Copies the counters of the last `sort` back (16 bytes; `powder bench` needs only these).
+    /// Copies the counters of the first page's last `sort` back (16 bytes; `powder bench` needs
+    /// only these).
     pub fn read_bin_header(&self, gpu: &Gpu) -> Result<GpuBinHeader, SolverError> {
-        Ok(bytemuck::pod_read_unaligned(&gpu.read_buffer(&self.state.bin_header)?))
+        Ok(bytemuck::pod_read_unaligned(&gpu.read_buffer(&self.pages[0].bin_header)?))
     }
 
-    /// Copies the bins of the last `sort` back, particle order included (for tests of the sort).
+    /// Copies the bins of the first page's last `sort` back, particle order included (for tests of
+    /// the sort).
     pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
-        let s = &self.state;
+        let s = &self.pages[0];
         let read = gpu.read_buffers(&[
             &s.block_lists,
             &s.bin_header,
@@ -392,7 +464,7 @@ impl Solver {
         let ids = &ids[..s.particle_count as usize];
         let stored_order: Vec<u32> = bytemuck::pod_collect_to_vec(&stored_order);
         let order = stored_order.iter().map(|&k| ids.get(k as usize).copied().unwrap_or(k)).collect();
-        let blocks = self.state.block_count as usize;
+        let blocks = s.block_count as usize;
         Ok(BinsReadback {
             occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
             touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
@@ -403,15 +475,19 @@ impl Solver {
         })
     }
 
-    /// Copies the particles back to the host.
+    /// Copies the particles back to the host, in the order the host gave them (page by page).
     pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, SolverError> {
-        Ok(self.state.particles.read(gpu)?)
+        let mut particles = Vec::with_capacity(self.particle_count() as usize);
+        for page in &self.pages {
+            particles.extend(page.particles.read(gpu)?);
+        }
+        Ok(particles)
     }
 
     /// Copies the fixed-point grid back to the host: per node the exact integer sums of mass and
     /// momentum x, y, z (each kept on the GPU as a low and a high i32 word).
     pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i64; 4]>, SolverError> {
-        let bytes = gpu.read_buffer(&self.state.grid_fixed)?;
+        let bytes = gpu.read_buffer(&self.pages[0].grid_fixed)?;
         let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
         let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
         Ok(words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]).collect())
@@ -419,7 +495,7 @@ impl Solver {
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host.
     pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
-        let bytes = gpu.read_buffer(&self.state.grid_velocity)?;
+        let bytes = gpu.read_buffer(&self.pages[0].grid_velocity)?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 
@@ -429,18 +505,18 @@ impl Solver {
         // since the last report added.
         let reset = GpuSolverStatus::reset();
         let maxima = &bytemuck::bytes_of(&reset)[8..24];
-        gpu.queue.write_buffer(&self.state.status, 8, maxima);
+        // The status buffer is one of all pages, which the stats pass of each folds into.
+        let status_buffer = &self.pages[0].status;
+        gpu.queue.write_buffer(status_buffer, 8, maxima);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        stats::record(&mut encoder, &self.kernels, &self.state, None);
+        for page in &self.pages {
+            stats::record(&mut encoder, &self.kernels, page, None);
+        }
         gpu.queue.submit([encoder.finish()]);
-        let bytes = gpu.read_buffer(&self.state.status)?;
+        let bytes = gpu.read_buffer(status_buffer)?;
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
-        gpu.queue.write_buffer(&self.state.status, 0, &[0u8; 8]);
-        gpu.queue.write_buffer(
-            &self.state.status,
-            std::mem::offset_of!(GpuSolverStatus, fused_count) as u64,
-            &[0u8; 4],
-        );
+        gpu.queue.write_buffer(status_buffer, 0, &[0u8; 8]);
+        gpu.queue.write_buffer(status_buffer, std::mem::offset_of!(GpuSolverStatus, fused_count) as u64, &[0u8; 4]);
         Ok(SolverStats {
             max_speed: f32::from_bits(status.max_speed_bits) as f64,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -462,13 +538,17 @@ impl Solver {
         radius: f32,
     ) -> Result<Option<f32>, SolverError> {
         let ray = GpuPickRay { origin: origin.to_array(), radius, direction: direction.to_array(), _pad: 0.0 };
-        gpu.queue.write_buffer(&self.state.pick_ray, 0, bytemuck::bytes_of(&ray));
+        // The ray and the status are shared by all pages; each page's pick folds into the nearest.
+        let first = &self.pages[0];
+        gpu.queue.write_buffer(&first.pick_ray, 0, bytemuck::bytes_of(&ray));
         let offset = std::mem::offset_of!(GpuSolverStatus, pick_distance_bits) as u64;
-        gpu.queue.write_buffer(&self.state.status, offset, &f32::INFINITY.to_bits().to_le_bytes());
+        gpu.queue.write_buffer(&first.status, offset, &f32::INFINITY.to_bits().to_le_bytes());
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        pick::record(&mut encoder, &self.kernels, &self.state, None);
+        for page in &self.pages {
+            pick::record(&mut encoder, &self.kernels, page, None);
+        }
         gpu.queue.submit([encoder.finish()]);
-        let bytes = gpu.read_buffer(&self.state.status)?;
+        let bytes = gpu.read_buffer(&first.status)?;
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
         let distance = f32::from_bits(status.pick_distance_bits);
         Ok(distance.is_finite().then_some(distance))

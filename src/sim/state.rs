@@ -42,21 +42,31 @@ pub enum StateError {
         /// Largest resolution along the longest axis that fits.
         max_resolution: u32,
     },
-    /// The particles need a buffer larger than one binding may be.
+    /// A page of particles needs a buffer larger than one binding may be (a page size asked for,
+    /// or a P2G kernel whose per-particle buffer is wider than the pages were made for).
     #[error(
-        "{count} particles need a {bytes}-byte buffer for their widest per-particle data ({per_particle} bytes \
-         each), but this GPU allows at most {limit} bytes per storage buffer: at most {max_count} particles fit"
+        "a page of {count} particles needs a {bytes}-byte buffer for its widest per-particle data ({per_particle} \
+         bytes each), but this GPU allows at most {limit} bytes per storage buffer: at most {max_count} particles \
+         fit in one page"
     )]
-    TooManyParticles {
-        /// Particles requested.
-        count: usize,
+    PageTooLarge {
+        /// Particles in the page.
+        count: u64,
         /// Size of the widest per-particle buffer.
         bytes: u64,
         /// Its bytes per particle.
         per_particle: u64,
         /// The adapter's limit.
         limit: u64,
-        /// Most particles whose streams fit.
+        /// Most particles whose buffers fit one binding.
+        max_count: u64,
+    },
+    /// More particles than 32-bit indices can count.
+    #[error("{count} particles are more than the solver can index: at most {max_count}")]
+    TooManyParticles {
+        /// Particles requested.
+        count: usize,
+        /// The most it can index.
         max_count: u64,
     },
     /// The particles and grid need more memory than the GPU has.
@@ -97,9 +107,12 @@ pub enum StateError {
     NoParticles,
 }
 
-/// GPU buffers of one simulation.
+/// GPU buffers of one page of a simulation: its particles, their bins and its uniform block, and
+/// the grid, counters and colliders that all pages of the simulation share
+/// ([`SimState::new_pages`]). Most simulations are one page; a particle set past one binding's
+/// size limit takes several.
 pub struct SimState {
-    /// Uniform block ([`GpuSimParams`]).
+    /// Uniform block ([`GpuSimParams`]), the page's own: `particle_count` is the page's.
     pub params: wgpu::Buffer,
     /// Particles, as six streams and their ids ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
@@ -147,7 +160,7 @@ pub struct SimState {
     pub bind_group: wgpu::BindGroup,
     /// Group 1 of `bin_dispatch`: `indirect_args` ([`Kernels::dispatch_args_layout`]).
     pub dispatch_args_group: wgpu::BindGroup,
-    /// Number of particles.
+    /// Number of particles in the page.
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
@@ -219,20 +232,40 @@ pub fn max_storage_bytes(device: &wgpu::Device) -> u64 {
     limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
+/// How a particle set is split into pages ([`SimState`]): `pages` of at most `capacity` particles,
+/// each page's buffers within one binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageLayout {
+    /// Most particles in one page.
+    pub capacity: u32,
+    /// Pages of the particle set.
+    pub pages: u32,
+}
+
+impl PageLayout {
+    /// Pages of `count` particles, `capacity` per page (at least one page).
+    fn of(count: u64, capacity: u32) -> Self {
+        Self { capacity, pages: count.div_ceil(capacity as u64).max(1) as u32 }
+    }
+}
+
 /// Checks, before anything is allocated, that a grid and particle set fit the device: each buffer
-/// within the binding size limit, and all of them within the GPU's memory. `p2g` is the sorted
-/// path's P2G kernel (`p2g_gather` needs a buffer more per particle).
+/// within the binding size limit, and all of them within the GPU's memory, and says how the
+/// particles are split into pages. `p2g` is the sorted path's P2G kernel (`p2g_gather` needs a
+/// buffer more per particle); `page_capacity` asks for pages of that many particles instead of the
+/// most that fit one binding.
 pub fn check_limits(
     device: &wgpu::Device,
     params: &SolverParams,
     particle_count: usize,
     p2g: MpmPass,
-) -> Result<(), StateError> {
+    page_capacity: Option<u32>,
+) -> Result<PageLayout, StateError> {
     let limits = DeviceLimits {
         binding_bytes: max_storage_bytes(device),
         memory_bytes: crate::gpu::device_memory_bytes(device),
     };
-    check_fit(params, particle_count, p2g, limits)
+    check_fit(params, particle_count, p2g, limits, page_capacity)
 }
 
 /// What [`check_fit`] checks against: a device's limits.
@@ -244,13 +277,20 @@ pub struct DeviceLimits {
     pub memory_bytes: Option<u64>,
 }
 
+/// The most particles one page holds with the sorted-path P2G kernel `p2g`: as many as the widest
+/// per-particle buffer fits in one binding of `binding_bytes`.
+pub fn max_page_capacity(binding_bytes: u64, p2g: MpmPass) -> u32 {
+    (binding_bytes / widest_buffer_bytes(p2g)).min(u32::MAX as u64) as u32
+}
+
 /// [`check_limits`] against given limits.
 pub fn check_fit(
     params: &SolverParams,
     particle_count: usize,
     p2g: MpmPass,
     limits: DeviceLimits,
-) -> Result<(), StateError> {
+    page_capacity: Option<u32>,
+) -> Result<PageLayout, StateError> {
     if particle_count == 0 {
         return Err(StateError::NoParticles);
     }
@@ -278,22 +318,38 @@ pub fn check_fit(
             max_resolution: (longest * lo).floor() as u32,
         });
     }
-    let widest_per_particle = widest_buffer_bytes(p2g);
-    let widest = particle_count as u64 * widest_per_particle;
-    if widest > limit || particle_count as u64 > u32::MAX as u64 {
-        let max_count = (limit / widest_per_particle).min(u32::MAX as u64);
-        return Err(StateError::TooManyParticles {
-            count: particle_count,
-            bytes: widest,
-            per_particle: widest_per_particle,
-            limit,
-            max_count,
-        });
+    // The host counts particles in u32 (ids, `Solver::particle_count`).
+    if particle_count as u64 > u32::MAX as u64 {
+        return Err(StateError::TooManyParticles { count: particle_count, max_count: u32::MAX as u64 });
     }
+    let widest_per_particle = widest_buffer_bytes(p2g);
+    let most = max_page_capacity(limit, p2g);
+    let capacity = match page_capacity {
+        Some(asked) if asked as u64 * widest_per_particle > limit || asked == 0 => {
+            return Err(StateError::PageTooLarge {
+                count: asked as u64,
+                bytes: asked as u64 * widest_per_particle,
+                per_particle: widest_per_particle,
+                limit,
+                max_count: most as u64,
+            });
+        }
+        Some(asked) => asked,
+        None => most,
+    };
+    let layout = PageLayout::of(particle_count as u64, capacity);
     if let Some(available) = limits.memory_bytes {
-        let (per_particle, grid_bytes) = (particle_bytes(p2g), grid_bytes(params));
-        let needed = per_particle * particle_count as u64 + grid_bytes;
+        let (per_particle, grid_bytes, page_bytes) = (particle_bytes(p2g), grid_bytes(params), page_bytes(params));
+        let needed_for = |count: u64| {
+            per_particle * count + grid_bytes + (PageLayout::of(count, capacity).pages as u64 - 1) * page_bytes
+        };
+        let needed = needed_for(particle_count as u64);
         if needed > available {
+            // The most that fit: by the particles' bytes alone, less what the extra pages' bins take.
+            let mut max_count = available.saturating_sub(grid_bytes) / per_particle;
+            while max_count > 0 && needed_for(max_count) > available {
+                max_count -= (needed_for(max_count) - available).div_ceil(per_particle).min(max_count);
+            }
             return Err(StateError::OutOfMemory {
                 count: particle_count,
                 nodes,
@@ -301,11 +357,11 @@ pub fn check_fit(
                 per_particle,
                 grid: grid_bytes,
                 available,
-                max_count: available.saturating_sub(grid_bytes) / per_particle,
+                max_count,
             });
         }
     }
-    Ok(())
+    Ok(layout)
 }
 
 /// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch
@@ -322,28 +378,105 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
 
 /// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
 /// frames (allocated once a scene has colliders, counted always so that adding one cannot fail),
-/// and the bins.
+/// and the first page's bins.
 pub fn grid_bytes(params: &SolverParams) -> u64 {
     let nodes = params.grid.node_count();
-    let blocks = block_dims(params.grid.node_dims()).element_product() as u64;
     let collider = 2 * size_of::<GpuColliderNode>() as u64;
+    nodes * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES + collider) + page_bytes(params)
+}
+
+/// GPU bytes each page has besides its particles: its bins over the grid's blocks, its uniform
+/// block and its counters (rounded up to 1 KiB).
+pub fn page_bytes(params: &SolverParams) -> u64 {
+    let blocks = block_dims(params.grid.node_dims()).element_product() as u64;
     let bins = size_of::<GpuBlockBin>() as u64 + 2 * 4 + 4 * BLOCK_CELLS as u64;
-    nodes * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES + collider) + blocks * bins
+    blocks * bins + 1024
+}
+
+/// The buffers all pages of one simulation share: the grid, the counters, the pick ray and the
+/// colliders (wgpu buffers are shared handles; each page's bind group names the same ones).
+#[derive(Clone)]
+struct Shared {
+    grid_fixed: wgpu::Buffer,
+    grid_velocity: wgpu::Buffer,
+    status: wgpu::Buffer,
+    pick_ray: wgpu::Buffer,
+    colliders: wgpu::Buffer,
+    collider_surfaces: wgpu::Buffer,
+    collider_blend_table: wgpu::Buffer,
+}
+
+impl Shared {
+    fn new(device: &wgpu::Device, node_count: u32) -> Self {
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+        let buffer = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: storage,
+                mapped_at_creation: false,
+            })
+        };
+        Self {
+            grid_fixed: buffer("grid_fixed", node_count as u64 * GRID_FIXED_NODE_BYTES),
+            grid_velocity: buffer("grid_velocity", node_count as u64 * GRID_VELOCITY_NODE_BYTES),
+            status: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("solver_status"),
+                contents: bytemuck::bytes_of(&GpuSolverStatus::reset()),
+                usage: storage,
+            }),
+            pick_ray: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("pick_ray"),
+                contents: bytemuck::bytes_of(&GpuPickRay::default()),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            }),
+            colliders: placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default())),
+            collider_surfaces: placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]),
+            collider_blend_table: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("collider_blend_table"),
+                size: 4 * MAX_COLLIDER_SUBSTEPS as u64,
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        }
+    }
 }
 
 impl SimState {
-    /// Uploads `particles` and allocates a grid for `params`, to be stepped on `path` with the
-    /// sorted-path P2G kernel `p2g` (one of [`MpmPass::SORTED_P2G`]).
-    pub fn new(
+    /// Uploads `particles` as pages of at most `page_capacity` particles (by default as many as
+    /// fit one binding: [`check_limits`]) on one grid for `params`, to be stepped on `path` with
+    /// the sorted-path P2G kernel `p2g` (one of [`MpmPass::SORTED_P2G`]). Page k holds particles
+    /// `k·capacity ..` in the host's order; each has its own buffers, bins and uniform block, and
+    /// all share the grid ([`super::step::record_substep`] says how a substep runs over them).
+    pub fn new_pages(
         device: &wgpu::Device,
         kernels: &Kernels,
         params: &SolverParams,
         particles: &[GpuParticle],
         path: SolverPath,
         p2g: MpmPass,
-    ) -> Result<Self, StateError> {
+        page_capacity: Option<u32>,
+    ) -> Result<Vec<Self>, StateError> {
         assert!(MpmPass::SORTED_P2G.contains(&p2g), "{} is not a sorted-path P2G kernel", p2g.name());
-        check_limits(device, params, particles.len(), p2g)?;
+        let layout = check_limits(device, params, particles.len(), p2g, page_capacity)?;
+        let shared = Shared::new(device, params.grid.node_count() as u32);
+        let pages = particles
+            .chunks(layout.capacity as usize)
+            .map(|chunk| Self::page(device, kernels, params, chunk, path, p2g, shared.clone()))
+            .collect();
+        Ok(pages)
+    }
+
+    /// One page of particles over the `shared` grid.
+    fn page(
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        params: &SolverParams,
+        particles: &[GpuParticle],
+        path: SolverPath,
+        p2g: MpmPass,
+        shared: Shared,
+    ) -> Self {
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let particle_count = particles.len() as u32;
         let node_count = params.grid.node_count() as u32;
@@ -355,36 +488,8 @@ impl SimState {
         let particle_buffers = ParticleBuffers::new(device, particles, storage);
         let reorder_scratch =
             storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
-        let grid_fixed = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grid_fixed"),
-            size: node_count as u64 * GRID_FIXED_NODE_BYTES,
-            usage: storage,
-            mapped_at_creation: false,
-        });
-        let grid_velocity = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grid_velocity"),
-            size: node_count as u64 * GRID_VELOCITY_NODE_BYTES,
-            usage: storage,
-            mapped_at_creation: false,
-        });
-        let status = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("solver_status"),
-            contents: bytemuck::bytes_of(&GpuSolverStatus::reset()),
-            usage: storage,
-        });
-        let pick_ray = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("pick_ray"),
-            contents: bytemuck::bytes_of(&GpuPickRay::default()),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let colliders = placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default()));
-        let collider_surfaces = placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]);
-        let collider_blend_table = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("collider_blend_table"),
-            size: 4 * MAX_COLLIDER_SUBSTEPS as u64,
-            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let Shared { grid_fixed, grid_velocity, status, pick_ray, colliders, collider_surfaces, collider_blend_table } =
+            shared;
         let block_count = block_dims(params.grid.node_dims()).element_product();
         let bin_header = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("bin_header"),
@@ -437,7 +542,7 @@ impl SimState {
             ],
             &reorder_scratch,
         );
-        Ok(Self {
+        Self {
             params: params_buffer,
             particles: particle_buffers,
             reorder_scratch,
@@ -467,7 +572,7 @@ impl SimState {
             node_count,
             block_count,
             path,
-        })
+        }
     }
 
     /// Recreates the bind group over the current buffers (after a collider buffer changed).
@@ -508,25 +613,16 @@ impl SimState {
     }
 
     /// Chooses the sorted path's P2G kernel (see [`SimState::p2g`]). `p2g_gather` gets its
-    /// `scatter_sources` buffer here, and gives it back when another kernel is chosen. A kernel whose
-    /// buffers would not fit the device with these particles on `params`' grid is refused, and the
-    /// current one stays.
-    pub fn set_p2g(
-        &mut self,
-        device: &wgpu::Device,
-        kernels: &Kernels,
-        params: &SolverParams,
-        pass: MpmPass,
-    ) -> Result<(), StateError> {
+    /// `scatter_sources` buffer here, and gives it back when another kernel is chosen. The caller
+    /// has checked that the kernel's buffers fit ([`check_limits`]).
+    pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
         assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
-        check_limits(device, params, self.particle_count as usize, pass)?;
         let bytes = scatter_sources_bytes(pass, self.particle_count);
         if self.scatter_sources.size() != bytes {
             self.scatter_sources = storage_buffer(device, "scatter_sources", bytes);
             self.bind(device, kernels);
         }
         self.p2g = pass;
-        Ok(())
     }
 
     /// The sorted path's P2G kernel as requested ([`super::step::sorted_p2g`] says which runs).
@@ -579,6 +675,16 @@ impl SimState {
             queue.write_buffer(&self.collider_surfaces, 0, bytemuck::cast_slice(&surfaces));
         }
         Ok(())
+    }
+
+    /// Takes the collider buffers of `first`, the page that [`SimState::set_colliders`] updated,
+    /// where they are not already this page's (rebinding).
+    pub fn share_colliders(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
+        if self.colliders != first.colliders || self.collider_surfaces != first.collider_surfaces {
+            self.colliders = first.colliders.clone();
+            self.collider_surfaces = first.collider_surfaces.clone();
+            self.bind(device, kernels);
+        }
     }
 
     /// Writes the blend table for a frame of `substeps` substeps: substep k sees the collider

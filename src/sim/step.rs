@@ -62,14 +62,30 @@ pub enum Dispatch {
     },
 }
 
-/// Records one compute pass labelled `label` running `dispatches` in order (wgpu puts a barrier
-/// between dispatches that share writable buffers), with timestamps around the whole pass.
+/// Dispatches of one page ([`SimState`]), run with its bind groups.
+pub type PageRun<'a> = (&'a SimState, Vec<(MpmPass, Dispatch)>);
+
+/// Records one compute pass labelled `label` running `dispatches` in order over `state` (wgpu
+/// puts a barrier between dispatches that share writable buffers), with timestamps around the
+/// whole pass.
 pub fn record_passes(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     state: &SimState,
     label: &str,
     dispatches: &[(MpmPass, Dispatch)],
+    timestamps: Option<PassTimestamps>,
+) {
+    record_runs(encoder, kernels, label, &[(state, dispatches.to_vec())], timestamps);
+}
+
+/// [`record_passes`] over several pages: each run's dispatches with its page's bind groups, in
+/// order, in one compute pass.
+pub fn record_runs(
+    encoder: &mut wgpu::CommandEncoder,
+    kernels: &Kernels,
+    label: &str,
+    runs: &[PageRun],
     timestamps: Option<PassTimestamps>,
 ) {
     let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -80,22 +96,24 @@ pub fn record_passes(
             end_of_pass_write_index: Some(t.first + 1),
         }),
     });
-    compute.set_bind_group(0, &state.bind_group, &[]);
-    // Group 1 is in the layout of bin_dispatch alone (MpmPass::writes_dispatch_args); a dispatch
-    // whose layout lacks it does not count it as bound, so indirect_args is storage for
-    // bin_dispatch only and indirect arguments for the rest.
-    compute.set_bind_group(1, &state.dispatch_args_group, &[]);
-    for &(pass, dispatch) in dispatches {
-        compute.set_pipeline(kernels.pipeline(pass));
-        if let Dispatch::Round { round, .. } = dispatch {
-            compute.set_immediates(0, bytemuck::bytes_of(&round));
-        }
-        match dispatch {
-            Dispatch::Threads(threads) | Dispatch::Round { threads, .. } => {
-                let (x, y) = dispatch_size(threads);
-                compute.dispatch_workgroups(x, y, 1);
+    for (state, dispatches) in runs {
+        compute.set_bind_group(0, &state.bind_group, &[]);
+        // Group 1 is in the layout of bin_dispatch alone (MpmPass::writes_dispatch_args); a
+        // dispatch whose layout lacks it does not count it as bound, so indirect_args is storage
+        // for bin_dispatch only and indirect arguments for the rest.
+        compute.set_bind_group(1, &state.dispatch_args_group, &[]);
+        for &(pass, dispatch) in dispatches {
+            compute.set_pipeline(kernels.pipeline(pass));
+            if let Dispatch::Round { round, .. } = dispatch {
+                compute.set_immediates(0, bytemuck::bytes_of(&round));
             }
-            Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
+            match dispatch {
+                Dispatch::Threads(threads) | Dispatch::Round { threads, .. } => {
+                    let (x, y) = dispatch_size(threads);
+                    compute.dispatch_workgroups(x, y, 1);
+                }
+                Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
+            }
         }
     }
 }
@@ -139,69 +157,92 @@ pub fn record_pass(
 }
 
 /// One stage of a substep as recorded: the timestamp slot it reports in ([`SolverPath::stage_names`]),
-/// its label and its dispatches.
-struct Stage {
+/// its label and its dispatches, page by page.
+struct Stage<'a> {
     slot: u32,
     label: &'static str,
-    dispatches: Vec<(MpmPass, Dispatch)>,
+    runs: Vec<PageRun<'a>>,
 }
 
-impl Stage {
-    fn one(slot: u32, dispatch: (MpmPass, Dispatch)) -> Self {
-        Self { slot, label: dispatch.0.name(), dispatches: vec![dispatch] }
+impl<'a> Stage<'a> {
+    /// Stage `slot` running `dispatches` of each page.
+    fn each(
+        slot: u32,
+        label: &'static str,
+        pages: &'a [SimState],
+        dispatches: impl Fn(&SimState) -> Vec<(MpmPass, Dispatch)>,
+    ) -> Self {
+        Self { slot, label, runs: pages.iter().map(|page| (page, dispatches(page))).collect() }
     }
 
-    fn sort(state: &SimState) -> Self {
-        let dispatches = bins::dispatches(state, state.reorder.tick());
-        Self { slot: 0, label: "sort", dispatches }
+    /// The sort of each page; each page's reorder clock ticks here, once per recorded substep.
+    fn sort(pages: &'a [SimState]) -> Self {
+        Self::each(0, "sort", pages, |page| bins::dispatches(page, page.reorder.tick()))
+    }
+
+    /// `self` with `first` (a dispatch over the shared grid) ahead of its runs.
+    fn after(mut self, page: &'a SimState, first: (MpmPass, Dispatch)) -> Self {
+        self.runs.insert(0, (page, vec![first]));
+        self
     }
 }
 
-/// The stages of substep `index` of a run of `count`, in the order they run (see
-/// [`record_substep`]). The sort's reorder clock ticks here, once per recorded substep.
-fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -> Vec<Stage> {
-    let fused = state.path == SolverPath::Fused;
-    let mut stages = match state.path {
+/// The stages of substep `index` of a run of `count` over `pages`, in the order they run (see
+/// [`record_substep`]).
+fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, count: u32) -> Vec<Stage<'a>> {
+    let first = &pages[0];
+    let fused = first.path == SolverPath::Fused;
+    // One page bins its particles and updates the blocks they touch, leaving grid_fixed zeroed
+    // behind it. With several, each page has bins of its own and their lists of touched blocks
+    // differ, so the grid is cleared and updated whole, as on the naive path.
+    let dense = pages.len() > 1 || first.path == SolverPath::Naive;
+    let clear = grid_clear::dispatch(first);
+    let update = if dense {
+        Stage { slot: 2, label: "grid_update", runs: vec![(first, vec![grid_update::dispatch(first)])] }
+    } else {
+        Stage { slot: 2, label: "grid_update_blocks", runs: vec![(first, vec![grid_update_blocks::dispatch(first)])] }
+    };
+    let mut stages = match first.path {
         SolverPath::Naive => vec![
-            Stage::one(0, grid_clear::dispatch(state)),
-            Stage::one(1, p2g::dispatch(state)),
-            Stage::one(2, grid_update::dispatch(state)),
+            Stage { slot: 0, label: "grid_clear", runs: vec![(first, vec![clear])] },
+            Stage::each(1, "p2g", pages, |page| vec![p2g::dispatch(page)]),
+            update,
         ],
         // The sorted path, and the first substep of a fused run.
         _ if !fused || index == 0 => {
-            let p2g = sorted_p2g(kernels, state);
-            let dispatches = sorted_p2g_dispatches(p2g, state);
-            vec![
-                Stage::sort(state),
-                Stage { slot: 1, label: p2g.name(), dispatches },
-                Stage::one(2, grid_update_blocks::dispatch(state)),
-            ]
+            let p2g = sorted_p2g(kernels, first);
+            let sort = if dense { Stage::sort(pages).after(first, clear) } else { Stage::sort(pages) };
+            vec![sort, Stage::each(1, p2g.name(), pages, |page| sorted_p2g_dispatches(p2g, page)), update]
         }
         // g2p2g runs on the bins of the previous positions; the sort after it bins the new ones,
         // whose stencils grid_update_blocks must visit.
-        _ => vec![
-            Stage::one(1, g2p2g::dispatch(state)),
-            Stage::sort(state),
-            Stage::one(2, grid_update_blocks::dispatch(state)),
-        ],
+        _ => {
+            let g2p2g = Stage::each(1, "g2p2g", pages, |page| vec![g2p2g::dispatch(page)]);
+            vec![if dense { g2p2g.after(first, clear) } else { g2p2g }, Stage::sort(pages), update]
+        }
     };
     stages.push(if !fused || index + 1 == count {
-        Stage::one(3, g2p::dispatch(state))
+        Stage::each(3, "g2p", pages, |page| vec![g2p::dispatch(page)])
     } else {
         // The fused path's g2p is in g2p2g: with timestamps, an empty pass fills its slot.
-        Stage { slot: 3, label: "g2p (in g2p2g)", dispatches: Vec::new() }
+        Stage { slot: 3, label: "g2p (in g2p2g)", runs: Vec::new() }
     });
     stages
 }
 
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
-/// with nothing between them that changes the state) on the state's [`SolverPath`]: its collider
-/// blend, then four stages (see [`SolverPath::stage_names`]): grid_clear → p2g → grid_update →
-/// g2p, or sort → the [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of the
-/// substeps [`super::reorder::ReorderClock`] picks also moves the particles into block order. On
-/// the fused path the run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one
-/// g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last
-/// one ends with g2p, so the particles are complete after the run as on the other paths.
+/// with nothing between them that changes the state) over `pages` (one simulation:
+/// [`SimState::new_pages`]) on their [`SolverPath`]: its collider blend, then four stages (see
+/// [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or sort → the
+/// [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of the substeps
+/// [`super::reorder::ReorderClock`] picks also moves the particles into block order. On the fused
+/// path the run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later
+/// one g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the
+/// last one ends with g2p, so the particles are complete after the run as on the other paths.
+///
+/// Each particle pass runs once per page, and all add into and read the one grid. With more than
+/// one page the binned paths clear the grid at the start of the substep (before the sort, or
+/// before g2p2g) and update it whole (grid_update) instead of block by block.
 ///
 /// With `timestamps`, each stage is a compute pass of its own, and stage `k` writes queries
 /// `first + 2k` and `first + 2k + 1`; a stage the fused path leaves out of a substep writes them
@@ -210,21 +251,23 @@ fn substep_stages(kernels: &Kernels, state: &SimState, index: u32, count: u32) -
 pub fn record_substep(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
-    state: &SimState,
+    pages: &[SimState],
     index: u32,
     count: u32,
     timestamps: Option<PassTimestamps>,
 ) {
-    state.record_collider_blend(encoder, index);
-    let stages = substep_stages(kernels, state, index, count);
+    for page in pages {
+        page.record_collider_blend(encoder, index);
+    }
+    let stages = substep_stages(kernels, pages, index, count);
     if let Some(t) = timestamps {
         for stage in &stages {
             let at = PassTimestamps { query_set: t.query_set, first: t.first + 2 * stage.slot };
-            record_passes(encoder, kernels, state, stage.label, &stage.dispatches, Some(at));
+            record_runs(encoder, kernels, stage.label, &stage.runs, Some(at));
         }
     } else {
-        let dispatches: Vec<_> = stages.into_iter().flat_map(|stage| stage.dispatches).collect();
-        record_passes(encoder, kernels, state, "substep", &dispatches, None);
+        let runs: Vec<_> = stages.into_iter().flat_map(|stage| stage.runs).collect();
+        record_runs(encoder, kernels, "substep", &runs, None);
     }
 }
 

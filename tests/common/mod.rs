@@ -175,7 +175,7 @@ pub fn frame_inputs<'a>(
     powder::render::FrameInputs {
         camera,
         settings,
-        particles: &solver.state().particles,
+        particles: &solver.pages()[0].particles,
         particle_count: count,
         particle_radius: radius,
         domain_min: grid.domain_min.as_vec3(),
