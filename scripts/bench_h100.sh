@@ -30,6 +30,8 @@
 #             kernels: loop counters, index clamps), with the current shaders and each
 #             bench-bin/shaders-* copy
 #   p2g       the sorted path's three P2G kernels at 1M and 4M
+#   pages     sorted and fused at 1M and 16M in one page and in smaller pages (--page-particles),
+#             then 64M and 100M particles, past one binding's size limit
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -58,6 +60,18 @@ for what in "$@"; do
     table)
         $bin bench --particles 100000,1000000,4000000,16000000 --grid 128,128,256,256 --substeps 200 \
             --path naive,sorted,fused 2>&1 | tee "$out/table.txt"
+        ;;
+    pages)
+        # Particle pages (src/sim/state.rs): 1M and 16M in one page and in pages of a quarter
+        # (and 16M in halves), then 64M and 100M, past one binding (44.7M on the H100).
+        {
+            $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused
+            $bin bench --particles 1000000 --grid 128 --substeps 200 --path sorted,fused --page-particles 250000
+            $bin bench --particles 16000000 --grid 256 --substeps 200 --path sorted,fused --page-particles 8000000
+            $bin bench --particles 16000000 --grid 256 --substeps 200 --path sorted,fused --page-particles 4000000
+            $bin bench --particles 64000000,100000000 --grid 400 --substeps 50 --path sorted
+        } 2>&1 | tee "$out/pages.txt"
+        nvidia-smi --query-gpu=memory.total --format=csv | tee -a "$out/pages.txt"
         ;;
     reorder)
         $bin bench --particles 1000000 --grid 128 --substeps 200 --path naive,sorted,fused \
