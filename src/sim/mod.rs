@@ -1,8 +1,9 @@
 //! The MPM snow solver: GPU passes (one module per pass, one WGSL file each), the CPU twin in
 //! [`cpu`], and the parameters they share. See `docs/algorithm.md` for the math.
 //!
-//! Kernels ([`pipelines::Kernels`]) are separate from data ([`state::SimState`]); [`step`] records
-//! the passes of a substep in order; [`solver::Solver`] ties them together.
+//! Kernels ([`pipelines::Kernels`]) are separate from data ([`state::SimState`], one page of
+//! particles over the shared grid; more than one where the particles outgrow one binding); [`step`]
+//! records the passes of a substep in order, page by page; [`solver::Solver`] ties them together.
 
 pub mod bins;
 pub mod cpu;

@@ -1,9 +1,10 @@
 //! The particles on the GPU: six streams, one buffer each (a structure of arrays), so that
 //!
-//! - no binding holds more than 48 bytes per particle: the count that fits one binding's size
-//!   limit (2 GiB on the H100) is 44M instead of the 14.9M of a single 144-byte record (26.8M where
-//!   `p2g_gather`'s 80-byte scatter sources are the widest buffer), and past
-//!   that the limit is the device's memory ([`super::state::check_limits`]);
+//! - no binding holds more than 48 bytes per particle: one page of particles, whose buffers are
+//!   each one binding, holds 44.7M on the H100 (2 GiB bindings) instead of the 14.9M of a single
+//!   144-byte record (26.8M where `p2g_gather`'s 80-byte scatter sources are the widest buffer).
+//!   More particles take more pages ([`super::state::SimState::new_pages`]), and the limit is the
+//!   device's memory ([`super::state::check_limits`]);
 //! - a pass reads only the streams it uses: the bin passes and `pick` read 16 bytes of position per
 //!   particle, and `g2p2g` never reads the affine matrix it overwrites.
 //!
