@@ -12,7 +12,7 @@ use powder::collider::field::{ColliderField, ColliderFrames, Surface};
 use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::gpu::Gpu;
 use powder::sim::Solver;
-use powder::sim::bins::{GpuBinHeader, SolverPath};
+use powder::sim::bins::SolverPath;
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 use rand::rngs::StdRng;
@@ -70,10 +70,7 @@ fn pair(gpu: &Gpu, particles: &[GpuParticle], path: SolverPath) -> (Solver, Solv
 /// Particles each page's last sort placed: the page's count on the binned paths, none on the
 /// naive path (which does not sort).
 fn placed_per_page(gpu: &Gpu, solver: &Solver) -> Vec<u32> {
-    let header = |page: &powder::sim::state::SimState| -> GpuBinHeader {
-        bytemuck::pod_read_unaligned(&gpu.read_buffer(&page.bin_header).expect("bin header"))
-    };
-    solver.pages().iter().map(|page| header(page).particle_total).collect()
+    solver.read_bin_headers(gpu).expect("bin headers").iter().map(|h| h.particle_total).collect()
 }
 
 #[test]

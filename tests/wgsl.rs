@@ -111,6 +111,7 @@ fn shared_struct_layouts_agree() {
                     interaction_rate,
                     collider_blend,
                     particle_order,
+                    keep_grid_sums,
                 ]
             ),
         ),

@@ -6,6 +6,11 @@
 //
 // Nodes outside the touched blocks keep their last velocity; no particle's stencil reads them this
 // substep (g2p reads exactly the stencils the sorted P2G wrote).
+//
+// With several pages of particles (src/sim/state.rs) each page's touched blocks are updated in
+// turn, and a block two pages touch is updated twice: params.keep_grid_sums then leaves the sums in
+// place, so the second update reads what the first did and writes the same velocity, and the
+// grid is cleared at the start of the next substep instead.
 // Reads: params, grid_fixed, colliders, bins. Writes: grid_velocity, grid_fixed (zeros).
 
 @compute @workgroup_size(64)
@@ -20,7 +25,9 @@ fn grid_update_blocks(
     }
     let node = node_index(touched.node);
     grid_velocity[node] = updated_node(node);
-    for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
-        atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + w], 0);
+    if (params.keep_grid_sums == 0u) {
+        for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
+            atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + w], 0);
+        }
     }
 }

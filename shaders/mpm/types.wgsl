@@ -50,8 +50,9 @@ struct SimParams {
     collider_blend: f32,
     // PARTICLE_ORDER_*: which particle g2p thread k updates.
     particle_order: u32,
+    // 1: grid_update_blocks leaves grid_fixed as it read it (several pages of particles).
+    keep_grid_sums: u32,
     _pad1: u32,
-    _pad2: u32,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while

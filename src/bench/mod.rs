@@ -314,10 +314,10 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
-        // Several pages update the whole grid (sim::step::record_substep).
-        _ if solver.pages().len() > 1 => nodes,
+        // Each page updates its own touched blocks (sim::step::record_substep).
         SolverPath::Sorted | SolverPath::Fused => {
-            solver.read_bin_header(gpu).map_err(solver_err)?.touched_count as u64 * block_nodes
+            let headers = solver.read_bin_headers(gpu).map_err(solver_err)?;
+            headers.iter().map(|h| h.touched_count as u64).sum::<u64>() * block_nodes
         }
     };
     let traffic = Traffic {

@@ -194,8 +194,12 @@ pub struct GpuSimParams {
     /// stored at place k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
     /// Set from the solver's path and reorder interval ([`crate::sim::bins::SolverPath::particle_order`]).
     pub particle_order: u32,
+    /// 1 where `grid_update_blocks` leaves the sums it read in place instead of zeroing them: with
+    /// several pages of particles, whose touched blocks overlap, each page's list is updated and
+    /// the grid is cleared at the start of a substep instead (`sim::step::record_substep`).
+    pub keep_grid_sums: u32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 impl SolverParams {
@@ -233,7 +237,8 @@ impl SolverParams {
             interaction_rate: 0.0,
             collider_blend: 1.0,
             particle_order: 0,
-            _pad: [0; 2],
+            keep_grid_sums: 0,
+            _pad: 0,
         }
     }
 }

@@ -305,10 +305,6 @@ impl Solver {
         if self.path() == SolverPath::Sorted {
             names[1] = self.p2g_pass().name();
         }
-        if self.path().is_binned() && self.pages.len() > 1 {
-            // Several pages update the whole grid (step::record_substep).
-            names[2] = "grid_update";
-        }
         names
     }
 
@@ -322,6 +318,7 @@ impl Solver {
             let mut uniforms = self.params.to_gpu(page.particle_count);
             uniforms.collider_count = self.collider_count;
             uniforms.particle_order = page.path.particle_order(page.reorder.interval() > 0);
+            uniforms.keep_grid_sums = (self.pages.len() > 1) as u32;
             self.interaction.write_into(&mut uniforms);
             page.write_params(&gpu.queue, &uniforms);
         }
@@ -397,8 +394,8 @@ impl Solver {
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
     /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
     /// zeroes the grid (in a substep the previous grid update did that), and `P2g` and `GridUpdate`
-    /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort (grid_update
-    /// where there are several pages): stage by stage the fused path is the sorted path (g2p2g
+    /// run [`Solver::p2g_pass`] and grid_update_blocks on the bins of the last sort (of every
+    /// page): stage by stage the fused path is the sorted path (g2p2g
     /// runs within [`Solver::step`], or alone as `G2p2g`). `Reorder` or `ReorderCopy` runs a whole
     /// reorder: the rounds of the two interleave. A particle pass runs over every page; a pass over
     /// the grid runs once.
@@ -420,8 +417,11 @@ impl Solver {
                     step::record_sorted_p2g(e, k, page, None);
                 }
             }
-            (path, MpmPass::GridUpdate) if path.is_binned() && pages.len() == 1 => {
-                step::record_pass(e, k, first, MpmPass::GridUpdateBlocks, None)
+            (path, MpmPass::GridUpdate) if path.is_binned() => {
+                let update = |page: &SimState| {
+                    vec![(MpmPass::GridUpdateBlocks, step::dispatch_of(MpmPass::GridUpdateBlocks, page))]
+                };
+                step::record_runs(e, k, "grid_update_blocks", &each(&update), None)
             }
             (_, pass) if pass.takes_round() => {
                 step::record_runs(e, k, "reorder", &each(&super::reorder::dispatches), None)
@@ -434,10 +434,11 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Copies the counters of the first page's last `sort` back (16 bytes; `powder bench` needs
-    /// only these).
-    pub fn read_bin_header(&self, gpu: &Gpu) -> Result<GpuBinHeader, SolverError> {
-        Ok(bytemuck::pod_read_unaligned(&gpu.read_buffer(&self.pages[0].bin_header)?))
+    /// Copies the counters of every page's last `sort` back, page by page.
+    pub fn read_bin_headers(&self, gpu: &Gpu) -> Result<Vec<GpuBinHeader>, SolverError> {
+        let buffers: Vec<&wgpu::Buffer> = self.pages.iter().map(|page| &page.bin_header).collect();
+        let read = gpu.read_buffers(&buffers)?;
+        Ok(read.iter().map(|bytes| bytemuck::pod_read_unaligned(bytes)).collect())
     }
 
     /// Copies the bins of the first page's last `sort` back, particle order included (for tests of

@@ -194,13 +194,15 @@ fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, coun
     let fused = first.path == SolverPath::Fused;
     // One page bins its particles and updates the blocks they touch, leaving grid_fixed zeroed
     // behind it. With several, each page has bins of its own and their lists of touched blocks
-    // differ, so the grid is cleared and updated whole, as on the naive path.
-    let dense = pages.len() > 1 || first.path == SolverPath::Naive;
+    // overlap: each page's blocks are updated, leaving the sums in place (a block two pages touch
+    // is updated twice, from the same sums), and the grid is cleared whole at the substep's start.
+    let paged = pages.len() > 1;
     let clear = grid_clear::dispatch(first);
-    let update = if dense {
-        Stage { slot: 2, label: "grid_update", runs: vec![(first, vec![grid_update::dispatch(first)])] }
-    } else {
-        Stage { slot: 2, label: "grid_update_blocks", runs: vec![(first, vec![grid_update_blocks::dispatch(first)])] }
+    let update = match first.path {
+        SolverPath::Naive => {
+            Stage { slot: 2, label: "grid_update", runs: vec![(first, vec![grid_update::dispatch(first)])] }
+        }
+        _ => Stage::each(2, "grid_update_blocks", pages, |page| vec![grid_update_blocks::dispatch(page)]),
     };
     let mut stages = match first.path {
         SolverPath::Naive => vec![
@@ -211,14 +213,14 @@ fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, coun
         // The sorted path, and the first substep of a fused run.
         _ if !fused || index == 0 => {
             let p2g = sorted_p2g(kernels, first);
-            let sort = if dense { Stage::sort(pages).after(first, clear) } else { Stage::sort(pages) };
+            let sort = if paged { Stage::sort(pages).after(first, clear) } else { Stage::sort(pages) };
             vec![sort, Stage::each(1, p2g.name(), pages, |page| sorted_p2g_dispatches(p2g, page)), update]
         }
         // g2p2g runs on the bins of the previous positions; the sort after it bins the new ones,
         // whose stencils grid_update_blocks must visit.
         _ => {
             let g2p2g = Stage::each(1, "g2p2g", pages, |page| vec![g2p2g::dispatch(page)]);
-            vec![if dense { g2p2g.after(first, clear) } else { g2p2g }, Stage::sort(pages), update]
+            vec![if paged { g2p2g.after(first, clear) } else { g2p2g }, Stage::sort(pages), update]
         }
     };
     stages.push(if !fused || index + 1 == count {
@@ -242,7 +244,8 @@ fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, coun
 ///
 /// Each particle pass runs once per page, and all add into and read the one grid. With more than
 /// one page the binned paths clear the grid at the start of the substep (before the sort, or
-/// before g2p2g) and update it whole (grid_update) instead of block by block.
+/// before g2p2g), and grid_update_blocks runs over each page's touched blocks leaving the sums in
+/// place (`keep_grid_sums`), since the pages' blocks overlap.
 ///
 /// With `timestamps`, each stage is a compute pass of its own, and stage `k` writes queries
 /// `first + 2k` and `first + 2k + 1`; a stage the fused path leaves out of a substep writes them

@@ -154,7 +154,8 @@ pub fn stencil(params: &SolverParams, x: nalgebra::Vector3<f64>) -> Vec<(usize, 
 /// initial zeros) while only naive stages ran. So a `set_path` that did nothing fails the tests
 /// that compare or parametrise the paths.
 pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim::bins::SolverPath) {
-    let placed = solver.read_bin_header(gpu).expect("bin header").particle_total;
+    let headers = solver.read_bin_headers(gpu).expect("bin headers");
+    let placed: u32 = headers.iter().map(|h| h.particle_total).sum();
     let expected = match path {
         powder::sim::bins::SolverPath::Naive => 0,
         powder::sim::bins::SolverPath::Sorted | powder::sim::bins::SolverPath::Fused => solver.particle_count(),
