@@ -320,7 +320,7 @@ fn a_stream_too_small_for_a_particle_draws_only_the_background() {
     renderer.set_sun_direction(shoulder_sun(&camera));
     let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
     let mut frame = common::frame_inputs(&solver, &camera, &settings, 1000, 0.25 * H);
-    frame.particles = &tiny;
+    frame.particles = vec![&tiny];
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &frame);
     gpu.queue.submit([encoder.finish()]);

@@ -194,7 +194,9 @@ fn particles_shade(
         group_first = atomicAdd(&draw_args.vertex_count, 3u * count) / 3u;
     }
     let first = workgroupUniformLoad(&group_first);
-    if (shaded.visible) {
+    // A list sized below the particle count (past one binding) drops the rest; the vertex shader
+    // skips their vertices.
+    if (shaded.visible && first + place < arrayLength(&impostors_out)) {
         impostors_out[first + place] = shaded.record;
     }
 }
@@ -202,6 +204,11 @@ fn particles_shade(
 @vertex
 fn particles_vertex(@builtin(vertex_index) vertex: u32) -> Impostor {
     var out: Impostor;
+    if (vertex / 3u >= arrayLength(&impostors)) {
+        // Past the list (more visible particles than it holds): a degenerate triangle, clipped.
+        out.position = vec4<f32>(0.0, 0.0, 2.0, 1.0);
+        return out;
+    }
     let record = impostors[vertex / 3u];
     let corner = vertex % 3u;
     let center = record.center;

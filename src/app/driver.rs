@@ -200,15 +200,6 @@ impl Driver {
                 let colliders = self.colliders.count();
                 let with = if colliders > 0 { format!(", {colliders} colliders") } else { String::new() };
                 messages.info(format!("loaded {name}: {} particles{with}", self.solver.particle_count()));
-                let pages = self.solver.pages();
-                if pages.len() > 1 {
-                    messages.error(format!(
-                        "{name}: the particles are {} pages (past one GPU buffer); all are simulated, but the view \
-                         draws only the first page's {}",
-                        pages.len(),
-                        pages[0].particle_count
-                    ));
-                }
                 true
             }
             Err(e) => {

@@ -28,11 +28,8 @@ pub fn frame_inputs<'a>(
     FrameInputs {
         camera,
         settings: render,
-        // The first page of the particles, which is all of them below 44.7M on an H100 (2.8M on
-        // lavapipe). The renderer does not draw further pages yet: the app warns when a scene has
-        // them (driver.rs).
-        particles: &solver.pages()[0].particles,
-        particle_count: solver.pages()[0].particle_count,
+        particles: solver.particle_pages(),
+        particle_count: solver.particle_count(),
         particle_radius: 0.5 * driver.spacing() as f32,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),

@@ -69,9 +69,8 @@ pub fn run_render_case(
             let inputs = FrameInputs {
                 camera: &camera,
                 settings: &settings,
-                // The first page: the only one below the scenes' particle limit.
-                particles: &solver.pages()[0].particles,
-                particle_count: solver.pages()[0].particle_count,
+                particles: solver.particle_pages(),
+                particle_count: solver.particle_count(),
                 particle_radius,
                 domain_min,
                 domain_max,

@@ -112,9 +112,9 @@ pub struct FrameInputs<'a> {
     pub camera: &'a Camera,
     /// Render settings.
     pub settings: &'a RenderSettings,
-    /// The solver's particle streams.
-    pub particles: &'a ParticleBuffers,
-    /// Number of particles in it.
+    /// The solver's particle streams, page by page ([`crate::sim::Solver::particle_pages`]).
+    pub particles: Vec<&'a ParticleBuffers>,
+    /// Number of particles to draw: the first this many over the pages, in order.
     pub particle_count: u32,
     /// Half the particle spacing, in metres: the radius of an impostor at scale 1.
     pub particle_radius: f32,

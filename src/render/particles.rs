@@ -102,11 +102,11 @@ impl ParticlesPass {
         Self { shade_layout, draw_layout, shade, draw }
     }
 
-    /// Record and argument buffers for at least `count` particles (room to grow by a quarter).
+    /// Record and argument buffers for at least `count` particles (room to grow by a quarter), as
+    /// far as one binding holds ([`ParticlesPass::shading_capacity`]).
     pub fn shading(&self, device: &wgpu::Device, count: u32) -> ParticleShading {
         use wgpu::util::DeviceExt;
-        // Three vertices per particle must fit the u32 vertex count.
-        let capacity = count.max(1).saturating_add(count / 4).min(u32::MAX / 3);
+        let capacity = Self::shading_capacity(device, count.saturating_add(count / 4));
         let records = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.particles.impostors"),
             size: capacity as u64 * IMPOSTOR_RECORD_BYTES,
@@ -143,29 +143,40 @@ impl ParticlesPass {
         ParticleShading { capacity, draw_args, empty_draw, shade_group, draw_group }
     }
 
-    /// Records `particles_shade` for `count` particles (at most the buffer's capacity).
+    /// The records a list for `count` visible particles gets: at least one, and no more than one
+    /// binding holds (64M on a 2 GiB binding; more particles than that take several pages of the
+    /// solver, whose visible ones share the list) or than the u32 vertex count can draw.
+    pub fn shading_capacity(device: &wgpu::Device, count: u32) -> u32 {
+        let binding = crate::sim::state::max_storage_bytes(device) / IMPOSTOR_RECORD_BYTES;
+        count.max(1).min(u32::MAX / 3).min(binding.min(u32::MAX as u64) as u32)
+    }
+
+    /// Records `particles_shade` over each page: its frame and scene groups (the frame's
+    /// `particle_count` the page's) and its count. Visible particles past the list's capacity are
+    /// not drawn (`particles.wgsl` drops them).
     pub fn record_shade(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        groups: [&wgpu::BindGroup; 2],
+        pages: &[([&wgpu::BindGroup; 2], u32)],
         shading: &ParticleShading,
-        count: u32,
     ) {
         encoder.copy_buffer_to_buffer(&shading.empty_draw, 0, &shading.draw_args, 0, None);
-        let workgroups = count.min(shading.capacity).div_ceil(SHADE_WORKGROUP_SIZE);
-        if workgroups == 0 {
-            return;
-        }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("render.particles.shade"),
             timestamp_writes: None,
         });
         pass.set_pipeline(&self.shade);
-        pass.set_bind_group(0, groups[0], &[]);
-        pass.set_bind_group(1, groups[1], &[]);
         pass.set_bind_group(2, &shading.shade_group, &[]);
-        let (x, y) = dispatch_size(workgroups);
-        pass.dispatch_workgroups(x, y, 1);
+        // Each page appends its visible particles to the one list: the places are atomics.
+        for &(groups, count) in pages {
+            let workgroups = count.div_ceil(SHADE_WORKGROUP_SIZE);
+            if workgroups > 0 {
+                pass.set_bind_group(0, groups[0], &[]);
+                pass.set_bind_group(1, groups[1], &[]);
+                let (x, y) = dispatch_size(workgroups);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
     }
 
     /// Draws the particles the last [`ParticlesPass::record_shade`] found visible, three vertices

@@ -26,7 +26,7 @@ use crate::sim::particles::ParticleBuffers;
 /// left of the default camera, so lit and shaded sides and a ground shadow are all in view.
 pub const DEFAULT_SUN_DIRECTION: Vec3 = Vec3::new(-0.25, -0.68, 0.69);
 
-/// Bind groups that depend on the particle streams and the volume grid.
+/// Bind groups that depend on one page's particle streams and the volume grid.
 struct SceneBindings {
     particles: ParticleBuffers,
     scene: wgpu::BindGroup,
@@ -71,7 +71,11 @@ pub struct Renderer {
     /// What the volume was splatted from and the [`FrameInputs::moved`] summed since; `None`
     /// when it must be splatted.
     splatted: Option<(SplatKey, f32)>,
-    scene: Option<SceneBindings>,
+    /// Per page drawn: the bind groups of its streams (the first page's also serve the draw and
+    /// the raymarch, which read only the volume through them).
+    scenes: Vec<SceneBindings>,
+    /// The frame blocks of the pages after the first: (uniform, group 0).
+    page_frames: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
     shading: Option<ParticleShading>,
     targets: FrameTargets,
     depth_group: wgpu::BindGroup,
@@ -116,7 +120,8 @@ impl Renderer {
             raymarch,
             volume,
             splatted: None,
-            scene: None,
+            scenes: Vec::new(),
+            page_frames: Vec::new(),
             shading: None,
             targets,
             depth_group,
@@ -209,7 +214,7 @@ impl Renderer {
         self.particles = ParticlesPass::new(device, layouts, format, samples);
         self.splat = VolumeSplat::new(device, layouts);
         self.raymarch = VolumeRaymarch::new(device, layouts, format, samples);
-        self.scene = None;
+        self.scenes.clear();
         self.shading = None;
         self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
         Ok(())
@@ -241,33 +246,51 @@ impl Renderer {
         if target_size != self.targets.size {
             self.resize(device, target_size.0, target_size.1);
         }
-        let usable = inputs.particles.capacity() > 0;
-        // A cheap handle (wgpu buffers are reference counted), so `self` can be updated below.
+        // The pages to draw: the first `particle_count` particles over the pages, in order. A page
+        // whose streams cannot hold one particle ends them; with none, the empty streams are bound.
         let empty = self.empty_particles.clone();
-        let (particle_buffer, particle_count) = if usable {
-            let fits = inputs.particles.capacity().min(u32::MAX as u64) as u32;
-            (inputs.particles, inputs.particle_count.min(fits))
-        } else {
-            (&empty, 0)
-        };
+        let mut left = inputs.particle_count;
+        let mut pages: Vec<(&ParticleBuffers, u32)> = Vec::new();
+        for &buffers in &inputs.particles {
+            let fits = buffers.capacity().min(u32::MAX as u64) as u32;
+            if left == 0 || fits == 0 {
+                break;
+            }
+            pages.push((buffers, left.min(fits)));
+            left -= left.min(fits);
+        }
+        let particle_count: u32 = pages.iter().map(|&(_, n)| n).sum();
+        if pages.is_empty() {
+            pages.push((&empty, 0));
+        }
         let (voxel, dims) = volume_layout(inputs.domain_min, inputs.domain_max, inputs.particle_radius);
         if dims != self.volume.dims {
             self.volume = VolumeGrid::new(device, dims);
             self.splatted = None;
-            self.scene = None;
+            self.scenes.clear();
             self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
         }
-        self.bind_scene(device, particle_buffer);
+        self.bind_scenes(device, &pages);
         let mode = inputs.settings.mode;
         let draw_particles = mode != RenderMode::Volume && particle_count > 0;
-        if draw_particles && self.shading.as_ref().is_none_or(|s| s.capacity < particle_count) {
+        let wanted = ParticlesPass::shading_capacity(device, particle_count);
+        if draw_particles && self.shading.as_ref().is_none_or(|s| s.capacity < wanted) {
             self.shading = Some(self.particles.shading(device, particle_count));
         }
-        let Some(scene) = &self.scene else { return };
+        let Some(scene) = self.scenes.first() else { return };
         let volume_valid = particle_count > 0;
-        let context =
-            FrameContext { size: self.targets.size, sun_direction: self.sun_direction, volume_valid, particle_count };
-        queue.write_buffer(&self.frame_uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
+        // Page k's frame block differs from the first's only in its particle count.
+        for (k, &(_, count)) in pages.iter().enumerate() {
+            let context = FrameContext {
+                size: self.targets.size,
+                sun_direction: self.sun_direction,
+                volume_valid,
+                particle_count: count,
+            };
+            let uniform = if k == 0 { &self.frame_uniform } else { &self.page_frames[k - 1].0 };
+            queue.write_buffer(uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
+        }
+        let frame_group = |k: usize| if k == 0 { &self.frame_group } else { &self.page_frames[k - 1].1 };
 
         let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims };
         let reused = match (&mut self.splatted, inputs.moved) {
@@ -281,13 +304,17 @@ impl Renderer {
         };
         if !reused {
             self.splatted = volume_valid.then(|| {
-                self.splat.record(encoder, &self.frame_group, &scene.splat, &self.volume, particle_count);
+                let splats: Vec<_> =
+                    (0..pages.len()).map(|k| (frame_group(k), &self.scenes[k].splat, pages[k].1)).collect();
+                self.splat.record(encoder, &splats, &self.volume);
                 (key, 0.0)
             });
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
         if let Some(shading) = shading {
-            self.particles.record_shade(encoder, [&self.frame_group, &scene.scene], shading, particle_count);
+            let shades: Vec<_> =
+                (0..pages.len()).map(|k| ([frame_group(k), &self.scenes[k].scene], pages[k].1)).collect();
+            self.particles.record_shade(encoder, &shades, shading);
         }
         {
             let (view, resolve_target) = match &self.targets.msaa_color {
@@ -329,15 +356,36 @@ impl Renderer {
         }
     }
 
-    /// Makes the bind groups that name the particle streams and the volume, when either changed.
-    fn bind_scene(&mut self, device: &wgpu::Device, particles: &ParticleBuffers) {
-        let same = |s: &SceneBindings| {
-            let (a, b) = (&s.particles, particles);
+    /// Makes the bind groups that name each page's particle streams and the volume, and the
+    /// frame blocks of the pages after the first, when any changed.
+    fn bind_scenes(&mut self, device: &wgpu::Device, pages: &[(&ParticleBuffers, u32)]) {
+        let same = |s: &SceneBindings, b: &ParticleBuffers| {
+            let a = &s.particles;
             a.position == b.position && a.velocity == b.velocity && a.plastic == b.plastic
         };
-        if self.scene.as_ref().is_some_and(same) {
+        if self.scenes.len() == pages.len() && self.scenes.iter().zip(pages).all(|(s, &(b, _))| same(s, b)) {
             return;
         }
+        self.scenes = pages.iter().map(|&(particles, _)| self.scene_bindings(device, particles)).collect();
+        self.splatted = None;
+        while self.page_frames.len() + 1 < pages.len() {
+            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("render.frame.page"),
+                size: size_of::<GpuFrame>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("render.frame.page"),
+                layout: &self.layouts.frame,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }],
+            });
+            self.page_frames.push((uniform, group));
+        }
+    }
+
+    /// The bind groups that name one page's particle streams and the volume.
+    fn scene_bindings(&self, device: &wgpu::Device, particles: &ParticleBuffers) -> SceneBindings {
         let scene = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.scene"),
             layout: &self.layouts.scene,
@@ -350,7 +398,6 @@ impl Renderer {
             ],
         });
         let splat = self.splat.bind_groups(device, &self.volume, particles);
-        self.splatted = None;
-        self.scene = Some(SceneBindings { particles: particles.clone(), scene, splat });
+        SceneBindings { particles: particles.clone(), scene, splat }
     }
 }

@@ -202,14 +202,14 @@ impl VolumeSplat {
         [splat, resolve]
     }
 
-    /// Records the clear, the splat of `particle_count` particles and the resolve.
+    /// Records the clear, the splat of each page's particles (its frame group, whose
+    /// `particle_count` is the page's, its [`VolumeSplat::bind_groups`], and its count) into the one
+    /// volume, and the resolve. `pages` is not empty.
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        frame: &wgpu::BindGroup,
-        groups: &[wgpu::BindGroup; 2],
+        pages: &[(&wgpu::BindGroup, &[wgpu::BindGroup; 2], u32)],
         grid: &VolumeGrid,
-        particle_count: u32,
     ) {
         encoder.clear_buffer(&grid.fixed, 0, None);
         encoder.copy_buffer_to_buffer(&grid.empty_box, 0, &grid.occupied, 0, None);
@@ -217,16 +217,20 @@ impl VolumeSplat {
             label: Some("render.volume_splat"),
             timestamp_writes: None,
         });
-        pass.set_bind_group(0, frame, &[]);
-        let workgroups = particle_count.div_ceil(SPLAT_WORKGROUP_SIZE);
-        if workgroups > 0 {
-            let (x, y) = dispatch_size(workgroups);
-            pass.set_pipeline(&self.splat);
-            pass.set_bind_group(1, &groups[0], &[]);
-            pass.dispatch_workgroups(x, y, 1);
+        pass.set_pipeline(&self.splat);
+        for &(frame, groups, count) in pages {
+            let workgroups = count.div_ceil(SPLAT_WORKGROUP_SIZE);
+            if workgroups > 0 {
+                let (x, y) = dispatch_size(workgroups);
+                pass.set_bind_group(0, frame, &[]);
+                pass.set_bind_group(1, &groups[0], &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
         }
+        let (frame, groups, _) = pages[0];
         let d = (grid.dims + RESOLVE_WORKGROUP - 1) / RESOLVE_WORKGROUP;
         pass.set_pipeline(&self.resolve);
+        pass.set_bind_group(0, frame, &[]);
         pass.set_bind_group(1, &groups[1], &[]);
         pass.dispatch_workgroups(d.x, d.y, d.z);
     }

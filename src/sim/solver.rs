@@ -190,6 +190,11 @@ impl Solver {
         self.kernels.reload(&gpu.device, &sources)
     }
 
+    /// The particle streams of each page, in order (what the renderer draws).
+    pub fn particle_pages(&self) -> Vec<&super::particles::ParticleBuffers> {
+        self.pages.iter().map(|page| &page.particles).collect()
+    }
+
     /// The GPU buffers, page by page: page k holds the particles after those of the pages before it,
     /// in the host's order.
     pub fn pages(&self) -> &[SimState] {

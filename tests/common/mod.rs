@@ -176,7 +176,7 @@ pub fn frame_inputs<'a>(
     powder::render::FrameInputs {
         camera,
         settings,
-        particles: &solver.pages()[0].particles,
+        particles: solver.particle_pages(),
         particle_count: count,
         particle_radius: radius,
         domain_min: grid.domain_min.as_vec3(),
