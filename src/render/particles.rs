@@ -148,7 +148,7 @@ impl ParticlesPass {
     /// solver, whose visible ones share the list) or than the u32 vertex count can draw.
     pub fn shading_capacity(device: &wgpu::Device, count: u32) -> u32 {
         let binding = crate::sim::state::max_storage_bytes(device) / IMPOSTOR_RECORD_BYTES;
-        count.max(1).min(u32::MAX / 3).min(binding.min(u32::MAX as u64) as u32)
+        count.min(u32::MAX / 3).min(binding.min(u32::MAX as u64) as u32).max(1)
     }
 
     /// Records `particles_shade` over each page: its frame and scene groups (the frame's
