@@ -196,3 +196,16 @@ fn three_pages_draw_the_image_of_one() {
     let differing = a.chunks(4).zip(b.chunks(4)).filter(|(p, q)| p != q).count();
     assert_eq!(differing, 0, "{differing} of {} pixels differ with pages", a.len() / 4);
 }
+
+#[test]
+fn p2g_gather_is_refused_with_pages() {
+    // p2g_gather stores each node's sums, so with a second page the first page's would be lost:
+    // a paged solver starts on another kernel (lavapipe's default is p2g_gather) and refuses it.
+    let gpu = common::gpu();
+    let particles = scene();
+    let (mut one, mut paged) = pair(&gpu, &particles, SolverPath::Sorted);
+    assert_eq!(one.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather, "one page may gather");
+    assert_ne!(paged.p2g_pass(), MpmPass::P2gGather, "a paged solver started on p2g_gather");
+    assert_eq!(paged.set_p2g(&gpu, MpmPass::P2gGather), paged.p2g_pass());
+    assert_ne!(paged.p2g_pass(), MpmPass::P2gGather, "a paged solver took p2g_gather");
+}
