@@ -1,9 +1,10 @@
 //! The solver's up-front capacity check (GPU-free): a particle count or grid that does not fit is
 //! refused before anything is allocated, with the numbers, and the largest count it names fits.
 
+use powder::sim::capacity::{DeviceLimits, PageLayout, check_fit, grid_bytes, page_bytes, particle_bytes};
 use powder::sim::particles::WIDEST_STREAM_BYTES;
 use powder::sim::shaders::MpmPass;
-use powder::sim::state::{DeviceLimits, PageLayout, StateError, check_fit, grid_bytes, page_bytes, particle_bytes};
+use powder::sim::state::StateError;
 
 mod common;
 

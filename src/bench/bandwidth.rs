@@ -14,7 +14,7 @@ pub const COPY_SHADER: &str = include_str!("../../shaders/bench/copy.wgsl");
 /// only ~0.8 TB/s, far under what compute kernels get, which would have made the floor too lenient.
 pub fn memory_bandwidth(gpu: &Gpu) -> f64 {
     let device = &gpu.device;
-    let size = (256u64 << 20).min(crate::sim::state::max_storage_bytes(device)) / 16 * 16;
+    let size = (256u64 << 20).min(crate::sim::capacity::max_storage_bytes(device)) / 16 * 16;
     let make = |label, usage| {
         device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
     };

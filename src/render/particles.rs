@@ -147,7 +147,7 @@ impl ParticlesPass {
     /// binding holds (64M on a 2 GiB binding; more particles than that take several pages of the
     /// solver, whose visible ones share the list) or than the u32 vertex count can draw.
     pub fn shading_capacity(device: &wgpu::Device, count: u32) -> u32 {
-        let binding = crate::sim::state::max_storage_bytes(device) / IMPOSTOR_RECORD_BYTES;
+        let binding = crate::sim::capacity::max_storage_bytes(device) / IMPOSTOR_RECORD_BYTES;
         count.min(u32::MAX / 3).min(binding.min(u32::MAX as u64) as u32).max(1)
     }
 

@@ -36,7 +36,7 @@ use crate::sim::params::{Boundary, GpuParticle, GridSpec, SolverParams};
 pub const SCENE_VERSION: u32 = 2;
 /// Most particles a scene may make: 2²⁷ ≈ 134 million, about 19 GB on the host as spawned and
 /// 30 GB on the GPU. A bound on what spawning may ask of the host; whether the GPU holds them is
-/// checked, with the numbers, when the solver is made ([`crate::sim::state::check_limits`]).
+/// checked, with the numbers, when the solver is made ([`crate::sim::capacity::check_limits`]).
 pub const MAX_PARTICLES: u64 = 1 << 27;
 /// Lower bound of the default `max_speed`, m/s.
 pub const DEFAULT_MAX_SPEED: f64 = 50.0;

@@ -6,6 +6,7 @@
 //! records the passes of a substep in order, page by page; [`solver::Solver`] ties them together.
 
 pub mod bins;
+pub mod capacity;
 pub mod cpu;
 pub mod fixed_point;
 pub mod g2p;

@@ -4,7 +4,7 @@
 //!   each one binding, holds 44.7M on the H100 (2 GiB bindings) instead of the 14.9M of a single
 //!   144-byte record (26.8M where `p2g_gather`'s 80-byte scatter sources are the widest buffer).
 //!   More particles take more pages ([`super::state::SimState::new_pages`]), and the limit is the
-//!   device's memory ([`super::state::check_limits`]);
+//!   device's memory ([`super::capacity::check_limits`]);
 //! - a pass reads only the streams it uses: the bin passes and `pick` read 16 bytes of position per
 //!   particle, and `g2p2g` never reads the affine matrix it overwrites.
 //!
@@ -73,7 +73,7 @@ pub const PARTICLE_BYTES: u64 = {
 
 /// Bytes per particle of the widest stream: a binding's size limit divided by this is the most
 /// particles one solver can hold (fewer with `p2g_gather`, whose scatter sources take 80 bytes:
-/// [`super::state::widest_buffer_bytes`]).
+/// [`super::capacity::widest_buffer_bytes`]).
 pub const WIDEST_STREAM_BYTES: u64 = 48;
 
 /// One particle set on the GPU, as six storage buffers (see the module docs).

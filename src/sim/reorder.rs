@@ -13,7 +13,7 @@
 //! A round moves one share of every particle: position, velocity, Jp, material and host index;
 //! then C; then F; then τ. The scratch holds one share ([`SCRATCH_BYTES_PER_PARTICLE`], the widest)
 //! instead of all the streams: 48 bytes per particle instead of 172, which is 35 % less GPU memory
-//! per particle in all ([`super::state::particle_bytes`]). The round is the passes' immediate data
+//! per particle in all ([`super::capacity::particle_bytes`]). The round is the passes' immediate data
 //! ([`super::step::Dispatch::Round`]).
 //!
 //! Each particle carries its index in the host's order (`particle_id`), and

@@ -146,7 +146,7 @@ impl Solver {
         let kernels = Kernels::new(&gpu.device);
         let (path, mut p2g) = (default_path(), default_p2g(gpu));
         // p2g_gather stores each node's sums instead of adding them, so it serves one page only.
-        let layout = super::state::check_limits(&gpu.device, &params, particles.len(), p2g, page_capacity);
+        let layout = super::capacity::check_limits(&gpu.device, &params, particles.len(), p2g, page_capacity);
         if p2g == MpmPass::P2gGather && layout.is_ok_and(|layout| layout.pages > 1) {
             p2g = MpmPass::P2gTiled;
         }
@@ -273,7 +273,7 @@ impl Solver {
         }
         // The pages stay as they are: the kernel must fit the largest (the first) in one binding.
         let page = Some(self.pages[0].particle_count);
-        match super::state::check_limits(&gpu.device, &self.params, self.particle_count() as usize, pass, page) {
+        match super::capacity::check_limits(&gpu.device, &self.params, self.particle_count() as usize, pass, page) {
             Ok(_) => {
                 for page in &mut self.pages {
                     page.set_p2g(&gpu.device, &self.kernels, pass);

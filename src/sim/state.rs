@@ -5,9 +5,10 @@ use thiserror::Error;
 use wgpu::util::DeviceExt;
 
 use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
+use super::capacity::{check_limits, max_storage_bytes};
 use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
-use super::particles::{PARTICLE_BYTES, ParticleBuffers, WIDEST_STREAM_BYTES};
+use super::particles::ParticleBuffers;
 use super::pipelines::Kernels;
 use super::reorder::SCRATCH_BYTES_PER_PARTICLE;
 use super::shaders::MpmPass;
@@ -213,7 +214,7 @@ fn scatter_sources_bytes(p2g: MpmPass, particle_count: u32) -> u64 {
 }
 
 /// Bytes per particle of `scatter_sources` with the sorted P2G kernel `p2g` (0 but for `p2g_gather`).
-fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
+pub(super) fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
     if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 }
 }
 
@@ -224,173 +225,6 @@ fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
-}
-
-/// The largest storage buffer the device allows.
-pub fn max_storage_bytes(device: &wgpu::Device) -> u64 {
-    let limits = device.limits();
-    limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
-}
-
-/// How a particle set is split into pages ([`SimState`]): `pages` of at most `capacity` particles,
-/// each page's buffers within one binding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageLayout {
-    /// Most particles in one page.
-    pub capacity: u32,
-    /// Pages of the particle set.
-    pub pages: u32,
-}
-
-impl PageLayout {
-    /// Pages of `count` particles, `capacity` per page (at least one page).
-    fn of(count: u64, capacity: u32) -> Self {
-        Self { capacity, pages: count.div_ceil(capacity as u64).max(1) as u32 }
-    }
-}
-
-/// Checks, before anything is allocated, that a grid and particle set fit the device: each buffer
-/// within the binding size limit, and all of them within the GPU's memory, and says how the
-/// particles are split into pages. `p2g` is the sorted path's P2G kernel (`p2g_gather` needs a
-/// buffer more per particle); `page_capacity` asks for pages of that many particles instead of the
-/// most that fit one binding.
-pub fn check_limits(
-    device: &wgpu::Device,
-    params: &SolverParams,
-    particle_count: usize,
-    p2g: MpmPass,
-    page_capacity: Option<u32>,
-) -> Result<PageLayout, StateError> {
-    let limits = DeviceLimits {
-        binding_bytes: max_storage_bytes(device),
-        memory_bytes: crate::gpu::device_memory_bytes(device),
-    };
-    check_fit(params, particle_count, p2g, limits, page_capacity)
-}
-
-/// What [`check_fit`] checks against: a device's limits.
-#[derive(Clone, Copy, Debug)]
-pub struct DeviceLimits {
-    /// The largest storage buffer binding, bytes.
-    pub binding_bytes: u64,
-    /// The device-local memory, bytes, where known.
-    pub memory_bytes: Option<u64>,
-}
-
-/// The most particles one page holds with the sorted-path P2G kernel `p2g`: as many as the widest
-/// per-particle buffer fits in one binding of `binding_bytes`.
-pub fn max_page_capacity(binding_bytes: u64, p2g: MpmPass) -> u32 {
-    (binding_bytes / widest_buffer_bytes(p2g)).min(u32::MAX as u64) as u32
-}
-
-/// [`check_limits`] against given limits.
-pub fn check_fit(
-    params: &SolverParams,
-    particle_count: usize,
-    p2g: MpmPass,
-    limits: DeviceLimits,
-    page_capacity: Option<u32>,
-) -> Result<PageLayout, StateError> {
-    if particle_count == 0 {
-        return Err(StateError::NoParticles);
-    }
-    let limit = limits.binding_bytes;
-    let grid = &params.grid;
-    let nodes = grid.node_count();
-    let bytes = nodes * GRID_FIXED_NODE_BYTES.max(GRID_VELOCITY_NODE_BYTES);
-    // Node indices are u32 in the shaders, and eight i32 per node are addressed as 8·node.
-    if bytes > limit || nodes * 8 > u32::MAX as u64 {
-        let max_nodes = (limit / GRID_FIXED_NODE_BYTES).min(u32::MAX as u64 / 8) as f64;
-        let cells = grid.cells.as_dvec3();
-        let longest = cells.max_element();
-        // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution; solve approximately by bisection.
-        let fits = |s: f64| ((cells * s).ceil() + 5.0).element_product() <= max_nodes;
-        let (mut lo, mut hi) = (0.0, 1.0);
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if fits(mid) { lo = mid } else { hi = mid }
-        }
-        return Err(StateError::GridTooLarge {
-            nodes,
-            dims: grid.node_dims().to_array(),
-            bytes,
-            limit,
-            max_resolution: (longest * lo).floor() as u32,
-        });
-    }
-    // The host counts particles in u32 (ids, `Solver::particle_count`).
-    if particle_count as u64 > u32::MAX as u64 {
-        return Err(StateError::TooManyParticles { count: particle_count, max_count: u32::MAX as u64 });
-    }
-    let widest_per_particle = widest_buffer_bytes(p2g);
-    let most = max_page_capacity(limit, p2g);
-    let capacity = match page_capacity {
-        Some(asked) if asked as u64 * widest_per_particle > limit || asked == 0 => {
-            return Err(StateError::PageTooLarge {
-                count: asked as u64,
-                bytes: asked as u64 * widest_per_particle,
-                per_particle: widest_per_particle,
-                limit,
-                max_count: most as u64,
-            });
-        }
-        Some(asked) => asked,
-        None => most,
-    };
-    let layout = PageLayout::of(particle_count as u64, capacity);
-    if let Some(available) = limits.memory_bytes {
-        let (per_particle, grid_bytes, page_bytes) = (particle_bytes(p2g), grid_bytes(params), page_bytes(params));
-        let needed_for = |count: u64| {
-            per_particle * count + grid_bytes + (PageLayout::of(count, capacity).pages as u64 - 1) * page_bytes
-        };
-        let needed = needed_for(particle_count as u64);
-        if needed > available {
-            // The most that fit: by the particles' bytes alone, less what the extra pages' bins take.
-            let mut max_count = available.saturating_sub(grid_bytes) / per_particle;
-            while max_count > 0 && needed_for(max_count) > available {
-                max_count -= (needed_for(max_count) - available).div_ceil(per_particle).min(max_count);
-            }
-            return Err(StateError::OutOfMemory {
-                count: particle_count,
-                nodes,
-                needed,
-                per_particle,
-                grid: grid_bytes,
-                available,
-                max_count,
-            });
-        }
-    }
-    Ok(layout)
-}
-
-/// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch
-/// (48 bytes both), or `p2g_gather`'s scatter sources where that is the sorted path's P2G.
-pub fn widest_buffer_bytes(p2g: MpmPass) -> u64 {
-    WIDEST_STREAM_BYTES.max(SCRATCH_BYTES_PER_PARTICLE).max(scatter_source_bytes_per_particle(p2g))
-}
-
-/// GPU bytes per particle: the streams and its id, its share of the reorder scratch, its place in
-/// `particle_order`, and its scatter source where the sorted path's P2G is `p2g_gather`.
-pub fn particle_bytes(p2g: MpmPass) -> u64 {
-    PARTICLE_BYTES + 4 + SCRATCH_BYTES_PER_PARTICLE + 4 + scatter_source_bytes_per_particle(p2g)
-}
-
-/// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
-/// frames (allocated once a scene has colliders, counted always so that adding one cannot fail),
-/// and the first page's bins.
-pub fn grid_bytes(params: &SolverParams) -> u64 {
-    let nodes = params.grid.node_count();
-    let collider = 2 * size_of::<GpuColliderNode>() as u64;
-    nodes * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES + collider) + page_bytes(params)
-}
-
-/// GPU bytes each page has besides its particles: its bins over the grid's blocks, its uniform
-/// block and its counters (rounded up to 1 KiB).
-pub fn page_bytes(params: &SolverParams) -> u64 {
-    let blocks = block_dims(params.grid.node_dims()).element_product() as u64;
-    let bins = size_of::<GpuBlockBin>() as u64 + 2 * 4 + 4 * BLOCK_CELLS as u64;
-    blocks * bins + 1024
 }
 
 /// The buffers all pages of one simulation share: the grid, the counters, the pick ray and the
