@@ -104,11 +104,14 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin_on_every_path() {
 fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     let gpu = common::gpu();
     let params = scene_params();
-    // A horizontal slip floor rising from z = 0.27 to 0.29 over the frame: 2 cm in 20 substeps of
-    // 5e-4 s = 0.01 s, the 2 m/s of the pose's velocity. Substeps see it (k+1)/20 of the way up.
+    // A horizontal slip floor rising from z = 0.27 to 0.33 over the frame: 6 cm in 20 substeps of
+    // 5e-4 s = 0.01 s, the 6 m/s of the pose's velocity. Substeps see it (k+1)/20 of the way up. It
+    // passes the node layer at z = 0.3125 at 71 % of the frame: the last substeps' grid update
+    // finds those nodes inside only through the frame's end state (its own binding), which a
+    // blend that read the start state twice would miss.
     let steps = 20;
     let pose = |z: f32| RigidPose {
-        linear_velocity: Vec3::new(0.0, 0.0, 2.0),
+        linear_velocity: Vec3::new(0.0, 0.0, 6.0),
         ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY)
     };
     let field = |z: f32| {
@@ -119,7 +122,7 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     };
     let frames = ColliderFrames {
         from: field(0.27),
-        to: field(0.29),
+        to: field(0.33),
         surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.0 }],
     };
     let particles = block();
@@ -133,14 +136,17 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     cpu.step_frame(steps);
     let out = solver.read_particles(&gpu).expect("particles");
     // The floor met the block's bottom layer: without it those particles would fall at
-    // 1 + g·0.01 s ≈ 1.1 m/s; the floor's nodes (moving up at 2 m/s) slowed them below 0.5 m/s.
-    let bottom: Vec<_> = cpu.particles.iter().filter(|p| p.position.z < 0.32).collect();
+    // 1 + g·0.01 s ≈ 1.1 m/s; the floor's nodes (moving up at 6 m/s) slowed them below 0.5 m/s.
+    // (The bottom layer as it started: the floor lifts it past z = 0.32.)
+    let bottom: Vec<_> =
+        cpu.particles.iter().zip(&particles).filter(|(_, p)| p.position[2] < 0.32).map(|(c, _)| c).collect();
     let bottom_vz = bottom.iter().map(|p| p.velocity.z).sum::<f64>() / bottom.len().max(1) as f64;
     assert!(!bottom.is_empty() && bottom_vz > -0.5, "the rising floor should slow the bottom: mean vz {bottom_vz}");
     // Tolerances of tests/gpu_vs_cpu.rs (20 substeps): velocity 1.3e-4 m/s, position 2e-6 m. A
     // node whose blended distance is within f32 rounding (~3e-8 m) of zero could flip between
-    // inside and outside; the floor's nodes sit at whole multiples of 2⁻⁴ m and the blends are
-    // k/20, so the nearest node is ≥ 0.5 mm from the surface at every substep.
+    // inside and outside; the floor's nodes sit at whole multiples of 2⁻⁴ m and the floor at
+    // 0.27 + 0.003·k m (k = 1..20), so the nearest node is ≥ 0.5 mm from the surface at every
+    // substep.
     let tol_v = 20.0 * 6.4e-6;
     let tol_x = 20.0 * 3e-8 + params.dt * 20.0 * tol_v;
     let (mut ev, mut ex) = (0f64, 0f64);

@@ -52,7 +52,7 @@ fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
 // boundary kind and friction. The frame's start and end states are blended by collider_blend.
 fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
     let a = colliders[node];
-    let b = colliders[node_count() + node];
+    let b = colliders_end[node];
     let t = params.collider_blend;
     let distance = mix(a.distance, b.distance, t);
     let surface = select(b.surface, a.surface, t < 0.5);

@@ -166,8 +166,9 @@ const GRID_FIXED_WORDS: u32 = 8u;
 @group(0) @binding(8) var<storage, read_write> grid_velocity: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read_write> status: SolverStatus;
 @group(0) @binding(10) var<uniform> pick_ray: PickRay;
-// Collider state at the frame's start (nodes 0 .. node_count) and end (node_count .. 2·node_count);
-// a single placeholder entry while the scene has no colliders (params.collider_count = 0).
+// Collider state per node at the frame's start (colliders) and at its end (colliders_end, binding
+// 21), a binding each so that neither needs more than 32 bytes per node; a single placeholder
+// entry each while the scene has no colliders (params.collider_count = 0).
 @group(0) @binding(11) var<storage, read> colliders: array<ColliderNode>;
 @group(0) @binding(12) var<storage, read> collider_surfaces: array<ColliderSurface>;
 // The sorted path's bins (src/sim/bins.rs): counters, one BlockBin per grid block, the lists of
@@ -192,6 +193,8 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // slots (reorder_slot).
 @group(0) @binding(20) var<storage, read_write> reorder_scratch: array<vec4<u32>>;
 const REORDER_SLOTS: u32 = 3u;
+// The colliders at the frame's end (see binding 11).
+@group(0) @binding(21) var<storage, read> colliders_end: array<ColliderNode>;
 
 // Slot `c` of place `index` in the reorder's scratch. Planes rather than a particle's slots side by
 // side: each store and load of a round then covers consecutive 16-byte slots across the threads,

@@ -66,11 +66,11 @@ fn layout_entries() -> [wgpu::BindGroupLayoutEntry; BINDINGS] {
         },
         ..storage_entry(binding)
     };
-    // Uniforms: params (0) and pick_ray (10); read-only: the collider fields (11, 12); the rest,
-    // the particle streams (1–6) among them, are read-write storage (see types.wgsl).
+    // Uniforms: params (0) and pick_ray (10); read-only: the collider fields (11, 12, 21); the
+    // rest, the particle streams (1–6) among them, are read-write storage (see types.wgsl).
     std::array::from_fn(|i| match i as u32 {
         b @ (0 | 10) => uniform(b),
-        b @ (11 | 12) => read_only(b),
+        b @ (11 | 12 | 21) => read_only(b),
         b => storage_entry(b),
     })
 }

@@ -130,9 +130,10 @@ pub struct SimState {
     pub status: wgpu::Buffer,
     /// The ray of the pick pass ([`GpuPickRay`]).
     pub pick_ray: wgpu::Buffer,
-    /// Collider state at the frame's start and end ([`GpuColliderNode`], 2 × nodes), or one
-    /// placeholder entry while there are no colliders.
-    pub colliders: wgpu::Buffer,
+    /// Collider state at the frame's start and at its end ([`GpuColliderNode`] per node, a
+    /// buffer each, so that each is one binding of 32 bytes per node like `grid_fixed`), or one
+    /// placeholder entry each while there are no colliders.
+    pub colliders: [wgpu::Buffer; 2],
     /// One [`GpuColliderSurface`] per collider (a placeholder while there are none).
     pub collider_surfaces: wgpu::Buffer,
     /// `collider_blend` of substep k of a frame, copied into the uniform block before it.
@@ -171,8 +172,12 @@ pub struct SimState {
     pub path: SolverPath,
 }
 
+// A collider frame takes no more bytes per node than grid_fixed, so a grid the capacity check
+// admits (grid_fixed within one binding) has room for its colliders, a binding per frame.
+const _: () = assert!(size_of::<GpuColliderNode>() as u64 <= GRID_FIXED_NODE_BYTES);
+
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 21;
+pub const BINDINGS: usize = 22;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
 fn make_bind_group(
@@ -180,12 +185,15 @@ fn make_bind_group(
     kernels: &Kernels,
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; BINDINGS - 9],
+    rest: [&wgpu::Buffer; BINDINGS - 10],
     scratch: &wgpu::Buffer,
+    colliders_end: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
-    // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order, 19 the
-    // particle ids, 20 the reorder scratch (types.wgsl).
-    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest).chain([&particles.id, scratch]);
+    // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order (11 the
+    // colliders at the frame's start), 19 the particle ids, 20 the reorder scratch, 21 the
+    // colliders at the frame's end (types.wgsl).
+    let buffers =
+        std::iter::once(params).chain(particles.buffers()).chain(rest).chain([&particles.id, scratch, colliders_end]);
     let entries: Vec<_> = buffers
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
@@ -195,6 +203,12 @@ fn make_bind_group(
         layout: &kernels.layout,
         entries: &entries,
     })
+}
+
+/// The one-entry stand-ins for the two collider frames while there are no colliders.
+fn no_colliders(device: &wgpu::Device) -> [wgpu::Buffer; 2] {
+    ["colliders_start", "colliders_end"]
+        .map(|label| placeholder(device, label, bytemuck::bytes_of(&GpuColliderNode::default())))
 }
 
 /// A read-only storage buffer holding `contents` (the one-entry stand-ins for absent colliders).
@@ -235,7 +249,7 @@ struct Shared {
     grid_velocity: wgpu::Buffer,
     status: wgpu::Buffer,
     pick_ray: wgpu::Buffer,
-    colliders: wgpu::Buffer,
+    colliders: [wgpu::Buffer; 2],
     collider_surfaces: wgpu::Buffer,
     collider_blend_table: wgpu::Buffer,
 }
@@ -264,7 +278,7 @@ impl Shared {
                 contents: bytemuck::bytes_of(&GpuPickRay::default()),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             }),
-            colliders: placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default())),
+            colliders: no_colliders(device),
             collider_surfaces: placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]),
             collider_blend_table: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("collider_blend_table"),
@@ -365,7 +379,7 @@ impl SimState {
                 &grid_velocity,
                 &status,
                 &pick_ray,
-                &colliders,
+                &colliders[0],
                 &collider_surfaces,
                 &bin_header,
                 &block_bins,
@@ -375,6 +389,7 @@ impl SimState {
                 &scatter_sources,
             ],
             &reorder_scratch,
+            &colliders[1],
         );
         Self {
             params: params_buffer,
@@ -421,7 +436,7 @@ impl SimState {
                 &self.grid_velocity,
                 &self.status,
                 &self.pick_ray,
-                &self.colliders,
+                &self.colliders[0],
                 &self.collider_surfaces,
                 &self.bin_header,
                 &self.block_bins,
@@ -431,6 +446,7 @@ impl SimState {
                 &self.scatter_sources,
             ],
             &self.reorder_scratch,
+            &self.colliders[1],
         );
     }
 
@@ -475,15 +491,15 @@ impl SimState {
         frames: Option<&ColliderFrames>,
     ) -> Result<(), StateError> {
         let Some(frames) = frames else {
-            if self.colliders.size() > size_of::<GpuColliderNode>() as u64 {
-                self.colliders = placeholder(device, "colliders", bytemuck::bytes_of(&GpuColliderNode::default()));
+            if self.colliders[0].size() > size_of::<GpuColliderNode>() as u64 {
+                self.colliders = no_colliders(device);
                 self.bind(device, kernels);
             }
             return Ok(());
         };
         let n = self.node_count as usize;
         assert!(frames.from.nodes.len() == n && frames.to.nodes.len() == n, "collider fields must match the grid");
-        let bytes = 2 * n as u64 * size_of::<GpuColliderNode>() as u64;
+        let bytes = n as u64 * size_of::<GpuColliderNode>() as u64;
         let limit = max_storage_bytes(device);
         if bytes > limit {
             return Err(StateError::CollidersTooLarge { bytes, limit });
@@ -491,8 +507,8 @@ impl SimState {
         let surfaces: Vec<GpuColliderSurface> = frames.surfaces.iter().map(|s| s.to_gpu()).collect();
         let surface_bytes = (surfaces.len().max(1) * size_of::<GpuColliderSurface>()) as u64;
         let mut rebind = false;
-        if self.colliders.size() != bytes {
-            self.colliders = storage_buffer(device, "colliders", bytes);
+        if self.colliders[0].size() != bytes {
+            self.colliders = ["colliders_start", "colliders_end"].map(|label| storage_buffer(device, label, bytes));
             rebind = true;
         }
         if self.collider_surfaces.size() != surface_bytes {
@@ -502,9 +518,8 @@ impl SimState {
         if rebind {
             self.bind(device, kernels);
         }
-        let node_bytes = n as u64 * size_of::<GpuColliderNode>() as u64;
-        queue.write_buffer(&self.colliders, 0, bytemuck::cast_slice(&frames.from.nodes));
-        queue.write_buffer(&self.colliders, node_bytes, bytemuck::cast_slice(&frames.to.nodes));
+        queue.write_buffer(&self.colliders[0], 0, bytemuck::cast_slice(&frames.from.nodes));
+        queue.write_buffer(&self.colliders[1], 0, bytemuck::cast_slice(&frames.to.nodes));
         if !surfaces.is_empty() {
             queue.write_buffer(&self.collider_surfaces, 0, bytemuck::cast_slice(&surfaces));
         }
