@@ -209,3 +209,40 @@ fn p2g_gather_is_refused_with_pages() {
     assert_eq!(paged.set_p2g(&gpu, MpmPass::P2gGather), paged.p2g_pass());
     assert_ne!(paged.p2g_pass(), MpmPass::P2gGather, "a paged solver took p2g_gather");
 }
+
+#[test]
+fn past_lavapipes_binding_limit_the_particles_take_two_pages_and_fall_freely() {
+    // Without a page size asked for: 141³ = 2,803,221 particles, one lattice point per cell, are
+    // more than lavapipe's 128 MiB binding holds of a 48-byte stream (2,796,202), so the solver
+    // makes two pages of its own accord. One substep of a uniform block at rest is a rigid
+    // translation: F = I carries no stress, so every particle away from the walls gets v = g·dt.
+    use powder::sim::capacity::{max_page_capacity, max_storage_bytes};
+    let gpu = common::gpu();
+    assert_eq!(max_storage_bytes(&gpu.device), 128 << 20, "lavapipe's binding limit (shared/PLATFORM.md)");
+    let h = 1.0 / 150.0;
+    let dt = 1e-4;
+    let params = common::params(150, h, dt);
+    let lo = Vec3::splat(4.5 * h as f32);
+    let particles = common::block(lo, lo + Vec3::splat(141.0 * h as f32), 2.0 * h as f32, 400.0, |_| Vec3::ZERO);
+    assert_eq!(particles.len(), 141 * 141 * 141);
+    let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+    solver.set_path(&gpu, SolverPath::Sorted);
+    let capacity = max_page_capacity(128 << 20, MpmPass::P2gTiled);
+    let counts: Vec<u32> = solver.pages().iter().map(|p| p.particle_count).collect();
+    assert_eq!(counts, [capacity, particles.len() as u32 - capacity], "pages");
+    solver.step(&gpu, 1);
+    assert_eq!(placed_per_page(&gpu, &solver), counts, "each page sorted its own");
+    let out = solver.read_particles(&gpu).expect("particles");
+    // Particles at least 8 cells from every wall: their stencils and the walls' nodes are apart.
+    let inside = |p: &GpuParticle| p.position.iter().all(|&x| x > 8.0 * h as f32 && x < 142.0 * h as f32);
+    let (mut checked, mut worst) = (0usize, 0f32);
+    for (p, q) in out.iter().zip(&particles).filter(|(_, q)| inside(q)) {
+        let expected = [0.0, 0.0, -9.81 * dt as f32];
+        worst = p.velocity.iter().zip(expected).map(|(v, e)| (v - e).abs()).fold(worst, f32::max);
+        checked += 1;
+        assert_eq!(p.material, q.material);
+    }
+    assert!(checked > 2_000_000, "only {checked} interior particles");
+    // Fixed-point momentum rounds at ~1e-6 m/s (src/sim/fixed_point.rs): g·dt = 9.81e-4 m/s.
+    assert!(worst < 1e-6, "velocity off g·dt by {worst:e} m/s");
+}
