@@ -13,6 +13,7 @@ use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::gpu::Gpu;
 use powder::sim::Solver;
 use powder::sim::bins::SolverPath;
+use powder::sim::capacity::{page_bytes, particle_bytes};
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 use rand::rngs::StdRng;
@@ -83,6 +84,12 @@ fn one_p2g_over_three_pages_adds_the_same_integers_as_over_one() {
             solver.run_pass(&gpu, MpmPass::GridClear);
             solver.run_pass(&gpu, MpmPass::P2g);
         }
+        // Memory as the capacity check counts it: with the same P2G kernel (one page may gather,
+        // with a buffer more per particle), the same particles and grid, and two pages' bins more.
+        let tiled = MpmPass::P2gTiled;
+        let one_tiled = one.gpu_bytes() - (particle_bytes(one.p2g_pass()) - particle_bytes(tiled)) * 2764;
+        assert_eq!(paged.p2g_pass(), tiled);
+        assert_eq!(paged.gpu_bytes(), one_tiled + 2 * page_bytes(&params()), "{path:?}: GPU bytes");
         let (a, b) = (one.read_grid_fixed(&gpu).expect("grid"), paged.read_grid_fixed(&gpu).expect("grid"));
         let mass: i64 = a.iter().map(|n| n[0]).sum();
         assert!(mass > 0, "{path:?}: no mass on the grid");

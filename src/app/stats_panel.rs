@@ -42,7 +42,10 @@ impl StatsText {
                 row(&format!("  GPU {name}"), format!("{ms:.3} ms / substep"));
             }
         }
-        row("particles", d.solver().particle_count().to_string());
+        let pages = d.solver().pages().len();
+        let paged = if pages > 1 { format!(" in {pages} pages") } else { String::new() };
+        row("particles", format!("{}{paged}", d.solver().particle_count()));
+        row("GPU memory", format!("{:.2} GB (particles, grid, bins)", d.solver().gpu_bytes() as f64 / 1e9));
         row("simulated", format!("{sim_time:.3} s ({substeps} substeps)"));
         let dt = if last.substeps > 0 { format!("{} s", short(last.dt)) } else { "none this frame".to_string() };
         row("dt", format!("{dt} (stable {} s)", short(d.stepper().stable_dt())));

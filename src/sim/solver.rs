@@ -190,6 +190,15 @@ impl Solver {
         self.kernels.reload(&gpu.device, &sources)
     }
 
+    /// GPU bytes the solver's buffers take, as the capacity check counts them
+    /// ([`super::capacity::check_fit`]): per particle, the grid (with room for colliders), and the
+    /// bins of each page after the first.
+    pub fn gpu_bytes(&self) -> u64 {
+        use super::capacity::{grid_bytes, page_bytes, particle_bytes};
+        let particles = particle_bytes(self.pages[0].p2g()) * self.particle_count() as u64;
+        particles + grid_bytes(&self.params) + (self.pages.len() as u64 - 1) * page_bytes(&self.params)
+    }
+
     /// The particle streams of each page, in order (what the renderer draws).
     pub fn particle_pages(&self) -> Vec<&super::particles::ParticleBuffers> {
         self.pages.iter().map(|page| &page.particles).collect()
