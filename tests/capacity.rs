@@ -25,7 +25,7 @@ fn sixteen_million_particles_are_one_page_and_past_one_binding_the_particles_tak
     assert_eq!(fit(3 * max as usize, None).expect("three pages"), PageLayout { capacity: max, pages: 3 });
     // Pages asked for: smaller ones are made; one past the binding is refused with the numbers.
     assert_eq!(fit(2500, Some(1000)).expect("small pages"), PageLayout { capacity: 1000, pages: 3 });
-    match fit(1000, Some(max + 1)) {
+    match fit(max as usize + 5, Some(max + 1)) {
         Err(e @ StateError::PageTooLarge { .. }) => {
             let text = e.to_string();
             assert!(text.contains(&format!("at most {max} particles fit in one page")), "{text}");
@@ -33,6 +33,8 @@ fn sixteen_million_particles_are_one_page_and_past_one_binding_the_particles_tak
         other => panic!("a page one past the binding limit gave {other:?}"),
     }
     assert!(matches!(fit(1000, Some(0)), Err(StateError::PageTooLarge { .. })), "an empty page");
+    // A page asked for larger than the particles is as large as they are.
+    assert_eq!(fit(1000, Some(max + 1)).expect("one small page"), PageLayout { capacity: 1000, pages: 1 });
 }
 
 #[test]

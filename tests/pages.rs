@@ -253,3 +253,40 @@ fn past_lavapipes_binding_limit_the_particles_take_two_pages_and_fall_freely() {
     // Fixed-point momentum rounds at ~1e-6 m/s (src/sim/fixed_point.rs): g·dt = 9.81e-4 m/s.
     assert!(worst < 1e-6, "velocity off g·dt by {worst:e} m/s");
 }
+
+#[test]
+fn a_new_paged_solver_steps_right_before_any_setter() {
+    // Straight from the constructor, without set_path or set_dt (which rewrite the uniform
+    // blocks): each page's block must already say to keep the grid sums, or the first page's grid
+    // update would zero sums the others still read.
+    let gpu = common::gpu();
+    let particles = scene();
+    let one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
+    let paged = Solver::with_page_capacity(&gpu, params(), &particles, Some(PAGE)).expect("solver");
+    assert_eq!(paged.pages().len(), 3);
+    one.step(&gpu, 8);
+    paged.step(&gpu, 8);
+    let (a, b) = (one.read_particles(&gpu).expect("particles"), paged.read_particles(&gpu).expect("particles"));
+    let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+    assert_eq!(differing, 0, "{differing} of {} particles differ on the default path", particles.len());
+}
+
+#[test]
+fn a_reset_into_several_pages_leaves_p2g_gather() {
+    // Pages of at most 2,000: the first 1,000 particles are one page, which p2g_gather may serve;
+    // replaced by all 2,764 they are two, which it may not.
+    let gpu = common::gpu();
+    let particles = scene();
+    let mut solver = Solver::with_page_capacity(&gpu, params(), &particles[..1000], Some(2000)).expect("solver");
+    solver.set_path(&gpu, SolverPath::Sorted);
+    assert_eq!(solver.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather);
+    solver.replace_particles(&gpu, &particles).expect("reset");
+    assert_eq!(solver.pages().len(), 2);
+    assert_ne!(solver.p2g_pass(), MpmPass::P2gGather, "two pages on p2g_gather");
+    let mut one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
+    one.set_path(&gpu, SolverPath::Sorted);
+    one.step(&gpu, 8);
+    solver.step(&gpu, 8);
+    let (a, b) = (one.read_particles(&gpu).expect("particles"), solver.read_particles(&gpu).expect("particles"));
+    assert!(a == b, "the reset paged solver differs from one page");
+}

@@ -175,7 +175,8 @@ impl Renderer {
     pub fn drawn_particle_count(&self, gpu: &crate::gpu::Gpu) -> Option<u32> {
         let bytes = gpu.read_buffer(self.shading.as_ref()?.draw_args()).ok()?;
         let vertices = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?);
-        Some(vertices / 3)
+        // Visible particles past the list's capacity were counted but not drawn.
+        Some((vertices / 3).min(self.shading.as_ref()?.capacity))
     }
 
     /// The density volume of the last frame, copied to the host (waits for the GPU).

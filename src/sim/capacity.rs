@@ -111,7 +111,8 @@ pub fn check_fit(
     }
     let widest_per_particle = widest_buffer_bytes(p2g);
     let most = max_page_capacity(limit, p2g);
-    let capacity = match page_capacity {
+    // A page asked for larger than the particles is as large as they are.
+    let capacity = match page_capacity.map(|asked| asked.min(particle_count as u32)) {
         Some(asked) if asked as u64 * widest_per_particle > limit || asked == 0 => {
             return Err(StateError::PageTooLarge {
                 count: asked as u64,
@@ -127,16 +128,20 @@ pub fn check_fit(
     let layout = PageLayout::of(particle_count as u64, capacity);
     if let Some(available) = limits.memory_bytes {
         let (per_particle, grid_bytes, page_bytes) = (particle_bytes(p2g), grid_bytes(params), page_bytes(params));
-        let needed_for = |count: u64| {
-            per_particle * count + grid_bytes + (PageLayout::of(count, capacity).pages as u64 - 1) * page_bytes
-        };
-        let needed = needed_for(particle_count as u64);
+        let needed = per_particle * particle_count as u64 + grid_bytes + (layout.pages as u64 - 1) * page_bytes;
         if needed > available {
-            // The most that fit: by the particles' bytes alone, less what the extra pages' bins take.
-            let mut max_count = available.saturating_sub(grid_bytes) / per_particle;
-            while max_count > 0 && needed_for(max_count) > available {
-                max_count -= (needed_for(max_count) - available).div_ceil(per_particle).min(max_count);
-            }
+            // The most that fit: for each page count p, as many particles as the memory left after
+            // p pages' bins holds, if that many need p pages.
+            let by_particles = available.saturating_sub(grid_bytes) / per_particle;
+            let cap = capacity as u64;
+            let max_count = (1..=PageLayout::of(by_particles, capacity).pages as u64)
+                .filter_map(|p| {
+                    let budget = available.checked_sub(grid_bytes + (p - 1) * page_bytes)?;
+                    let n = (budget / per_particle).min(p * cap);
+                    (n > (p - 1) * cap).then_some(n)
+                })
+                .max()
+                .unwrap_or(0);
             return Err(StateError::OutOfMemory {
                 count: particle_count,
                 nodes,

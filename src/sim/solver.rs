@@ -127,6 +127,25 @@ fn default_path() -> SolverPath {
     requested.unwrap_or(SolverPath::Sorted)
 }
 
+/// The sorted-path P2G kernel for a new state of `count` particles: `requested`, except that
+/// `p2g_gather`, which stores each node's sums instead of adding them, serves one page only, so
+/// where its pages would be more than one (or would not fit) the state gets `p2g_tiled`.
+fn p2g_for_pages(
+    gpu: &Gpu,
+    params: &SolverParams,
+    count: usize,
+    requested: MpmPass,
+    page_capacity: Option<u32>,
+) -> MpmPass {
+    if requested != MpmPass::P2gGather {
+        return requested;
+    }
+    match super::capacity::check_limits(&gpu.device, params, count, requested, page_capacity) {
+        Ok(layout) if layout.pages == 1 => requested,
+        _ => MpmPass::P2gTiled,
+    }
+}
+
 impl Solver {
     /// Compiles the kernels and uploads `particles`, in as few pages as the device's binding
     /// size allows (one, unless there are tens of millions).
@@ -144,15 +163,13 @@ impl Solver {
         page_capacity: Option<u32>,
     ) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
-        let (path, mut p2g) = (default_path(), default_p2g(gpu));
-        // p2g_gather stores each node's sums instead of adding them, so it serves one page only.
-        let layout = super::capacity::check_limits(&gpu.device, &params, particles.len(), p2g, page_capacity);
-        if p2g == MpmPass::P2gGather && layout.is_ok_and(|layout| layout.pages > 1) {
-            p2g = MpmPass::P2gTiled;
-        }
+        let path = default_path();
+        let p2g = p2g_for_pages(gpu, &params, particles.len(), default_p2g(gpu), page_capacity);
         let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, path, p2g, page_capacity)?;
         let solver =
             Self { kernels, pages, page_capacity, params, interaction: Interaction::default(), collider_count: 0 };
+        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
+        solver.write_uniforms(gpu);
         solver.refresh_stress(gpu);
         Ok(solver)
     }
@@ -346,7 +363,8 @@ impl Solver {
     /// A new state for `particles` on `params`' grid, keeping the path, P2G kernel and reorder
     /// interval; the colliders are gone until set again. On error the old state stays.
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
+        let (path, interval) = (self.path(), self.reorder_interval());
+        let p2g = p2g_for_pages(gpu, &params, particles.len(), self.pages[0].p2g(), self.page_capacity);
         self.pages =
             SimState::new_pages(&gpu.device, &self.kernels, &params, particles, path, p2g, self.page_capacity)?;
         for page in &mut self.pages {
@@ -440,9 +458,7 @@ impl Solver {
             (_, pass) if pass.takes_round() => {
                 step::record_runs(e, k, "reorder", &each(&super::reorder::dispatches), None)
             }
-            (_, MpmPass::GridClear | MpmPass::GridUpdate | MpmPass::GridUpdateBlocks) => {
-                step::record_pass(e, k, first, pass, None)
-            }
+            (_, MpmPass::GridClear | MpmPass::GridUpdate) => step::record_pass(e, k, first, pass, None),
             _ => step::record_runs(e, k, pass.name(), &each(&|page| vec![(pass, step::dispatch_of(pass, page))]), None),
         }
         gpu.queue.submit([encoder.finish()]);
