@@ -186,6 +186,39 @@ fn a_block_of_snow_shows_as_snow_where_it_projects_and_nowhere_else() {
 }
 
 #[test]
+fn buried_particles_are_culled_where_the_volume_is_coarser_than_four_radii() {
+    // A grid of 200 × 40 × 40 cells of 5 mm: particles of radius 1.25 mm, but at most 128 voxels
+    // along the 1 m axis, so a voxel is 6.25 radii, not 4. Impostors at scale 1 leave no gaps, so
+    // the core of a 12 cm block (48³ = 110,592 particles) must still be culled. Before the gap test
+    // was tied to the radius it compared r with the voxel (r < 0.2 voxel) and every particle was
+    // drawn.
+    let gpu = common::gpu();
+    let h = 1.0 / 200.0;
+    let mut params = common::params(40, h as f64, 1e-4);
+    params.grid.cells = glam::UVec3::new(200, 40, 40);
+    let lo = Vec3::new(0.44, 0.04, 0.02);
+    let hi = lo + Vec3::splat(48.0 * 0.5 * h);
+    let particles = common::block(lo, hi, h, 400.0, |_| Vec3::ZERO);
+    assert_eq!(particles.len(), 48 * 48 * 48);
+    let solver = Solver::new(&gpu, params, &particles).expect("solver");
+    let camera = camera_on((lo, hi));
+    let settings = RenderSettings { mode: RenderMode::Particles, ..Default::default() };
+    let target = OffscreenTarget::new(&gpu.device, WIDTH, HEIGHT, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    let inputs = common::frame_inputs(&solver, &camera, &settings, solver.particle_count(), 0.25 * h);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+    gpu.queue.submit([encoder.finish()]);
+    let drawn = renderer.drawn_particle_count(&gpu).expect("drawn");
+    // Three faces in view, each 48 × 48 particles: at least one layer of them is drawn; with
+    // voxels of 6.25 radii (about 3 particle layers), four dense voxels toward the eye bury
+    // everything more than about 13 layers deep, so well under the whole block is drawn.
+    println!("drew {drawn} of {} particles", particles.len());
+    assert!(drawn >= 3 * 48 * 48 - 3 * 48, "only {drawn} drawn: the faces must show");
+    assert!(drawn < particles.len() as u32 * 3 / 4, "drew {drawn} of {}: the core was not culled", particles.len());
+}
+
+#[test]
 fn the_ground_hides_the_lower_half_of_a_half_buried_block() {
     let gpu = common::gpu();
     let buried = (Vec3::new(0.35, 0.35, -0.15), Vec3::new(0.65, 0.65, 0.15));

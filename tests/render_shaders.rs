@@ -112,6 +112,7 @@ fn shared_struct_layouts_agree() {
             volume_valid,
             far_distance,
             ground_shadow_rect,
+            gap_radius,
         ]
     );
     assert_eq!(wgsl_layout(&module, "Frame"), frame, "layout of Frame differs between WGSL and Rust");

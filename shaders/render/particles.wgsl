@@ -120,9 +120,11 @@ fn is_visible(center: vec3<f32>, r: f32) -> bool {
     let clip = frame.view_proj * vec4<f32>(center, 1.0);
     let margin = 4.0 * r / (frame.pixel_angle * frame.viewport);
     let in_view = clip.w > -r && all(abs(clip.xy) <= vec2<f32>(clip.w) + margin);
-    // Impostors much smaller than the particle spacing (particle_scale below 0.8; the voxel is four
-    // unscaled radii) leave gaps to see deep into the snow through: then nothing counts as buried.
-    if (!in_view || frame.volume_valid == 0u || r < 0.2 * frame.volume_voxel) {
+    // Impostors much smaller than the particle spacing (particle_scale below 0.8) leave gaps to see
+    // deep into the snow through: then nothing counts as buried. (A comparison with the voxel, four
+    // radii where the volume is not capped, turned culling off on large grids, whose voxels are
+    // coarser: every one of 16M particles was drawn.)
+    if (!in_view || frame.volume_valid == 0u || r < frame.gap_radius) {
         return in_view;
     }
     let step = normalize(frame.eye - center) * frame.volume_voxel;

@@ -39,6 +39,11 @@ struct Frame {
     volume_valid: u32,
     far_distance: f32,
     ground_shadow_rect: vec4<f32>,
+    // Impostors below this radius leave gaps to see into the snow through: nothing is buried.
+    gap_radius: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -37,6 +37,8 @@ pub struct RenderBenchResult {
     pub render_ms: f64,
     /// Median of sim + render per frame.
     pub frame_ms: f64,
+    /// Particles the last frame drew as impostors after culling (`None` in volume mode).
+    pub drawn: Option<u32>,
 }
 
 /// Runs the frame loop of `case` offscreen in each of `modes`.
@@ -95,6 +97,7 @@ pub fn run_render_case(
             sim_ms: median(sim),
             render_ms: median(render),
             frame_ms: median(frame),
+            drawn: renderer.drawn_particle_count(gpu).filter(|_| mode != RenderMode::Volume),
         });
     }
     Ok(results)
@@ -104,7 +107,7 @@ impl RenderBenchResult {
     /// One line of the report.
     pub fn report(&self, options: &RenderBenchOptions) -> String {
         format!(
-            "  render {:?} {}x{} ({} sample(s)/px), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames",
+            "  render {:?} {}x{} ({} sample(s)/px), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames{}",
             self.mode,
             options.width,
             options.height,
@@ -114,7 +117,8 @@ impl RenderBenchResult {
             self.render_ms,
             self.frame_ms,
             1e3 / self.frame_ms,
-            options.frames
+            options.frames,
+            self.drawn.map_or(String::new(), |n| format!("; {n} of {} particles drawn", self.particle_count))
         )
     }
 }

@@ -15,6 +15,8 @@ pub const MAX_VOLUME_DIM: u32 = 128;
 /// four radii are two particle spacings, one grid cell at 8 particles per cell, so a voxel holds
 /// about eight particles and the splatted density is smooth.
 pub const VOXEL_EDGE_IN_RADII: f32 = 4.0;
+/// The particle scale below which impostors leave gaps between neighbours ([`GpuFrame::gap_radius`]).
+pub const GAP_SCALE: f32 = 0.8;
 
 /// The uniform block of one frame. Mirrors `Frame` in `shaders/render/types.wgsl`.
 #[repr(C)]
@@ -62,6 +64,13 @@ pub struct GpuFrame {
     /// footprint and its projection along the sun onto the ground. Only there does the ground look
     /// its shadow up in the volume.
     pub ground_shadow_rect: [f32; 4],
+    /// Impostors smaller than this radius, metres (0.8 of the particle radius, that is a particle
+    /// scale below 0.8), leave gaps between neighbours to see deep into the snow through: then no
+    /// particle counts as buried. Tied to the radius, not to the voxel, which is coarser than four
+    /// radii where the volume's size cap applies.
+    pub gap_radius: f32,
+    /// Padding to the 16-byte size of a uniform block.
+    pub _pad: [f32; 3],
 }
 
 impl ColorField {
@@ -174,6 +183,8 @@ impl GpuFrame {
             volume_valid: u32::from(context.volume_valid),
             far_distance: far_distance(&projection),
             ground_shadow_rect: ground_shadow_rect(inputs.domain_min, inputs.domain_max, context.sun_direction),
+            gap_radius: finite_or(GAP_SCALE * inputs.particle_radius, 0.0).max(0.0),
+            _pad: [0.0; 3],
         }
     }
 }
