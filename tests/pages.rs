@@ -13,7 +13,7 @@ use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::gpu::Gpu;
 use powder::sim::Solver;
 use powder::sim::bins::SolverPath;
-use powder::sim::capacity::{page_bytes, particle_bytes};
+use powder::sim::capacity::page_bytes;
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 use rand::rngs::StdRng;
@@ -68,6 +68,16 @@ fn pair(gpu: &Gpu, particles: &[GpuParticle], path: SolverPath) -> (Solver, Solv
     (one, paged)
 }
 
+/// Reads both solvers' particles, asserts they are the same bit for bit (naming how many differ
+/// and `what`), and returns the first's.
+fn assert_same_particles(gpu: &Gpu, one: &Solver, other: &Solver, what: &str) -> Vec<GpuParticle> {
+    let (a, b) = (one.read_particles(gpu).expect("particles"), other.read_particles(gpu).expect("particles"));
+    assert_eq!(a.len(), b.len(), "{what}: particle counts");
+    let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
+    assert_eq!(differing, 0, "{what}: {differing} of {} particles differ", a.len());
+    a
+}
+
 /// Particles each page's last sort placed: the page's count on the binned paths, none on the
 /// naive path (which does not sort).
 fn placed_per_page(gpu: &Gpu, solver: &Solver) -> Vec<u32> {
@@ -84,12 +94,10 @@ fn one_p2g_over_three_pages_adds_the_same_integers_as_over_one() {
             solver.run_pass(&gpu, MpmPass::GridClear);
             solver.run_pass(&gpu, MpmPass::P2g);
         }
-        // Memory as the capacity check counts it: with the same P2G kernel (one page may gather,
-        // with a buffer more per particle), the same particles and grid, and two pages' bins more.
-        let tiled = MpmPass::P2gTiled;
-        let one_tiled = one.gpu_bytes() - (particle_bytes(one.p2g_pass()) - particle_bytes(tiled)) * 2764;
-        assert_eq!(paged.p2g_pass(), tiled);
-        assert_eq!(paged.gpu_bytes(), one_tiled + 2 * page_bytes(&params()), "{path:?}: GPU bytes");
+        // Memory as the capacity check counts it: the same kernel, particles and grid, and two
+        // pages' bins more.
+        assert_eq!(paged.p2g_pass(), one.p2g_pass());
+        assert_eq!(paged.gpu_bytes(), one.gpu_bytes() + 2 * page_bytes(&params()), "{path:?}: GPU bytes");
         let (a, b) = (one.read_grid_fixed(&gpu).expect("grid"), paged.read_grid_fixed(&gpu).expect("grid"));
         let mass: i64 = a.iter().map(|n| n[0]).sum();
         assert!(mass > 0, "{path:?}: no mass on the grid");
@@ -114,11 +122,9 @@ fn stepping_three_pages_gives_the_particles_of_one_on_every_path() {
         }
         let expected = if path.is_binned() { vec![1000, 1000, 764] } else { vec![0, 0, 0] };
         assert_eq!(placed_per_page(&gpu, &paged), expected, "{path:?}: the pages' sorts");
-        let (a, b) = (one.read_particles(&gpu).expect("particles"), paged.read_particles(&gpu).expect("particles"));
+        let a = assert_same_particles(&gpu, &one, &paged, &format!("{path:?} with pages"));
         let moved = a.iter().zip(&particles).filter(|(p, q)| p.position != q.position).count();
         assert_eq!(moved, particles.len(), "{path:?}: every particle should have moved");
-        let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
-        assert_eq!(differing, 0, "{path:?}: {differing} of {} particles differ with pages", particles.len());
         assert!(
             one.read_grid_velocity(&gpu).expect("grid") == paged.read_grid_velocity(&gpu).expect("grid"),
             "{path:?}: the grid velocities differ"
@@ -161,16 +167,13 @@ fn a_collider_set_after_the_pages_were_made_reaches_every_page() {
             solver.step(&gpu, 8);
         }
     }
-    let (a, b) = (one.read_particles(&gpu).expect("particles"), paged.read_particles(&gpu).expect("particles"));
-    let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
-    assert_eq!(differing, 0, "{differing} of {} particles differ with pages and a collider", particles.len());
+    assert_same_particles(&gpu, &one, &paged, "with pages and a collider");
     // Removing the collider also reaches every page.
     for solver in [&mut one, &mut paged] {
         solver.set_colliders(&gpu, None).expect("no colliders");
         solver.step(&gpu, 8);
     }
-    let (a, b) = (one.read_particles(&gpu).expect("particles"), paged.read_particles(&gpu).expect("particles"));
-    assert!(a == b, "the particles differ after the collider was removed");
+    assert_same_particles(&gpu, &one, &paged, "after the collider was removed");
 }
 
 /// The scene drawn offscreen (96 × 64 pixels, particles and volume, 1 sample) from a camera that
@@ -205,23 +208,37 @@ fn three_pages_draw_the_image_of_one() {
 }
 
 #[test]
-fn p2g_gather_is_refused_with_pages() {
-    // p2g_gather stores each node's sums, so with a second page the first page's would be lost:
-    // a paged solver starts on another kernel (lavapipe's default is p2g_gather) and refuses it.
+fn every_sorted_p2g_kernel_sums_three_pages_like_one() {
+    // p2g_gather writes each touched node's sums once; with several pages it adds them to the
+    // cleared grid instead (keep_grid_sums), or a later page's sums would replace an earlier one's.
+    // p2g_tiled_subgroup falls back to p2g_tiled where the adapter has no subgroups.
     let gpu = common::gpu();
     let particles = scene();
-    let (mut one, mut paged) = pair(&gpu, &particles, SolverPath::Sorted);
-    assert_eq!(one.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather, "one page may gather");
-    assert_ne!(paged.p2g_pass(), MpmPass::P2gGather, "a paged solver started on p2g_gather");
-    assert_eq!(paged.set_p2g(&gpu, MpmPass::P2gGather), paged.p2g_pass());
-    assert_ne!(paged.p2g_pass(), MpmPass::P2gGather, "a paged solver took p2g_gather");
+    for kernel in MpmPass::SORTED_P2G {
+        let (mut one, mut paged) = pair(&gpu, &particles, SolverPath::Sorted);
+        let used = one.set_p2g(&gpu, kernel);
+        assert_eq!(paged.set_p2g(&gpu, kernel), used, "{}: the paged solver's kernel", kernel.name());
+        for solver in [&one, &paged] {
+            solver.run_pass(&gpu, MpmPass::GridClear);
+            solver.run_pass(&gpu, MpmPass::P2g);
+        }
+        let what = format!("{} over three pages", used.name());
+        assert!(
+            one.read_grid_fixed(&gpu).expect("grid") == paged.read_grid_fixed(&gpu).expect("grid"),
+            "{what}: grids"
+        );
+        one.step(&gpu, 8);
+        paged.step(&gpu, 8);
+        assert_same_particles(&gpu, &one, &paged, &what);
+    }
 }
 
 #[test]
 fn past_lavapipes_binding_limit_the_particles_take_two_pages_and_fall_freely() {
     // Without a page size asked for: 141³ = 2,803,221 particles, one lattice point per cell, are
-    // more than lavapipe's 128 MiB binding holds of a 48-byte stream (2,796,202), so the solver
-    // makes two pages of its own accord. One substep of a uniform block at rest is a rigid
+    // more than lavapipe's 128 MiB binding holds of the widest per-particle buffer (2,796,202 of
+    // the 48-byte streams, 1,677,721 of p2g_gather's 80-byte sources), so the solver makes two
+    // pages of its own accord. One substep of a uniform block at rest is a rigid
     // translation: F = I carries no stress, so every particle away from the walls gets v = g·dt.
     use powder::sim::capacity::{max_page_capacity, max_storage_bytes};
     let gpu = common::gpu();
@@ -234,7 +251,9 @@ fn past_lavapipes_binding_limit_the_particles_take_two_pages_and_fall_freely() {
     assert_eq!(particles.len(), 141 * 141 * 141);
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
     solver.set_path(&gpu, SolverPath::Sorted);
-    let capacity = max_page_capacity(128 << 20, MpmPass::P2gTiled);
+    // As many as the widest per-particle buffer of the solver's P2G kernel fits (48 bytes, or 80
+    // with p2g_gather, lavapipe's default).
+    let capacity = max_page_capacity(128 << 20, solver.pages()[0].p2g());
     let counts: Vec<u32> = solver.pages().iter().map(|p| p.particle_count).collect();
     assert_eq!(counts, [capacity, particles.len() as u32 - capacity], "pages");
     solver.step(&gpu, 1);
@@ -266,15 +285,13 @@ fn a_new_paged_solver_steps_right_before_any_setter() {
     assert_eq!(paged.pages().len(), 3);
     one.step(&gpu, 8);
     paged.step(&gpu, 8);
-    let (a, b) = (one.read_particles(&gpu).expect("particles"), paged.read_particles(&gpu).expect("particles"));
-    let differing = a.iter().zip(&b).filter(|(p, q)| p != q).count();
-    assert_eq!(differing, 0, "{differing} of {} particles differ on the default path", particles.len());
+    assert_same_particles(&gpu, &one, &paged, "on the default path");
 }
 
 #[test]
-fn a_reset_into_several_pages_leaves_p2g_gather() {
-    // Pages of at most 2,000: the first 1,000 particles are one page, which p2g_gather may serve;
-    // replaced by all 2,764 they are two, which it may not.
+fn a_reset_into_several_pages_steps_like_one_page() {
+    // Pages of at most 2,000: the first 1,000 particles are one page, whose p2g_gather stores its
+    // sums; replaced by all 2,764 they are two, whose uniform blocks must now say to add them.
     let gpu = common::gpu();
     let particles = scene();
     let mut solver = Solver::with_page_capacity(&gpu, params(), &particles[..1000], Some(2000)).expect("solver");
@@ -282,11 +299,11 @@ fn a_reset_into_several_pages_leaves_p2g_gather() {
     assert_eq!(solver.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather);
     solver.replace_particles(&gpu, &particles).expect("reset");
     assert_eq!(solver.pages().len(), 2);
-    assert_ne!(solver.p2g_pass(), MpmPass::P2gGather, "two pages on p2g_gather");
+    assert_eq!(solver.p2g_pass(), MpmPass::P2gGather, "the reset kept the kernel");
     let mut one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
     one.set_path(&gpu, SolverPath::Sorted);
+    one.set_p2g(&gpu, MpmPass::P2gGather);
     one.step(&gpu, 8);
     solver.step(&gpu, 8);
-    let (a, b) = (one.read_particles(&gpu).expect("particles"), solver.read_particles(&gpu).expect("particles"));
-    assert!(a == b, "the reset paged solver differs from one page");
+    assert_same_particles(&gpu, &one, &solver, "the reset paged solver against one page");
 }

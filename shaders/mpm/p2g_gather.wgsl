@@ -2,13 +2,15 @@
 // one thread per node: the thread visits the 27 cells whose particles' stencils reach its node
 // (base nodes node − {0,1,2}³), reads their particles from scatter_sources (cell ranges from
 // cell_bins, contiguous after p2g_sources), sums their fixed-point contributions in registers and
-// stores the node's eight words once. Each (particle, node) pair is computed by exactly one
+// stores the node's eight words once; with several pages of particles (params.keep_grid_sums), each
+// page's sums are added to the grid, which the substep cleared, instead of stored. Each (particle, node) pair is computed by exactly one
 // thread, from the same inputs and with the same functions as p2g and p2g_tiled, so the integers,
 // the overflow count and the 64-bit sums are the same: the grid is bit-identical.
 //
 // Where atomics are dear (a CPU adapter scalarises every one) this is cheaper than the tile; on a
 // GPU each particle is read 27 times. docs/performance.md has both measurements.
-// Reads: params, scatter_sources, the bins. Writes: grid_fixed (every word of its nodes), status.
+// Reads: params, scatter_sources, the bins. Writes: grid_fixed (every word of its nodes, or adds to
+// them with several pages), status.
 
 // The places in particle_order (and scatter_sources) of the particles of cell counter `cell`. Within
 // the block's range they run from the previous cell's end (0 for a block's first cell) to the
@@ -63,7 +65,11 @@ fn p2g_gather(
     }
     let base = GRID_FIXED_WORDS * node_index(node);
     for (var q = 0u; q < 4u; q++) {
-        atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(sum.low[q]));
-        atomicStore(&grid_fixed[base + 2u * q + 1u], sum.high[q]);
+        if (params.keep_grid_sums == 0u) {
+            atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(sum.low[q]));
+            atomicStore(&grid_fixed[base + 2u * q + 1u], sum.high[q]);
+        } else {
+            add_wide_pair(base + 2u * q, sum.low[q], sum.high[q]);
+        }
     }
 }

@@ -50,7 +50,8 @@ struct SimParams {
     collider_blend: f32,
     // PARTICLE_ORDER_*: which particle g2p thread k updates.
     particle_order: u32,
-    // 1: grid_update_blocks leaves grid_fixed as it read it (several pages of particles).
+    // 1 with several pages of particles, whose touched blocks overlap: grid_update_blocks leaves
+    // grid_fixed as it read it, and p2g_gather adds its sums instead of storing them.
     keep_grid_sums: u32,
     _pad1: u32,
 }

@@ -33,6 +33,29 @@ struct SceneBindings {
     splat: [wgpu::BindGroup; 2],
 }
 
+/// A frame uniform block ([`GpuFrame`]) and its group-0 bind group.
+struct FrameBlock {
+    uniform: wgpu::Buffer,
+    group: wgpu::BindGroup,
+}
+
+impl FrameBlock {
+    fn new(device: &wgpu::Device, layouts: &Layouts) -> Self {
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.frame"),
+            size: size_of::<GpuFrame>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("render.frame"),
+            layout: &layouts.frame,
+            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }],
+        });
+        Self { uniform, group }
+    }
+}
+
 /// How far, in voxels, particles may have moved since the density volume was splatted before
 /// it is splatted again ([`FrameInputs::moved`]). The volume shades (shadows, sky occlusion) and
 /// culls buried particles through trilinear look-ups one or more voxels away, so a half-voxel lag
@@ -57,8 +80,9 @@ pub struct Renderer {
     sample_count: u32,
     sun_direction: Vec3,
     layouts: Layouts,
-    frame_uniform: wgpu::Buffer,
-    frame_group: wgpu::BindGroup,
+    /// The frame blocks: the frame's, which also serves the first page, then one per further page
+    /// (the same but for its particle count). At least one.
+    frames: Vec<FrameBlock>,
     sampler: wgpu::Sampler,
     /// Bound instead of particle streams that cannot be (too small for one particle).
     empty_particles: ParticleBuffers,
@@ -74,8 +98,6 @@ pub struct Renderer {
     /// Per page drawn: the bind groups of its streams (the first page's also serve the draw and
     /// the raymarch, which read only the volume through them).
     scenes: Vec<SceneBindings>,
-    /// The frame blocks of the pages after the first: (uniform, group 0).
-    page_frames: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
     shading: Option<ParticleShading>,
     targets: FrameTargets,
     depth_group: wgpu::BindGroup,
@@ -87,17 +109,7 @@ impl Renderer {
     pub fn new(device: &wgpu::Device, color_format: wgpu::TextureFormat, sample_count: u32) -> Self {
         let sample_count = if sample_count <= 1 { 1 } else { 4 };
         let layouts = Layouts::new(device);
-        let frame_uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.frame"),
-            size: size_of::<GpuFrame>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("render.frame"),
-            layout: &layouts.frame,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: frame_uniform.as_entire_binding() }],
-        });
+        let frames = vec![FrameBlock::new(device, &layouts)];
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("render.volume"),
             mag_filter: wgpu::FilterMode::Linear,
@@ -121,13 +133,11 @@ impl Renderer {
             volume,
             splatted: None,
             scenes: Vec::new(),
-            page_frames: Vec::new(),
             shading: None,
             targets,
             depth_group,
             layouts,
-            frame_uniform,
-            frame_group,
+            frames,
             sampler,
             empty_particles,
         }
@@ -288,10 +298,8 @@ impl Renderer {
                 volume_valid,
                 particle_count: count,
             };
-            let uniform = if k == 0 { &self.frame_uniform } else { &self.page_frames[k - 1].0 };
-            queue.write_buffer(uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
+            queue.write_buffer(&self.frames[k].uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
         }
-        let frame_group = |k: usize| if k == 0 { &self.frame_group } else { &self.page_frames[k - 1].1 };
 
         let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims };
         let reused = match (&mut self.splatted, inputs.moved) {
@@ -306,7 +314,7 @@ impl Renderer {
         if !reused {
             self.splatted = volume_valid.then(|| {
                 let splats: Vec<_> =
-                    (0..pages.len()).map(|k| (frame_group(k), &self.scenes[k].splat, pages[k].1)).collect();
+                    (0..pages.len()).map(|k| (&self.frames[k].group, &self.scenes[k].splat, pages[k].1)).collect();
                 self.splat.record(encoder, &splats, &self.volume);
                 (key, 0.0)
             });
@@ -314,7 +322,7 @@ impl Renderer {
         let shading = self.shading.as_ref().filter(|_| draw_particles);
         if let Some(shading) = shading {
             let shades: Vec<_> =
-                (0..pages.len()).map(|k| ([frame_group(k), &self.scenes[k].scene], pages[k].1)).collect();
+                (0..pages.len()).map(|k| ([&self.frames[k].group, &self.scenes[k].scene], pages[k].1)).collect();
             self.particles.record_shade(encoder, &shades, shading);
         }
         {
@@ -343,7 +351,7 @@ impl Renderer {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            pass.set_bind_group(0, &self.frame_group, &[]);
+            pass.set_bind_group(0, &self.frames[0].group, &[]);
             pass.set_bind_group(1, &scene.scene, &[]);
             // Meshes first: the ground and sky they hide then fail the early depth test.
             self.meshes.draw(&mut pass);
@@ -353,7 +361,7 @@ impl Renderer {
             }
         }
         if mode != RenderMode::Particles {
-            self.raymarch.record(encoder, target, [&self.frame_group, &scene.scene, &self.depth_group]);
+            self.raymarch.record(encoder, target, [&self.frames[0].group, &scene.scene, &self.depth_group]);
         }
     }
 
@@ -369,19 +377,8 @@ impl Renderer {
         }
         self.scenes = pages.iter().map(|&(particles, _)| self.scene_bindings(device, particles)).collect();
         self.splatted = None;
-        while self.page_frames.len() + 1 < pages.len() {
-            let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("render.frame.page"),
-                size: size_of::<GpuFrame>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("render.frame.page"),
-                layout: &self.layouts.frame,
-                entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }],
-            });
-            self.page_frames.push((uniform, group));
+        while self.frames.len() < pages.len() {
+            self.frames.push(FrameBlock::new(device, &self.layouts));
         }
     }
 

@@ -128,7 +128,7 @@ pub fn check_fit(
     let layout = PageLayout::of(particle_count as u64, capacity);
     if let Some(available) = limits.memory_bytes {
         let (per_particle, grid_bytes, page_bytes) = (particle_bytes(p2g), grid_bytes(params), page_bytes(params));
-        let needed = per_particle * particle_count as u64 + grid_bytes + (layout.pages as u64 - 1) * page_bytes;
+        let needed = needed_bytes(params, particle_count as u64, p2g, layout.pages);
         if needed > available {
             // The most that fit: for each page count p, as many particles as the memory left after
             // p pages' bins holds, if that many need p pages.
@@ -154,6 +154,13 @@ pub fn check_fit(
         }
     }
     Ok(layout)
+}
+
+/// GPU bytes of `count` particles in `pages` pages on `params`' grid with the sorted-path P2G
+/// kernel `p2g`: the particles, the grid, and the bins of each page after the first. What
+/// [`check_fit`] compares with the GPU's memory.
+pub fn needed_bytes(params: &SolverParams, count: u64, p2g: MpmPass, pages: u32) -> u64 {
+    particle_bytes(p2g) * count + grid_bytes(params) + (pages.max(1) as u64 - 1) * page_bytes(params)
 }
 
 /// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch

@@ -194,9 +194,10 @@ pub struct GpuSimParams {
     /// stored at place k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
     /// Set from the solver's path and reorder interval ([`crate::sim::bins::SolverPath::particle_order`]).
     pub particle_order: u32,
-    /// 1 where `grid_update_blocks` leaves the sums it read in place instead of zeroing them: with
-    /// several pages of particles, whose touched blocks overlap, each page's list is updated and
-    /// the grid is cleared at the start of a substep instead (`sim::step::record_substep`).
+    /// 1 with several pages of particles, whose touched blocks overlap, and where the grid is
+    /// cleared at the start of a substep instead (`sim::step::record_substep`): `grid_update_blocks`
+    /// leaves the sums it read in place instead of zeroing them, and `p2g_gather` adds its page's
+    /// sums instead of storing them.
     pub keep_grid_sums: u32,
     /// Padding to the 16-byte struct alignment.
     pub _pad: u32,

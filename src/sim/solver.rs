@@ -127,25 +127,6 @@ fn default_path() -> SolverPath {
     requested.unwrap_or(SolverPath::Sorted)
 }
 
-/// The sorted-path P2G kernel for a new state of `count` particles: `requested`, except that
-/// `p2g_gather`, which stores each node's sums instead of adding them, serves one page only, so
-/// where its pages would be more than one (or would not fit) the state gets `p2g_tiled`.
-fn p2g_for_pages(
-    gpu: &Gpu,
-    params: &SolverParams,
-    count: usize,
-    requested: MpmPass,
-    page_capacity: Option<u32>,
-) -> MpmPass {
-    if requested != MpmPass::P2gGather {
-        return requested;
-    }
-    match super::capacity::check_limits(&gpu.device, params, count, requested, page_capacity) {
-        Ok(layout) if layout.pages == 1 => requested,
-        _ => MpmPass::P2gTiled,
-    }
-}
-
 impl Solver {
     /// Compiles the kernels and uploads `particles`, in as few pages as the device's binding
     /// size allows (one, unless there are tens of millions).
@@ -164,8 +145,8 @@ impl Solver {
     ) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let path = default_path();
-        let p2g = p2g_for_pages(gpu, &params, particles.len(), default_p2g(gpu), page_capacity);
-        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, path, p2g, page_capacity)?;
+        let pages =
+            SimState::new_pages(&gpu.device, &kernels, &params, particles, path, default_p2g(gpu), page_capacity)?;
         let solver =
             Self { kernels, pages, page_capacity, params, interaction: Interaction::default(), collider_count: 0 };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
@@ -211,9 +192,8 @@ impl Solver {
     /// ([`super::capacity::check_fit`]): per particle, the grid (with room for colliders), and the
     /// bins of each page after the first.
     pub fn gpu_bytes(&self) -> u64 {
-        use super::capacity::{grid_bytes, page_bytes, particle_bytes};
-        let particles = particle_bytes(self.pages[0].p2g()) * self.particle_count() as u64;
-        particles + grid_bytes(&self.params) + (self.pages.len() as u64 - 1) * page_bytes(&self.params)
+        let (count, pages) = (self.particle_count() as u64, self.pages.len() as u32);
+        super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages)
     }
 
     /// The particle streams of each page, in order (what the renderer draws).
@@ -289,14 +269,8 @@ impl Solver {
     /// Chooses the sorted path's P2G kernel, one of [`MpmPass::SORTED_P2G`]; all give the same integers.
     /// Returns the kernel now in use: `p2g_tiled` in place of `p2g_tiled_subgroup` on a device
     /// without subgroups, and the current kernel where `p2g_gather`'s per-particle buffer would not
-    /// fit the device or the particles are more than one page (logged as a warning).
+    /// fit the pages (logged as a warning).
     pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
-        if pass == MpmPass::P2gGather && self.pages.len() > 1 {
-            // Each node's workgroup stores the sums of its page's particles: a second page's
-            // would overwrite the first's.
-            log::warn!("p2g_gather refused, keeping {}: it sums one page of particles only", self.p2g_pass().name());
-            return self.p2g_pass();
-        }
         // The pages stay as they are: the kernel must fit the largest (the first) in one binding.
         let page = Some(self.pages[0].particle_count);
         match super::capacity::check_limits(&gpu.device, &self.params, self.particle_count() as usize, pass, page) {
@@ -363,8 +337,7 @@ impl Solver {
     /// A new state for `particles` on `params`' grid, keeping the path, P2G kernel and reorder
     /// interval; the colliders are gone until set again. On error the old state stays.
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
-        let (path, interval) = (self.path(), self.reorder_interval());
-        let p2g = p2g_for_pages(gpu, &params, particles.len(), self.pages[0].p2g(), self.page_capacity);
+        let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
         self.pages =
             SimState::new_pages(&gpu.device, &self.kernels, &params, particles, path, p2g, self.page_capacity)?;
         for page in &mut self.pages {
@@ -433,16 +406,14 @@ impl Solver {
     /// the grid runs once.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let (first, pages) = (&self.pages[0], &self.pages[..]);
-        let each = |dispatches: &dyn Fn(&SimState) -> Vec<(MpmPass, step::Dispatch)>| -> Vec<step::PageRun> {
-            pages.iter().map(|page| (page, dispatches(page))).collect()
-        };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let e = &mut encoder;
         let k = &self.kernels;
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 e.clear_buffer(&first.grid_fixed, 0, None);
-                step::record_runs(e, k, "sort", &each(&|page| super::bins::dispatches(page, false)), None);
+                let sorts = step::page_runs(pages, |page| super::bins::dispatches(page, false));
+                step::record_runs(e, k, "sort", &sorts, None);
             }
             (path, MpmPass::P2g) if path.is_binned() => {
                 for page in pages {
@@ -450,16 +421,17 @@ impl Solver {
                 }
             }
             (path, MpmPass::GridUpdate) if path.is_binned() => {
-                let update = |page: &SimState| {
-                    vec![(MpmPass::GridUpdateBlocks, step::dispatch_of(MpmPass::GridUpdateBlocks, page))]
-                };
-                step::record_runs(e, k, "grid_update_blocks", &each(&update), None)
+                let updates = step::page_runs(pages, |page| vec![super::grid_update_blocks::dispatch(page)]);
+                step::record_runs(e, k, "grid_update_blocks", &updates, None)
             }
             (_, pass) if pass.takes_round() => {
-                step::record_runs(e, k, "reorder", &each(&super::reorder::dispatches), None)
+                step::record_runs(e, k, "reorder", &step::page_runs(pages, super::reorder::dispatches), None)
             }
             (_, MpmPass::GridClear | MpmPass::GridUpdate) => step::record_pass(e, k, first, pass, None),
-            _ => step::record_runs(e, k, pass.name(), &each(&|page| vec![(pass, step::dispatch_of(pass, page))]), None),
+            _ => {
+                let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
+                step::record_runs(e, k, pass.name(), &runs, None)
+            }
         }
         gpu.queue.submit([encoder.finish()]);
     }

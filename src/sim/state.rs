@@ -232,6 +232,20 @@ pub(super) fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
     if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 }
 }
 
+/// A storage buffer the host also copies from (readbacks) and into: the grid, the bins, the order.
+fn readable_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: READABLE_STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+/// The usage of [`readable_buffer`]s.
+const READABLE_STORAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
+
 fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -256,22 +270,13 @@ struct Shared {
 
 impl Shared {
     fn new(device: &wgpu::Device, node_count: u32) -> Self {
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-        let buffer = |label, size| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: storage,
-                mapped_at_creation: false,
-            })
-        };
         Self {
-            grid_fixed: buffer("grid_fixed", node_count as u64 * GRID_FIXED_NODE_BYTES),
-            grid_velocity: buffer("grid_velocity", node_count as u64 * GRID_VELOCITY_NODE_BYTES),
+            grid_fixed: readable_buffer(device, "grid_fixed", node_count as u64 * GRID_FIXED_NODE_BYTES),
+            grid_velocity: readable_buffer(device, "grid_velocity", node_count as u64 * GRID_VELOCITY_NODE_BYTES),
             status: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("solver_status"),
                 contents: bytemuck::bytes_of(&GpuSolverStatus::reset()),
-                usage: storage,
+                usage: READABLE_STORAGE,
             }),
             pick_ray: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("pick_ray"),
@@ -325,7 +330,6 @@ impl SimState {
         p2g: MpmPass,
         shared: Shared,
     ) -> Self {
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
         let particle_count = particles.len() as u32;
         let node_count = params.grid.node_count() as u32;
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -333,35 +337,17 @@ impl SimState {
             contents: bytemuck::bytes_of(&params.to_gpu(particle_count)),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        let particle_buffers = ParticleBuffers::new(device, particles, storage);
+        let particle_buffers = ParticleBuffers::new(device, particles, READABLE_STORAGE);
         let reorder_scratch =
             storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
         let Shared { grid_fixed, grid_velocity, status, pick_ray, colliders, collider_surfaces, collider_blend_table } =
             shared;
         let block_count = block_dims(params.grid.node_dims()).element_product();
-        let bin_header = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bin_header"),
-            size: size_of::<GpuBinHeader>() as u64,
-            usage: storage,
-            mapped_at_creation: false,
-        });
-        let buffer = |label, size| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: storage,
-                mapped_at_creation: false,
-            })
-        };
-        let block_bins = buffer("block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
-        let block_lists = buffer("block_lists", 2 * 4 * block_count as u64);
-        let cell_bins = buffer("cell_bins", 4 * BLOCK_CELLS as u64 * block_count as u64);
-        let particle_order = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("particle_order"),
-            size: 4 * particle_count as u64,
-            usage: storage,
-            mapped_at_creation: false,
-        });
+        let bin_header = readable_buffer(device, "bin_header", size_of::<GpuBinHeader>() as u64);
+        let block_bins = readable_buffer(device, "block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
+        let block_lists = readable_buffer(device, "block_lists", 2 * 4 * block_count as u64);
+        let cell_bins = readable_buffer(device, "cell_bins", 4 * BLOCK_CELLS as u64 * block_count as u64);
+        let particle_order = readable_buffer(device, "particle_order", 4 * particle_count as u64);
         let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),

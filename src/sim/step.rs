@@ -65,6 +65,14 @@ pub enum Dispatch {
 /// Dispatches of one page ([`SimState`]), run with its bind groups.
 pub type PageRun<'a> = (&'a SimState, Vec<(MpmPass, Dispatch)>);
 
+/// The runs of `dispatches` of each page, in page order.
+pub fn page_runs<'a>(
+    pages: &'a [SimState],
+    dispatches: impl Fn(&SimState) -> Vec<(MpmPass, Dispatch)>,
+) -> Vec<PageRun<'a>> {
+    pages.iter().map(|page| (page, dispatches(page))).collect()
+}
+
 /// Records one compute pass labelled `label` running `dispatches` in order over `state` (wgpu
 /// puts a barrier between dispatches that share writable buffers), with timestamps around the
 /// whole pass.
@@ -172,7 +180,7 @@ impl<'a> Stage<'a> {
         pages: &'a [SimState],
         dispatches: impl Fn(&SimState) -> Vec<(MpmPass, Dispatch)>,
     ) -> Self {
-        Self { slot, label, runs: pages.iter().map(|page| (page, dispatches(page))).collect() }
+        Self { slot, label, runs: page_runs(pages, dispatches) }
     }
 
     /// The sort of each page; each page's reorder clock ticks here, once per recorded substep.
