@@ -8,6 +8,7 @@ use crate::collider::set::ColliderSet;
 use crate::export::{ExportError, frame_file_name, write_ply};
 use crate::gpu::Gpu;
 use crate::scene::{Scene, SceneError, TimeStep};
+use crate::sim::grid_pool::GridMode;
 use crate::sim::params::GpuParticle;
 use crate::sim::state::StateError;
 use crate::sim::{Solver, SolverError, SolverStats};
@@ -110,7 +111,19 @@ pub fn build_solver_paged(
     source_name: &str,
     page_capacity: Option<u32>,
 ) -> Result<Solver, RunError> {
-    Solver::with_page_capacity(gpu, scene.solver_params(), particles, page_capacity).map_err(|e| match e {
+    build_solver_grid(gpu, scene, particles, source_name, page_capacity, GridMode::Auto)
+}
+
+/// [`build_solver_paged`] with the grid stored as `grid_mode` says ([`Solver::with_grid`]).
+pub fn build_solver_grid(
+    gpu: &Gpu,
+    scene: &Scene,
+    particles: &[GpuParticle],
+    source_name: &str,
+    page_capacity: Option<u32>,
+    grid_mode: GridMode,
+) -> Result<Solver, RunError> {
+    Solver::with_grid(gpu, scene.solver_params(), particles, page_capacity, grid_mode).map_err(|e| match e {
         SolverError::State(s @ StateError::GridTooLarge { .. }) => RunError::GridTooLarge {
             source_name: source_name.to_string(),
             resolution: scene.grid.resolution,

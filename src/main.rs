@@ -21,6 +21,7 @@ use powder::headless::run_scene;
 use powder::render::RenderMode;
 use powder::scene::Scene;
 use powder::sim::bins::SolverPath;
+use powder::sim::grid_pool::GridMode;
 use powder::sim::shaders::MpmPass;
 
 #[derive(Parser)]
@@ -145,6 +146,10 @@ enum Command {
         /// counts that would fit one page.
         #[arg(long, value_name = "N")]
         page_particles: Option<u32>,
+        /// How the grid is stored: dense (every node of the domain), sparse (a pool of the blocks
+        /// the snow touches; sorted path only) or auto (dense while it fits the GPU).
+        #[arg(long, default_value = "auto", value_parser = parse_grid_mode)]
+        grid_storage: GridMode,
         /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
         /// on a grid of --grid cells per axis, static and per animated frame.
         #[arg(long, value_name = "TRIANGLES")]
@@ -218,11 +223,28 @@ struct BenchArgs {
     orders: Vec<bool>,
     reorder: Vec<u32>,
     page_particles: Option<u32>,
+    grid_mode: GridMode,
+}
+
+fn parse_grid_mode(name: &str) -> Result<GridMode, String> {
+    GridMode::from_name(name).ok_or_else(|| format!("{name:?} is not dense, sparse or auto"))
 }
 
 fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs { particles, grid, substeps, ppc, paths, p2g, render, shaders, orders, reorder, page_particles } =
-        args;
+    let BenchArgs {
+        particles,
+        grid,
+        substeps,
+        ppc,
+        paths,
+        p2g,
+        render,
+        shaders,
+        orders,
+        reorder,
+        page_particles,
+        grid_mode,
+    } = args;
     anyhow::ensure!(
         grid.len() == 1 || grid.len() == particles.len(),
         "--grid takes one value or one per --particles value ({} given for {} cases)",
@@ -243,6 +265,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             shuffled: orders[0],
             reorder: reorder.first().copied(),
             page_particles,
+            grid_mode,
         };
         for &shuffled in &orders {
             case.shuffled = shuffled;
@@ -348,6 +371,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             order,
             reorder,
             page_particles,
+            grid_storage,
             sdf: None,
         }) => {
             let render = if render {
@@ -368,6 +392,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 orders: order,
                 reorder,
                 page_particles,
+                grid_mode: grid_storage,
             })
         }
         None => open_app(cli.app),

@@ -2,6 +2,7 @@
 //! refused before anything is allocated, with the numbers, and the largest count it names fits.
 
 use powder::sim::capacity::{DeviceLimits, PageLayout, check_fit, grid_bytes, page_bytes, particle_bytes};
+use powder::sim::grid_pool::GridStorage;
 use powder::sim::particles::WIDEST_STREAM_BYTES;
 use powder::sim::shaders::MpmPass;
 use powder::sim::state::StateError;
@@ -18,7 +19,9 @@ fn sixteen_million_particles_are_one_page_and_past_one_binding_the_particles_tak
     // One page holds as many particles as the widest per-particle buffer (48 bytes) fits in a binding.
     let max = (H100.binding_bytes / WIDEST_STREAM_BYTES) as u32;
     assert_eq!(max, 44_739_242);
-    let fit = |count: usize, pages: Option<u32>| check_fit(&params, count, MpmPass::P2gTiled, H100, pages);
+    let fit = |count: usize, pages: Option<u32>| {
+        check_fit(&params, count, MpmPass::P2gTiled, H100, pages, GridStorage::Dense)
+    };
     assert_eq!(fit(16_003_008, None).expect("the issue's 16M case fits"), PageLayout { capacity: max, pages: 1 });
     assert_eq!(fit(max as usize, None).expect("a full page"), PageLayout { capacity: max, pages: 1 });
     assert_eq!(fit(max as usize + 1, None).expect("one past a page"), PageLayout { capacity: max, pages: 2 });
@@ -42,12 +45,13 @@ fn p2g_gathers_scatter_sources_are_the_widest_buffer_where_it_runs() {
     // 80 bytes per particle (GpuScatterSource) against the streams' 48: smaller pages.
     let params = common::params(256, 1.0 / 256.0, 1e-4);
     let max = (H100.binding_bytes / 80) as u32;
-    let layout = check_fit(&params, max as usize + 1, MpmPass::P2gGather, H100, None).expect("two pages");
+    let layout =
+        check_fit(&params, max as usize + 1, MpmPass::P2gGather, H100, None, GridStorage::Dense).expect("two pages");
     assert_eq!(layout, PageLayout { capacity: max, pages: 2 });
     // Switching a solver with full 48-byte pages to p2g_gather keeps its pages, which are too large.
     let full = (H100.binding_bytes / WIDEST_STREAM_BYTES) as u32;
     assert!(matches!(
-        check_fit(&params, full as usize, MpmPass::P2gGather, H100, Some(full)),
+        check_fit(&params, full as usize, MpmPass::P2gGather, H100, Some(full), GridStorage::Dense),
         Err(StateError::PageTooLarge { per_particle: 80, .. })
     ));
 }
@@ -57,7 +61,7 @@ fn more_particles_than_u32_indices_are_refused() {
     let limits = DeviceLimits { binding_bytes: u64::MAX, memory_bytes: None };
     let params = common::params(64, 1.0 / 64.0, 1e-4);
     let count = u32::MAX as usize + 1;
-    match check_fit(&params, count, MpmPass::P2gTiled, limits, None) {
+    match check_fit(&params, count, MpmPass::P2gTiled, limits, None, GridStorage::Dense) {
         Err(StateError::TooManyParticles { count: c, max_count }) => {
             assert_eq!((c, max_count), (count, u32::MAX as u64))
         }
@@ -72,16 +76,20 @@ fn with_pages_the_memory_is_the_limit_and_the_count_it_names_fits() {
     let params = common::params(256, 1.0 / 256.0, 1e-4);
     let count = 100_000_000;
     let Err(StateError::OutOfMemory { max_count, needed, .. }) =
-        check_fit(&params, count, MpmPass::P2gTiled, limits, None)
+        check_fit(&params, count, MpmPass::P2gTiled, limits, None, GridStorage::Dense)
     else {
         panic!("100M particles fit 20 GB");
     };
     assert!(needed > 20_000_000_000);
-    let layout = check_fit(&params, max_count as usize, MpmPass::P2gTiled, limits, None).expect("the count named fits");
+    let layout = check_fit(&params, max_count as usize, MpmPass::P2gTiled, limits, None, GridStorage::Dense)
+        .expect("the count named fits");
     assert_eq!(layout.pages, 2);
-    assert!(check_fit(&params, max_count as usize + 1, MpmPass::P2gTiled, limits, None).is_err(), "and no more");
+    assert!(
+        check_fit(&params, max_count as usize + 1, MpmPass::P2gTiled, limits, None, GridStorage::Dense).is_err(),
+        "and no more"
+    );
     // The second page's bins are counted: the count is below what the particles' bytes alone allow.
-    let by_particles = (20_000_000_000 - grid_bytes(&params)) / particle_bytes(MpmPass::P2gTiled);
+    let by_particles = (20_000_000_000 - grid_bytes(&params, GridStorage::Dense)) / particle_bytes(MpmPass::P2gTiled);
     assert!(by_particles - max_count >= page_bytes(&params) / particle_bytes(MpmPass::P2gTiled));
 }
 
@@ -96,10 +104,10 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     assert_eq!(particle_bytes(MpmPass::P2gTiled), 168 + 4 + 48 + 4);
     assert_eq!(particle_bytes(MpmPass::P2gGather), 168 + 4 + 48 + 4 + 80);
     for p2g in [MpmPass::P2gTiled, MpmPass::P2gGather] {
-        let grid = grid_bytes(&params);
+        let grid = grid_bytes(&params, GridStorage::Dense);
         let max = ((4_000_000_000 - grid) / particle_bytes(p2g)) as usize;
-        check_fit(&params, max, p2g, limits, None).expect("the largest count the error names fits");
-        match check_fit(&params, max + 1, p2g, limits, None) {
+        check_fit(&params, max, p2g, limits, None, GridStorage::Dense).expect("the largest count the error names fits");
+        match check_fit(&params, max + 1, p2g, limits, None, GridStorage::Dense) {
             Err(e @ StateError::OutOfMemory { needed, available, max_count, .. }) => {
                 assert_eq!((available, max_count), (4_000_000_000, max as u64));
                 assert!(needed > available);
@@ -111,5 +119,6 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     }
     // Unknown memory (not a Vulkan device) leaves only the binding limit.
     let unknown = DeviceLimits { memory_bytes: None, ..limits };
-    check_fit(&params, 100_000_000, MpmPass::P2gTiled, unknown, None).expect("no memory figure, no memory check");
+    check_fit(&params, 100_000_000, MpmPass::P2gTiled, unknown, None, GridStorage::Dense)
+        .expect("no memory figure, no memory check");
 }

@@ -61,7 +61,7 @@ fn grid_update_with_a_belt_matches_the_twin(path: SolverPath) {
         assert!(closest_node(&frames) > 1e-4, "a node lies on the belt: move it");
         let particles = block();
         let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-        solver.set_path(&gpu, path);
+        solver.set_path(&gpu, path).expect("path");
         solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
         let mut cpu = CpuSolver::new(params, &particles);
         cpu.colliders = Some(frames.clone());
@@ -127,7 +127,7 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     };
     let particles = block();
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-    solver.set_path(&gpu, path);
+    solver.set_path(&gpu, path).expect("path");
     solver.set_colliders(&gpu, Some(&frames)).expect("colliders fit");
     let mut cpu = CpuSolver::new(params, &particles);
     cpu.colliders = Some(frames);

@@ -29,7 +29,7 @@ fn particle_mass_bound(mass_units: f64) -> f64 {
 fn p2g_mass(params: SolverParams, particles: &[GpuParticle], path: SolverPath) -> Vec<f64> {
     let gpu = common::gpu();
     let mut solver = Solver::new(&gpu, params, particles).expect("solver");
-    solver.set_path(&gpu, path);
+    solver.set_path(&gpu, path).expect("path");
     solver.run_pass(&gpu, MpmPass::GridClear);
     solver.run_pass(&gpu, MpmPass::P2g);
     common::assert_ran_on(&gpu, &solver, path);
@@ -171,7 +171,7 @@ fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
     }
     let (p0, l0) = (momentum(&ps), angular_momentum(&ps, h, c));
     let mut solver = Solver::new(&gpu, params, &ps).expect("solver");
-    solver.set_path(&gpu, path);
+    solver.set_path(&gpu, path).expect("path");
 
     // Scales of the error budget.
     let n = ps.len() as f64;

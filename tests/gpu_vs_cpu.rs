@@ -80,7 +80,7 @@ fn each_pass_matches_the_cpu_twin(path: SolverPath) {
     let params = scene_params();
     let particles = deformed_block(7);
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-    solver.set_path(&gpu, path);
+    solver.set_path(&gpu, path).expect("path");
     let mut cpu = CpuSolver::new(params, &particles);
     let (mass_scale, momentum_scale) = common::gpu_scales(&params);
     let nodes = params.grid.node_count() as usize;
@@ -223,7 +223,7 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     let params = scene_params();
     let particles = deformed_block(11);
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-    solver.set_path(&gpu, path);
+    solver.set_path(&gpu, path).expect("path");
     let mut cpu = CpuSolver::new(params, &particles);
     let steps = 20;
     solver.step(&gpu, steps);
@@ -295,7 +295,7 @@ fn the_stored_stress_is_the_twins_stress_of_the_stored_f() {
     let m = &params.material;
     let bound = std::f64::consts::E * (2.0 * m.mu0() * 64.0 * U + m.lambda0() * 48.0 * U);
     let mut solver = Solver::new(&gpu, params, &deformed_block(7)).expect("solver");
-    solver.set_path(&gpu, SolverPath::Naive);
+    solver.set_path(&gpu, SolverPath::Naive).expect("path");
     for stage in ["upload", "one substep"] {
         if stage == "one substep" {
             solver.step(&gpu, 1);

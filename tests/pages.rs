@@ -57,7 +57,7 @@ fn scene() -> Vec<GpuParticle> {
 fn pair(gpu: &Gpu, particles: &[GpuParticle], path: SolverPath) -> (Solver, Solver) {
     let make = |page| {
         let mut solver = Solver::with_page_capacity(gpu, params(), particles, page).expect("solver");
-        solver.set_path(gpu, path);
+        solver.set_path(gpu, path).expect("path");
         solver.set_reorder_interval(gpu, 3);
         solver
     };
@@ -250,7 +250,7 @@ fn past_lavapipes_binding_limit_the_particles_take_two_pages_and_fall_freely() {
     let particles = common::block(lo, lo + Vec3::splat(141.0 * h as f32), 2.0 * h as f32, 400.0, |_| Vec3::ZERO);
     assert_eq!(particles.len(), 141 * 141 * 141);
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-    solver.set_path(&gpu, SolverPath::Sorted);
+    solver.set_path(&gpu, SolverPath::Sorted).expect("path");
     // As many as the widest per-particle buffer of the solver's P2G kernel fits (48 bytes, or 80
     // with p2g_gather, lavapipe's default).
     let capacity = max_page_capacity(128 << 20, solver.pages()[0].p2g());
@@ -295,13 +295,13 @@ fn a_reset_into_several_pages_steps_like_one_page() {
     let gpu = common::gpu();
     let particles = scene();
     let mut solver = Solver::with_page_capacity(&gpu, params(), &particles[..1000], Some(2000)).expect("solver");
-    solver.set_path(&gpu, SolverPath::Sorted);
+    solver.set_path(&gpu, SolverPath::Sorted).expect("path");
     assert_eq!(solver.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather);
     solver.replace_particles(&gpu, &particles).expect("reset");
     assert_eq!(solver.pages().len(), 2);
     assert_eq!(solver.p2g_pass(), MpmPass::P2gGather, "the reset kept the kernel");
     let mut one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
-    one.set_path(&gpu, SolverPath::Sorted);
+    one.set_path(&gpu, SolverPath::Sorted).expect("path");
     one.set_p2g(&gpu, MpmPass::P2gGather);
     one.step(&gpu, 8);
     solver.step(&gpu, 8);

@@ -53,7 +53,7 @@ fn scattered(count: usize, seed: u64) -> Vec<GpuParticle> {
 
 fn sorted_solver(gpu: &Gpu, particles: &[GpuParticle]) -> Solver {
     let mut solver = Solver::new(gpu, params(), particles).expect("solver");
-    solver.set_path(gpu, SolverPath::Sorted);
+    solver.set_path(gpu, SolverPath::Sorted).expect("path");
     solver
 }
 
@@ -163,7 +163,7 @@ fn both_paths_compute_the_same_grid_and_particles_bit_for_bit() {
     let gpu = common::gpu();
     let particles = busy_scene();
     let mut naive = Solver::new(&gpu, params(), &particles).expect("solver");
-    naive.set_path(&gpu, SolverPath::Naive);
+    naive.set_path(&gpu, SolverPath::Naive).expect("path");
     let sorted = sorted_solver(&gpu, &particles);
 
     // One P2G: the same integer sums in every node.
@@ -181,7 +181,7 @@ fn both_paths_compute_the_same_grid_and_particles_bit_for_bit() {
 
     // 30 substeps on each path from the same start: identical particles.
     let mut naive = Solver::new(&gpu, params(), &particles).expect("solver");
-    naive.set_path(&gpu, SolverPath::Naive);
+    naive.set_path(&gpu, SolverPath::Naive).expect("path");
     let sorted = sorted_solver(&gpu, &particles);
     naive.step(&gpu, 30);
     sorted.step(&gpu, 30);
@@ -200,13 +200,13 @@ fn switching_paths_mid_run_keeps_the_simulation_identical() {
     let gpu = common::gpu();
     let particles = busy_scene();
     let mut reference = Solver::new(&gpu, params(), &particles).expect("solver");
-    reference.set_path(&gpu, SolverPath::Naive);
+    reference.set_path(&gpu, SolverPath::Naive).expect("path");
     let mut switched = Solver::new(&gpu, params(), &particles).expect("solver");
-    switched.set_path(&gpu, SolverPath::Naive);
+    switched.set_path(&gpu, SolverPath::Naive).expect("path");
     for (segment, path) in
         [SolverPath::Naive, SolverPath::Sorted, SolverPath::Naive, SolverPath::Sorted].into_iter().enumerate()
     {
-        switched.set_path(&gpu, path);
+        switched.set_path(&gpu, path).expect("path");
         switched.step(&gpu, 5);
         reference.step(&gpu, 5);
         // A naive segment after a sorted one leaves no trace of its own, so only the first
@@ -334,7 +334,7 @@ fn the_fused_path_matches_the_sorted_path_bit_for_bit() {
     for (case, particles, params) in cases {
         let mut solvers = [SolverPath::Sorted, SolverPath::Fused].map(|path| {
             let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
-            solver.set_path(&gpu, path);
+            solver.set_path(&gpu, path).expect("path");
             solver
         });
         for run in [1, 7, 24] {
@@ -518,7 +518,7 @@ fn reordering_changes_no_result() {
         .iter()
         .map(|&(path, interval)| {
             let mut solver = Solver::new(&gpu, params(), &particles).expect("solver");
-            solver.set_path(&gpu, path);
+            solver.set_path(&gpu, path).expect("path");
             solver.set_reorder_interval(&gpu, interval);
             for run in [1, 7, 16] {
                 solver.step(&gpu, run);

@@ -112,6 +112,8 @@ fn shared_struct_layouts_agree() {
                     collider_blend,
                     particle_order,
                     keep_grid_sums,
+                    grid_pool_blocks,
+                    reset_grid_blocks,
                 ]
             ),
         ),
@@ -129,6 +131,8 @@ fn shared_struct_layouts_agree() {
                     max_plastic_jacobian_bits,
                     pick_distance_bits,
                     fused_count,
+                    grid_blocks_used,
+                    grid_blocks_peak,
                 ]
             ),
         ),

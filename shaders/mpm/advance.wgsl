@@ -3,6 +3,21 @@
 // apply snow plasticity, and advect. A particle whose new state is not finite is counted and kept
 // where it was (clamped into the domain), at rest and undeformed.
 
+// The velocity of stencil node o of `s`: on a dense grid at `first` (stencil_first_node) plus the
+// offset, on a sparse one through its block's pool block (grid_place), and zero if the pool ran out.
+// The branch is the same for every thread.
+fn stencil_velocity(s: Stencil, first: u32, o: vec3<u32>) -> vec3<f32> {
+    if (params.grid_pool_blocks == 0u) {
+        return grid_velocity[stencil_node_from(first, o)].xyz;
+    }
+    let n = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1));
+    let place = grid_place(vec3<u32>(n));
+    if (place == NO_SLOT) {
+        return vec3<f32>(0.0);
+    }
+    return grid_velocity[place].xyz;
+}
+
 // The updated particle, and U and σ of the SVD of its deformation gradient (F = U diag(σ) Vᵀ).
 struct Advanced {
     particle: Particle,
@@ -25,7 +40,7 @@ fn advanced(stored: Particle) -> Advanced {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
                 let w = stencil_weight(s, o);
-                let vi = grid_velocity[stencil_node_from(first, o)].xyz;
+                let vi = stencil_velocity(s, first, o);
                 let d = stencil_offset(s, o);
                 velocity += w * vi;
                 // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).

@@ -4,16 +4,24 @@
 // touched if it or one of its seven lower neighbours is occupied: a stencil reaches at most one
 // block up on each axis from its base's block.
 //
-// Ranges and list places are taken with one global atomic per workgroup: each thread first
+// On a sparse grid (params.grid_pool_blocks > 0) a touched block that has no pool block yet (one
+// page's bin_offsets after another's, or bin_clear emptied the map) takes the next one: the pool's
+// blocks are given anew every substep. A block past the pool's end gets none (grid_place then
+// skips its nodes), and status.grid_blocks_used counts it all the same, so the host sees how many
+// the substep needed (src/sim/grid_pool.rs).
+//
+// Ranges, list places and pool blocks are taken with one global atomic per workgroup: each thread first
 // reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The order
 // of the ranges is therefore arbitrary, which nothing depends on.
-// One thread per grid block. Reads: params, block_bins[].count, cell_bins. Writes:
-// block_bins[].offset, cell_bins, block_lists, bin_header counters.
+// One thread per grid block. Reads: params, block_bins[].count, cell_bins, block_slots. Writes:
+// block_bins[].offset, cell_bins, block_lists, bin_header counters, and on a sparse grid
+// block_slots and status.grid_blocks_used/peak.
 
 var<workgroup> group_particles: atomic<u32>;
 var<workgroup> group_occupied: atomic<u32>;
 var<workgroup> group_touched: atomic<u32>;
-var<workgroup> group_base: vec3<u32>;
+var<workgroup> group_slots: atomic<u32>;
+var<workgroup> group_base: vec4<u32>;
 
 fn block_is_occupied(coords: vec3<i32>) -> bool {
     if (any(coords < vec3<i32>(0))) {
@@ -32,6 +40,7 @@ fn bin_offsets(
         atomicStore(&group_particles, 0u);
         atomicStore(&group_occupied, 0u);
         atomicStore(&group_touched, 0u);
+        atomicStore(&group_slots, 0u);
     }
     workgroupBarrier();
 
@@ -54,15 +63,27 @@ fn bin_offsets(
         particle_place = atomicAdd(&group_particles, count);
         occupied_place = atomicAdd(&group_occupied, 1u);
     }
+    let needs_slot = touched && params.grid_pool_blocks > 0u && block_slots[block] == NO_SLOT;
+    var slot_place = 0u;
     if (touched) {
         touched_place = atomicAdd(&group_touched, 1u);
     }
+    if (needs_slot) {
+        slot_place = atomicAdd(&group_slots, 1u);
+    }
     workgroupBarrier();
     if (local == 0u) {
-        group_base = vec3<u32>(
+        let slots = atomicLoad(&group_slots);
+        var slot_base = 0u;
+        if (slots > 0u) {
+            slot_base = atomicAdd(&status.grid_blocks_used, slots);
+            atomicMax(&status.grid_blocks_peak, slot_base + slots);
+        }
+        group_base = vec4<u32>(
             atomicAdd(&bin_header.particle_total, atomicLoad(&group_particles)),
             atomicAdd(&bin_header.occupied_count, atomicLoad(&group_occupied)),
             atomicAdd(&bin_header.touched_count, atomicLoad(&group_touched)),
+            slot_base,
         );
     }
     let base = workgroupUniformLoad(&group_base);
@@ -79,5 +100,9 @@ fn bin_offsets(
     }
     if (touched) {
         block_lists[block_count() + base.z + touched_place] = block;
+    }
+    if (needs_slot) {
+        let slot = base.w + slot_place;
+        block_slots[block] = select(NO_SLOT, slot, slot < params.grid_pool_blocks);
     }
 }

@@ -84,9 +84,11 @@ fn read_wide(slot: u32) -> f32 {
     return f32(high) * 4294967296.0 + f32(low);
 }
 
-// The new velocity (xyz, m/s) and mass (w, kg) of `node` from its fixed-point sums.
-fn updated_node(node: u32) -> vec4<f32> {
-    let base = GRID_FIXED_WORDS * node;
+// The new velocity (xyz, m/s) and mass (w, kg) of the node at `place` in the grid (grid_place)
+// and `node` in the dense grid (node_index: its position, and its collider state), from its
+// fixed-point sums.
+fn updated_node(place: u32, node: u32) -> vec4<f32> {
+    let base = GRID_FIXED_WORDS * place;
     let mass = read_wide(base) / params.mass_scale;
     if (mass <= 0.0) {
         return vec4<f32>(0.0);

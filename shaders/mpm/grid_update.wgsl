@@ -1,5 +1,6 @@
 // grid_update: every node of the dense grid from its fixed-point sums to a velocity (see
-// updated_node in grid_node.wgsl). The dense path; grid_update_blocks is the sorted path's version.
+// updated_node in grid_node.wgsl). The naive path, on a dense grid; grid_update_blocks is the sorted
+// path's version.
 // Reads: params, grid_fixed, colliders. Writes: grid_velocity (xyz velocity, w mass).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -12,5 +13,5 @@ fn grid_update(
     if (node >= node_count()) {
         return;
     }
-    grid_velocity[node] = updated_node(node);
+    grid_velocity[node] = updated_node(node, node);
 }

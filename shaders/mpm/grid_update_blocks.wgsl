@@ -11,7 +11,9 @@
 // turn, and a block two pages touch is updated twice: params.keep_grid_sums then leaves the sums in
 // place, so the second update reads what the first did and writes the same velocity, and the
 // grid is cleared at the start of the next substep instead.
-// Reads: params, grid_fixed, colliders, bins. Writes: grid_velocity, grid_fixed (zeros).
+// On a sparse grid every touched block has a pool block (bin_offsets gave it one), unless the
+// pool ran out, and then its nodes are skipped.
+// Reads: params, grid_fixed, colliders, bins, block_slots. Writes: grid_velocity, grid_fixed (zeros).
 
 @compute @workgroup_size(64)
 fn grid_update_blocks(
@@ -23,11 +25,14 @@ fn grid_update_blocks(
     if (!touched.valid) {
         return;
     }
-    let node = node_index(touched.node);
-    grid_velocity[node] = updated_node(node);
+    let place = grid_place(touched.node);
+    if (place == NO_SLOT) {
+        return;
+    }
+    grid_velocity[place] = updated_node(place, node_index(touched.node));
     if (params.keep_grid_sums == 0u) {
         for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
-            atomicStore(&grid_fixed[GRID_FIXED_WORDS * node + w], 0);
+            atomicStore(&grid_fixed[GRID_FIXED_WORDS * place + w], 0);
         }
     }
 }

@@ -63,7 +63,11 @@ fn p2g_gather(
             }
         }
     }
-    let base = GRID_FIXED_WORDS * node_index(node);
+    let place = grid_place(node);
+    if (place == NO_SLOT) {
+        return;
+    }
+    let base = GRID_FIXED_WORDS * place;
     for (var q = 0u; q < 4u; q++) {
         if (params.keep_grid_sums == 0u) {
             atomicStore(&grid_fixed[base + 2u * q], bitcast<i32>(sum.low[q]));

@@ -125,7 +125,10 @@ fn tile_flush(local: u32, start: vec3<i32>, reach: u32) {
         let high = atomicLoad(&tile[tile_slot(t, q, 1u)]);
         let node = start + vec3<i32>(vec3<u32>(t % reach, (t / reach) % reach, t / (reach * reach)));
         if ((low != 0u || high != 0) && all(node >= vec3<i32>(0)) && all(node < vec3<i32>(params.node_dims))) {
-            add_wide_pair(GRID_FIXED_WORDS * node_index(vec3<u32>(node)) + 2u * q, low, high);
+            let place = grid_place(vec3<u32>(node));
+            if (place != NO_SLOT) {
+                add_wide_pair(GRID_FIXED_WORDS * place + 2u * q, low, high);
+            }
         }
     }
 }

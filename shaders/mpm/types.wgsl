@@ -53,7 +53,16 @@ struct SimParams {
     // 1 with several pages of particles, whose touched blocks overlap: grid_update_blocks leaves
     // grid_fixed as it read it, and p2g_gather adds its sums instead of storing them.
     keep_grid_sums: u32,
+    // 0: the grid is dense, node n at place node_index(n). Otherwise the grid is a pool of this many
+    // blocks of BLOCK_CELLS nodes, and block_slots maps a grid block to its place in the pool
+    // (grid_place; src/sim/grid_pool.rs).
+    grid_pool_blocks: u32,
+    // 1 for the first page of a sparse grid: its bin_clear empties block_slots, so that the pages'
+    // bin_offsets give the pool's blocks anew each substep.
+    reset_grid_blocks: u32,
     _pad1: u32,
+    _pad2: u32,
+    _pad3: u32,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while
@@ -131,6 +140,10 @@ struct SolverStatus {
     pick_distance_bits: atomic<u32>,
     // Particles g2p2g advanced since the last report (one add per workgroup).
     fused_count: atomic<u32>,
+    // Pool blocks bin_offsets asked for this substep (sparse grid; past grid_pool_blocks, some
+    // blocks went without), and the most of any substep since the last report.
+    grid_blocks_used: atomic<u32>,
+    grid_blocks_peak: atomic<u32>,
 }
 
 // The mouse ray of the pick pass; `direction` is a unit vector.
@@ -196,6 +209,10 @@ const GRID_FIXED_WORDS: u32 = 8u;
 const REORDER_SLOTS: u32 = 3u;
 // The colliders at the frame's end (see binding 11).
 @group(0) @binding(21) var<storage, read> colliders_end: array<ColliderNode>;
+// The sparse grid's map from grid block to pool block (NO_SLOT: none this substep); a single
+// placeholder entry while the grid is dense (params.grid_pool_blocks = 0).
+@group(0) @binding(22) var<storage, read_write> block_slots: array<u32>;
+const NO_SLOT: u32 = 0xffffffffu;
 
 // Slot `c` of place `index` in the reorder's scratch. Planes rather than a particle's slots side by
 // side: each store and load of a round then covers consecutive 16-byte slots across the threads,
@@ -267,8 +284,25 @@ fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
 
+// The node's place in the dense grid: the index of the collider fields, and of grid_fixed and
+// grid_velocity while the grid is dense (see grid_place).
 fn node_index(node: vec3<u32>) -> u32 {
     return node.x + params.node_dims.x * (node.y + params.node_dims.y * node.z);
+}
+
+// The node's place in grid_fixed (times GRID_FIXED_WORDS) and grid_velocity: node_index on a dense
+// grid; on a sparse one its block's pool block, then the node within the block, x fastest. NO_SLOT
+// where the block has no pool block this substep (the pool ran out: the node is skipped).
+fn grid_place(node: vec3<u32>) -> u32 {
+    if (params.grid_pool_blocks == 0u) {
+        return node_index(node);
+    }
+    let slot = block_slots[block_index(node / BLOCK_EDGE)];
+    if (slot == NO_SLOT) {
+        return NO_SLOT;
+    }
+    let n = node % BLOCK_EDGE;
+    return slot * BLOCK_CELLS + n.x + BLOCK_EDGE * (n.y + BLOCK_EDGE * n.z);
 }
 
 // Scales v down to length `limit` if it is longer. The length is taken of v divided by its largest

@@ -77,7 +77,11 @@ impl Driver {
             }
             AppEvent::SetGravity(g) => self.edit(gpu, messages, |s| s.gravity = g),
             AppEvent::SetGridResolution(r) => self.set_resolution(gpu, r, messages),
-            AppEvent::SetSolverPath(path) => self.solver.set_path(gpu, path),
+            AppEvent::SetSolverPath(path) => {
+                if let Err(e) = self.solver.set_path(gpu, path) {
+                    messages.error(e.to_string());
+                }
+            }
             AppEvent::Reset => self.reset(gpu, messages),
             AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
             AppEvent::ReloadScene => {
@@ -195,7 +199,9 @@ impl Driver {
                 fresh.tool.settings = self.tool.settings;
                 fresh.colliders.keep_choices_of(&self.colliders);
                 fresh.reloads = self.reloads;
-                fresh.solver.set_path(gpu, self.solver.path());
+                if let Err(e) = fresh.solver.set_path(gpu, self.solver.path()) {
+                    messages.error(format!("{name}: {e}"));
+                }
                 *self = fresh;
                 let colliders = self.colliders.count();
                 let with = if colliders > 0 { format!(", {colliders} colliders") } else { String::new() };

@@ -10,10 +10,11 @@ pub mod sdf;
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
 use crate::gpu::Gpu;
-use crate::headless::{RunError, build_solver_paged};
+use crate::headless::{RunError, build_solver_grid};
 use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
+use crate::sim::grid_pool::GridMode;
 use crate::sim::p2g_gather::GpuScatterSource;
 use crate::sim::particles::{PARTICLE_BYTES, stream_bytes};
 use crate::sim::shaders::MpmPass;
@@ -53,6 +54,8 @@ pub struct BenchCase {
     /// Particles per page ([`crate::sim::state::SimState::new_pages`]), or `None` for as many as
     /// fit one binding: smaller pages time the paged solver on a count that would fit one.
     pub page_particles: Option<u32>,
+    /// Dense or sparse grid ([`crate::sim::grid_pool`]); `Auto` is the solver's default.
+    pub grid_mode: GridMode,
 }
 
 /// The solver of a case: its scene's particles, shuffled if the case says so, on the case's path,
@@ -69,19 +72,19 @@ pub fn case_solver(
     if case.shuffled {
         particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
     }
-    let mut solver = build_solver_paged(gpu, &scene, &particles, "bench", case.page_particles)?;
+    let mut solver = build_solver_grid(gpu, &scene, &particles, "bench", case.page_particles, case.grid_mode)?;
     // Edited kernels first, so that the stable dt below comes from them too.
     if let Some(dir) = shaders {
         solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;
     }
-    solver.set_path(gpu, case.path);
+    let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
+    solver.set_path(gpu, case.path).map_err(solver_err)?;
     if let Some(pass) = case.p2g {
         solver.set_p2g(gpu, pass);
     }
     if let Some(interval) = case.reorder {
         solver.set_reorder_interval(gpu, interval);
     }
-    let solver_err = |source| RunError::Solver { source_name: "bench".into(), source };
     let (dt, _) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
     solver.set_dt(gpu, dt);
     Ok((solver, scene))

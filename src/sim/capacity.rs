@@ -5,6 +5,7 @@
 //! device's limits, so `tests/capacity.rs` checks it against the H100's.
 
 use super::bins::{BLOCK_CELLS, GpuBlockBin, block_dims};
+use super::grid_pool::GridStorage;
 use super::params::SolverParams;
 use super::particles::PARTICLE_BYTES;
 use super::particles::WIDEST_STREAM_BYTES;
@@ -40,19 +41,21 @@ impl PageLayout {
 /// within the binding size limit, and all of them within the GPU's memory, and says how the
 /// particles are split into pages. `p2g` is the sorted path's P2G kernel (`p2g_gather` needs a
 /// buffer more per particle); `page_capacity` asks for pages of that many particles instead of the
-/// most that fit one binding.
+/// most that fit one binding; `storage` is the grid's, dense or a pool of blocks.
 pub fn check_limits(
     device: &wgpu::Device,
     params: &SolverParams,
     particle_count: usize,
     p2g: MpmPass,
     page_capacity: Option<u32>,
+    storage: GridStorage,
 ) -> Result<PageLayout, StateError> {
-    let limits = DeviceLimits {
-        binding_bytes: max_storage_bytes(device),
-        memory_bytes: crate::gpu::device_memory_bytes(device),
-    };
-    check_fit(params, particle_count, p2g, limits, page_capacity)
+    check_fit(params, particle_count, p2g, device_limits(device), page_capacity, storage)
+}
+
+/// The limits of `device` that [`check_fit`] checks against.
+pub fn device_limits(device: &wgpu::Device) -> DeviceLimits {
+    DeviceLimits { binding_bytes: max_storage_bytes(device), memory_bytes: crate::gpu::device_memory_bytes(device) }
 }
 
 /// What [`check_fit`] checks against: a device's limits.
@@ -77,6 +80,7 @@ pub fn check_fit(
     p2g: MpmPass,
     limits: DeviceLimits,
     page_capacity: Option<u32>,
+    storage: GridStorage,
 ) -> Result<PageLayout, StateError> {
     if particle_count == 0 {
         return Err(StateError::NoParticles);
@@ -84,10 +88,14 @@ pub fn check_fit(
     let limit = limits.binding_bytes;
     let grid = &params.grid;
     let nodes = grid.node_count();
-    let bytes = nodes * GRID_FIXED_NODE_BYTES.max(GRID_VELOCITY_NODE_BYTES);
-    // Node indices are u32 in the shaders, and eight i32 per node are addressed as 8·node.
-    if bytes > limit || nodes * 8 > u32::MAX as u64 {
-        let max_nodes = (limit / GRID_FIXED_NODE_BYTES).min(u32::MAX as u64 / 8) as f64;
+    // The widest buffer over the grid: grid_fixed over the stored nodes, or the bins' cell counters
+    // over every block (4 bytes a node), which bound a sparse grid's domain. Node indices are u32
+    // in the shaders, and eight i32 per stored node are addressed as 8·place.
+    let per_node = dense_bytes_per_node(storage);
+    let stored = storage.stored_nodes(grid);
+    let bytes = (stored * GRID_FIXED_NODE_BYTES).max(bin_nodes(params) * 4);
+    if bytes > limit || stored * 8 > u32::MAX as u64 || bin_nodes(params) > u32::MAX as u64 {
+        let max_nodes = (limit / per_node).min(u32::MAX as u64 / 8) as f64;
         let cells = grid.cells.as_dvec3();
         let longest = cells.max_element();
         // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution; solve approximately by bisection.
@@ -96,6 +104,10 @@ pub fn check_fit(
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
             if fits(mid) { lo = mid } else { hi = mid }
+        }
+        if storage.is_sparse() {
+            // A pool past one binding: its blocks scale with the resolution cubed.
+            lo = lo.min((limit as f64 / (stored * GRID_FIXED_NODE_BYTES) as f64).cbrt());
         }
         return Err(StateError::GridTooLarge {
             nodes,
@@ -127,8 +139,9 @@ pub fn check_fit(
     };
     let layout = PageLayout::of(particle_count as u64, capacity);
     if let Some(available) = limits.memory_bytes {
-        let (per_particle, grid_bytes, page_bytes) = (particle_bytes(p2g), grid_bytes(params), page_bytes(params));
-        let needed = needed_bytes(params, particle_count as u64, p2g, layout.pages);
+        let (per_particle, grid_bytes, page_bytes) =
+            (particle_bytes(p2g), grid_bytes(params, storage), page_bytes(params));
+        let needed = needed_bytes(params, particle_count as u64, p2g, layout.pages, storage);
         if needed > available {
             // The most that fit: for each page count p, as many particles as the memory left after
             // p pages' bins holds, if that many need p pages.
@@ -156,11 +169,22 @@ pub fn check_fit(
     Ok(layout)
 }
 
-/// GPU bytes of `count` particles in `pages` pages on `params`' grid with the sorted-path P2G
-/// kernel `p2g`: the particles, the grid, and the bins of each page after the first. What
-/// [`check_fit`] compares with the GPU's memory.
-pub fn needed_bytes(params: &SolverParams, count: u64, p2g: MpmPass, pages: u32) -> u64 {
-    particle_bytes(p2g) * count + grid_bytes(params) + (pages.max(1) as u64 - 1) * page_bytes(params)
+/// GPU bytes of `count` particles in `pages` pages on `params`' grid stored as `storage` with the
+/// sorted-path P2G kernel `p2g`: the particles, the grid, and the bins of each page after the
+/// first. What [`check_fit`] compares with the GPU's memory.
+pub fn needed_bytes(params: &SolverParams, count: u64, p2g: MpmPass, pages: u32, storage: GridStorage) -> u64 {
+    particle_bytes(p2g) * count + grid_bytes(params, storage) + (pages.max(1) as u64 - 1) * page_bytes(params)
+}
+
+/// Bytes per node of the domain in the widest buffer indexed by it: `grid_fixed` on a dense grid,
+/// the bins' cell counters on a sparse one.
+fn dense_bytes_per_node(storage: GridStorage) -> u64 {
+    if storage.is_sparse() { 4 } else { GRID_FIXED_NODE_BYTES }
+}
+
+/// Cell counters of the bins: [`BLOCK_CELLS`] per block, every block of the grid.
+fn bin_nodes(params: &SolverParams) -> u64 {
+    block_dims(params.grid.node_dims()).element_product() as u64 * BLOCK_CELLS as u64
 }
 
 /// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch
@@ -175,13 +199,18 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
     PARTICLE_BYTES + 4 + SCRATCH_BYTES_PER_PARTICLE + 4 + scatter_source_bytes_per_particle(p2g)
 }
 
-/// GPU bytes of the grid for `params`: fixed-point sums, velocities, the collider fields of two
-/// frames (allocated once a scene has colliders, counted always so that adding one cannot fail),
-/// and the first page's bins.
-pub fn grid_bytes(params: &SolverParams) -> u64 {
-    let nodes = params.grid.node_count();
-    let collider = 2 * size_of::<GpuColliderNode>() as u64;
-    nodes * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES + collider) + page_bytes(params)
+/// GPU bytes of the grid for `params` stored as `storage`: fixed-point sums and velocities of the
+/// stored nodes, and the first page's bins. A dense grid also counts the collider fields of two
+/// frames (allocated once a scene has colliders, counted always so that adding one cannot fail);
+/// a sparse one its block map instead, and its collider fields, dense, are checked when a scene
+/// sets them ([`super::state::SimState::set_colliders`]).
+pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
+    let stored = storage.stored_nodes(&params.grid) * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES);
+    let extra = match storage {
+        GridStorage::Dense => params.grid.node_count() * 2 * size_of::<GpuColliderNode>() as u64,
+        GridStorage::Sparse { .. } => 4 * block_dims(params.grid.node_dims()).element_product() as u64,
+    };
+    stored + extra + page_bytes(params)
 }
 
 /// GPU bytes each page has besides its particles: its bins over the grid's blocks, its uniform

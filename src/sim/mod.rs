@@ -12,6 +12,7 @@ pub mod fixed_point;
 pub mod g2p;
 pub mod g2p2g;
 pub mod grid_clear;
+pub mod grid_pool;
 pub mod grid_update;
 pub mod grid_update_blocks;
 pub mod interaction;

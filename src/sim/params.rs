@@ -199,8 +199,13 @@ pub struct GpuSimParams {
     /// leaves the sums it read in place instead of zeroing them, and `p2g_gather` adds its page's
     /// sums instead of storing them.
     pub keep_grid_sums: u32,
+    /// 0 on a dense grid; on a sparse one the pool's size in blocks ([`crate::sim::grid_pool`]).
+    pub grid_pool_blocks: u32,
+    /// 1 for the first page of a sparse grid, whose `bin_clear` empties the map of pool blocks
+    /// every substep.
+    pub reset_grid_blocks: u32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: u32,
+    pub _pad: [u32; 3],
 }
 
 impl SolverParams {
@@ -239,7 +244,9 @@ impl SolverParams {
             collider_blend: 1.0,
             particle_order: 0,
             keep_grid_sums: 0,
-            _pad: 0,
+            grid_pool_blocks: 0,
+            reset_grid_blocks: 0,
+            _pad: [0; 3],
         }
     }
 }
@@ -314,6 +321,11 @@ pub struct GpuSolverStatus {
     pub pick_distance_bits: u32,
     /// Particles `g2p2g` advanced since the last report.
     pub fused_count: u32,
+    /// Pool blocks the last substep's sort asked for (sparse grid; more than the pool holds when
+    /// it ran out).
+    pub grid_blocks_used: u32,
+    /// The most pool blocks any substep asked for since the last report.
+    pub grid_blocks_peak: u32,
 }
 
 /// The ray of the `pick` pass. Mirrors `PickRay` in `shaders/mpm/types.wgsl`.

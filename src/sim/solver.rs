@@ -3,6 +3,7 @@
 use thiserror::Error;
 
 use super::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
+use super::grid_pool::{GridMode, GridStorage};
 use super::interaction::Interaction;
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
 use super::pipelines::{Kernels, ShaderError};
@@ -50,6 +51,9 @@ pub struct SolverStats {
     /// Particle updates g2p2g made since the last report (the fused path's pass; zero on the
     /// other paths).
     pub fused_particles: u32,
+    /// The most pool blocks a substep of a sparse grid asked for since the last report (zero on a
+    /// dense grid); more than the pool holds if it ran out ([`super::grid_pool`]).
+    pub grid_blocks_peak: u32,
 }
 
 /// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest
@@ -72,6 +76,8 @@ pub struct Solver {
     pages: Vec<SimState>,
     /// Particles per page as asked for (`None`: as many as fit one binding).
     page_capacity: Option<u32>,
+    /// Dense or sparse grid, as asked for; `pages[0].grid_storage` is what it is now.
+    grid_mode: GridMode,
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
@@ -127,11 +133,76 @@ fn default_path() -> SolverPath {
     requested.unwrap_or(SolverPath::Sorted)
 }
 
+/// The grid storage for `particles` on `params`' grid as `mode` asks: dense, sparse (a pool of
+/// twice the blocks the particles touch, [`super::grid_pool::pool_blocks_for`]), or for
+/// [`GridMode::Auto`] dense unless the dense grid does not fit the GPU and the path is the sorted
+/// one, and then sparse. The caller checks that the result fits.
+fn choose_storage(
+    device: &wgpu::Device,
+    params: &SolverParams,
+    particles: &[GpuParticle],
+    path: SolverPath,
+    p2g: MpmPass,
+    page_capacity: Option<u32>,
+    mode: GridMode,
+) -> Result<GridStorage, StateError> {
+    let sparse = || {
+        let positions = particles.iter().map(|p| glam::Vec3::from(p.position));
+        let needed = super::grid_pool::touched_block_count(&params.grid, positions);
+        GridStorage::Sparse { pool_blocks: super::grid_pool::pool_blocks_for(&params.grid, needed) }
+    };
+    Ok(match mode {
+        GridMode::Dense => GridStorage::Dense,
+        GridMode::Sparse => sparse(),
+        GridMode::Auto => {
+            let dense =
+                super::capacity::check_limits(device, params, particles.len(), p2g, page_capacity, GridStorage::Dense);
+            match dense {
+                Err(StateError::GridTooLarge { .. } | StateError::OutOfMemory { .. }) if path == SolverPath::Sorted => {
+                    sparse()
+                }
+                _ => GridStorage::Dense,
+            }
+        }
+    })
+}
+
 impl Solver {
     /// Compiles the kernels and uploads `particles`, in as few pages as the device's binding
     /// size allows (one, unless there are tens of millions).
     pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
         Self::with_page_capacity(gpu, params, particles, None)
+    }
+
+    /// [`Solver::with_page_capacity`] with its grid stored as `grid_mode` says: dense, sparse (a
+    /// pool of blocks, [`super::grid_pool`]: the solver then starts on the sorted path, the only one
+    /// that runs on it), or [`GridMode::Auto`] (dense while the dense grid fits, as for the other
+    /// constructors).
+    pub fn with_grid(
+        gpu: &Gpu,
+        params: SolverParams,
+        particles: &[GpuParticle],
+        page_capacity: Option<u32>,
+        grid_mode: GridMode,
+    ) -> Result<Self, SolverError> {
+        let kernels = Kernels::new(&gpu.device);
+        let (path, p2g) = (default_path(), default_p2g(gpu));
+        let path = if grid_mode == GridMode::Sparse { SolverPath::Sorted } else { path };
+        let storage = choose_storage(&gpu.device, &params, particles, path, p2g, page_capacity, grid_mode)?;
+        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, path, p2g, page_capacity, storage)?;
+        let solver = Self {
+            kernels,
+            pages,
+            page_capacity,
+            grid_mode,
+            params,
+            interaction: Interaction::default(),
+            collider_count: 0,
+        };
+        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
+        solver.write_uniforms(gpu);
+        solver.refresh_stress(gpu);
+        Ok(solver)
     }
 
     /// [`Solver::new`] with pages of at most `page_capacity` particles (`None`: as many as fit one
@@ -143,16 +214,7 @@ impl Solver {
         particles: &[GpuParticle],
         page_capacity: Option<u32>,
     ) -> Result<Self, SolverError> {
-        let kernels = Kernels::new(&gpu.device);
-        let path = default_path();
-        let pages =
-            SimState::new_pages(&gpu.device, &kernels, &params, particles, path, default_p2g(gpu), page_capacity)?;
-        let solver =
-            Self { kernels, pages, page_capacity, params, interaction: Interaction::default(), collider_count: 0 };
-        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
-        solver.write_uniforms(gpu);
-        solver.refresh_stress(gpu);
-        Ok(solver)
+        Self::with_grid(gpu, params, particles, page_capacity, GridMode::Auto)
     }
 
     /// Fills the particles' stored stress from their F and Jp (the `stress` pass): after an upload,
@@ -193,7 +255,60 @@ impl Solver {
     /// bins of each page after the first.
     pub fn gpu_bytes(&self) -> u64 {
         let (count, pages) = (self.particle_count() as u64, self.pages.len() as u32);
-        super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages)
+        super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages, self.grid_storage())
+    }
+
+    /// How the grid is stored now: dense, or a pool of blocks of the size it has grown to.
+    pub fn grid_storage(&self) -> GridStorage {
+        self.pages[0].grid_storage
+    }
+
+    /// The grid storage asked for.
+    pub fn grid_mode(&self) -> GridMode {
+        self.grid_mode
+    }
+
+    /// Grows a sparse grid's pool where a substep since the last report needed more than three
+    /// quarters of it (`peak` blocks, [`SolverStats::grid_blocks_peak`]); logs a warning if one
+    /// needed more than it held, whose nodes past the pool were skipped. Returns the new pool size.
+    /// A pool that would not fit the GPU stays as it is, with a warning.
+    pub fn fit_grid_pool(&mut self, gpu: &Gpu, peak: u32) -> Option<u32> {
+        let GridStorage::Sparse { pool_blocks } = self.grid_storage() else {
+            return None;
+        };
+        if peak > pool_blocks {
+            log::warn!(
+                "a substep's snow touched {peak} grid blocks, more than the sparse grid's pool of {pool_blocks}: \
+                 the nodes of {} blocks were skipped in it",
+                peak - pool_blocks
+            );
+        }
+        let grown = super::grid_pool::grown_pool(&self.params.grid, pool_blocks, peak)?;
+        let storage = GridStorage::Sparse { pool_blocks: grown };
+        if let Err(e) = self.check_storage(gpu, storage) {
+            log::warn!("the sparse grid's pool of {pool_blocks} blocks could not grow to {grown}: {e}");
+            return None;
+        }
+        self.replace_grid(gpu, storage);
+        log::info!("sparse grid: pool grown from {pool_blocks} to {grown} blocks ({peak} touched)");
+        Some(grown)
+    }
+
+    /// Whether the particles as they are paged now fit with the grid stored as `storage`.
+    fn check_storage(&self, gpu: &Gpu, storage: GridStorage) -> Result<(), StateError> {
+        let first = &self.pages[0];
+        let (count, page) = (self.particle_count() as usize, Some(first.particle_count));
+        super::capacity::check_limits(&gpu.device, &self.params, count, first.p2g(), page, storage).map(|_| ())
+    }
+
+    /// New zeroed grid buffers stored as `storage` for every page (checked to fit by the caller).
+    fn replace_grid(&mut self, gpu: &Gpu, storage: GridStorage) {
+        let (first, rest) = self.pages.split_first_mut().expect("a solver has a page");
+        first.replace_grid(&gpu.device, &self.kernels, &self.params.grid, storage);
+        for page in rest {
+            page.share_grid(&gpu.device, &self.kernels, first);
+        }
+        self.write_uniforms(gpu);
     }
 
     /// The particle streams of each page, in order (what the renderer draws).
@@ -253,12 +368,22 @@ impl Solver {
     }
 
     /// Switches to another substep path (see [`SolverPath`]); the particles and
-    /// everything else carry over.
-    pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) {
+    /// everything else carry over. A sparse grid runs the sorted path only: another is refused,
+    /// with the reason the grid is sparse (it was asked for, or the dense grid does not fit), and
+    /// the sorted path keeps running.
+    pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) -> Result<(), SolverError> {
+        if path != SolverPath::Sorted && self.grid_storage().is_sparse() {
+            let reason = match (self.grid_mode, self.check_storage(gpu, GridStorage::Dense)) {
+                (GridMode::Auto, Err(e)) => e.to_string(),
+                _ => "the solver was asked for a sparse grid".to_string(),
+            };
+            return Err(StateError::NeedsDenseGrid { path: path.name(), reason }.into());
+        }
         for page in &mut self.pages {
             page.set_path(&gpu.device, &gpu.queue, path);
         }
         self.write_uniforms(gpu);
+        Ok(())
     }
 
     /// The substep's path.
@@ -273,7 +398,15 @@ impl Solver {
     pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
         // The pages stay as they are: the kernel must fit the largest (the first) in one binding.
         let page = Some(self.pages[0].particle_count);
-        match super::capacity::check_limits(&gpu.device, &self.params, self.particle_count() as usize, pass, page) {
+        let storage = self.grid_storage();
+        match super::capacity::check_limits(
+            &gpu.device,
+            &self.params,
+            self.particle_count() as usize,
+            pass,
+            page,
+            storage,
+        ) {
             Ok(_) => {
                 for page in &mut self.pages {
                     page.set_p2g(&gpu.device, &self.kernels, pass);
@@ -324,6 +457,9 @@ impl Solver {
             uniforms.collider_count = self.collider_count;
             uniforms.particle_order = page.path.particle_order(page.reorder.interval() > 0);
             uniforms.keep_grid_sums = (self.pages.len() > 1) as u32;
+            uniforms.grid_pool_blocks = page.grid_storage.pool_blocks();
+            // The first page's sort gives the pool's blocks anew; the others' add to them.
+            uniforms.reset_grid_blocks = (page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0])) as u32;
             self.interaction.write_into(&mut uniforms);
             page.write_params(&gpu.queue, &uniforms);
         }
@@ -338,8 +474,9 @@ impl Solver {
     /// interval; the colliders are gone until set again. On error the old state stays.
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
         let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
-        self.pages =
-            SimState::new_pages(&gpu.device, &self.kernels, &params, particles, path, p2g, self.page_capacity)?;
+        let (device, capacity) = (&gpu.device, self.page_capacity);
+        let storage = choose_storage(device, &params, particles, path, p2g, capacity, self.grid_mode)?;
+        self.pages = SimState::new_pages(device, &self.kernels, &params, particles, path, p2g, capacity, storage)?;
         for page in &mut self.pages {
             page.reorder.set_interval(interval);
         }
@@ -493,13 +630,38 @@ impl Solver {
         let bytes = gpu.read_buffer(&self.pages[0].grid_fixed)?;
         let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
         let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
-        Ok(words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]).collect())
+        let sums = words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]);
+        self.dense_grid(gpu, sums.collect())
     }
 
-    /// Copies the grid velocities (xyz) and masses (w) back to the host.
+    /// Copies the grid velocities (xyz) and masses (w) back to the host, one per node of the dense
+    /// grid ([`super::params::GridSpec::node_index`]; on a sparse grid zero where a block had no
+    /// pool block in the last substep).
     pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
         let bytes = gpu.read_buffer(&self.pages[0].grid_velocity)?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+        self.dense_grid(gpu, bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// `stored` (one entry per stored node) in the dense grid's order: itself on a dense grid; on a
+    /// sparse one each node's entry found through the block map the last sort left.
+    fn dense_grid<T: Copy + Default>(&self, gpu: &Gpu, stored: Vec<T>) -> Result<Vec<T>, SolverError> {
+        if !self.grid_storage().is_sparse() {
+            return Ok(stored);
+        }
+        let slots: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.pages[0].block_slots)?);
+        let grid = &self.params.grid;
+        let d = grid.node_dims();
+        let mut dense = vec![T::default(); grid.node_count() as usize];
+        for k in 0..d.z {
+            for j in 0..d.y {
+                for i in 0..d.x {
+                    if let Some(place) = super::grid_pool::sparse_place(grid, &slots, glam::UVec3::new(i, j, k)) {
+                        dense[grid.node_index(i, j, k)] = stored[place];
+                    }
+                }
+            }
+        }
+        Ok(dense)
     }
 
     /// Runs the `stats` pass and reads the status back; the counters restart from zero.
@@ -520,6 +682,8 @@ impl Solver {
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
         gpu.queue.write_buffer(status_buffer, 0, &[0u8; 8]);
         gpu.queue.write_buffer(status_buffer, std::mem::offset_of!(GpuSolverStatus, fused_count) as u64, &[0u8; 4]);
+        let peak = std::mem::offset_of!(GpuSolverStatus, grid_blocks_peak) as u64;
+        gpu.queue.write_buffer(status_buffer, peak, &[0u8; 4]);
         Ok(SolverStats {
             max_speed: f32::from_bits(status.max_speed_bits) as f64,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -528,6 +692,7 @@ impl Solver {
             overflow_count: status.overflow_count,
             nonfinite_count: status.nonfinite_count,
             fused_particles: status.fused_count,
+            grid_blocks_peak: status.grid_blocks_peak,
         })
     }
 
@@ -557,9 +722,12 @@ impl Solver {
         Ok(distance.is_finite().then_some(distance))
     }
 
-    /// The largest stable substep for the current state (runs `stats`).
-    pub fn stable_dt(&self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
+    /// The largest stable substep for the current state (runs `stats`), once a frame before its
+    /// substeps: a sparse grid's pool grows here if the last frame's substeps came near its end
+    /// ([`Solver::fit_grid_pool`]).
+    pub fn stable_dt(&mut self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
         let s = self.stats(gpu)?;
+        self.fit_grid_pool(gpu, s.grid_blocks_peak);
         Ok((stable_dt(&self.params, s.max_speed, s.max_hardening, cfl), s))
     }
 }

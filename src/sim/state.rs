@@ -6,6 +6,7 @@ use wgpu::util::DeviceExt;
 
 use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
 use super::capacity::{check_limits, max_storage_bytes};
+use super::grid_pool::GridStorage;
 use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::particles::ParticleBuffers;
@@ -106,6 +107,15 @@ pub enum StateError {
     /// There are no particles to simulate.
     #[error("the scene has no particles")]
     NoParticles,
+    /// A path other than the sorted one on a grid that must stay sparse.
+    #[error("the {path} path needs a dense grid, and {reason}; keeping the sorted path on the sparse grid")]
+    NeedsDenseGrid {
+        /// The path asked for.
+        path: &'static str,
+        /// Why the grid cannot be dense: the dense grid's own capacity error, or that the solver
+        /// was asked for a sparse grid.
+        reason: String,
+    },
 }
 
 /// GPU buffers of one page of a simulation: its particles, their bins and its uniform block, and
@@ -122,10 +132,15 @@ pub struct SimState {
     pub reorder_scratch: wgpu::Buffer,
     /// Which substeps of the binned paths reorder the particles ([`super::reorder`]).
     pub reorder: super::reorder::ReorderClock,
-    /// Fixed-point mass and momentum, four i32 per node.
+    /// Fixed-point mass and momentum, four i32 per stored node ([`SimState::grid_storage`]).
     pub grid_fixed: wgpu::Buffer,
-    /// Node velocity and mass, `vec4<f32>` per node.
+    /// Node velocity and mass, `vec4<f32>` per stored node.
     pub grid_velocity: wgpu::Buffer,
+    /// A sparse grid's map from grid block to pool block (one u32 per block), or a one-entry
+    /// placeholder on a dense grid.
+    pub block_slots: wgpu::Buffer,
+    /// Whether the grid is dense or a pool of blocks ([`super::grid_pool`]).
+    pub grid_storage: GridStorage,
     /// Counters and maxima ([`GpuSolverStatus`]).
     pub status: wgpu::Buffer,
     /// The ray of the pick pass ([`GpuPickRay`]).
@@ -177,7 +192,7 @@ pub struct SimState {
 const _: () = assert!(size_of::<GpuColliderNode>() as u64 <= GRID_FIXED_NODE_BYTES);
 
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 22;
+pub const BINDINGS: usize = 23;
 
 /// Group 0 over `buffers`, in binding order (see `types.wgsl`).
 fn make_bind_group(
@@ -185,15 +200,20 @@ fn make_bind_group(
     kernels: &Kernels,
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; BINDINGS - 10],
+    rest: [&wgpu::Buffer; BINDINGS - 11],
     scratch: &wgpu::Buffer,
     colliders_end: &wgpu::Buffer,
+    block_slots: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
     // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order (11 the
     // colliders at the frame's start), 19 the particle ids, 20 the reorder scratch, 21 the
-    // colliders at the frame's end (types.wgsl).
-    let buffers =
-        std::iter::once(params).chain(particles.buffers()).chain(rest).chain([&particles.id, scratch, colliders_end]);
+    // colliders at the frame's end, 22 the sparse grid's block map (types.wgsl).
+    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest).chain([
+        &particles.id,
+        scratch,
+        colliders_end,
+        block_slots,
+    ]);
     let entries: Vec<_> = buffers
         .enumerate()
         .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
@@ -259,8 +279,7 @@ fn storage_buffer(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer
 /// colliders (wgpu buffers are shared handles; each page's bind group names the same ones).
 #[derive(Clone)]
 struct Shared {
-    grid_fixed: wgpu::Buffer,
-    grid_velocity: wgpu::Buffer,
+    grid: GridBuffers,
     status: wgpu::Buffer,
     pick_ray: wgpu::Buffer,
     colliders: [wgpu::Buffer; 2],
@@ -268,11 +287,34 @@ struct Shared {
     collider_blend_table: wgpu::Buffer,
 }
 
-impl Shared {
-    fn new(device: &wgpu::Device, node_count: u32) -> Self {
+/// The grid's buffers: its nodes and, on a sparse grid, the map from grid block to pool block.
+#[derive(Clone)]
+struct GridBuffers {
+    fixed: wgpu::Buffer,
+    velocity: wgpu::Buffer,
+    block_slots: wgpu::Buffer,
+    storage: GridStorage,
+}
+
+impl GridBuffers {
+    /// Zeroed buffers for `storage` of `grid` (a sparse grid's map starts empty: `bin_clear` fills
+    /// it with "none" before the first substep's `bin_offsets`).
+    fn new(device: &wgpu::Device, grid: &super::params::GridSpec, storage: GridStorage) -> Self {
+        let nodes = storage.stored_nodes(grid);
+        let blocks = if storage.is_sparse() { block_dims(grid.node_dims()).element_product() as u64 } else { 1 };
         Self {
-            grid_fixed: readable_buffer(device, "grid_fixed", node_count as u64 * GRID_FIXED_NODE_BYTES),
-            grid_velocity: readable_buffer(device, "grid_velocity", node_count as u64 * GRID_VELOCITY_NODE_BYTES),
+            fixed: readable_buffer(device, "grid_fixed", nodes * GRID_FIXED_NODE_BYTES),
+            velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
+            block_slots: readable_buffer(device, "block_slots", 4 * blocks),
+            storage,
+        }
+    }
+}
+
+impl Shared {
+    fn new(device: &wgpu::Device, grid: &super::params::GridSpec, storage: GridStorage) -> Self {
+        Self {
+            grid: GridBuffers::new(device, grid, storage),
             status: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("solver_status"),
                 contents: bytemuck::bytes_of(&GpuSolverStatus::reset()),
@@ -309,10 +351,12 @@ impl SimState {
         path: SolverPath,
         p2g: MpmPass,
         page_capacity: Option<u32>,
+        storage: GridStorage,
     ) -> Result<Vec<Self>, StateError> {
         assert!(MpmPass::SORTED_P2G.contains(&p2g), "{} is not a sorted-path P2G kernel", p2g.name());
-        let layout = check_limits(device, params, particles.len(), p2g, page_capacity)?;
-        let shared = Shared::new(device, params.grid.node_count() as u32);
+        assert!(!storage.is_sparse() || path == SolverPath::Sorted, "a sparse grid runs the sorted path only");
+        let layout = check_limits(device, params, particles.len(), p2g, page_capacity, storage)?;
+        let shared = Shared::new(device, &params.grid, storage);
         let pages = particles
             .chunks(layout.capacity as usize)
             .map(|chunk| Self::page(device, kernels, params, chunk, path, p2g, shared.clone()))
@@ -340,8 +384,7 @@ impl SimState {
         let particle_buffers = ParticleBuffers::new(device, particles, READABLE_STORAGE);
         let reorder_scratch =
             storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
-        let Shared { grid_fixed, grid_velocity, status, pick_ray, colliders, collider_surfaces, collider_blend_table } =
-            shared;
+        let Shared { grid, status, pick_ray, colliders, collider_surfaces, collider_blend_table } = shared;
         let block_count = block_dims(params.grid.node_dims()).element_product();
         let bin_header = readable_buffer(device, "bin_header", size_of::<GpuBinHeader>() as u64);
         let block_bins = readable_buffer(device, "block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
@@ -361,8 +404,8 @@ impl SimState {
             &params_buffer,
             &particle_buffers,
             [
-                &grid_fixed,
-                &grid_velocity,
+                &grid.fixed,
+                &grid.velocity,
                 &status,
                 &pick_ray,
                 &colliders[0],
@@ -376,14 +419,17 @@ impl SimState {
             ],
             &reorder_scratch,
             &colliders[1],
+            &grid.block_slots,
         );
         Self {
             params: params_buffer,
             particles: particle_buffers,
             reorder_scratch,
             reorder: super::reorder::ReorderClock::new(super::reorder::default_interval()),
-            grid_fixed,
-            grid_velocity,
+            grid_fixed: grid.fixed,
+            grid_velocity: grid.velocity,
+            block_slots: grid.block_slots,
+            grid_storage: grid.storage,
             status,
             pick_ray,
             colliders,
@@ -433,7 +479,36 @@ impl SimState {
             ],
             &self.reorder_scratch,
             &self.colliders[1],
+            &self.block_slots,
         );
+    }
+
+    /// New zeroed grid buffers for `storage` (a sparse grid's pool grown, or a sparse grid made
+    /// dense), for this page and the pages that [`SimState::share_grid`] of it. The grid holds
+    /// nothing between substeps on the sorted path (each substep's P2G fills it anew), so nothing
+    /// is copied; the caller has checked that the buffers fit ([`check_limits`]).
+    pub fn replace_grid(
+        &mut self,
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        grid: &super::params::GridSpec,
+        storage: GridStorage,
+    ) {
+        let buffers = GridBuffers::new(device, grid, storage);
+        self.grid_fixed = buffers.fixed;
+        self.grid_velocity = buffers.velocity;
+        self.block_slots = buffers.block_slots;
+        self.grid_storage = storage;
+        self.bind(device, kernels);
+    }
+
+    /// Takes the grid buffers of `first`, the page that [`SimState::replace_grid`] updated.
+    pub fn share_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
+        self.grid_fixed = first.grid_fixed.clone();
+        self.grid_velocity = first.grid_velocity.clone();
+        self.block_slots = first.block_slots.clone();
+        self.grid_storage = first.grid_storage;
+        self.bind(device, kernels);
     }
 
     /// Switches the passes a substep runs. The sorted path expects an all-zero `grid_fixed` on
@@ -539,9 +614,10 @@ impl SimState {
         encoder.copy_buffer_to_buffer(&self.collider_blend_table, entry, &self.params, offset, 4);
     }
 
-    /// Number of i32 words in the fixed-point grid (one `grid_clear` thread each).
+    /// Number of i32 words in the fixed-point grid, every stored node's (one `grid_clear` thread
+    /// each).
     pub fn grid_fixed_words(&self) -> u32 {
-        (self.node_count as u64 * GRID_FIXED_NODE_BYTES / 4) as u32
+        (self.grid_fixed.size() / 4) as u32
     }
 
     /// Writes new parameters (e.g. a new dt) for the next submission.
