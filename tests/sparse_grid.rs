@@ -171,7 +171,7 @@ fn a_collider_on_a_sparse_grid_acts_as_on_a_dense_one() {
     for solver in [&mut dense, &mut sparse] {
         solver.set_colliders(&gpu, Some(&frames)).expect("colliders");
     }
-    let mut free = solver(&gpu, p, &particles, None, GridMode::Dense);
+    let free = solver(&gpu, p, &particles, None, GridMode::Dense);
     run_frames(&gpu, &mut dense, &mut sparse, 4, 8);
     let after = assert_same_particles(&gpu, &dense, &sparse, "with a collider");
     // The ramp acted: without it the particles end elsewhere.

@@ -8,7 +8,7 @@ use super::interaction::Interaction;
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
 use super::pipelines::{Kernels, ShaderError};
 use super::shaders::MpmPass;
-use super::state::{SimState, StateError};
+use super::state::{SimState, StateError, StateOptions};
 use super::{pick, stats, step};
 use crate::collider::field::ColliderFrames;
 use crate::gpu::{Gpu, GpuError};
@@ -189,7 +189,8 @@ impl Solver {
         let (path, p2g) = (default_path(), default_p2g(gpu));
         let path = if grid_mode == GridMode::Sparse { SolverPath::Sorted } else { path };
         let storage = choose_storage(&gpu.device, &params, particles, path, p2g, page_capacity, grid_mode)?;
-        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, path, p2g, page_capacity, storage)?;
+        let options = StateOptions { path, p2g, page_capacity, storage };
+        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, options)?;
         let solver = Self {
             kernels,
             pages,
@@ -476,7 +477,8 @@ impl Solver {
         let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
         let (device, capacity) = (&gpu.device, self.page_capacity);
         let storage = choose_storage(device, &params, particles, path, p2g, capacity, self.grid_mode)?;
-        self.pages = SimState::new_pages(device, &self.kernels, &params, particles, path, p2g, capacity, storage)?;
+        let options = StateOptions { path, p2g, page_capacity: capacity, storage };
+        self.pages = SimState::new_pages(device, &self.kernels, &params, particles, options)?;
         for page in &mut self.pages {
             page.reorder.set_interval(interval);
         }

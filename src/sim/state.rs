@@ -201,9 +201,7 @@ fn make_bind_group(
     params: &wgpu::Buffer,
     particles: &ParticleBuffers,
     rest: [&wgpu::Buffer; BINDINGS - 11],
-    scratch: &wgpu::Buffer,
-    colliders_end: &wgpu::Buffer,
-    block_slots: &wgpu::Buffer,
+    [scratch, colliders_end, block_slots]: [&wgpu::Buffer; 3],
 ) -> wgpu::BindGroup {
     // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order (11 the
     // colliders at the frame's start), 19 the particle ids, 20 the reorder scratch, 21 the
@@ -337,22 +335,34 @@ impl Shared {
     }
 }
 
+/// How [`SimState::new_pages`] lays out a simulation's buffers.
+#[derive(Clone, Copy, Debug)]
+pub struct StateOptions {
+    /// The substep path the pages start on.
+    pub path: SolverPath,
+    /// The sorted path's P2G kernel, one of [`MpmPass::SORTED_P2G`].
+    pub p2g: MpmPass,
+    /// Most particles per page (`None`: as many as fit one binding).
+    pub page_capacity: Option<u32>,
+    /// Dense grid, or a pool of blocks (the sorted path only).
+    pub storage: GridStorage,
+}
+
 impl SimState {
-    /// Uploads `particles` as pages of at most `page_capacity` particles (by default as many as
-    /// fit one binding: [`check_limits`]) on one grid for `params`, to be stepped on `path` with
-    /// the sorted-path P2G kernel `p2g` (one of [`MpmPass::SORTED_P2G`]). Page k holds particles
-    /// `k·capacity ..` in the host's order; each has its own buffers, bins and uniform block, and
-    /// all share the grid ([`super::step::record_substep`] says how a substep runs over them).
+    /// Uploads `particles` as pages of at most `options.page_capacity` particles (by default as
+    /// many as fit one binding: [`check_limits`]) on one grid for `params`, stored as
+    /// `options.storage`, to be stepped on `options.path` with the sorted-path P2G kernel
+    /// `options.p2g`. Page k holds particles `k·capacity ..` in the host's order; each has its own
+    /// buffers, bins and uniform block, and all share the grid ([`super::step::record_substep`]
+    /// says how a substep runs over them).
     pub fn new_pages(
         device: &wgpu::Device,
         kernels: &Kernels,
         params: &SolverParams,
         particles: &[GpuParticle],
-        path: SolverPath,
-        p2g: MpmPass,
-        page_capacity: Option<u32>,
-        storage: GridStorage,
+        options: StateOptions,
     ) -> Result<Vec<Self>, StateError> {
+        let StateOptions { path, p2g, page_capacity, storage } = options;
         assert!(MpmPass::SORTED_P2G.contains(&p2g), "{} is not a sorted-path P2G kernel", p2g.name());
         assert!(!storage.is_sparse() || path == SolverPath::Sorted, "a sparse grid runs the sorted path only");
         let layout = check_limits(device, params, particles.len(), p2g, page_capacity, storage)?;
@@ -417,9 +427,7 @@ impl SimState {
                 &cell_bins,
                 &scatter_sources,
             ],
-            &reorder_scratch,
-            &colliders[1],
-            &grid.block_slots,
+            [&reorder_scratch, &colliders[1], &grid.block_slots],
         );
         Self {
             params: params_buffer,
@@ -477,9 +485,7 @@ impl SimState {
                 &self.cell_bins,
                 &self.scatter_sources,
             ],
-            &self.reorder_scratch,
-            &self.colliders[1],
-            &self.block_slots,
+            [&self.reorder_scratch, &self.colliders[1], &self.block_slots],
         );
     }
 
