@@ -134,6 +134,10 @@ pub struct BenchResult {
     pub reorder_interval: u32,
     /// Pages the particles were split into (1 unless past one binding or asked for).
     pub pages: usize,
+    /// How the grid was stored at the end of the run (a sparse pool may have grown).
+    pub grid_storage: crate::sim::grid_pool::GridStorage,
+    /// GPU bytes of the solver's buffers ([`Solver::gpu_bytes`]).
+    pub gpu_bytes: u64,
 }
 
 /// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
@@ -362,6 +366,8 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         dt,
         reorder_interval: solver.reorder_interval(),
         pages: solver.pages().len(),
+        grid_storage: solver.grid_storage(),
+        gpu_bytes: solver.gpu_bytes(),
     })
 }
 
@@ -393,6 +399,13 @@ impl BenchResult {
             self.touched_nodes,
             self.case.substeps
         );
+        let storage = match self.grid_storage {
+            crate::sim::grid_pool::GridStorage::Dense => "dense".to_string(),
+            crate::sim::grid_pool::GridStorage::Sparse { pool_blocks } => {
+                format!("sparse, a pool of {pool_blocks} blocks of {BLOCK_CELLS} nodes")
+            }
+        };
+        out += &format!("  grid storage: {storage}; solver buffers {:.1} MB on the GPU\n", self.gpu_bytes as f64 / 1e6);
         out += &format!(
             "  pass timing: {}; memory bandwidth of a copy kernel here: {:.0} GB/s\n",
             if self.timestamps {
