@@ -3,19 +3,55 @@
 // apply snow plasticity, and advect. A particle whose new state is not finite is counted and kept
 // where it was (clamped into the domain), at rest and undeformed.
 
-// The velocity of stencil node o of `s`: on a dense grid at `first` (stencil_first_node) plus the
-// offset, on a sparse one through its block's pool block (grid_place), and zero if the pool ran out.
-// The branch is the same for every thread.
-fn stencil_velocity(s: Stencil, first: u32, o: vec3<u32>) -> vec3<f32> {
+// Where a stencil's 27 nodes lie in a sparse grid's pool: the pool blocks of the up to 2×2×2 grid
+// blocks the stencil spans (corner (x, y, z) at lanes x + 2y of `low` for z = 0 and of `high` for
+// z = 1), looked up once per particle rather than once per node, and the stencil's first node
+// within its first block.
+struct StencilBlocks {
+    low: vec4<u32>,
+    high: vec4<u32>,
+    within: vec3<u32>,
+}
+
+// The pool blocks of the stencil whose first node (stencil_first_node's, unflattened) is `first`:
+// on an axis where the stencil stays in one block both corners are that block.
+fn stencil_blocks(first: vec3<u32>) -> StencilBlocks {
+    var b: StencilBlocks;
+    b.within = first % BLOCK_EDGE;
+    let lo = first / BLOCK_EDGE;
+    let hi = lo + select(vec3<u32>(0u), vec3<u32>(1u), b.within + vec3<u32>(2u) >= vec3<u32>(BLOCK_EDGE));
+    b.low = vec4<u32>(
+        block_slots[block_index(vec3<u32>(lo.x, lo.y, lo.z))],
+        block_slots[block_index(vec3<u32>(hi.x, lo.y, lo.z))],
+        block_slots[block_index(vec3<u32>(lo.x, hi.y, lo.z))],
+        block_slots[block_index(vec3<u32>(hi.x, hi.y, lo.z))],
+    );
+    b.high = vec4<u32>(
+        block_slots[block_index(vec3<u32>(lo.x, lo.y, hi.z))],
+        block_slots[block_index(vec3<u32>(hi.x, lo.y, hi.z))],
+        block_slots[block_index(vec3<u32>(lo.x, hi.y, hi.z))],
+        block_slots[block_index(vec3<u32>(hi.x, hi.y, hi.z))],
+    );
+    return b;
+}
+
+// The velocity of stencil node o: on a dense grid at `first` (stencil_first_node) plus the offset,
+// on a sparse one in the pool block of its corner of `blocks`, and zero if the pool ran out. The
+// branch is the same for every thread.
+fn stencil_velocity(first: u32, blocks: StencilBlocks, o: vec3<u32>) -> vec3<f32> {
     if (params.grid_pool_blocks == 0u) {
         return grid_velocity[stencil_node_from(first, o)].xyz;
     }
-    let n = clamp(s.base + vec3<i32>(o), vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(1));
-    let place = grid_place(vec3<u32>(n));
-    if (place == NO_SLOT) {
+    let n = blocks.within + o;
+    let corner = n >= vec3<u32>(BLOCK_EDGE);
+    let local = n - select(vec3<u32>(0u), vec3<u32>(BLOCK_EDGE), corner);
+    let by_z = select(blocks.low, blocks.high, corner.z);
+    let by_y = select(by_z.xy, by_z.zw, corner.y);
+    let slot = select(by_y.x, by_y.y, corner.x);
+    if (slot == NO_SLOT) {
         return vec3<f32>(0.0);
     }
-    return grid_velocity[place].xyz;
+    return grid_velocity[slot * BLOCK_CELLS + local.x + BLOCK_EDGE * (local.y + BLOCK_EDGE * local.z)].xyz;
 }
 
 // The updated particle, and U and σ of the SVD of its deformation gradient (F = U diag(σ) Vᵀ).
@@ -33,6 +69,10 @@ fn advanced(stored: Particle) -> Advanced {
     // One clamped index for the 27 reads instead of a clamp per node: g2p 0.140 -> 0.125 ms and
     // g2p2g 0.481 -> 0.399 ms at 1M particles on the H100 (docs/performance.md).
     let first = stencil_first_node(s);
+    var blocks: StencilBlocks;
+    if (params.grid_pool_blocks > 0u) {
+        blocks = stencil_blocks(stencil_first_coords(s));
+    }
     var velocity = vec3<f32>(0.0);
     var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var z = 0u; z < 3u; z++) {
@@ -40,7 +80,7 @@ fn advanced(stored: Particle) -> Advanced {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
                 let w = stencil_weight(s, o);
-                let vi = stencil_velocity(s, first, o);
+                let vi = stencil_velocity(first, blocks, o);
                 let d = stencil_offset(s, o);
                 velocity += w * vi;
                 // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).

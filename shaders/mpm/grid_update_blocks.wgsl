@@ -13,7 +13,10 @@
 // grid is cleared at the start of the next substep instead.
 // On a sparse grid every touched block has a pool block (bin_offsets gave it one), unless the
 // pool ran out, and then its nodes are skipped.
-// Reads: params, grid_fixed, colliders, bins, block_slots. Writes: grid_velocity, grid_fixed (zeros).
+// It zeroes the block's cell counters too: every cell counter the sort set lies in an occupied
+// block, and every occupied block is touched.
+// Reads: params, grid_fixed, colliders, bins, block_slots. Writes: grid_velocity, grid_fixed (zeros),
+// cell_bins (zeros).
 
 @compute @workgroup_size(64)
 fn grid_update_blocks(
@@ -22,6 +25,11 @@ fn grid_update_blocks(
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
     let touched = touched_node(workgroup, workgroups, local);
+    if (touched.listed) {
+        // The block's cell counter `local`, read by this substep's P2G, zeroed for the next sort
+        // (bin_clear leaves the cell counters to this pass).
+        atomicStore(&cell_bins[touched.block * BLOCK_CELLS + local], 0u);
+    }
     if (!touched.valid) {
         return;
     }

@@ -60,7 +60,12 @@ fn node_offset(fraction: vec3<f32>, o: vec3<u32>) -> vec3<f32> {
 // particle clamped to the domain box the clamp changes nothing (as in stencil_node), and it guards
 // the indexing of stencil_node_from for every node with one clamp instead of 27.
 fn stencil_first_node(s: Stencil) -> u32 {
-    return node_index(vec3<u32>(clamp(s.base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(3))));
+    return node_index(stencil_first_coords(s));
+}
+
+// The node stencil_first_node flattens: the base clamped so that all 27 nodes lie in the grid.
+fn stencil_first_coords(s: Stencil) -> vec3<u32> {
+    return vec3<u32>(clamp(s.base, vec3<i32>(0), vec3<i32>(params.node_dims) - vec3<i32>(3)));
 }
 
 // Flat index of stencil node o, given the stencil's stencil_first_node.

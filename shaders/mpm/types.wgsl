@@ -361,9 +361,11 @@ fn workgroup_slot(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
 
 // The grid node of thread `local` in a workgroup of BLOCK_EDGE³ threads that runs one touched block
 // (grid_update_blocks, p2g_gather: the touched list follows the occupied one in block_lists).
-// `valid` is false past the touched count, and for nodes of an edge block beyond the grid.
+// `listed` is false past the touched count; `valid` also for nodes of an edge block beyond the grid.
 struct TouchedNode {
+    listed: bool,
     valid: bool,
+    block: u32,
     node: vec3<u32>,
 }
 
@@ -374,6 +376,8 @@ fn touched_node(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> Touc
         return t;
     }
     let block = block_lists[block_count() + slot];
+    t.listed = true;
+    t.block = block;
     t.node = block_coords(block) * BLOCK_EDGE + vec3<u32>(local % BLOCK_EDGE, (local / BLOCK_EDGE) % BLOCK_EDGE, local / (BLOCK_EDGE * BLOCK_EDGE));
     t.valid = all(t.node < params.node_dims);
     return t;

@@ -6,7 +6,7 @@
 //!
 //! | pass | threads | does |
 //! | --- | --- | --- |
-//! | `bin_clear` | one per cell counter | zeroes the block and cell counts and the counters |
+//! | `bin_clear` | one per block | zeroes the block counts and the counters (and a sparse grid's block map); `grid_update_blocks` zeroes the cell counts it visits |
 //! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics) |
 //! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it; lists the occupied and the touched blocks |
 //! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths, into `indirect_args` |
@@ -163,7 +163,8 @@ pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     dispatches
 }
 
-/// Records the sort ([`dispatches`]) as one compute pass (`sort`).
+/// Records the sort ([`dispatches`]) as one compute pass (`sort`). The cell counters must be zero,
+/// as `grid_update_blocks` leaves them (or a buffer clear).
 pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,

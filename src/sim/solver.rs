@@ -81,6 +81,9 @@ pub struct Solver {
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
+    /// A binned `sort` run alone ([`Solver::run_pass`]) left sums on the grid or counts in the
+    /// cell counters with no grid update after it to zero them; the next step clears them first.
+    stage_left_bins: std::cell::Cell<bool>,
 }
 
 /// The sorted path's bins as the last `sort` left them.
@@ -199,6 +202,7 @@ impl Solver {
             params,
             interaction: Interaction::default(),
             collider_count: 0,
+            stage_left_bins: std::cell::Cell::new(false),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.write_uniforms(gpu);
@@ -522,6 +526,9 @@ impl Solver {
             let timer = timer.filter(|_| done == 0);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+            if self.stage_left_bins.replace(false) && self.path().is_binned() {
+                self.record_clean_bins(&mut encoder);
+            }
             for k in done..done + n {
                 let timestamps = timer.map(|t| t.timestamps(k));
                 step::record_substep(&mut encoder, &self.kernels, &self.pages, k, substeps, timestamps);
@@ -550,7 +557,10 @@ impl Solver {
         let k = &self.kernels;
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
-                e.clear_buffer(&first.grid_fixed, 0, None);
+                // In a substep the previous grid update zeroed the sums and the cell counters; a
+                // stage run alone may follow a sort that no grid update did.
+                self.record_clean_bins(e);
+                self.stage_left_bins.set(true);
                 let sorts = step::page_runs(pages, |page| super::bins::dispatches(page, false));
                 step::record_runs(e, k, "sort", &sorts, None);
             }
@@ -560,6 +570,7 @@ impl Solver {
                 }
             }
             (path, MpmPass::GridUpdate) if path.is_binned() => {
+                self.stage_left_bins.set(false);
                 let updates = step::page_runs(pages, |page| vec![super::grid_update_blocks::dispatch(page)]);
                 step::record_runs(e, k, "grid_update_blocks", &updates, None)
             }
@@ -573,6 +584,15 @@ impl Solver {
             }
         }
         gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Records the zeroing of the grid's sums and every page's cell counters, as a grid update
+    /// leaves them for the next sort.
+    fn record_clean_bins(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.pages[0].grid_fixed, 0, None);
+        for page in &self.pages {
+            encoder.clear_buffer(&page.cell_bins, 0, None);
+        }
     }
 
     /// Copies the counters of every page's last `sort` back, page by page.

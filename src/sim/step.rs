@@ -127,14 +127,14 @@ pub fn record_runs(
 }
 
 /// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
-/// (grid_clear), grid node (grid_update), cell counter (bin_clear) or grid block (bin_offsets), a
+/// (grid_clear), grid node (grid_update) or grid block (bin_clear, bin_offsets), a
 /// single one (bin_dispatch), else one per particle. The passes dispatched per block from the
 /// indirect arguments ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
     match pass {
         MpmPass::GridClear => state.grid_fixed_words(),
         MpmPass::GridUpdate => state.node_count,
-        MpmPass::BinClear => state.block_count * bins::BLOCK_CELLS,
+        MpmPass::BinClear => state.block_count,
         MpmPass::BinOffsets => state.block_count,
         MpmPass::BinDispatch => 1,
         _ => state.particle_count,
