@@ -37,9 +37,9 @@ fn stencil_blocks(first: vec3<u32>) -> StencilBlocks {
 
 // The velocity of stencil node o: on a dense grid at `first` (stencil_first_node) plus the offset,
 // on a sparse one in the pool block of its corner of `blocks`, and zero if the pool ran out. The
-// branch is the same for every thread.
+// branch is on an override constant: a pipeline has one side of it.
 fn stencil_velocity(first: u32, blocks: StencilBlocks, o: vec3<u32>) -> vec3<f32> {
-    if (params.grid_pool_blocks == 0u) {
+    if (!SPARSE_GRID) {
         return grid_velocity[stencil_node_from(first, o)].xyz;
     }
     let n = blocks.within + o;
@@ -70,7 +70,7 @@ fn advanced(stored: Particle) -> Advanced {
     // g2p2g 0.481 -> 0.399 ms at 1M particles on the H100 (docs/performance.md).
     let first = stencil_first_node(s);
     var blocks: StencilBlocks;
-    if (params.grid_pool_blocks > 0u) {
+    if (SPARSE_GRID) {
         blocks = stencil_blocks(stencil_first_coords(s));
     }
     var velocity = vec3<f32>(0.0);

@@ -5,6 +5,10 @@
 
 // Threads per workgroup; the host overrides it with params::WORKGROUP_SIZE.
 override WORKGROUP_SIZE: u32 = 256u;
+// Whether the grid is a sparse pool of blocks (src/sim/grid_pool.rs): the passes that find nodes
+// through grid_place are built with it off and on (MpmPass::has_sparse_variant), so that on a
+// dense grid they carry no code for the map; params.grid_pool_blocks says the same at run time.
+override SPARSE_GRID: bool = false;
 
 const BOUNDARY_STICKY: u32 = 0u;
 const BOUNDARY_SLIP: u32 = 1u;
@@ -294,7 +298,7 @@ fn node_index(node: vec3<u32>) -> u32 {
 // grid; on a sparse one its block's pool block, then the node within the block, x fastest. NO_SLOT
 // where the block has no pool block this substep (the pool ran out: the node is skipped).
 fn grid_place(node: vec3<u32>) -> u32 {
-    if (params.grid_pool_blocks == 0u) {
+    if (!SPARSE_GRID) {
         return node_index(node);
     }
     let slot = block_slots[block_index(node / BLOCK_EDGE)];

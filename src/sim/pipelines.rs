@@ -16,7 +16,7 @@ pub struct Kernels {
     /// (`bin_dispatch.wgsl`). They cannot be in group 0: a buffer bound as writable storage cannot
     /// be read as indirect arguments by the same dispatch, and group 0 is bound to every one.
     pub dispatch_args_layout: wgpu::BindGroupLayout,
-    pipelines: HashMap<MpmPass, wgpu::ComputePipeline>,
+    pipelines: HashMap<(MpmPass, bool), wgpu::ComputePipeline>,
 }
 
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -124,14 +124,15 @@ impl Kernels {
         Ok(())
     }
 
-    /// The pipeline of `pass` (see [`Kernels::has`]).
-    pub fn pipeline(&self, pass: MpmPass) -> &wgpu::ComputePipeline {
-        &self.pipelines[&pass]
+    /// The pipeline of `pass` (see [`Kernels::has`]) for a dense grid, or for a sparse one where
+    /// `sparse` (its `SPARSE_GRID` variant, [`MpmPass::has_sparse_variant`]; the others serve both).
+    pub fn pipeline(&self, pass: MpmPass, sparse: bool) -> &wgpu::ComputePipeline {
+        &self.pipelines[&(pass, sparse && pass.has_sparse_variant())]
     }
 
     /// Whether `pass` was built: all are, except those needing subgroups on a device without them.
     pub fn has(&self, pass: MpmPass) -> bool {
-        self.pipelines.contains_key(&pass)
+        self.pipelines.contains_key(&(pass, false))
     }
 }
 
@@ -198,7 +199,7 @@ fn build_pipelines(
     device: &wgpu::Device,
     layouts: [&wgpu::BindGroupLayout; 2],
     sources: &HashMap<MpmPass, String>,
-) -> Result<HashMap<MpmPass, wgpu::ComputePipeline>, ShaderError> {
+) -> Result<HashMap<(MpmPass, bool), wgpu::ComputePipeline>, ShaderError> {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("mpm"),
         bind_group_layouts: &[Some(layouts[0])],
@@ -231,26 +232,30 @@ fn build_pipelines(
         // loop bounding is off; every loop of the MPM kernels runs over a count (RuntimeChecks).
         // `none` also drops index clamps, which only POWDER_SHADER_CHECKS=none asks for.
         let module = unsafe { device.create_shader_module_trusted(descriptor, checks.wgpu()) };
-        let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
-        constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(pass.name()),
-            layout: Some(if pass.writes_dispatch_args() {
-                &dispatch_layout
-            } else if pass.takes_round() {
-                &round_layout
-            } else {
-                &pipeline_layout
-            }),
-            module: &module,
-            entry_point: Some(pass.name()),
-            compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
-            cache: None,
-        });
+        let variants: &[bool] = if pass.has_sparse_variant() { &[false, true] } else { &[false] };
+        for &sparse in variants {
+            let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
+            constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
+            constants.push(("SPARSE_GRID", sparse as u32 as f64));
+            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(pass.name()),
+                layout: Some(if pass.writes_dispatch_args() {
+                    &dispatch_layout
+                } else if pass.takes_round() {
+                    &round_layout
+                } else {
+                    &pipeline_layout
+                }),
+                module: &module,
+                entry_point: Some(pass.name()),
+                compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
+                cache: None,
+            });
+            pipelines.insert((pass, sparse), pipeline);
+        }
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(ShaderError { pass: pass.name(), message: error.to_string() });
         }
-        pipelines.insert(pass, pipeline);
     }
     Ok(pipelines)
 }

@@ -169,6 +169,20 @@ impl MpmPass {
         (self == MpmPass::G2p2g).then_some(512)
     }
 
+    /// Whether the pass reads or writes grid nodes through `grid_place` (the sparse grid's map,
+    /// [`crate::sim::grid_pool`]): it is built twice, with the override constant `SPARSE_GRID` off
+    /// and on, so that the dense grid's kernels carry no code or registers for the map.
+    pub fn has_sparse_variant(self) -> bool {
+        matches!(
+            self,
+            MpmPass::P2gTiled
+                | MpmPass::P2gTiledSubgroup
+                | MpmPass::P2gGather
+                | MpmPass::GridUpdateBlocks
+                | MpmPass::G2p
+        )
+    }
+
     /// Whether the pass uses subgroup operations: it is built only on devices with
     /// [`wgpu::Features::SUBGROUP`].
     pub fn needs_subgroups(self) -> bool {

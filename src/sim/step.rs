@@ -111,7 +111,7 @@ pub fn record_runs(
         // for bin_dispatch only and indirect arguments for the rest.
         compute.set_bind_group(1, &state.dispatch_args_group, &[]);
         for &(pass, dispatch) in dispatches {
-            compute.set_pipeline(kernels.pipeline(pass));
+            compute.set_pipeline(kernels.pipeline(pass, state.grid_storage.is_sparse()));
             if let Dispatch::Round { round, .. } = dispatch {
                 compute.set_immediates(0, bytemuck::bytes_of(&round));
             }
