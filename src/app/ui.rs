@@ -179,10 +179,10 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
         let pending = state.resolution.get_or_insert(current);
         ui.horizontal(|ui| {
             ui.label("grid resolution");
-            ui.label(RichText::new("8 … 512 cells on the longest edge").small().weak());
+            ui.label(RichText::new("8 … 1024 cells on the longest edge").small().weak());
         });
         ui.horizontal(|ui| {
-            ui.add(egui::DragValue::new(pending).range(8..=512));
+            ui.add(egui::DragValue::new(pending).range(8..=1024));
             if ui.add_enabled(*pending != current, egui::Button::new("Apply")).clicked() {
                 events.push(AppEvent::SetGridResolution(*pending));
             }
