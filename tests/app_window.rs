@@ -184,9 +184,10 @@ fn refused_requests_inside_the_app_leave_the_running_simulation_alone() {
     let scene = write(dir.path(), "small.json", &small);
     let broken = write(dir.path(), "broken.json", "{ \"version\": 1, ");
     let json = dir.path().join("report.json");
-    // 420 cells: 425³ nodes of 32 bytes = 2.5 GB, more than any GPU binds as one storage buffer
-    // (lavapipe: 128 MiB, an H100: 2 GiB). Then a scene file that does not parse, then a grid
-    // change that fits.
+    // 420 cells: 425³ nodes of 32 bytes = 2.5 GB, more than lavapipe (128 MiB) or an H100 (2 GiB)
+    // binds as one storage buffer, so the grid would be sparse; its bins' cell counters, 4 bytes
+    // for each of 1,225,043 blocks × 64 cells (314 MB), are still past lavapipe's binding. Then a
+    // scene file that does not parse, then a grid change that fits.
     let script = format!("0.2:grid=420; 0.5:load={}; 0.8:grid=20", broken.display());
     let args = [scene.to_str().expect("utf-8"), "--frames", "6", "--size", "480x360", "--script", &script];
     let run = x.powder(&[&args[..], &["--report", json.to_str().expect("utf-8")]].concat());
