@@ -122,3 +122,35 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     check_fit(&params, 100_000_000, MpmPass::P2gTiled, unknown, None, GridStorage::Dense)
         .expect("no memory figure, no memory check");
 }
+
+#[test]
+fn a_sparse_grid_is_bounded_by_its_pool_and_the_bins_not_the_dense_grid() {
+    // 800³ cells: 805³ = 521,660,125 nodes. Dense, grid_fixed needs 16.7 GB, past the 2 GiB
+    // binding. Sparse, the pool of 5,488 blocks (the bench's 1M case) needs 11 MB, and the bins'
+    // cell counters 202³ blocks × 64 × 4 bytes = 2.11 GB, just inside the binding.
+    let params = common::params(800, 1.0 / 800.0, 1e-5);
+    let sparse = GridStorage::Sparse { pool_blocks: 5488 };
+    match check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, GridStorage::Dense) {
+        Err(StateError::GridTooLarge { bytes, max_resolution, .. }) => {
+            assert_eq!(bytes, 521_660_125 * 32);
+            // 406³ nodes of 32 bytes (2.14 GB) fit the binding: 401 cells plus the padding.
+            assert_eq!(max_resolution, 401);
+        }
+        other => panic!("the dense 800³ grid gave {other:?}"),
+    }
+    assert!(check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, sparse).is_ok());
+    // Memory: the pool's 48 bytes per node, the block map and the bins, not the dense grid's.
+    let blocks = 202u64 * 202 * 202;
+    assert_eq!(grid_bytes(&params, sparse), 5488 * 64 * 48 + 4 * blocks + page_bytes(&params));
+    // 1100³ cells: the cell counters (277³ blocks × 256 bytes = 5.4 GB) are past the binding even
+    // sparse; the largest resolution named keeps them within it (∛(2 GiB / 4 bytes) ≈ 812 nodes).
+    let params = common::params(1100, 1.0 / 1100.0, 1e-5);
+    match check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, sparse) {
+        Err(StateError::GridTooLarge { max_resolution, .. }) => {
+            assert!((800..=812).contains(&max_resolution), "{max_resolution}");
+            let fits = common::params(max_resolution, 1.0 / max_resolution as f64, 1e-5);
+            assert!(check_fit(&fits, 1_000_000, MpmPass::P2gTiled, H100, None, sparse).is_ok());
+        }
+        other => panic!("the sparse 1100³ grid gave {other:?}"),
+    }
+}

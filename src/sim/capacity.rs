@@ -98,8 +98,11 @@ pub fn check_fit(
         let max_nodes = (limit / per_node).min(u32::MAX as u64 / 8) as f64;
         let cells = grid.cells.as_dvec3();
         let longest = cells.max_element();
-        // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution; solve approximately by bisection.
-        let fits = |s: f64| ((cells * s).ceil() + 5.0).element_product() <= max_nodes;
+        // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution (a sparse grid's bins: rounded
+        // up to whole blocks); solve approximately by bisection.
+        let edge = super::bins::BLOCK_EDGE as f64;
+        let per_axis = |n: glam::DVec3| if storage.is_sparse() { (n / edge).ceil() * edge } else { n };
+        let fits = |s: f64| per_axis((cells * s).ceil() + 5.0).element_product() <= max_nodes;
         let (mut lo, mut hi) = (0.0, 1.0);
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
