@@ -138,6 +138,8 @@ pub struct BenchResult {
     pub grid_storage: crate::sim::grid_pool::GridStorage,
     /// GPU bytes of the solver's buffers ([`Solver::gpu_bytes`]).
     pub gpu_bytes: u64,
+    /// On a sparse grid, the most pool blocks a substep of the run asked for.
+    pub grid_blocks_peak: u32,
 }
 
 /// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
@@ -319,6 +321,9 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
     };
     let nodes = solver.params().grid.node_count();
     let block_nodes = BLOCK_EDGE.pow(3) as u64;
+    // The most pool blocks a timed substep asked for: past the pool, nodes were skipped and the
+    // timing is not of the whole grid (the bench does not grow the pool mid-run).
+    let grid_blocks_peak = solver.stats(gpu).map_err(solver_err)?.grid_blocks_peak;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
         // Each page updates its own touched blocks (sim::step::record_substep).
@@ -368,6 +373,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         pages: solver.pages().len(),
         grid_storage: solver.grid_storage(),
         gpu_bytes: solver.gpu_bytes(),
+        grid_blocks_peak,
     })
 }
 
@@ -402,7 +408,9 @@ impl BenchResult {
         let storage = match self.grid_storage {
             crate::sim::grid_pool::GridStorage::Dense => "dense".to_string(),
             crate::sim::grid_pool::GridStorage::Sparse { pool_blocks } => {
-                format!("sparse, a pool of {pool_blocks} blocks of {BLOCK_CELLS} nodes")
+                let used = self.grid_blocks_peak;
+                let over = if used > pool_blocks { " (PAST THE POOL: nodes were skipped)" } else { "" };
+                format!("sparse, a pool of {pool_blocks} blocks of {BLOCK_CELLS} nodes, at most {used} used{over}")
             }
         };
         out += &format!("  grid storage: {storage}; solver buffers {:.1} MB on the GPU\n", self.gpu_bytes as f64 / 1e6);
