@@ -266,3 +266,22 @@ fn a_grid_too_large_for_a_dense_binding_runs_sparse_on_the_sorted_path_only() {
         assert_eq!(solver.path(), SolverPath::Sorted);
     }
 }
+
+#[test]
+fn a_simulation_on_another_path_moves_to_the_sorted_path_when_its_grid_turns_sparse() {
+    // The fused path on a 32³ grid (dense), rebuilt onto the 200³ grid that only fits sparse on
+    // lavapipe: the sparse grid runs the sorted path, so the solver moves to it.
+    let gpu = common::gpu();
+    let lo = Vec3::splat(0.5);
+    let particles = common::block(lo, lo + 8.0 * H as f32, H as f32, 400.0, |_| Vec3::ZERO);
+    let mut solver = Solver::with_grid(&gpu, params(), &particles, None, GridMode::Auto).expect("solver");
+    solver.set_path(&gpu, SolverPath::Fused).expect("the fused path on a dense grid");
+    assert_eq!(solver.grid_storage(), GridStorage::Dense);
+    let h = 1.0 / 200.0;
+    let mut fine = common::params(200, h, 1e-4);
+    fine.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(400.0, h, fine.max_speed);
+    solver.rebuild_grid(&gpu, fine).expect("the 200³ grid, sparse");
+    assert!(solver.grid_storage().is_sparse());
+    assert_eq!(solver.path(), SolverPath::Sorted);
+    assert_eq!(solver.particle_count(), particles.len() as u32);
+}

@@ -136,15 +136,15 @@ fn default_path() -> SolverPath {
     requested.unwrap_or(SolverPath::Sorted)
 }
 
-/// The grid storage for `particles` on `params`' grid as `mode` asks: dense, sparse (a pool of
-/// twice the blocks the particles touch, [`super::grid_pool::pool_blocks_for`]), or for
-/// [`GridMode::Auto`] dense unless the dense grid does not fit the GPU and the path is the sorted
-/// one, and then sparse. The caller checks that the result fits.
+/// The grid storage for `particles` on `params`' grid as `mode` asks: dense, sparse (a pool with
+/// room for the blocks the particles touch, [`super::grid_pool::pool_blocks_for`]), or for
+/// [`GridMode::Auto`] dense unless the dense grid does not fit the GPU, and then sparse. A sparse
+/// grid runs the sorted path only: the caller switches to it. The caller checks that the result
+/// fits.
 fn choose_storage(
     device: &wgpu::Device,
     params: &SolverParams,
     particles: &[GpuParticle],
-    path: SolverPath,
     p2g: MpmPass,
     page_capacity: Option<u32>,
     mode: GridMode,
@@ -161,13 +161,21 @@ fn choose_storage(
             let dense =
                 super::capacity::check_limits(device, params, particles.len(), p2g, page_capacity, GridStorage::Dense);
             match dense {
-                Err(StateError::GridTooLarge { .. } | StateError::OutOfMemory { .. }) if path == SolverPath::Sorted => {
-                    sparse()
-                }
+                Err(StateError::GridTooLarge { .. } | StateError::OutOfMemory { .. }) => sparse(),
                 _ => GridStorage::Dense,
             }
         }
     })
+}
+
+/// `path`, or the sorted path on a sparse grid (the only one that runs there), logged where that
+/// changes it.
+fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
+    if storage.is_sparse() && path != SolverPath::Sorted {
+        log::info!("the grid is sparse, which only the sorted path runs on: {} → sorted", path.name());
+        return SolverPath::Sorted;
+    }
+    path
 }
 
 impl Solver {
@@ -190,8 +198,8 @@ impl Solver {
     ) -> Result<Self, SolverError> {
         let kernels = Kernels::new(&gpu.device);
         let (path, p2g) = (default_path(), default_p2g(gpu));
-        let path = if grid_mode == GridMode::Sparse { SolverPath::Sorted } else { path };
-        let storage = choose_storage(&gpu.device, &params, particles, path, p2g, page_capacity, grid_mode)?;
+        let storage = choose_storage(&gpu.device, &params, particles, p2g, page_capacity, grid_mode)?;
+        let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity, storage };
         let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, options)?;
         let solver = Self {
@@ -480,7 +488,8 @@ impl Solver {
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
         let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
         let (device, capacity) = (&gpu.device, self.page_capacity);
-        let storage = choose_storage(device, &params, particles, path, p2g, capacity, self.grid_mode)?;
+        let storage = choose_storage(device, &params, particles, p2g, capacity, self.grid_mode)?;
+        let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity: capacity, storage };
         self.pages = SimState::new_pages(device, &self.kernels, &params, particles, options)?;
         for page in &mut self.pages {
