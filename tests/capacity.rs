@@ -90,7 +90,7 @@ fn with_pages_the_memory_is_the_limit_and_the_count_it_names_fits() {
     );
     // The second page's bins are counted: the count is below what the particles' bytes alone allow.
     let by_particles = (20_000_000_000 - grid_bytes(&params, GridStorage::Dense)) / particle_bytes(MpmPass::P2gTiled);
-    assert!(by_particles - max_count >= page_bytes(&params) / particle_bytes(MpmPass::P2gTiled));
+    assert!(by_particles - max_count >= page_bytes(&params, GridStorage::Dense) / particle_bytes(MpmPass::P2gTiled));
 }
 
 #[test]
@@ -124,10 +124,11 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
 }
 
 #[test]
-fn a_sparse_grid_is_bounded_by_its_pool_and_the_bins_not_the_dense_grid() {
+fn a_sparse_grid_is_bounded_by_its_pool_and_block_bins_not_the_dense_grid() {
     // 800³ cells: 805³ = 521,660,125 nodes. Dense, grid_fixed needs 16.7 GB, past the 2 GiB
-    // binding. Sparse, the pool of 5,488 blocks (the bench's 1M case) needs 11 MB, and the bins'
-    // cell counters 202³ blocks × 64 × 4 bytes = 2.11 GB, just inside the binding.
+    // binding. Sparse, the pool of 5,488 blocks (the bench's 1M case) needs 11 MB, its cell
+    // counters 1.4 MB, and what stays per block of the domain, 202³ = 8,242,408 blocks, 28 bytes
+    // each: the bin (16), the two list entries (8) and the map (4).
     let params = common::params(800, 1.0 / 800.0, 1e-5);
     let sparse = GridStorage::Sparse { pool_blocks: 5488 };
     match check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, GridStorage::Dense) {
@@ -139,18 +140,18 @@ fn a_sparse_grid_is_bounded_by_its_pool_and_the_bins_not_the_dense_grid() {
         other => panic!("the dense 800³ grid gave {other:?}"),
     }
     assert!(check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, sparse).is_ok());
-    // Memory: the pool's 48 bytes per node, the block map and the bins, not the dense grid's.
     let blocks = 202u64 * 202 * 202;
-    assert_eq!(grid_bytes(&params, sparse), 5488 * 64 * 48 + 4 * blocks + page_bytes(&params));
-    // 1100³ cells: the cell counters (277³ blocks × 256 bytes = 5.4 GB) are past the binding even
-    // sparse; the largest resolution named keeps them within it (∛(2 GiB / 4 bytes) ≈ 812 nodes).
-    let params = common::params(1100, 1.0 / 1100.0, 1e-5);
+    assert_eq!(grid_bytes(&params, sparse), 5488 * 64 * 48 + blocks * 28 + 5488 * 256 + 1024);
+    assert_eq!(page_bytes(&params, sparse), blocks * 24 + 5488 * 256 + 1024);
+    // 1700³ cells: 1705³ nodes are past u32 numbering (and their block bins, 2.5 GB, past the
+    // binding); the largest resolution named fits.
+    let params = common::params(1700, 1.0 / 1700.0, 1e-5);
     match check_fit(&params, 1_000_000, MpmPass::P2gTiled, H100, None, sparse) {
         Err(StateError::GridTooLarge { max_resolution, .. }) => {
-            assert!((800..=812).contains(&max_resolution), "{max_resolution}");
+            assert!((1500..1700).contains(&max_resolution), "{max_resolution}");
             let fits = common::params(max_resolution, 1.0 / max_resolution as f64, 1e-5);
             assert!(check_fit(&fits, 1_000_000, MpmPass::P2gTiled, H100, None, sparse).is_ok());
         }
-        other => panic!("the sparse 1100³ grid gave {other:?}"),
+        other => panic!("the sparse 1700³ grid gave {other:?}"),
     }
 }

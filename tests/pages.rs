@@ -97,7 +97,11 @@ fn one_p2g_over_three_pages_adds_the_same_integers_as_over_one() {
         // Memory as the capacity check counts it: the same kernel, particles and grid, and two
         // pages' bins more.
         assert_eq!(paged.p2g_pass(), one.p2g_pass());
-        assert_eq!(paged.gpu_bytes(), one.gpu_bytes() + 2 * page_bytes(&params()), "{path:?}: GPU bytes");
+        assert_eq!(
+            paged.gpu_bytes(),
+            one.gpu_bytes() + 2 * page_bytes(&params(), powder::sim::grid_pool::GridStorage::Dense),
+            "{path:?}: GPU bytes"
+        );
         let (a, b) = (one.read_grid_fixed(&gpu).expect("grid"), paged.read_grid_fixed(&gpu).expect("grid"));
         let mass: i64 = a.iter().map(|n| n[0]).sum();
         assert!(mass > 0, "{path:?}: no mass on the grid");

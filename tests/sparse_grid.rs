@@ -220,6 +220,11 @@ fn a_frame_that_outruns_the_pool_is_reported_and_the_pool_grows_past_it() {
     let mut sparse = solver(&gpu, params(), &particles, None, GridMode::Sparse);
     let first = sparse.grid_storage().pool_blocks();
     sparse.step(&gpu, 60);
+    // The last sort placed every particle once, those of blocks without a pool block too (by their
+    // block's cursor, without cell counters).
+    let mut order = sparse.read_bins(&gpu).expect("bins").order;
+    order.sort_unstable();
+    assert!(order.iter().copied().eq(0..particles.len() as u32), "the sort lost or doubled particles");
     let (_, stats) = sparse.stable_dt(&gpu, 0.4).expect("stats");
     assert!(stats.grid_blocks_peak > first, "demand {} within the pool {first}", stats.grid_blocks_peak);
     let grown = sparse.grid_storage().pool_blocks();

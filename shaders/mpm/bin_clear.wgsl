@@ -26,6 +26,7 @@ fn bin_clear(
         return;
     }
     atomicStore(&block_bins[block].count, 0u);
+    atomicStore(&block_bins[block].cursor, 0u);
     if (params.reset_grid_blocks != 0u) {
         block_slots[block] = NO_SLOT;
     }

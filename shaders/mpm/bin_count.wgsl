@@ -35,7 +35,11 @@ fn bin_count(
     workgroupBarrier();
     if (valid) {
         // The cell's count as well as the block's: bin_offsets reads the neighbours' block counts.
-        atomicAdd(&cell_bins[cell], 1u);
+        // A sparse grid's cell counters are in pool blocks, which bin_offsets hands out after this
+        // pass: bin_cells counts the cells there.
+        if (!SPARSE_GRID) {
+            atomicAdd(&cell_bins[cell], 1u);
+        }
         if (block == lead_blocks[0]) {
             atomicAdd(&lead_counts[0], 1u);
         } else if (block == lead_blocks[1]) {

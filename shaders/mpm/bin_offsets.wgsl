@@ -90,12 +90,15 @@ fn bin_offsets(
     if (count > 0u) {
         block_bins[block].offset = base.x + particle_place;
         block_lists[base.y + occupied_place] = block;
-        // Exclusive prefix sum of the block's cell counts, in place.
-        var first = 0u;
-        for (var c = block * BLOCK_CELLS; c < (block + 1u) * BLOCK_CELLS; c++) {
-            let n = atomicLoad(&cell_bins[c]);
-            atomicStore(&cell_bins[c], first);
-            first += n;
+        // Exclusive prefix sum of the block's cell counts, in place (on a sparse grid the cells
+        // are counted after this pass: bin_cells, bin_cell_offsets).
+        if (params.grid_pool_blocks == 0u) {
+            var first = 0u;
+            for (var c = block * BLOCK_CELLS; c < (block + 1u) * BLOCK_CELLS; c++) {
+                let n = atomicLoad(&cell_bins[c]);
+                atomicStore(&cell_bins[c], first);
+                first += n;
+            }
         }
     }
     if (touched) {

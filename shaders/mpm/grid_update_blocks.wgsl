@@ -28,7 +28,10 @@ fn grid_update_blocks(
     if (touched.listed) {
         // The block's cell counter `local`, read by this substep's P2G, zeroed for the next sort
         // (bin_clear leaves the cell counters to this pass).
-        atomicStore(&cell_bins[touched.block * BLOCK_CELLS + local], 0u);
+        let counter = cell_counter(touched.block * BLOCK_CELLS + local);
+        if (counter != NO_SLOT) {
+            atomicStore(&cell_bins[counter], 0u);
+        }
     }
     if (!touched.valid) {
         return;

@@ -17,10 +17,14 @@
 // cell's own end, which bin_scatter's cursor left in cell_bins. An empty cell gives (0, 0): its
 // block may hold no particles and then has no offset.
 fn cell_range(cell: u32) -> vec2<u32> {
-    let end = atomicLoad(&cell_bins[cell]);
+    let counter = cell_counter(cell);
+    if (counter == NO_SLOT) {
+        return vec2<u32>(0u);
+    }
+    let end = atomicLoad(&cell_bins[counter]);
     var start = 0u;
     if (cell % BLOCK_CELLS != 0u) {
-        start = atomicLoad(&cell_bins[cell - 1u]);
+        start = atomicLoad(&cell_bins[counter - 1u]);
     }
     if (start == end) {
         return vec2<u32>(0u);

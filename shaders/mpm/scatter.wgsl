@@ -35,6 +35,21 @@ fn home_cell(position: vec3<f32>) -> u32 {
     return cell_of_node(home_node(position));
 }
 
+// Where cell `cell` (cell_of_node's number: block · BLOCK_CELLS + cell within the block) keeps its
+// counter in cell_bins: there on a dense grid; on a sparse one in its block's pool block, so that
+// the counters take 4 bytes per pool node rather than per node of the domain, and NO_SLOT where the
+// block has none (the pool ran out).
+fn cell_counter(cell: u32) -> u32 {
+    if (!SPARSE_GRID) {
+        return cell;
+    }
+    let slot = block_slots[cell / BLOCK_CELLS];
+    if (slot == NO_SLOT) {
+        return NO_SLOT;
+    }
+    return slot * BLOCK_CELLS + cell % BLOCK_CELLS;
+}
+
 // A particle as P2G takes it: as stored, or, if its state is not finite (it came from outside: a
 // scene, an edit), counted and reset to rest and undeformed where it is, so its mass still reaches
 // the grid. `reset` says which; a reset particle must be written back.

@@ -95,15 +95,18 @@ struct BinHeader {
     _pad0: u32,
 }
 
-// One grid block's bin: its particle count and its first slot in particle_order.
+// One grid block's bin: its particle count and its first slot in particle_order, and on a sparse
+// grid the cursor bin_scatter places its particles with if it has no pool block (the pool ran out,
+// so it has no cell counters either).
 struct BlockBin {
     count: atomic<u32>,
     offset: u32,
-    _pad0: u32,
+    cursor: atomic<u32>,
     _pad1: u32,
 }
 
-// Cells (stencil base nodes) per block: cell_bins holds BLOCK_CELLS counters per block.
+// Cells (stencil base nodes) per block: cell_bins holds BLOCK_CELLS counters per block (per pool
+// block on a sparse grid: cell_counter).
 const BLOCK_CELLS: u32 = 64u;
 
 // What p2g_gather needs of a particle, written by p2g_sources in block (and cell) order: its

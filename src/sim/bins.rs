@@ -2,13 +2,16 @@
 //! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
 //! cell's particles) and `grid_update_blocks` can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
-//! A counting sort in five dispatches, recorded as one compute pass (GPU label `sort`):
+//! A counting sort in five dispatches (seven on a sparse grid, [`super::grid_pool`]), recorded as one
+//! compute pass (GPU label `sort`):
 //!
 //! | pass | threads | does |
 //! | --- | --- | --- |
 //! | `bin_clear` | one per block | zeroes the block counts and the counters (and a sparse grid's block map); `grid_update_blocks` zeroes the cell counts it visits |
-//! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics) |
-//! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it; lists the occupied and the touched blocks |
+//! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics; a sparse grid's blocks only) |
+//! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it (dense grid); lists the occupied and the touched blocks; hands out a sparse grid's pool blocks |
+//! | `bin_cells` | one per particle | sparse grid only: counts each cell's particles, in its block's pool block |
+//! | `bin_cell_offsets` | one per pool block | sparse grid only: each cell's part of its block's range |
 //! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths, into `indirect_args` |
 //! | `bin_scatter` | one per particle | writes each particle's index into its cell's part of its block's range |
 //!
@@ -139,8 +142,8 @@ pub struct GpuBlockBin {
     pub count: u32,
     /// First index of the block's range in `particle_order`.
     pub offset: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// On a sparse grid, `bin_scatter`'s cursor in a block without a pool block (none: 0).
+    pub cursor: u32,
     /// Padding.
     pub _pad1: u32,
 }
@@ -151,12 +154,25 @@ pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;
 
-/// The sort's dispatches: the five bin passes, then the two of a [`super::reorder`] if `reorder`.
+/// The sort's dispatches: the five bin passes (seven on a sparse grid, whose cells are counted once
+/// `bin_offsets` has handed out the pool blocks that hold their counters), then the two of a
+/// [`super::reorder`] if `reorder`.
 pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
+    let passes: &[MpmPass] = if state.grid_storage.is_sparse() {
+        &[
+            MpmPass::BinClear,
+            MpmPass::BinCount,
+            MpmPass::BinOffsets,
+            MpmPass::BinCells,
+            MpmPass::BinCellOffsets,
+            MpmPass::BinDispatch,
+            MpmPass::BinScatter,
+        ]
+    } else {
+        &[MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
+    };
     let mut dispatches: Vec<_> =
-        [MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
-            .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))))
-            .into();
+        passes.iter().map(|&pass| (pass, Dispatch::Threads(thread_count(pass, state)))).collect();
     if reorder {
         dispatches.extend(super::reorder::dispatches(state));
     }

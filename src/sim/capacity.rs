@@ -88,14 +88,17 @@ pub fn check_fit(
     let limit = limits.binding_bytes;
     let grid = &params.grid;
     let nodes = grid.node_count();
-    // The widest buffer over the grid: grid_fixed over the stored nodes, or the bins' cell counters
-    // over every block (4 bytes a node), which bound a sparse grid's domain. Node indices are u32
-    // in the shaders, and eight i32 per stored node are addressed as 8·place.
-    let per_node = dense_bytes_per_node(storage);
+    // The widest buffer over the grid: grid_fixed over the stored nodes, or the block bins over every
+    // block of the domain (16 bytes a block), which bound a sparse grid's domain. Node indices are
+    // u32 in the shaders, and eight i32 per stored node are addressed as 8·place; cell numbers,
+    // block · 64 + cell, are u32 too.
     let stored = storage.stored_nodes(grid);
-    let bytes = (stored * GRID_FIXED_NODE_BYTES).max(bin_nodes(params) * 4);
-    if bytes > limit || stored * 8 > u32::MAX as u64 || bin_nodes(params) > u32::MAX as u64 {
-        let max_nodes = (limit / per_node).min(u32::MAX as u64 / 8) as f64;
+    let bytes = (stored * GRID_FIXED_NODE_BYTES).max(bin_cells(params) / BLOCK_CELLS as u64 * BLOCK_BIN_BYTES);
+    if bytes > limit || stored * 8 > u32::MAX as u64 || bin_cells(params) > u32::MAX as u64 {
+        let max_nodes = match storage {
+            GridStorage::Dense => (limit / GRID_FIXED_NODE_BYTES).min(u32::MAX as u64 / 8),
+            GridStorage::Sparse { .. } => (limit / BLOCK_BIN_BYTES * BLOCK_CELLS as u64).min(u32::MAX as u64),
+        } as f64;
         let cells = grid.cells.as_dvec3();
         let longest = cells.max_element();
         // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution (a sparse grid's bins: rounded
@@ -143,7 +146,7 @@ pub fn check_fit(
     let layout = PageLayout::of(particle_count as u64, capacity);
     if let Some(available) = limits.memory_bytes {
         let (per_particle, grid_bytes, page_bytes) =
-            (particle_bytes(p2g), grid_bytes(params, storage), page_bytes(params));
+            (particle_bytes(p2g), grid_bytes(params, storage), page_bytes(params, storage));
         let needed = needed_bytes(params, particle_count as u64, p2g, layout.pages, storage);
         if needed > available {
             // The most that fit: for each page count p, as many particles as the memory left after
@@ -176,17 +179,14 @@ pub fn check_fit(
 /// sorted-path P2G kernel `p2g`: the particles, the grid, and the bins of each page after the
 /// first. What [`check_fit`] compares with the GPU's memory.
 pub fn needed_bytes(params: &SolverParams, count: u64, p2g: MpmPass, pages: u32, storage: GridStorage) -> u64 {
-    particle_bytes(p2g) * count + grid_bytes(params, storage) + (pages.max(1) as u64 - 1) * page_bytes(params)
+    particle_bytes(p2g) * count + grid_bytes(params, storage) + (pages.max(1) as u64 - 1) * page_bytes(params, storage)
 }
 
-/// Bytes per node of the domain in the widest buffer indexed by it: `grid_fixed` on a dense grid,
-/// the bins' cell counters on a sparse one.
-fn dense_bytes_per_node(storage: GridStorage) -> u64 {
-    if storage.is_sparse() { 4 } else { GRID_FIXED_NODE_BYTES }
-}
+/// Bytes of one block's bin.
+const BLOCK_BIN_BYTES: u64 = size_of::<GpuBlockBin>() as u64;
 
-/// Cell counters of the bins: [`BLOCK_CELLS`] per block, every block of the grid.
-fn bin_nodes(params: &SolverParams) -> u64 {
+/// Cells of the grid's blocks, [`BLOCK_CELLS`] per block: the numbers the shaders give cells.
+fn bin_cells(params: &SolverParams) -> u64 {
     block_dims(params.grid.node_dims()).element_product() as u64 * BLOCK_CELLS as u64
 }
 
@@ -213,13 +213,13 @@ pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
         GridStorage::Dense => params.grid.node_count() * 2 * size_of::<GpuColliderNode>() as u64,
         GridStorage::Sparse { .. } => 4 * block_dims(params.grid.node_dims()).element_product() as u64,
     };
-    stored + extra + page_bytes(params)
+    stored + extra + page_bytes(params, storage)
 }
 
-/// GPU bytes each page has besides its particles: its bins over the grid's blocks, its uniform
-/// block and its counters (rounded up to 1 KiB).
-pub fn page_bytes(params: &SolverParams) -> u64 {
-    let blocks = block_dims(params.grid.node_dims()).element_product() as u64;
-    let bins = size_of::<GpuBlockBin>() as u64 + 2 * 4 + 4 * BLOCK_CELLS as u64;
-    blocks * bins + 1024
+/// GPU bytes each page has besides its particles: its bins over the grid's blocks and its two
+/// block lists, its cell counters (per block of the domain, or per pool block of a sparse grid),
+/// its uniform block and its counters (rounded up to 1 KiB).
+pub fn page_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
+    let blocks = block_dims(params.grid.node_dims()).element_product();
+    blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + super::state::cell_bins_bytes(blocks, storage) + 1024
 }

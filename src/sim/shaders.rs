@@ -40,6 +40,10 @@ pub enum MpmPass {
     BinCount,
     /// Sorted path: give blocks their ranges, list occupied and touched blocks.
     BinOffsets,
+    /// Sorted path on a sparse grid: count each cell's particles, in its block's pool block.
+    BinCells,
+    /// Sorted path on a sparse grid: the cells' first places within their blocks' ranges.
+    BinCellOffsets,
     /// Sorted path: indirect dispatch sizes from the block counts.
     BinDispatch,
     /// Sorted path: particle indices into block order.
@@ -81,7 +85,7 @@ impl MpmPass {
     }
 
     /// Every pass.
-    pub const ALL: [MpmPass; 20] = [
+    pub const ALL: [MpmPass; 22] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -89,6 +93,8 @@ impl MpmPass {
         MpmPass::BinClear,
         MpmPass::BinCount,
         MpmPass::BinOffsets,
+        MpmPass::BinCells,
+        MpmPass::BinCellOffsets,
         MpmPass::BinDispatch,
         MpmPass::BinScatter,
         MpmPass::P2gTiled,
@@ -120,6 +126,8 @@ impl MpmPass {
             MpmPass::BinClear => "bin_clear",
             MpmPass::BinCount => "bin_count",
             MpmPass::BinOffsets => "bin_offsets",
+            MpmPass::BinCells => "bin_cells",
+            MpmPass::BinCellOffsets => "bin_cell_offsets",
             MpmPass::BinDispatch => "bin_dispatch",
             MpmPass::BinScatter => "bin_scatter",
             MpmPass::P2gTiled => "p2g_tiled",
@@ -146,6 +154,8 @@ impl MpmPass {
             MpmPass::BinClear => include_str!("../../shaders/mpm/bin_clear.wgsl"),
             MpmPass::BinCount => include_str!("../../shaders/mpm/bin_count.wgsl"),
             MpmPass::BinOffsets => include_str!("../../shaders/mpm/bin_offsets.wgsl"),
+            MpmPass::BinCells => include_str!("../../shaders/mpm/bin_cells.wgsl"),
+            MpmPass::BinCellOffsets => include_str!("../../shaders/mpm/bin_cell_offsets.wgsl"),
             MpmPass::BinDispatch => include_str!("../../shaders/mpm/bin_dispatch.wgsl"),
             MpmPass::BinScatter => include_str!("../../shaders/mpm/bin_scatter.wgsl"),
             MpmPass::P2gTiled => include_str!("../../shaders/mpm/p2g_tiled.wgsl"),
@@ -169,13 +179,16 @@ impl MpmPass {
         (self == MpmPass::G2p2g).then_some(512)
     }
 
-    /// Whether the pass reads or writes grid nodes through `grid_place` (the sparse grid's map,
-    /// [`crate::sim::grid_pool`]): it is built twice, with the override constant `SPARSE_GRID` off
+    /// Whether the pass finds grid nodes through `grid_place` or cell counters through
+    /// `cell_counter` (the sparse grid's map, [`crate::sim::grid_pool`]): it is built twice, with the override constant `SPARSE_GRID` off
     /// and on, so that the dense grid's kernels carry no code or registers for the map.
     pub fn has_sparse_variant(self) -> bool {
         matches!(
             self,
-            MpmPass::P2gTiled
+            MpmPass::BinCount
+                | MpmPass::BinCells
+                | MpmPass::BinScatter
+                | MpmPass::P2gTiled
                 | MpmPass::P2gTiledSubgroup
                 | MpmPass::P2gGather
                 | MpmPass::GridUpdateBlocks

@@ -161,8 +161,8 @@ pub struct SimState {
     pub block_lists: wgpu::Buffer,
     /// Particle indices in block order, and in cell order within a block (one u32 per particle).
     pub particle_order: wgpu::Buffer,
-    /// One counter per cell, block by block ([`BLOCK_CELLS`] per block): counts, then first places
-    /// within the block, then `bin_scatter`'s cursors.
+    /// One counter per cell, block by block ([`BLOCK_CELLS`] per block; per pool block on a sparse
+    /// grid): counts, then first places within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
     /// The sorted path's P2G kernel as requested (one of [`MpmPass::SORTED_P2G`]). Private:
     /// `scatter_sources` is sized for it ([`SimState::set_p2g`]).
@@ -221,6 +221,16 @@ fn make_bind_group(
         layout: &kernels.layout,
         entries: &entries,
     })
+}
+
+/// Bytes of one page's cell counters ([`BLOCK_CELLS`] u32 per block): every block of the grid's
+/// `block_count` on a dense grid, every pool block on a sparse one.
+pub(super) fn cell_bins_bytes(block_count: u32, storage: GridStorage) -> u64 {
+    let blocks = match storage {
+        GridStorage::Dense => block_count,
+        GridStorage::Sparse { pool_blocks } => pool_blocks,
+    };
+    4 * BLOCK_CELLS as u64 * blocks as u64
 }
 
 /// The one-entry stand-ins for the two collider frames while there are no colliders.
@@ -399,7 +409,7 @@ impl SimState {
         let bin_header = readable_buffer(device, "bin_header", size_of::<GpuBinHeader>() as u64);
         let block_bins = readable_buffer(device, "block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
         let block_lists = readable_buffer(device, "block_lists", 2 * 4 * block_count as u64);
-        let cell_bins = readable_buffer(device, "cell_bins", 4 * BLOCK_CELLS as u64 * block_count as u64);
+        let cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(block_count, grid.storage));
         let particle_order = readable_buffer(device, "particle_order", 4 * particle_count as u64);
         let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
@@ -489,10 +499,11 @@ impl SimState {
         );
     }
 
-    /// New zeroed grid buffers for `storage` (a sparse grid's pool grown, or a sparse grid made
-    /// dense), for this page and the pages that [`SimState::share_grid`] of it. The grid holds
-    /// nothing between substeps on the sorted path (each substep's P2G fills it anew), so nothing
-    /// is copied; the caller has checked that the buffers fit ([`check_limits`]).
+    /// New zeroed grid buffers for `storage` (a sparse grid's pool grown), for this page and the
+    /// pages that [`SimState::share_grid`] of it, and this page's cell counters, which a sparse
+    /// grid keeps per pool block. The grid and the counters hold nothing between substeps on the
+    /// sorted path (each substep's sort and P2G fill them anew), so nothing is copied; the caller
+    /// has checked that the buffers fit ([`check_limits`]).
     pub fn replace_grid(
         &mut self,
         device: &wgpu::Device,
@@ -505,15 +516,18 @@ impl SimState {
         self.grid_velocity = buffers.velocity;
         self.block_slots = buffers.block_slots;
         self.grid_storage = storage;
+        self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, storage));
         self.bind(device, kernels);
     }
 
-    /// Takes the grid buffers of `first`, the page that [`SimState::replace_grid`] updated.
+    /// Takes the grid buffers of `first`, the page that [`SimState::replace_grid`] updated, and
+    /// makes this page's cell counters for its storage.
     pub fn share_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
         self.grid_fixed = first.grid_fixed.clone();
         self.grid_velocity = first.grid_velocity.clone();
         self.block_slots = first.block_slots.clone();
         self.grid_storage = first.grid_storage;
+        self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, self.grid_storage));
         self.bind(device, kernels);
     }
 

@@ -136,6 +136,7 @@ pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
         MpmPass::GridUpdate => state.node_count,
         MpmPass::BinClear => state.block_count,
         MpmPass::BinOffsets => state.block_count,
+        MpmPass::BinCellOffsets => state.grid_storage.pool_blocks(),
         MpmPass::BinDispatch => 1,
         _ => state.particle_count,
     }

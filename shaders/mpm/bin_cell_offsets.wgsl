@@ -1,0 +1,23 @@
+// bin_cell_offsets: on a sparse grid, each pool block's cell counts (bin_cells) become the first
+// places of its cells within its block's range, as bin_offsets does for a dense grid's blocks. One
+// thread per pool block; those past the blocks handed out this substep have nothing to do (a pool
+// block of a touched, unoccupied block holds zeros, which stay zeros).
+// Reads: params, status.grid_blocks_used. Writes: cell_bins.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bin_cell_offsets(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let slot = flat_index(workgroup, local, workgroups);
+    if (slot >= min(atomicLoad(&status.grid_blocks_used), params.grid_pool_blocks)) {
+        return;
+    }
+    var first = 0u;
+    for (var c = slot * BLOCK_CELLS; c < (slot + 1u) * BLOCK_CELLS; c++) {
+        let n = atomicLoad(&cell_bins[c]);
+        atomicStore(&cell_bins[c], first);
+        first += n;
+    }
+}
