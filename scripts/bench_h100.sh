@@ -32,7 +32,7 @@
 #   p2g       the sorted path's three P2G kernels at 1M and 4M
 #   pages     sorted and fused at 1M and 16M in one page and in smaller pages (--page-particles),
 #             then 64M and 100M particles, past one binding's size limit
-#   sparse    the sorted path on a dense and a sparse grid at 1M and 16M, then on 800³ and 1200³ grids
+#   sparse    the sorted path on a dense and a sparse grid at 1M and 16M, then on 800³ and 1024³ grids
 # Outputs go to $OUT (or out/ where OUT is unset), one file per part.
 set -uo pipefail
 out="${OUT:-out}"
@@ -76,14 +76,14 @@ for what in "$@"; do
         ;;
     sparse)
         # The sparse grid (src/sim/grid_pool.rs): dense against sparse at 1M and 16M, then 1M and
-        # 16M on 800³ and 1200³ grids, whose dense grids are past one binding (auto: sparse).
+        # 16M on 800³ and 1024³ grids, whose dense grids are past one binding (auto: sparse).
         {
             for storage in dense sparse; do
                 $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted \
                     --grid-storage $storage
             done
             $bin bench --particles 1000000,16000000 --grid 800 --substeps 100 --path sorted
-            $bin bench --particles 1000000,16000000 --grid 1200 --substeps 100 --path sorted
+            $bin bench --particles 1000000,16000000 --grid 1024 --substeps 100 --path sorted
         } 2>&1 | tee "$out/sparse.txt"
         ;;
     reorder)

@@ -252,6 +252,10 @@ fn bench(args: BenchArgs) -> Result<()> {
         particles.len()
     );
     anyhow::ensure!((1..=100_000).contains(&substeps), "--substeps must be in [1, 100000]");
+    // The bench's scene takes the grid as its grid.resolution, whose range the scene format sets.
+    if let Some(bad) = grid.iter().find(|&&g| !(4..=1024).contains(&g)) {
+        anyhow::bail!("--grid {bad} is out of range: grid.resolution must be in [4, 1024]");
+    }
     let gpu = Gpu::new_headless()?;
     println!("GPU: {}", gpu.describe());
     for (i, &count) in particles.iter().enumerate() {

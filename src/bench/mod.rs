@@ -177,6 +177,8 @@ pub struct Traffic {
     pub particles_per_cell: f64,
     /// Reorders per substep (1 / the reorder interval; 0 without reordering).
     pub reorders_per_substep: f64,
+    /// A sparse grid: the sort also resets the block map, 4 bytes per block.
+    pub sparse: bool,
 }
 
 /// Minimum bytes stage `stage` of `path` moves per substep in the current particle layout (six
@@ -184,9 +186,9 @@ pub struct Traffic {
 /// which they recompute, and write every stream. Particle passes touch about one node per cell of
 /// snow (N / ppc). The naive grid passes touch every node; the sorted path's grid update touches
 /// the touched blocks' nodes, reading the 32-byte sums, writing 16 bytes of velocity and 32 bytes
-/// of zeros. Its sort reads each 16-byte position twice and writes a 4-byte index, plus 16 bytes
-/// per block cleared and read and its 64 four-byte cell counters cleared, and on the substeps that
-/// reorder (a share `reorders_per_substep`) every stream and id read and written twice and the
+/// of zeros and zeroing the node's 4-byte cell counter. Its sort reads each 16-byte position twice
+/// and writes a 4-byte index, plus 16 bytes per block of the domain cleared and read (and on a
+/// sparse grid 4 bytes of its block map reset), and on the substeps that reorder (a share `reorders_per_substep`) every stream and id read and written twice and the
 /// order read and rewritten. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each
 /// particle and its index once, writes and reads its 80-byte scatter source once (the floor: a
 /// source's 27 readers hit the cache) and writes every touched node's 32-byte sums. The fused
@@ -206,8 +208,8 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
             // A reorder reads and writes the streams and id twice (gather, copy back) and reads and
             // rewrites the order.
             let reorder = 4.0 * (particle + 4.0) + 8.0;
-            (36.0 + reorder * t.reorders_per_substep) * t.particles
-                + (2.0 * block + 4.0 * BLOCK_CELLS as f64) * t.blocks
+            let map = if t.sparse { 4.0 } else { 0.0 };
+            (36.0 + reorder * t.reorders_per_substep) * t.particles + (2.0 * block + map) * t.blocks
         }
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
         (SolverPath::Sorted, 1) if p2g == MpmPass::P2gGather => {
@@ -217,7 +219,7 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
         (SolverPath::Sorted, 1) => (particle + 4.0) * t.particles + fixed * snow_nodes,
         (SolverPath::Fused, 1) => (advance + 4.0) * t.particles + (velocity + fixed) * snow_nodes,
         (SolverPath::Naive, 2) => (fixed + velocity) * t.nodes,
-        (_, 2) => (2.0 * fixed + velocity) * t.touched_nodes,
+        (_, 2) => (2.0 * fixed + velocity + 4.0) * t.touched_nodes,
         (SolverPath::Naive, _) => advance * t.particles + velocity * snow_nodes,
         (SolverPath::Sorted, _) => (advance + 4.0) * t.particles + velocity * snow_nodes,
         // g2p runs once per run of substeps, inside g2p2g otherwise.
@@ -337,6 +339,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         nodes: nodes as f64,
         touched_nodes: touched_nodes as f64,
         blocks: solver.pages()[0].block_count as f64,
+        sparse: solver.grid_storage().is_sparse(),
         particles_per_cell: case.particles_per_cell as f64,
         // Without timestamps the stages run one by one through `Solver::run_pass`, whose sort
         // never reorders.
