@@ -73,18 +73,28 @@ fn bin_offsets(
     }
     workgroupBarrier();
     if (local == 0u) {
-        let slots = atomicLoad(&group_slots);
-        var slot_base = 0u;
-        if (slots > 0u) {
-            slot_base = atomicAdd(&status.grid_blocks_used, slots);
-            atomicMax(&status.grid_blocks_peak, slot_base + slots);
+        // Only a workgroup with something to reserve touches the global counters: in a large,
+        // mostly empty domain most workgroups have nothing, and their adds of zero to the same
+        // four addresses would still queue behind each other.
+        var reserved = vec4<u32>(0u);
+        let touched_here = atomicLoad(&group_touched);
+        if (touched_here > 0u) {
+            let particles = atomicLoad(&group_particles);
+            let occupied = atomicLoad(&group_occupied);
+            if (particles > 0u) {
+                reserved.x = atomicAdd(&bin_header.particle_total, particles);
+            }
+            if (occupied > 0u) {
+                reserved.y = atomicAdd(&bin_header.occupied_count, occupied);
+            }
+            reserved.z = atomicAdd(&bin_header.touched_count, touched_here);
+            let slots = atomicLoad(&group_slots);
+            if (slots > 0u) {
+                reserved.w = atomicAdd(&status.grid_blocks_used, slots);
+                atomicMax(&status.grid_blocks_peak, reserved.w + slots);
+            }
         }
-        group_base = vec4<u32>(
-            atomicAdd(&bin_header.particle_total, atomicLoad(&group_particles)),
-            atomicAdd(&bin_header.occupied_count, atomicLoad(&group_occupied)),
-            atomicAdd(&bin_header.touched_count, atomicLoad(&group_touched)),
-            slot_base,
-        );
+        group_base = reserved;
     }
     let base = workgroupUniformLoad(&group_base);
     if (count > 0u) {
