@@ -221,6 +221,30 @@ fn switching_paths_mid_run_keeps_the_simulation_identical() {
     assert!(a == b, "switching paths changed the result");
 }
 
+#[test]
+fn a_sort_run_alone_leaves_nothing_behind_for_later_steps_on_any_path() {
+    // A sort run alone (run_pass) leaves counts in the cell counters that only a grid update
+    // zeroes; neither a step on the naive path nor a switch back to the sorted path may carry them
+    // into the next sort, whose particles would then be placed past their blocks' ranges.
+    let gpu = common::gpu();
+    let particles = busy_scene();
+    let run = |sort_first: bool| {
+        let mut solver = sorted_solver(&gpu, &particles);
+        if sort_first {
+            solver.run_pass(&gpu, MpmPass::GridClear);
+            solver.run_pass(&gpu, MpmPass::BinCount);
+        }
+        solver.set_path(&gpu, SolverPath::Naive).expect("path");
+        solver.step(&gpu, 3);
+        solver.set_path(&gpu, SolverPath::Sorted).expect("path");
+        solver.step(&gpu, 3);
+        solver.read_particles(&gpu).expect("particles")
+    };
+    let (reference, after_sort) = (run(false), run(true));
+    let differing = reference.iter().zip(&after_sort).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "{differing} of {} particles differ after a lone sort", reference.len());
+}
+
 /// The stencil base node of a particle at `position`, decoded from its cell counter (`home_cell`,
 /// the CPU twin of the GPU's binning).
 fn base_node(grid: &powder::sim::params::GridSpec, position: [f32; 3]) -> glam::IVec3 {

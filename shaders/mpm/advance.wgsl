@@ -48,7 +48,7 @@ fn stencil_velocity(first: u32, blocks: StencilBlocks, o: vec3<u32>) -> vec3<f32
     let by_z = select(blocks.low, blocks.high, corner.z);
     let by_y = select(by_z.xy, by_z.zw, corner.y);
     let slot = select(by_y.x, by_y.y, corner.x);
-    if (slot == NO_SLOT) {
+    if (slot >= POOL_FULL) {
         return vec3<f32>(0.0);
     }
     return grid_velocity[slot * BLOCK_CELLS + local.x + BLOCK_EDGE * (local.y + BLOCK_EDGE * local.z)].xyz;

@@ -6,9 +6,9 @@
 //
 // On a sparse grid (params.grid_pool_blocks > 0) a touched block that has no pool block yet (one
 // page's bin_offsets after another's, or bin_clear emptied the map) takes the next one: the pool's
-// blocks are given anew every substep. A block past the pool's end gets none (grid_place then
-// skips its nodes), and status.grid_blocks_used counts it all the same, so the host sees how many
-// the substep needed (src/sim/grid_pool.rs).
+// blocks are given anew every substep. A block past the pool's end gets POOL_FULL (grid_place then
+// skips its nodes, and later pages do not ask for it again), and status.grid_blocks_used counts it
+// all the same, so the host sees how many the substep needed (src/sim/grid_pool.rs).
 //
 // Ranges, list places and pool blocks are taken with one global atomic per workgroup: each thread first
 // reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The order
@@ -116,6 +116,6 @@ fn bin_offsets(
     }
     if (needs_slot) {
         let slot = base.w + slot_place;
-        block_slots[block] = select(NO_SLOT, slot, slot < params.grid_pool_blocks);
+        block_slots[block] = select(POOL_FULL, slot, slot < params.grid_pool_blocks);
     }
 }

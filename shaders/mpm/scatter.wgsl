@@ -44,7 +44,7 @@ fn cell_counter(cell: u32) -> u32 {
         return cell;
     }
     let slot = block_slots[cell / BLOCK_CELLS];
-    if (slot == NO_SLOT) {
+    if (slot >= POOL_FULL) {
         return NO_SLOT;
     }
     return slot * BLOCK_CELLS + cell % BLOCK_CELLS;

@@ -216,10 +216,13 @@ const GRID_FIXED_WORDS: u32 = 8u;
 const REORDER_SLOTS: u32 = 3u;
 // The colliders at the frame's end (see binding 11).
 @group(0) @binding(21) var<storage, read> colliders_end: array<ColliderNode>;
-// The sparse grid's map from grid block to pool block (NO_SLOT: none this substep); a single
-// placeholder entry while the grid is dense (params.grid_pool_blocks = 0).
+// The sparse grid's map from grid block to pool block (NO_SLOT: none asked for this substep;
+// POOL_FULL: asked for past the pool's end, so that later pages do not ask again); a single
+// placeholder entry while the grid is dense (params.grid_pool_blocks = 0). NO_SLOT also stands for
+// "no place" where grid_place and cell_counter return one.
 @group(0) @binding(22) var<storage, read_write> block_slots: array<u32>;
 const NO_SLOT: u32 = 0xffffffffu;
+const POOL_FULL: u32 = 0xfffffffeu;
 
 // Slot `c` of place `index` in the reorder's scratch. Planes rather than a particle's slots side by
 // side: each store and load of a round then covers consecutive 16-byte slots across the threads,
@@ -305,7 +308,7 @@ fn grid_place(node: vec3<u32>) -> u32 {
         return node_index(node);
     }
     let slot = block_slots[block_index(node / BLOCK_EDGE)];
-    if (slot == NO_SLOT) {
+    if (slot >= POOL_FULL) {
         return NO_SLOT;
     }
     let n = node % BLOCK_EDGE;

@@ -129,7 +129,8 @@ pub fn sparse_place(grid: &GridSpec, slots: &[u32], node: UVec3) -> Option<usize
     let d = block_dims(grid.node_dims());
     let b = node / BLOCK_EDGE;
     let slot = slots[(b.x + d.x * (b.y + d.y * b.z)) as usize];
-    (slot != u32::MAX).then(|| {
+    // u32::MAX: none asked for; u32::MAX − 1: asked for past the pool's end (`POOL_FULL`).
+    (slot < u32::MAX - 1).then(|| {
         let n = node % BLOCK_EDGE;
         slot as usize * BLOCK_CELLS as usize + (n.x + BLOCK_EDGE * (n.y + BLOCK_EDGE * n.z)) as usize
     })
@@ -184,6 +185,8 @@ mod tests {
         // Block (1, 0, 0) holds pool block 3: its node (1, 2, 3) is node 1 + 4·2 + 16·3 = 57 of it.
         slots[1] = 3;
         assert_eq!(sparse_place(&g, &slots, UVec3::new(5, 2, 3)), Some(3 * 64 + 57));
+        assert_eq!(sparse_place(&g, &slots, UVec3::new(0, 0, 0)), None);
+        slots[0] = u32::MAX - 1;
         assert_eq!(sparse_place(&g, &slots, UVec3::new(0, 0, 0)), None);
     }
 }

@@ -168,6 +168,11 @@ fn choose_storage(
     })
 }
 
+/// Bytes of the collider fields of two frames over `nodes` grid nodes.
+fn collider_bytes(nodes: u64) -> u64 {
+    2 * nodes * size_of::<crate::collider::field::GpuColliderNode>() as u64
+}
+
 /// `path`, or the sorted path on a sparse grid (the only one that runs there), logged where that
 /// changes it.
 fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
@@ -268,7 +273,11 @@ impl Solver {
     /// bins of each page after the first.
     pub fn gpu_bytes(&self) -> u64 {
         let (count, pages) = (self.particle_count() as u64, self.pages.len() as u32);
-        super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages, self.grid_storage())
+        let needed =
+            super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages, self.grid_storage());
+        // A dense grid's count has the collider fields always; a sparse grid's once it has them.
+        let colliders = self.grid_storage().is_sparse() && self.collider_count > 0;
+        needed + if colliders { collider_bytes(self.params.grid.node_count()) } else { 0 }
     }
 
     /// How the grid is stored now: dense, or a pool of blocks of the size it has grown to.
@@ -370,6 +379,18 @@ impl Solver {
     /// substeps of the next [`Solver::step`] blend. `None` removes them. A new state (reset, new
     /// grid) starts without colliders: the fields belong to a grid, so the caller re-sends them.
     pub fn set_colliders(&mut self, gpu: &Gpu, frames: Option<&ColliderFrames>) -> Result<(), SolverError> {
+        // A dense grid's check counted the fields up front; a sparse grid's did not (they cover the
+        // whole domain, which it does not store), so they are checked against memory here.
+        if let (Some(frames), true, Some(memory)) =
+            (frames, self.grid_storage().is_sparse(), crate::gpu::device_memory_bytes(&gpu.device))
+        {
+            let bytes = collider_bytes(frames.from.nodes.len() as u64);
+            let had = if self.collider_count > 0 { bytes } else { 0 };
+            let available = memory.saturating_sub(self.gpu_bytes() - had);
+            if bytes > available {
+                return Err(StateError::CollidersOutOfMemory { bytes, available }.into());
+            }
+        }
         let (first, rest) = self.pages.split_first_mut().expect("a solver has a page");
         first.set_colliders(&gpu.device, &gpu.queue, &self.kernels, frames)?;
         for page in rest {
@@ -535,7 +556,7 @@ impl Solver {
             let timer = timer.filter(|_| done == 0);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
-            if self.stage_left_bins.replace(false) && self.path().is_binned() {
+            if self.path().is_binned() && self.stage_left_bins.replace(false) {
                 self.record_clean_bins(&mut encoder);
             }
             for k in done..done + n {
@@ -588,6 +609,15 @@ impl Solver {
             }
             (_, MpmPass::GridClear | MpmPass::GridUpdate) => step::record_pass(e, k, first, pass, None),
             _ => {
+                // g2p2g finds nodes by their dense index; a sparse grid has no such places.
+                assert!(
+                    !(first.grid_storage.is_sparse() && pass == MpmPass::G2p2g),
+                    "g2p2g does not run on a sparse grid"
+                );
+                // A bin pass alone leaves counts that only a grid update zeroes.
+                if pass.name().starts_with("bin_") {
+                    self.stage_left_bins.set(true);
+                }
                 let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
                 step::record_runs(e, k, pass.name(), &runs, None)
             }

@@ -107,6 +107,17 @@ pub enum StateError {
     /// There are no particles to simulate.
     #[error("the scene has no particles")]
     NoParticles,
+    /// The collider fields of a sparse grid's domain need more memory than the GPU has left.
+    #[error(
+        "the colliders' distance fields need {bytes} bytes of GPU memory over the sparse grid's whole domain, but \
+         {available} are left: lower grid.resolution"
+    )]
+    CollidersOutOfMemory {
+        /// Bytes of the two collider frames.
+        bytes: u64,
+        /// Device memory less what the solver has.
+        available: u64,
+    },
     /// A path other than the sorted one on a grid that must stay sparse.
     #[error("the {path} path needs a dense grid, and {reason}; keeping the sorted path on the sparse grid")]
     NeedsDenseGrid {
@@ -313,7 +324,12 @@ impl GridBuffers {
         Self {
             fixed: readable_buffer(device, "grid_fixed", nodes * GRID_FIXED_NODE_BYTES),
             velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
-            block_slots: readable_buffer(device, "block_slots", 4 * blocks),
+            // "None" (all ones) until the first sort fills it, so that no block reads as pool block 0.
+            block_slots: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("block_slots"),
+                contents: &vec![0xff; 4 * blocks as usize],
+                usage: READABLE_STORAGE,
+            }),
             storage,
         }
     }
@@ -531,13 +547,14 @@ impl SimState {
         self.bind(device, kernels);
     }
 
-    /// Switches the passes a substep runs. The sorted path expects an all-zero `grid_fixed` on
-    /// entry (its grid update zeroes what it read) while the naive path leaves the sums in place
-    /// (its grid_clear comes first), so a switch to the sorted path clears the grid.
+    /// Switches the passes a substep runs. The sorted path expects an all-zero `grid_fixed` and
+    /// cell counters on entry (its grid update zeroes what it read) while the naive path leaves the
+    /// sums in place (its grid_clear comes first), so a switch to the sorted path clears both.
     pub fn set_path(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, path: SolverPath) {
         if path.is_binned() && !self.path.is_binned() {
             let mut encoder = device.create_command_encoder(&Default::default());
             encoder.clear_buffer(&self.grid_fixed, 0, None);
+            encoder.clear_buffer(&self.cell_bins, 0, None);
             queue.submit([encoder.finish()]);
         }
         self.path = path;
