@@ -123,12 +123,21 @@ pub fn build_solver_grid(
     page_capacity: Option<u32>,
     grid_mode: GridMode,
 ) -> Result<Solver, RunError> {
-    Solver::with_grid(gpu, scene.solver_params(), particles, page_capacity, grid_mode).map_err(|e| match e {
-        SolverError::State(s @ StateError::GridTooLarge { .. }) => RunError::GridTooLarge {
-            source_name: source_name.to_string(),
-            resolution: scene.grid.resolution,
-            source: s,
-        },
+    let params = scene.solver_params();
+    // The collider fields cover the whole domain on any grid: a scene with colliders must fit them.
+    let fields = if scene.colliders.is_empty() {
+        Ok(())
+    } else {
+        crate::sim::capacity::check_collider_fields(&gpu.device, &params).map_err(SolverError::from)
+    };
+    fields.and_then(|()| Solver::with_grid(gpu, params, particles, page_capacity, grid_mode)).map_err(|e| match e {
+        SolverError::State(s @ (StateError::GridTooLarge { .. } | StateError::CollidersTooLarge { .. })) => {
+            RunError::GridTooLarge {
+                source_name: source_name.to_string(),
+                resolution: scene.grid.resolution,
+                source: s,
+            }
+        }
         other => RunError::Solver { source_name: source_name.to_string(), source: other },
     })
 }

@@ -184,18 +184,18 @@ fn refused_requests_inside_the_app_leave_the_running_simulation_alone() {
     let scene = write(dir.path(), "small.json", &small);
     let broken = write(dir.path(), "broken.json", "{ \"version\": 1, ");
     let json = dir.path().join("report.json");
-    // 420 cells: 425³ nodes of 32 bytes = 2.5 GB, more than lavapipe (128 MiB) or an H100 (2 GiB)
-    // binds as one storage buffer, so the grid would be sparse; its bins' cell counters, 4 bytes
-    // for each of 1,225,043 blocks × 64 cells (314 MB), are still past lavapipe's binding. Then a
-    // scene file that does not parse, then a grid change that fits.
-    let script = format!("0.2:grid=420; 0.5:load={}; 0.8:grid=20", broken.display());
+    // 1024 cells, the scene format's limit: 1029³ nodes of 32 bytes = 34.9 GB, more than any GPU
+    // binds as one storage buffer, so the grid would be sparse; its block bins, 16 bytes for each
+    // of 258³ = 17,173,512 blocks of the domain (275 MB), are still past lavapipe's 128 MiB
+    // binding. Then a scene file that does not parse, then a grid change that fits.
+    let script = format!("0.2:grid=1024; 0.5:load={}; 0.8:grid=20", broken.display());
     let args = [scene.to_str().expect("utf-8"), "--frames", "6", "--size", "480x360", "--script", &script];
     let run = x.powder(&[&args[..], &["--report", json.to_str().expect("utf-8")]].concat());
     assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
     let r = report(&json);
     let errors: Vec<&str> = r["errors"].as_array().expect("errors").iter().filter_map(|e| e.as_str()).collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
-    assert!(errors[0].contains("grid resolution 420 refused") && errors[0].contains("at most"), "{}", errors[0]);
+    assert!(errors[0].contains("grid resolution 1024 refused") && errors[0].contains("at most"), "{}", errors[0]);
     assert!(errors[0].contains("the 16-cell grid keeps running"), "{}", errors[0]);
     assert!(errors[1].contains("broken.json") && errors[1].contains("keeps running"), "{}", errors[1]);
     assert_eq!(r["scene"].as_str(), scene.to_str(), "the old scene must still run");

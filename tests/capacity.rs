@@ -155,3 +155,18 @@ fn a_sparse_grid_is_bounded_by_its_pool_and_block_bins_not_the_dense_grid() {
         other => panic!("the sparse 1700³ grid gave {other:?}"),
     }
 }
+
+#[test]
+fn collider_fields_are_bounded_like_a_dense_grid_on_any_grid() {
+    // One frame's field takes 32 bytes per node of the whole domain, as grid_fixed does on a dense
+    // grid: on the H100, 400³ cells (405³ nodes, 2.13 GB) fit one binding and 800³ do not, though
+    // a sparse grid holds 800³ without colliders. The error names the dense grid's bound.
+    use powder::sim::capacity::collider_fields_fit;
+    assert!(collider_fields_fit(&common::params(400, 1.0 / 400.0, 1e-5), H100.binding_bytes).is_ok());
+    match collider_fields_fit(&common::params(800, 1.0 / 800.0, 1e-5), H100.binding_bytes) {
+        Err(e @ StateError::CollidersTooLarge { max_resolution: 401, .. }) => {
+            assert!(e.to_string().contains("at most 401"), "{e}");
+        }
+        other => panic!("800³ with colliders gave {other:?}"),
+    }
+}

@@ -136,7 +136,8 @@ fn bad_scene_files_get_one_clear_message_and_a_nonzero_exit() {
 fn a_grid_larger_than_the_gpu_allows_is_refused_with_the_largest_that_fits() {
     let dir = tempfile::tempdir().expect("temp dir");
     // 1024³ cells need ~17 GB per grid buffer; lavapipe allows 128 MiB per storage binding and
-    // real GPUs at most a few GiB.
+    // real GPUs at most a few GiB. A sparse grid would still need 275 MB of block bins, one per
+    // block of the domain, past lavapipe's binding.
     let text = SMALL_SCENE
         .replace("\"resolution\": 16", "\"resolution\": 1024")
         .replace("\"radius\": 0.1", "\"radius\": 0.004");

@@ -143,7 +143,12 @@ impl Driver {
         }
         let mut params = scene.solver_params();
         params.dt = self.solver.params().dt;
-        match self.solver.rebuild_grid(gpu, params) {
+        // The scene's colliders cover the whole domain on any grid (a sparse one too).
+        let fields = match self.colliders.count() {
+            0 => Ok(()),
+            _ => powder::sim::capacity::check_collider_fields(&gpu.device, &params).map_err(Into::into),
+        };
+        match fields.and_then(|()| self.solver.rebuild_grid(gpu, params)) {
             Ok(()) => {
                 let cells = params.grid.cells;
                 messages.info(format!(

@@ -175,6 +175,30 @@ pub fn check_fit(
     Ok(layout)
 }
 
+/// Checks that the collider fields of `params`' grid fit the device: one frame's field, 32 bytes per
+/// node of the whole domain (dense on any grid), in one binding. The error names the largest
+/// resolution that fits. A scene with colliders is checked with this before its solver is made,
+/// since a grid past the dense limit would otherwise go sparse and then have no room for them.
+pub fn check_collider_fields(device: &wgpu::Device, params: &SolverParams) -> Result<(), StateError> {
+    collider_fields_fit(params, device_limits(device).binding_bytes)
+}
+
+/// [`check_collider_fields`] against a binding size limit.
+pub fn collider_fields_fit(params: &SolverParams, binding_bytes: u64) -> Result<(), StateError> {
+    let bytes = params.grid.node_count() * size_of::<GpuColliderNode>() as u64;
+    if bytes <= binding_bytes {
+        return Ok(());
+    }
+    // A field takes as many bytes per node as the dense grid_fixed: the dense grid's bound is the
+    // fields' bound.
+    let limits = DeviceLimits { binding_bytes, memory_bytes: None };
+    let max_resolution = match check_fit(params, 1, MpmPass::P2gTiled, limits, None, GridStorage::Dense) {
+        Err(StateError::GridTooLarge { max_resolution, .. }) => max_resolution,
+        _ => params.grid.cells.max_element(),
+    };
+    Err(StateError::CollidersTooLarge { bytes, limit: binding_bytes, max_resolution })
+}
+
 /// GPU bytes of `count` particles in `pages` pages on `params`' grid stored as `storage` with the
 /// sorted-path P2G kernel `p2g`: the particles, the grid, and the bins of each page after the
 /// first. What [`check_fit`] compares with the GPU's memory.

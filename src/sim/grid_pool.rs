@@ -25,7 +25,9 @@
 use glam::{UVec3, Vec3};
 
 use super::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
-use super::cpu::bins::{block_counts, touched_blocks};
+use std::collections::HashSet;
+
+use super::cpu::bins::home_block;
 use super::params::GridSpec;
 
 /// The fewest blocks a pool holds (256 KiB of grid), so that small scenes do not grow it at once.
@@ -92,11 +94,23 @@ impl GridMode {
 }
 
 /// Grid blocks that the stencils of particles at `positions` touch: the blocks a sparse grid's sort
-/// gives pool blocks to (the same rule as `bin_offsets`, through the CPU twin of the bins).
+/// gives pool blocks to (the rule of `bin_offsets` and the CPU twin's `touched_blocks`: a block
+/// and the seven above it for each occupied block). It visits the occupied blocks, not every
+/// block of the domain, which on a sparse grid's large domain is most of the work.
 pub fn touched_block_count(grid: &GridSpec, positions: impl Iterator<Item = Vec3>) -> u32 {
-    let positions: Vec<Vec3> = positions.collect();
-    let counts = block_counts(grid, &positions);
-    touched_blocks(grid, &counts).iter().filter(|&&t| t).count() as u32
+    let d = block_dims(grid.node_dims());
+    let occupied: HashSet<u32> = positions.map(|x| home_block(grid, x)).collect();
+    let mut touched = HashSet::with_capacity(occupied.len() * 2);
+    for b in occupied {
+        let c = UVec3::new(b % d.x, (b / d.x) % d.y, b / (d.x * d.y));
+        for k in 0..8u32 {
+            let n = c + UVec3::new(k & 1, (k >> 1) & 1, (k >> 2) & 1);
+            if n.cmplt(d).all() {
+                touched.insert(n.x + d.x * (n.y + d.y * n.z));
+            }
+        }
+    }
+    touched.len() as u32
 }
 
 /// Every block of the grid: a pool this large can never run out.
@@ -143,6 +157,23 @@ mod tests {
 
     fn grid(cells: u32) -> GridSpec {
         GridSpec { domain_min: DVec3::ZERO, cell_size: 1.0 / cells as f64, cells: UVec3::splat(cells) }
+    }
+
+    #[test]
+    fn the_count_follows_the_cpu_twins_rule() {
+        // Random particles over a small grid, some near its upper edge: the count from the occupied
+        // blocks is the twin's count over every block.
+        use super::super::cpu::bins::{block_counts, touched_blocks};
+        let g = grid(24);
+        let mut state = 12345u32;
+        let mut random = || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let positions: Vec<Vec3> = (0..300).map(|_| Vec3::new(random(), random(), random())).collect();
+        let twin = touched_blocks(&g, &block_counts(&g, &positions)).iter().filter(|&&t| t).count() as u32;
+        assert_eq!(touched_block_count(&g, positions.iter().copied()), twin);
+        assert!(twin > 100, "{twin}");
     }
 
     #[test]

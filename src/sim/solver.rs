@@ -392,7 +392,7 @@ impl Solver {
             }
         }
         let (first, rest) = self.pages.split_first_mut().expect("a solver has a page");
-        first.set_colliders(&gpu.device, &gpu.queue, &self.kernels, frames)?;
+        first.set_colliders(&gpu.device, &gpu.queue, &self.kernels, &self.params, frames)?;
         for page in rest {
             page.share_colliders(&gpu.device, &self.kernels, first);
         }

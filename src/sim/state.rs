@@ -5,7 +5,7 @@ use thiserror::Error;
 use wgpu::util::DeviceExt;
 
 use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
-use super::capacity::{check_limits, max_storage_bytes};
+use super::capacity::check_limits;
 use super::grid_pool::GridStorage;
 use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
@@ -96,13 +96,16 @@ pub enum StateError {
     /// The collider fields need a buffer larger than the adapter allows.
     #[error(
         "the colliders' distance fields need a {bytes}-byte buffer, but this GPU allows at most {limit} bytes per \
-         storage buffer: lower grid.resolution"
+         storage buffer: lower grid.resolution to at most {max_resolution} (a scene without colliders may go \
+         further, on a sparse grid)"
     )]
     CollidersTooLarge {
         /// Buffer size needed.
         bytes: u64,
         /// The adapter's limit.
         limit: u64,
+        /// Largest resolution along the longest axis whose fields fit.
+        max_resolution: u32,
     },
     /// There are no particles to simulate.
     #[error("the scene has no particles")]
@@ -586,6 +589,7 @@ impl SimState {
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         kernels: &Kernels,
+        params: &SolverParams,
         frames: Option<&ColliderFrames>,
     ) -> Result<(), StateError> {
         let Some(frames) = frames else {
@@ -598,10 +602,7 @@ impl SimState {
         let n = self.node_count as usize;
         assert!(frames.from.nodes.len() == n && frames.to.nodes.len() == n, "collider fields must match the grid");
         let bytes = n as u64 * size_of::<GpuColliderNode>() as u64;
-        let limit = max_storage_bytes(device);
-        if bytes > limit {
-            return Err(StateError::CollidersTooLarge { bytes, limit });
-        }
+        super::capacity::check_collider_fields(device, params)?;
         let surfaces: Vec<GpuColliderSurface> = frames.surfaces.iter().map(|s| s.to_gpu()).collect();
         let surface_bytes = (surfaces.len().max(1) * size_of::<GpuColliderSurface>()) as u64;
         let mut rebind = false;
