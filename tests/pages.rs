@@ -8,16 +8,12 @@
 mod common;
 
 use glam::Vec3;
-use powder::collider::field::{ColliderField, ColliderFrames, Surface};
-use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::gpu::Gpu;
 use powder::sim::Solver;
 use powder::sim::bins::SolverPath;
 use powder::sim::capacity::page_bytes;
-use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::params::{GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 const H: f64 = 1.0 / 32.0;
 /// Particles per page of the paged solvers: the 2,764 particles of [`scene`] make pages of 1,000,
@@ -28,28 +24,10 @@ fn params() -> SolverParams {
     common::params(32, H, 2e-4)
 }
 
-/// Two blocks of snow (8 particles per cell) in lattice order (z slowest): first a cube of 10³ =
-/// 1,000 particles falling at x ≈ 0.7, which is exactly the first page, then a slab of 14 × 14 × 9
-/// = 1,764 moving and spinning toward the floor and the x = 0 wall, in two pages. Both have random
-/// C and F past the yield limits. The first page's blocks are far from the others', so each
-/// page's bins and touched blocks differ, and a grid update over one page's blocks only would
-/// leave the other pages' nodes out.
+/// [`common::two_blocks`]: its first block, 1,000 particles, is exactly the first page, and its
+/// slab the other two.
 fn scene() -> Vec<GpuParticle> {
-    let mut rng = StdRng::seed_from_u64(5);
-    let s = 0.5 * H as f32;
-    let cube = Vec3::new(0.6, 0.1, 0.05);
-    let mut ps = common::block(cube, cube + 10.0 * s, H as f32, 400.0, |_| Vec3::new(0.5, 1.0, -1.0));
-    let slab = Vec3::new(0.05, 0.3, 0.05);
-    ps.extend(common::block(slab, slab + Vec3::new(14.0, 14.0, 9.0) * s, H as f32, 400.0, |x| {
-        Vec3::new(-1.0, 0.5, -2.0) + Vec3::new(0.0, 6.0, 0.0).cross(x - Vec3::splat(0.15))
-    }));
-    assert_eq!(ps.len(), 2764);
-    for p in &mut ps {
-        let mut noise = |s: f32| glam::Mat3::from_cols_array(&std::array::from_fn(|_| rng.random_range(-s..s)));
-        p.affine = common::padded(noise(5.0));
-        p.deformation = common::padded(glam::Mat3::IDENTITY + noise(0.03));
-    }
-    ps
+    common::two_blocks(5)
 }
 
 /// One solver with all particles in one page, one with pages of [`PAGE`], on `path`, reordering
@@ -143,27 +121,13 @@ fn stepping_three_pages_gives_the_particles_of_one_on_every_path() {
     }
 }
 
-/// A floor tilted 20° about x through (0.5, 0.5, 0.1), cutting through the bottom of the block.
-fn ramp(params: &SolverParams) -> ColliderFrames {
-    let rotation = glam::Quat::from_rotation_x(20f32.to_radians());
-    let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, 0.1), rotation);
-    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
-    let mut field = ColliderField::empty(params.grid.node_count() as usize);
-    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    ColliderFrames {
-        from: field.clone(),
-        to: field,
-        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.3 }],
-    }
-}
-
 #[test]
 fn a_collider_set_after_the_pages_were_made_reaches_every_page() {
     // set_colliders replaces the placeholder collider buffers once the solver exists; the grid
     // update that applies them runs once per substep, over the shared grid, for all pages.
     let gpu = common::gpu();
     let particles = scene();
-    let frames = ramp(&params());
+    let frames = common::ramp(&params());
     let (mut one, mut paged) = pair(&gpu, &particles, SolverPath::Sorted);
     for solver in [&mut one, &mut paged] {
         solver.set_colliders(&gpu, Some(&frames)).expect("colliders");

@@ -8,17 +8,13 @@
 mod common;
 
 use glam::Vec3;
-use powder::collider::field::{ColliderField, ColliderFrames, Surface};
-use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::gpu::Gpu;
 use powder::sim::bins::SolverPath;
 use powder::sim::grid_pool::{GridMode, GridStorage, grid_blocks, pool_blocks_for, touched_block_count};
-use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::params::{GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 use powder::sim::state::StateError;
 use powder::sim::{Solver, SolverError};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 const H: f64 = 1.0 / 32.0;
 
@@ -26,25 +22,10 @@ fn params() -> SolverParams {
     common::params(32, H, 2e-4)
 }
 
-/// Two blocks of snow far apart (8 particles per cell, random C and F past the yield limits): a
-/// cube of 1,000 particles falling at x ≈ 0.7 and a slab of 1,764 moving and spinning toward the
-/// floor and the x = 0 wall. Their blocks, not the space between them, are what a sparse grid
-/// stores.
+/// [`common::two_blocks`]: two blocks of snow far apart. Their blocks, not the space between them,
+/// are what a sparse grid stores.
 fn scene() -> Vec<GpuParticle> {
-    let mut rng = StdRng::seed_from_u64(9);
-    let s = 0.5 * H as f32;
-    let cube = Vec3::new(0.6, 0.1, 0.05);
-    let mut ps = common::block(cube, cube + 10.0 * s, H as f32, 400.0, |_| Vec3::new(0.5, 1.0, -1.0));
-    let slab = Vec3::new(0.05, 0.3, 0.05);
-    ps.extend(common::block(slab, slab + Vec3::new(14.0, 14.0, 9.0) * s, H as f32, 400.0, |x| {
-        Vec3::new(-1.0, 0.5, -2.0) + Vec3::new(0.0, 6.0, 0.0).cross(x - Vec3::splat(0.15))
-    }));
-    for p in &mut ps {
-        let mut noise = |s: f32| glam::Mat3::from_cols_array(&std::array::from_fn(|_| rng.random_range(-s..s)));
-        p.affine = common::padded(noise(5.0));
-        p.deformation = common::padded(glam::Mat3::IDENTITY + noise(0.03));
-    }
-    ps
+    common::two_blocks(9)
 }
 
 /// A solver on the sorted path with its grid stored as `mode`, pages of `page` particles,
@@ -165,15 +146,7 @@ fn a_collider_on_a_sparse_grid_acts_as_on_a_dense_one() {
     let gpu = common::gpu();
     let particles = scene();
     let p = params();
-    let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, 0.1), glam::Quat::from_rotation_x(20f32.to_radians()));
-    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &p.grid);
-    let mut field = ColliderField::empty(p.grid.node_count() as usize);
-    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    let frames = ColliderFrames {
-        from: field.clone(),
-        to: field,
-        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.3 }],
-    };
+    let frames = common::ramp(&p);
     let mut dense = solver(&gpu, p, &particles, None, GridMode::Dense);
     let mut sparse = solver(&gpu, p, &particles, None, GridMode::Sparse);
     for solver in [&mut dense, &mut sparse] {
@@ -348,15 +321,7 @@ fn the_memory_a_sparse_solver_reports_is_what_it_allocated() {
     };
     let mut sparse = solver(&gpu, p, &particles, Some(1000), GridMode::Sparse);
     close(&sparse, "sparse, three pages");
-    let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, 0.1), glam::Quat::IDENTITY);
-    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &p.grid);
-    let mut field = ColliderField::empty(p.grid.node_count() as usize);
-    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    let frames = ColliderFrames {
-        from: field.clone(),
-        to: field,
-        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.3 }],
-    };
+    let frames = common::ramp(&p);
     sparse.set_colliders(&gpu, Some(&frames)).expect("colliders");
     close(&sparse, "sparse, with a collider");
     let pool = sparse.grid_storage().pool_blocks();

@@ -14,10 +14,5 @@ fn bin_cell_offsets(
     if (slot >= min(atomicLoad(&status.grid_blocks_used), params.grid_pool_blocks)) {
         return;
     }
-    var first = 0u;
-    for (var c = slot * BLOCK_CELLS; c < (slot + 1u) * BLOCK_CELLS; c++) {
-        let n = atomicLoad(&cell_bins[c]);
-        atomicStore(&cell_bins[c], first);
-        first += n;
-    }
+    place_cells(slot * BLOCK_CELLS);
 }

@@ -103,12 +103,7 @@ fn bin_offsets(
         // Exclusive prefix sum of the block's cell counts, in place (on a sparse grid the cells
         // are counted after this pass: bin_cells, bin_cell_offsets).
         if (params.grid_pool_blocks == 0u) {
-            var first = 0u;
-            for (var c = block * BLOCK_CELLS; c < (block + 1u) * BLOCK_CELLS; c++) {
-                let n = atomicLoad(&cell_bins[c]);
-                atomicStore(&cell_bins[c], first);
-                first += n;
-            }
+            place_cells(block * BLOCK_CELLS);
         }
     }
     if (touched) {

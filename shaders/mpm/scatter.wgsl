@@ -35,6 +35,18 @@ fn home_cell(position: vec3<f32>) -> u32 {
     return cell_of_node(home_node(position));
 }
 
+// Turns the BLOCK_CELLS cell counts from cell_bins[first] on into their exclusive prefix sums, in
+// place: each cell's first place within its block's range (bin_offsets on a dense grid,
+// bin_cell_offsets on a sparse one).
+fn place_cells(first: u32) {
+    var place = 0u;
+    for (var c = first; c < first + BLOCK_CELLS; c++) {
+        let n = atomicLoad(&cell_bins[c]);
+        atomicStore(&cell_bins[c], place);
+        place += n;
+    }
+}
+
 // Where cell `cell` (cell_of_node's number: block · BLOCK_CELLS + cell within the block) keeps its
 // counter in cell_bins: there on a dense grid; on a sparse one in its block's pool block, so that
 // the counters take 4 bytes per pool node rather than per node of the domain, and NO_SLOT where the

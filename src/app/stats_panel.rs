@@ -46,7 +46,7 @@ impl StatsText {
         let paged = if pages > 1 { format!(" in {pages} pages") } else { String::new() };
         row("particles", format!("{}{paged}", d.solver().particle_count()));
         row("GPU memory", format!("{:.2} GB (particles, grid, bins)", d.solver().gpu_bytes() as f64 / 1e9));
-        row("grid", grid_storage_text(d.solver().grid_storage(), d.stepper().stats().map(|s| s.grid_blocks_peak)));
+        row("grid", d.solver().grid_storage().summary(d.stepper().stats().map(|s| s.grid_blocks_peak)));
         row("simulated", format!("{sim_time:.3} s ({substeps} substeps)"));
         let dt = if last.substeps > 0 { format!("{} s", short(last.dt)) } else { "none this frame".to_string() };
         row("dt", format!("{dt} (stable {} s)", short(d.stepper().stable_dt())));
@@ -104,16 +104,4 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
             ui.label(RichText::new(path.display().to_string()).small());
         }
     });
-}
-
-/// The grid's storage for the stats panel: dense, or the sparse pool's size and how much of it the
-/// last frame's substeps used at most.
-fn grid_storage_text(storage: powder::sim::grid_pool::GridStorage, peak: Option<u32>) -> String {
-    match storage {
-        powder::sim::grid_pool::GridStorage::Dense => "dense".to_string(),
-        powder::sim::grid_pool::GridStorage::Sparse { pool_blocks } => match peak {
-            Some(peak) => format!("sparse: {peak} of {pool_blocks} pool blocks used"),
-            None => format!("sparse: a pool of {pool_blocks} blocks"),
-        },
-    }
 }

@@ -13,7 +13,7 @@ use crate::gpu::Gpu;
 use crate::headless::{RunError, build_solver_grid};
 use crate::scene::Scene;
 use crate::sim::Solver;
-use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, GpuBlockBin, SolverPath};
+use crate::sim::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
 use crate::sim::grid_pool::GridMode;
 use crate::sim::p2g_gather::GpuScatterSource;
 use crate::sim::particles::{PARTICLE_BYTES, stream_bytes};
@@ -408,14 +408,7 @@ impl BenchResult {
             self.touched_nodes,
             self.case.substeps
         );
-        let storage = match self.grid_storage {
-            crate::sim::grid_pool::GridStorage::Dense => "dense".to_string(),
-            crate::sim::grid_pool::GridStorage::Sparse { pool_blocks } => {
-                let used = self.grid_blocks_peak;
-                let over = if used > pool_blocks { " (PAST THE POOL: nodes were skipped)" } else { "" };
-                format!("sparse, a pool of {pool_blocks} blocks of {BLOCK_CELLS} nodes, at most {used} used{over}")
-            }
-        };
+        let storage = self.grid_storage.summary(Some(self.grid_blocks_peak));
         out += &format!("  grid storage: {storage}; solver buffers {:.1} MB on the GPU\n", self.gpu_bytes as f64 / 1e6);
         out += &format!(
             "  pass timing: {}; memory bandwidth of a copy kernel here: {:.0} GB/s\n",

@@ -154,25 +154,31 @@ pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;
 
-/// The sort's dispatches: the five bin passes (seven on a sparse grid, whose cells are counted once
-/// `bin_offsets` has handed out the pool blocks that hold their counters), then the two of a
+/// The sort's passes in order; `bin_cells` and `bin_cell_offsets` run on a sparse grid only
+/// ([`SPARSE_CELL_PASSES`]).
+pub const SORT_PASSES: [MpmPass; 7] = [
+    MpmPass::BinClear,
+    MpmPass::BinCount,
+    MpmPass::BinOffsets,
+    MpmPass::BinCells,
+    MpmPass::BinCellOffsets,
+    MpmPass::BinDispatch,
+    MpmPass::BinScatter,
+];
+
+/// The passes that count a sparse grid's cells once `bin_offsets` has handed out the pool blocks
+/// that hold their counters (a dense grid's are counted by `bin_count` and placed by `bin_offsets`).
+pub const SPARSE_CELL_PASSES: [MpmPass; 2] = [MpmPass::BinCells, MpmPass::BinCellOffsets];
+
+/// The sort's dispatches: [`SORT_PASSES`] for the state's grid, then the two of a
 /// [`super::reorder`] if `reorder`.
 pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
-    let passes: &[MpmPass] = if state.grid_storage.is_sparse() {
-        &[
-            MpmPass::BinClear,
-            MpmPass::BinCount,
-            MpmPass::BinOffsets,
-            MpmPass::BinCells,
-            MpmPass::BinCellOffsets,
-            MpmPass::BinDispatch,
-            MpmPass::BinScatter,
-        ]
-    } else {
-        &[MpmPass::BinClear, MpmPass::BinCount, MpmPass::BinOffsets, MpmPass::BinDispatch, MpmPass::BinScatter]
-    };
-    let mut dispatches: Vec<_> =
-        passes.iter().map(|&pass| (pass, Dispatch::Threads(thread_count(pass, state)))).collect();
+    let sparse = state.grid_storage.is_sparse();
+    let mut dispatches: Vec<_> = SORT_PASSES
+        .into_iter()
+        .filter(|pass| sparse || !SPARSE_CELL_PASSES.contains(pass))
+        .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))))
+        .collect();
     if reorder {
         dispatches.extend(super::reorder::dispatches(state));
     }

@@ -4,8 +4,8 @@
 //! the numbers (needed and available, and the most that fit). GPU-free apart from reading the
 //! device's limits, so `tests/capacity.rs` checks it against the H100's.
 
-use super::bins::{BLOCK_CELLS, GpuBlockBin, block_dims};
-use super::grid_pool::GridStorage;
+use super::bins::{BLOCK_CELLS, GpuBlockBin};
+use super::grid_pool::{GridStorage, grid_blocks};
 use super::params::SolverParams;
 use super::particles::PARTICLE_BYTES;
 use super::particles::WIDEST_STREAM_BYTES;
@@ -211,7 +211,12 @@ const BLOCK_BIN_BYTES: u64 = size_of::<GpuBlockBin>() as u64;
 
 /// Cells of the grid's blocks, [`BLOCK_CELLS`] per block: the numbers the shaders give cells.
 fn bin_cells(params: &SolverParams) -> u64 {
-    block_dims(params.grid.node_dims()).element_product() as u64 * BLOCK_CELLS as u64
+    grid_blocks(&params.grid) as u64 * BLOCK_CELLS as u64
+}
+
+/// Bytes of the collider fields of two frames (start and end) over `nodes` grid nodes.
+pub fn collider_bytes(nodes: u64) -> u64 {
+    2 * nodes * size_of::<GpuColliderNode>() as u64
 }
 
 /// Bytes per particle of the widest per-particle buffer: a particle stream or the reorder scratch
@@ -234,8 +239,8 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
 pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
     let stored = storage.stored_nodes(&params.grid) * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES);
     let extra = match storage {
-        GridStorage::Dense => params.grid.node_count() * 2 * size_of::<GpuColliderNode>() as u64,
-        GridStorage::Sparse { .. } => 4 * block_dims(params.grid.node_dims()).element_product() as u64,
+        GridStorage::Dense => collider_bytes(params.grid.node_count()),
+        GridStorage::Sparse { .. } => 4 * grid_blocks(&params.grid) as u64,
     };
     stored + extra + page_bytes(params, storage)
 }
@@ -244,6 +249,6 @@ pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
 /// block lists, its cell counters (per block of the domain, or per pool block of a sparse grid),
 /// its uniform block and its counters (rounded up to 1 KiB).
 pub fn page_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
-    let blocks = block_dims(params.grid.node_dims()).element_product();
+    let blocks = grid_blocks(&params.grid);
     blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + super::state::cell_bins_bytes(blocks, storage) + 1024
 }

@@ -67,6 +67,20 @@ impl GridStorage {
     pub fn is_sparse(self) -> bool {
         matches!(self, GridStorage::Sparse { .. })
     }
+
+    /// A line for reports (the stats panel, `powder bench`): "dense", or the pool's size and, with
+    /// `peak` ([`crate::sim::SolverStats::grid_blocks_peak`]), how much of it the busiest substep
+    /// asked for, flagged if that was past its end.
+    pub fn summary(self, peak: Option<u32>) -> String {
+        match (self, peak) {
+            (GridStorage::Dense, _) => "dense".to_string(),
+            (GridStorage::Sparse { pool_blocks }, None) => format!("sparse: a pool of {pool_blocks} blocks"),
+            (GridStorage::Sparse { pool_blocks }, Some(peak)) => {
+                let over = if peak > pool_blocks { " (past the pool: nodes were skipped)" } else { "" };
+                format!("sparse: {peak} of {pool_blocks} pool blocks used{over}")
+            }
+        }
+    }
 }
 
 /// Which storage a solver asks for.
@@ -207,6 +221,14 @@ mod tests {
         // A pool of every block has nowhere to grow.
         let all = grid_blocks(&g);
         assert_eq!(grown_pool(&g, all, all), None);
+    }
+
+    #[test]
+    fn the_summary_flags_a_pool_that_ran_out() {
+        let pool = GridStorage::Sparse { pool_blocks: 100 };
+        assert_eq!(pool.summary(Some(60)), "sparse: 60 of 100 pool blocks used");
+        assert!(pool.summary(Some(101)).ends_with("(past the pool: nodes were skipped)"));
+        assert_eq!(GridStorage::Dense.summary(Some(0)), "dense");
     }
 
     #[test]

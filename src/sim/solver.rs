@@ -168,11 +168,6 @@ fn choose_storage(
     })
 }
 
-/// Bytes of the collider fields of two frames over `nodes` grid nodes.
-fn collider_bytes(nodes: u64) -> u64 {
-    2 * nodes * size_of::<crate::collider::field::GpuColliderNode>() as u64
-}
-
 /// `path`, or the sorted path on a sparse grid (the only one that runs there), logged where that
 /// changes it.
 fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
@@ -277,7 +272,7 @@ impl Solver {
             super::capacity::needed_bytes(&self.params, count, self.pages[0].p2g(), pages, self.grid_storage());
         // A dense grid's count has the collider fields always; a sparse grid's once it has them.
         let colliders = self.grid_storage().is_sparse() && self.collider_count > 0;
-        needed + if colliders { collider_bytes(self.params.grid.node_count()) } else { 0 }
+        needed + if colliders { super::capacity::collider_bytes(self.params.grid.node_count()) } else { 0 }
     }
 
     /// How the grid is stored now: dense, or a pool of blocks of the size it has grown to.
@@ -307,7 +302,7 @@ impl Solver {
         }
         let grown = super::grid_pool::grown_pool(&self.params.grid, pool_blocks, peak)?;
         let storage = GridStorage::Sparse { pool_blocks: grown };
-        if let Err(e) = self.check_storage(gpu, storage) {
+        if let Err(e) = self.check_pages_fit(gpu, self.pages[0].p2g(), storage) {
             log::warn!("the sparse grid's pool of {pool_blocks} blocks could not grow to {grown}: {e}");
             return None;
         }
@@ -316,11 +311,12 @@ impl Solver {
         Some(grown)
     }
 
-    /// Whether the particles as they are paged now fit with the grid stored as `storage`.
-    fn check_storage(&self, gpu: &Gpu, storage: GridStorage) -> Result<(), StateError> {
-        let first = &self.pages[0];
-        let (count, page) = (self.particle_count() as usize, Some(first.particle_count));
-        super::capacity::check_limits(&gpu.device, &self.params, count, first.p2g(), page, storage).map(|_| ())
+    /// Whether the particles as they are paged now fit with the sorted-path P2G kernel `p2g` and
+    /// the grid stored as `storage` (the pages stay as they are: the first, the largest, must fit
+    /// one binding).
+    fn check_pages_fit(&self, gpu: &Gpu, p2g: MpmPass, storage: GridStorage) -> Result<(), StateError> {
+        let (count, page) = (self.particle_count() as usize, Some(self.pages[0].particle_count));
+        super::capacity::check_limits(&gpu.device, &self.params, count, p2g, page, storage).map(|_| ())
     }
 
     /// New zeroed grid buffers stored as `storage` for every page (checked to fit by the caller).
@@ -384,7 +380,7 @@ impl Solver {
         if let (Some(frames), true, Some(memory)) =
             (frames, self.grid_storage().is_sparse(), crate::gpu::device_memory_bytes(&gpu.device))
         {
-            let bytes = collider_bytes(frames.from.nodes.len() as u64);
+            let bytes = super::capacity::collider_bytes(frames.from.nodes.len() as u64);
             let had = if self.collider_count > 0 { bytes } else { 0 };
             let available = memory.saturating_sub(self.gpu_bytes() - had);
             if bytes > available {
@@ -407,7 +403,7 @@ impl Solver {
     /// the sorted path keeps running.
     pub fn set_path(&mut self, gpu: &Gpu, path: SolverPath) -> Result<(), SolverError> {
         if path != SolverPath::Sorted && self.grid_storage().is_sparse() {
-            let reason = match (self.grid_mode, self.check_storage(gpu, GridStorage::Dense)) {
+            let reason = match (self.grid_mode, self.check_pages_fit(gpu, self.pages[0].p2g(), GridStorage::Dense)) {
                 (GridMode::Auto, Err(e)) => e.to_string(),
                 _ => "the solver was asked for a sparse grid".to_string(),
             };
@@ -430,18 +426,8 @@ impl Solver {
     /// without subgroups, and the current kernel where `p2g_gather`'s per-particle buffer would not
     /// fit the pages (logged as a warning).
     pub fn set_p2g(&mut self, gpu: &Gpu, pass: MpmPass) -> MpmPass {
-        // The pages stay as they are: the kernel must fit the largest (the first) in one binding.
-        let page = Some(self.pages[0].particle_count);
-        let storage = self.grid_storage();
-        match super::capacity::check_limits(
-            &gpu.device,
-            &self.params,
-            self.particle_count() as usize,
-            pass,
-            page,
-            storage,
-        ) {
-            Ok(_) => {
+        match self.check_pages_fit(gpu, pass, self.grid_storage()) {
+            Ok(()) => {
                 for page in &mut self.pages {
                     page.set_p2g(&gpu.device, &self.kernels, pass);
                 }
@@ -615,7 +601,7 @@ impl Solver {
                     "g2p2g does not run on a sparse grid"
                 );
                 // A bin pass alone leaves counts that only a grid update zeroes.
-                if pass.name().starts_with("bin_") {
+                if super::bins::SORT_PASSES.contains(&pass) {
                     self.stage_left_bins.set(true);
                 }
                 let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
@@ -742,9 +728,11 @@ impl Solver {
         let bytes = gpu.read_buffer(status_buffer)?;
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
         gpu.queue.write_buffer(status_buffer, 0, &[0u8; 8]);
-        gpu.queue.write_buffer(status_buffer, std::mem::offset_of!(GpuSolverStatus, fused_count) as u64, &[0u8; 4]);
-        let peak = std::mem::offset_of!(GpuSolverStatus, grid_blocks_peak) as u64;
-        gpu.queue.write_buffer(status_buffer, peak, &[0u8; 4]);
+        // fused_count and the pool's counts, the struct's last three words (the sort resets
+        // grid_blocks_used every substep anyway).
+        const TAIL: usize = std::mem::offset_of!(GpuSolverStatus, fused_count);
+        const _: () = assert!(TAIL + 12 == size_of::<GpuSolverStatus>());
+        gpu.queue.write_buffer(status_buffer, TAIL as u64, &[0u8; 12]);
         Ok(SolverStats {
             max_speed: f32::from_bits(status.max_speed_bits) as f64,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,

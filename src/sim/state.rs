@@ -4,7 +4,7 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
-use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath, block_dims};
+use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath};
 use super::capacity::check_limits;
 use super::grid_pool::GridStorage;
 use super::p2g_gather::GpuScatterSource;
@@ -319,11 +319,10 @@ struct GridBuffers {
 }
 
 impl GridBuffers {
-    /// Zeroed buffers for `storage` of `grid` (a sparse grid's map starts empty: `bin_clear` fills
-    /// it with "none" before the first substep's `bin_offsets`).
+    /// Buffers for `storage` of `grid`: the nodes zeroed, a sparse grid's map "none" throughout.
     fn new(device: &wgpu::Device, grid: &super::params::GridSpec, storage: GridStorage) -> Self {
         let nodes = storage.stored_nodes(grid);
-        let blocks = if storage.is_sparse() { block_dims(grid.node_dims()).element_product() as u64 } else { 1 };
+        let blocks = if storage.is_sparse() { super::grid_pool::grid_blocks(grid) as u64 } else { 1 };
         Self {
             fixed: readable_buffer(device, "grid_fixed", nodes * GRID_FIXED_NODE_BYTES),
             velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
@@ -424,7 +423,7 @@ impl SimState {
         let reorder_scratch =
             storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
         let Shared { grid, status, pick_ray, colliders, collider_surfaces, collider_blend_table } = shared;
-        let block_count = block_dims(params.grid.node_dims()).element_product();
+        let block_count = super::grid_pool::grid_blocks(&params.grid);
         let bin_header = readable_buffer(device, "bin_header", size_of::<GpuBinHeader>() as u64);
         let block_bins = readable_buffer(device, "block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
         let block_lists = readable_buffer(device, "block_lists", 2 * 4 * block_count as u64);
@@ -530,23 +529,26 @@ impl SimState {
         grid: &super::params::GridSpec,
         storage: GridStorage,
     ) {
-        let buffers = GridBuffers::new(device, grid, storage);
-        self.grid_fixed = buffers.fixed;
-        self.grid_velocity = buffers.velocity;
-        self.block_slots = buffers.block_slots;
-        self.grid_storage = storage;
-        self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, storage));
-        self.bind(device, kernels);
+        self.take_grid(device, kernels, GridBuffers::new(device, grid, storage));
     }
 
     /// Takes the grid buffers of `first`, the page that [`SimState::replace_grid`] updated, and
     /// makes this page's cell counters for its storage.
     pub fn share_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
-        self.grid_fixed = first.grid_fixed.clone();
-        self.grid_velocity = first.grid_velocity.clone();
-        self.block_slots = first.block_slots.clone();
-        self.grid_storage = first.grid_storage;
-        self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, self.grid_storage));
+        let buffers = GridBuffers {
+            fixed: first.grid_fixed.clone(),
+            velocity: first.grid_velocity.clone(),
+            block_slots: first.block_slots.clone(),
+            storage: first.grid_storage,
+        };
+        self.take_grid(device, kernels, buffers);
+    }
+
+    /// Puts `grid` in this page, with new cell counters for its storage, and rebinds.
+    fn take_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, grid: GridBuffers) {
+        self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, grid.storage));
+        (self.grid_fixed, self.grid_velocity, self.block_slots, self.grid_storage) =
+            (grid.fixed, grid.velocity, grid.block_slots, grid.storage);
         self.bind(device, kernels);
     }
 

@@ -184,3 +184,44 @@ pub fn frame_inputs<'a>(
         moved: None,
     }
 }
+
+/// Two blocks of snow on the 32-cell unit grid (cell edge 1/32, 8 particles per cell), in lattice
+/// order (z slowest), with C and F drawn from `seed` past the yield limits: first a cube of 10³ =
+/// 1,000 particles falling at x ≈ 0.7, then, far from it, a slab of 14 × 14 × 9 = 1,764 moving and
+/// spinning toward the floor and the x = 0 wall. Their grid blocks differ (the paged and sparse
+/// grid tests rely on it): a pass that visited one block's nodes only would leave the other's out.
+pub fn two_blocks(seed: u64) -> Vec<GpuParticle> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let h = 1.0 / 32.0;
+    let s = 0.5 * h;
+    let cube = Vec3::new(0.6, 0.1, 0.05);
+    let mut ps = block(cube, cube + 10.0 * s, h, 400.0, |_| Vec3::new(0.5, 1.0, -1.0));
+    let slab = Vec3::new(0.05, 0.3, 0.05);
+    ps.extend(block(slab, slab + Vec3::new(14.0, 14.0, 9.0) * s, h, 400.0, |x| {
+        Vec3::new(-1.0, 0.5, -2.0) + Vec3::new(0.0, 6.0, 0.0).cross(x - Vec3::splat(0.15))
+    }));
+    assert_eq!(ps.len(), 2764);
+    for p in &mut ps {
+        let mut noise = |s: f32| glam::Mat3::from_cols_array(&std::array::from_fn(|_| rng.random_range(-s..s)));
+        p.affine = padded(noise(5.0));
+        p.deformation = padded(glam::Mat3::IDENTITY + noise(0.03));
+    }
+    ps
+}
+
+/// A slip floor (μ 0.3) tilted 20° about x through (0.5, 0.5, 0.1), at rest, as collider frames on
+/// `params`' grid: it cuts through the bottom of [`two_blocks`]' slab.
+pub fn ramp(params: &SolverParams) -> powder::collider::field::ColliderFrames {
+    use powder::collider::field::{ColliderField, ColliderFrames, Surface};
+    use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
+    let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, 0.1), glam::Quat::from_rotation_x(20f32.to_radians()));
+    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
+    let mut field = ColliderField::empty(params.grid.node_count() as usize);
+    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
+    ColliderFrames {
+        from: field.clone(),
+        to: field,
+        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.3 }],
+    }
+}
