@@ -138,8 +138,8 @@ fn shared_struct_layouts_agree() {
         ),
         ("ColliderNode", rust_layout!(GpuColliderNode, [normal, distance, velocity, surface])),
         ("ColliderSurface", rust_layout!(GpuColliderSurface, [kind, friction])),
-        ("BinHeader", rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count])),
-        ("BlockBin", rust_layout!(GpuBlockBin, [count, offset, cursor])),
+        ("BinHeader", rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, listed_touched])),
+        ("BlockBin", rust_layout!(GpuBlockBin, [count, offset, cursor, listed])),
         ("ScatterSource", rust_layout!(GpuScatterSource, [fraction, mass, velocity, bounded, gradient])),
     ];
     for (name, rust) in cases {

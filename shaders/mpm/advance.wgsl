@@ -21,16 +21,16 @@ fn stencil_blocks(first: vec3<u32>) -> StencilBlocks {
     let lo = first / BLOCK_EDGE;
     let hi = lo + select(vec3<u32>(0u), vec3<u32>(1u), b.within + vec3<u32>(2u) >= vec3<u32>(BLOCK_EDGE));
     b.low = vec4<u32>(
-        block_slots[block_index(vec3<u32>(lo.x, lo.y, lo.z))],
-        block_slots[block_index(vec3<u32>(hi.x, lo.y, lo.z))],
-        block_slots[block_index(vec3<u32>(lo.x, hi.y, lo.z))],
-        block_slots[block_index(vec3<u32>(hi.x, hi.y, lo.z))],
+        block_slot(block_index(vec3<u32>(lo.x, lo.y, lo.z))),
+        block_slot(block_index(vec3<u32>(hi.x, lo.y, lo.z))),
+        block_slot(block_index(vec3<u32>(lo.x, hi.y, lo.z))),
+        block_slot(block_index(vec3<u32>(hi.x, hi.y, lo.z))),
     );
     b.high = vec4<u32>(
-        block_slots[block_index(vec3<u32>(lo.x, lo.y, hi.z))],
-        block_slots[block_index(vec3<u32>(hi.x, lo.y, hi.z))],
-        block_slots[block_index(vec3<u32>(lo.x, hi.y, hi.z))],
-        block_slots[block_index(vec3<u32>(hi.x, hi.y, hi.z))],
+        block_slot(block_index(vec3<u32>(lo.x, lo.y, hi.z))),
+        block_slot(block_index(vec3<u32>(hi.x, lo.y, hi.z))),
+        block_slot(block_index(vec3<u32>(lo.x, hi.y, hi.z))),
+        block_slot(block_index(vec3<u32>(hi.x, hi.y, hi.z))),
     );
     return b;
 }

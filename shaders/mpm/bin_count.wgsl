@@ -1,6 +1,9 @@
 // bin_count: count the particles of each grid block and of each cell within it (the block and
-// node of a particle's stencil base, see home_cell in scatter.wgsl). One thread per particle; it
-// reads the 16-byte position only. Reads: params, particles. Writes: block_bins[].count, cell_bins.
+// node of a particle's stencil base, see home_cell in scatter.wgsl), and list each block as it
+// becomes occupied: the add that finds its count at zero appends it to the occupied list, which
+// bin_offsets then works from instead of visiting every block of the domain. One thread per
+// particle; it reads the 16-byte position only. Reads: params, particles. Writes:
+// block_bins[].count, cell_bins, block_lists (occupied part), bin_header.occupied_count.
 //
 // The particles are mostly in block order (src/sim/reorder.rs), so most threads of a workgroup
 // count into the same one or two blocks: 256 global atomics on one address. Those of the blocks of
@@ -10,6 +13,13 @@
 // The blocks of the workgroup's first and last thread (none: 0xffffffff), and their counts.
 var<workgroup> lead_blocks: array<u32, 2>;
 var<workgroup> lead_counts: array<atomic<u32>, 2>;
+
+// Adds n > 0 to the block's count; the one add that finds it empty lists the block.
+fn add_to_block(block: u32, n: u32) {
+    if (atomicAdd(&block_bins[block].count, n) == 0u) {
+        block_lists[atomicAdd(&bin_header.occupied_count, 1u)] = block;
+    }
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_count(
@@ -45,14 +55,14 @@ fn bin_count(
         } else if (block == lead_blocks[1]) {
             atomicAdd(&lead_counts[1], 1u);
         } else {
-            atomicAdd(&block_bins[block].count, 1u);
+            add_to_block(block, 1u);
         }
     }
     workgroupBarrier();
     if (local < 2u) {
         let n = atomicLoad(&lead_counts[local]);
         if (n > 0u) {
-            atomicAdd(&block_bins[lead_blocks[local]].count, n);
+            add_to_block(lead_blocks[local], n);
         }
     }
 }

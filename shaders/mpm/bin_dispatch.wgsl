@@ -1,13 +1,16 @@
-// bin_dispatch: turn the occupied and touched block counts into the indirect dispatch sizes of
-// p2g_tiled and grid_update_blocks, spilling past 65 535 workgroups into y as dispatch_size in
-// src/sim/step.rs does (those passes skip the slots past their count). One thread.
-// Reads: bin_header counters. Writes: dispatch_args.
+// bin_dispatch: turn the block counts into indirect dispatch sizes, spilling past 65 535
+// workgroups into y as dispatch_size in src/sim/step.rs does (the passes skip the slots past their
+// count). It runs twice in a sort: after bin_count, for bin_offsets (eight threads per occupied
+// block); and at the end, for p2g_tiled (one workgroup per occupied block) and grid_update_blocks
+// (one per touched block), when it also notes how many blocks the touched list holds, for the next
+// sort's bin_clear. One thread.
+// Reads: bin_header counters. Writes: dispatch_args, bin_header.listed_touched.
 
-// The indirect arguments (workgroups x, y, z, unused) of p2g_tiled (and g2p2g), then of
-// grid_update_blocks (and p2g_gather): the only binding of group 1, which only this pass's
-// layout has, so no dispatch that reads the buffer as indirect arguments has it bound as storage
-// (src/sim/pipelines.rs).
-@group(1) @binding(0) var<storage, read_write> dispatch_args: array<vec4<u32>, 2>;
+// The indirect arguments (workgroups x, y, z, unused) of p2g_tiled (and g2p2g), of
+// grid_update_blocks (and p2g_gather), and of bin_offsets: the only binding of group 1, which only
+// this pass's layout has, so no dispatch that reads the buffer as indirect arguments has it bound
+// as storage (src/sim/pipelines.rs).
+@group(1) @binding(0) var<storage, read_write> dispatch_args: array<vec4<u32>, 3>;
 
 fn spilled_groups(count: u32) -> vec4<u32> {
     let limit = 65535u;
@@ -20,6 +23,10 @@ fn spilled_groups(count: u32) -> vec4<u32> {
 
 @compute @workgroup_size(1)
 fn bin_dispatch() {
-    dispatch_args[0] = spilled_groups(atomicLoad(&bin_header.occupied_count));
-    dispatch_args[1] = spilled_groups(atomicLoad(&bin_header.touched_count));
+    let occupied = atomicLoad(&bin_header.occupied_count);
+    let touched = atomicLoad(&bin_header.touched_count);
+    dispatch_args[0] = spilled_groups(occupied);
+    dispatch_args[1] = spilled_groups(touched);
+    dispatch_args[2] = spilled_groups((REACHED_BLOCKS * occupied + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE);
+    bin_header.listed_touched = touched;
 }

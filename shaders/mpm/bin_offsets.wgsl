@@ -1,34 +1,33 @@
 // bin_offsets: give every occupied block a contiguous range of particle_order, each of its cells a
 // contiguous part of it in cell order (the counts become first places within the block), and list
-// the occupied blocks (p2g_tiled's work) and the touched ones (grid_update_blocks's work). A block is
-// touched if it or one of its seven lower neighbours is occupied: a stencil reaches at most one
-// block up on each axis from its base's block.
+// the touched blocks (grid_update_blocks's work). bin_count listed the occupied ones (p2g_tiled's
+// work). A block is touched if it or one of its seven lower neighbours is occupied: a stencil
+// reaches at most one block up on each axis from its base's block.
+//
+// It works from the occupied list, not over every block of the domain (docs/performance.md,
+// "Occupied-block lists"): REACHED_BLOCKS threads per occupied block, thread k for the block's
+// neighbour k up (k = 0: the block itself, which also takes the block's range). Up to eight
+// occupied blocks reach the same block; the first thread to set its `listed` mark lists it.
 //
 // On a sparse grid (params.grid_pool_blocks > 0) a touched block that has no pool block yet (one
-// page's bin_offsets after another's, or bin_clear emptied the map) takes the next one: the pool's
-// blocks are given anew every substep. A block past the pool's end gets POOL_FULL (grid_place then
-// skips its nodes, and later pages do not ask for it again), and status.grid_blocks_used counts it
-// all the same, so the host sees how many the substep needed (src/sim/grid_pool.rs).
+// page's bin_offsets after another's, or bin_clear emptied its entry) takes the next one: the
+// pool's blocks are given anew every substep. A block past the pool's end gets POOL_FULL
+// (grid_place then skips its nodes, and later pages do not ask for it again), and
+// status.grid_blocks_used counts it all the same, so the host sees how many the substep needed
+// (src/sim/grid_pool.rs).
 //
-// Ranges, list places and pool blocks are taken with one global atomic per workgroup: each thread first
-// reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The order
-// of the ranges is therefore arbitrary, which nothing depends on.
-// One thread per grid block. Reads: params, block_bins[].count, cell_bins, block_slots. Writes:
-// block_bins[].offset, cell_bins, block_lists, bin_header counters, and on a sparse grid
-// block_slots and status.grid_blocks_used/peak.
+// Ranges, list places and pool blocks are taken with one global atomic per workgroup: each thread
+// first reserves its part in workgroup memory, then thread 0 reserves the workgroup's total. The
+// order of the ranges is therefore arbitrary, which nothing depends on.
+// Dispatched from dispatch_args[2] (bin_dispatch). Reads: params, bin_header.occupied_count,
+// block_lists (occupied part), block_bins[].count, cell_bins, block_slots. Writes:
+// block_bins[].offset and .listed, cell_bins, block_lists (touched part), bin_header counters, and
+// on a sparse grid block_slots and status.grid_blocks_used/peak.
 
 var<workgroup> group_particles: atomic<u32>;
-var<workgroup> group_occupied: atomic<u32>;
 var<workgroup> group_touched: atomic<u32>;
 var<workgroup> group_slots: atomic<u32>;
-var<workgroup> group_base: vec4<u32>;
-
-fn block_is_occupied(coords: vec3<i32>) -> bool {
-    if (any(coords < vec3<i32>(0))) {
-        return false;
-    }
-    return atomicLoad(&block_bins[block_index(vec3<u32>(coords))].count) > 0u;
-}
+var<workgroup> group_base: vec3<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_offsets(
@@ -38,79 +37,75 @@ fn bin_offsets(
 ) {
     if (local == 0u) {
         atomicStore(&group_particles, 0u);
-        atomicStore(&group_occupied, 0u);
         atomicStore(&group_touched, 0u);
         atomicStore(&group_slots, 0u);
     }
     workgroupBarrier();
 
-    let block = flat_index(workgroup, local, workgroups);
-    let valid = block < block_count();
+    let index = flat_index(workgroup, local, workgroups);
+    let entry = index / REACHED_BLOCKS;
+    var occupied = 0xffffffffu;
     var count = 0u;
-    var touched = false;
-    if (valid) {
-        count = atomicLoad(&block_bins[block].count);
-        let c = vec3<i32>(block_coords(block));
-        for (var k = 0u; k < 8u; k++) {
-            let lower = c - vec3<i32>(vec3<u32>(k & 1u, (k >> 1u) & 1u, (k >> 2u) & 1u));
-            touched = touched || block_is_occupied(lower);
+    var reached = 0xffffffffu;
+    if (entry < atomicLoad(&bin_header.occupied_count)) {
+        occupied = block_lists[entry];
+        let k = index % REACHED_BLOCKS;
+        if (k == 0u) {
+            count = atomicLoad(&block_bins[occupied].count);
+        }
+        let up = block_coords(occupied) + vec3<u32>(k & 1u, (k >> 1u) & 1u, (k >> 2u) & 1u);
+        if (all(up < block_dims())) {
+            reached = block_index(up);
         }
     }
+    // The first of the threads that reach a block lists it.
+    let touched = reached != 0xffffffffu && atomicExchange(&block_bins[reached].listed, 1u) == 0u;
     var particle_place = 0u;
-    var occupied_place = 0u;
-    var touched_place = 0u;
     if (count > 0u) {
         particle_place = atomicAdd(&group_particles, count);
-        occupied_place = atomicAdd(&group_occupied, 1u);
     }
-    let needs_slot = touched && params.grid_pool_blocks > 0u && block_slots[block] == NO_SLOT;
-    var slot_place = 0u;
+    var touched_place = 0u;
     if (touched) {
         touched_place = atomicAdd(&group_touched, 1u);
     }
+    let needs_slot = touched && params.grid_pool_blocks > 0u && block_slot(reached) == NO_SLOT;
+    var slot_place = 0u;
     if (needs_slot) {
         slot_place = atomicAdd(&group_slots, 1u);
     }
     workgroupBarrier();
     if (local == 0u) {
-        // Only a workgroup with something to reserve touches the global counters: in a large,
-        // mostly empty domain most workgroups have nothing, and their adds of zero to the same
-        // four addresses would still queue behind each other.
-        var reserved = vec4<u32>(0u);
+        // Only what a workgroup has to reserve goes to the global counters.
+        var reserved = vec3<u32>(0u);
+        let particles = atomicLoad(&group_particles);
+        if (particles > 0u) {
+            reserved.x = atomicAdd(&bin_header.particle_total, particles);
+        }
         let touched_here = atomicLoad(&group_touched);
         if (touched_here > 0u) {
-            let particles = atomicLoad(&group_particles);
-            let occupied = atomicLoad(&group_occupied);
-            if (particles > 0u) {
-                reserved.x = atomicAdd(&bin_header.particle_total, particles);
-            }
-            if (occupied > 0u) {
-                reserved.y = atomicAdd(&bin_header.occupied_count, occupied);
-            }
-            reserved.z = atomicAdd(&bin_header.touched_count, touched_here);
-            let slots = atomicLoad(&group_slots);
-            if (slots > 0u) {
-                reserved.w = atomicAdd(&status.grid_blocks_used, slots);
-                atomicMax(&status.grid_blocks_peak, reserved.w + slots);
-            }
+            reserved.y = atomicAdd(&bin_header.touched_count, touched_here);
+        }
+        let slots = atomicLoad(&group_slots);
+        if (slots > 0u) {
+            reserved.z = atomicAdd(&status.grid_blocks_used, slots);
+            atomicMax(&status.grid_blocks_peak, reserved.z + slots);
         }
         group_base = reserved;
     }
     let base = workgroupUniformLoad(&group_base);
     if (count > 0u) {
-        block_bins[block].offset = base.x + particle_place;
-        block_lists[base.y + occupied_place] = block;
+        block_bins[occupied].offset = base.x + particle_place;
         // Exclusive prefix sum of the block's cell counts, in place (on a sparse grid the cells
         // are counted after this pass: bin_cells, bin_cell_offsets).
         if (params.grid_pool_blocks == 0u) {
-            place_cells(block * BLOCK_CELLS);
+            place_cells(occupied * BLOCK_CELLS);
         }
     }
     if (touched) {
-        block_lists[block_count() + base.z + touched_place] = block;
+        block_lists[block_count() + base.y + touched_place] = reached;
     }
     if (needs_slot) {
-        let slot = base.w + slot_place;
-        block_slots[block] = select(POOL_FULL, slot, slot < params.grid_pool_blocks);
+        let slot = base.z + slot_place;
+        set_block_slot(reached, select(POOL_FULL, slot, slot < params.grid_pool_blocks));
     }
 }

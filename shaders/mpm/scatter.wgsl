@@ -55,7 +55,7 @@ fn cell_counter(cell: u32) -> u32 {
     if (!SPARSE_GRID) {
         return cell;
     }
-    let slot = block_slots[cell / BLOCK_CELLS];
+    let slot = block_slot(cell / BLOCK_CELLS);
     if (slot >= POOL_FULL) {
         return NO_SLOT;
     }

@@ -61,8 +61,9 @@ struct SimParams {
     // blocks of BLOCK_CELLS nodes, and block_slots maps a grid block to its place in the pool
     // (grid_place; src/sim/grid_pool.rs).
     grid_pool_blocks: u32,
-    // 1 for the first page of a sparse grid: its bin_clear empties block_slots, so that the pages'
-    // bin_offsets give the pool's blocks anew each substep.
+    // 1 for the first page of a sparse grid: its bin_clear sets the count of pool blocks handed
+    // out back to zero, so that the pages' bin_offsets give the pool's blocks anew each substep
+    // (every page's bin_clear empties the map entries of the blocks it listed).
     reset_grid_blocks: u32,
     _pad1: u32,
     _pad2: u32,
@@ -92,18 +93,26 @@ struct BinHeader {
     occupied_count: atomic<u32>,
     // Blocks some particle's stencil reaches: grid_update_blocks runs one workgroup each.
     touched_count: atomic<u32>,
-    _pad0: u32,
+    // The touched count as of the end of the last sort (bin_dispatch copies it): how many blocks
+    // of the touched list the next sort's bin_clear empties. Every block whose bin, mark or map
+    // entry is not zero is among them.
+    listed_touched: u32,
 }
 
-// One grid block's bin: its particle count and its first slot in particle_order, and on a sparse
+// One grid block's bin: its particle count and its first slot in particle_order; on a sparse
 // grid the cursor bin_scatter places its particles with if it has no pool block (the pool ran out,
-// so it has no cell counters either).
+// so it has no cell counters either); and 1 once bin_offsets has listed the block as touched, so
+// that of the up to eight occupied blocks whose stencils reach it only one lists it.
 struct BlockBin {
     count: atomic<u32>,
     offset: u32,
     cursor: atomic<u32>,
-    _pad1: u32,
+    listed: atomic<u32>,
 }
+
+// The blocks the stencils based in one block reach: itself and its upper neighbours on each axis
+// and diagonal. bin_offsets runs a thread per occupied block and each of them.
+const REACHED_BLOCKS: u32 = 8u;
 
 // Cells (stencil base nodes) per block: cell_bins holds BLOCK_CELLS counters per block (per pool
 // block on a sparse grid: cell_counter).
@@ -216,13 +225,27 @@ const GRID_FIXED_WORDS: u32 = 8u;
 const REORDER_SLOTS: u32 = 3u;
 // The colliders at the frame's end (see binding 11).
 @group(0) @binding(21) var<storage, read> colliders_end: array<ColliderNode>;
-// The sparse grid's map from grid block to pool block (NO_SLOT: none asked for this substep;
-// POOL_FULL: asked for past the pool's end, so that later pages do not ask again); a single
-// placeholder entry while the grid is dense (params.grid_pool_blocks = 0). NO_SLOT also stands for
-// "no place" where grid_place and cell_counter return one.
+// The sparse grid's map from grid block to pool block, stored one up so that zero, as a buffer is
+// made and cleared, means none: read it through block_slot. A single placeholder entry while the
+// grid is dense (params.grid_pool_blocks = 0).
 @group(0) @binding(22) var<storage, read_write> block_slots: array<u32>;
+// block_slot of a block given no pool block this substep. It also stands for "no place" where
+// grid_place and cell_counter return one.
 const NO_SLOT: u32 = 0xffffffffu;
+// block_slot of a block that asked for one past the pool's end (so later pages do not ask again).
 const POOL_FULL: u32 = 0xfffffffeu;
+
+// The pool block of grid block `block` (sparse grid), or NO_SLOT or POOL_FULL: stored 0 wraps to
+// NO_SLOT, stored 0xffffffff (POOL_FULL + 1, set_block_slot) to POOL_FULL, so one comparison,
+// `>= POOL_FULL`, finds both.
+fn block_slot(block: u32) -> u32 {
+    return block_slots[block] - 1u;
+}
+
+// Stores `slot` (a pool block, or POOL_FULL) as block_slot reads it.
+fn set_block_slot(block: u32, slot: u32) {
+    block_slots[block] = slot + 1u;
+}
 
 // Slot `c` of place `index` in the reorder's scratch. Planes rather than a particle's slots side by
 // side: each store and load of a round then covers consecutive 16-byte slots across the threads,
@@ -307,7 +330,7 @@ fn grid_place(node: vec3<u32>) -> u32 {
     if (!SPARSE_GRID) {
         return node_index(node);
     }
-    let slot = block_slots[block_index(node / BLOCK_EDGE)];
+    let slot = block_slot(block_index(node / BLOCK_EDGE));
     if (slot >= POOL_FULL) {
         return NO_SLOT;
     }

@@ -2,18 +2,25 @@
 //! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
 //! cell's particles) and `grid_update_blocks` can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
-//! A counting sort in five dispatches (seven on a sparse grid, [`super::grid_pool`]), recorded as one
-//! compute pass (GPU label `sort`):
+//! A counting sort in seven dispatches (nine on a sparse grid, [`super::grid_pool`]), recorded as
+//! one compute pass (GPU label `sort`). No pass runs over every block of the domain: each works
+//! from the particles, the lists of blocks or the pool, so a large, mostly empty domain costs what
+//! its snow does (docs/performance.md, "Occupied-block lists").
 //!
 //! | pass | threads | does |
 //! | --- | --- | --- |
-//! | `bin_clear` | one per block | zeroes the block counts and the counters (and a sparse grid's block map); `grid_update_blocks` zeroes the cell counts it visits |
-//! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics; a sparse grid's blocks only) |
-//! | `bin_offsets` | one per block | gives each occupied block a range of `particle_order` and each of its cells a part of it (dense grid); lists the occupied and the touched blocks; hands out a sparse grid's pool blocks |
+//! | `bin_clear` | a fixed number, striding over the last sort's touched list | empties those blocks' bins, marks and sparse map entries (nothing else holds any), zeroes the counters; `grid_update_blocks` zeroes the cell counts it visits |
+//! | `bin_count` | one per particle | counts each block's and each cell's particles (atomics; a sparse grid's blocks only), and lists each block as it becomes occupied |
+//! | `bin_dispatch` | one | dispatch sizes from the counts, into `indirect_args`: here `bin_offsets`'s |
+//! | `bin_offsets` | eight per occupied block | gives each occupied block a range of `particle_order` and each of its cells a part of it (dense grid); lists the blocks the occupied ones reach as touched; hands out a sparse grid's pool blocks |
 //! | `bin_cells` | one per particle | sparse grid only: counts each cell's particles, in its block's pool block |
 //! | `bin_cell_offsets` | one per pool block | sparse grid only: each cell's part of its block's range |
-//! | `bin_dispatch` | one | indirect dispatch sizes from the two list lengths, into `indirect_args` |
+//! | `bin_dispatch` | one | again: the sorted P2G kernels' and `grid_update_blocks`'s sizes, and the touched count for the next `bin_clear` |
 //! | `bin_scatter` | one per particle | writes each particle's index into its cell's part of its block's range |
+//!
+//! With several pages, every page's `bin_clear` runs before the rest of any page's sort
+//! ([`sort_runs`]): the pages share a sparse grid's map, and a page's `bin_clear` must not empty an
+//! entry another page's `bin_offsets` has just set.
 //!
 //! Within a block the particles are thus in cell order (the cell of a particle is its stencil's
 //! base node): neighbouring threads of `p2g_tiled` mostly add to the same nodes, which its
@@ -30,10 +37,9 @@
 use bytemuck::{Pod, Zeroable};
 use serde::{Deserialize, Serialize};
 
-use super::pipelines::Kernels;
 use super::shaders::MpmPass;
 use super::state::SimState;
-use super::step::{Dispatch, PassTimestamps, record_passes, thread_count};
+use super::step::{Dispatch, PageRun, dispatch_of};
 
 /// g2p thread k updates the particle stored at place k (the naive path, and the binned paths
 /// while they reorder the particles themselves: the places are then in block order as of the
@@ -130,8 +136,8 @@ pub struct GpuBinHeader {
     pub occupied_count: u32,
     /// Blocks some particle's stencil reaches.
     pub touched_count: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// The touched count at the end of the last sort: the blocks the next `bin_clear` empties.
+    pub listed_touched: u32,
 }
 
 /// One grid block's bin. Mirrors `BlockBin` in `shaders/mpm/types.wgsl`.
@@ -144,8 +150,8 @@ pub struct GpuBlockBin {
     pub offset: u32,
     /// On a sparse grid, `bin_scatter`'s cursor in a block without a pool block (none: 0).
     pub cursor: u32,
-    /// Padding.
-    pub _pad1: u32,
+    /// 1 once `bin_offsets` has listed the block as touched in this sort.
+    pub listed: u32,
 }
 
 /// Byte offset of `p2g_tiled`'s arguments in the indirect buffer; `grid_update_blocks`'s (which
@@ -153,12 +159,21 @@ pub struct GpuBlockBin {
 pub const P2G_ARGS_OFFSET: u64 = 0;
 /// Byte offset of `grid_update_blocks`'s arguments in the indirect buffer.
 pub const UPDATE_ARGS_OFFSET: u64 = 16;
+/// Byte offset of `bin_offsets`'s arguments in the indirect buffer.
+pub const OFFSETS_ARGS_OFFSET: u64 = 32;
+/// Size of the indirect buffer: three sets of arguments (x, y, z and an unused word).
+pub const INDIRECT_ARGS_BYTES: u64 = 48;
+/// Threads of `bin_clear`, at most: they stride over the last sort's touched list, whose length
+/// only the GPU knows. 16,384 threads take a touched list of 40,000 blocks (16M particles) in three
+/// strides, and are 64 workgroups on a GPU.
+pub const CLEAR_THREADS: u32 = 16_384;
 
-/// The sort's passes in order; `bin_cells` and `bin_cell_offsets` run on a sparse grid only
-/// ([`SPARSE_CELL_PASSES`]).
-pub const SORT_PASSES: [MpmPass; 7] = [
+/// The sort's passes in order (`bin_dispatch` twice); `bin_cells` and `bin_cell_offsets` run on a
+/// sparse grid only ([`SPARSE_CELL_PASSES`]).
+pub const SORT_PASSES: [MpmPass; 8] = [
     MpmPass::BinClear,
     MpmPass::BinCount,
+    MpmPass::BinDispatch,
     MpmPass::BinOffsets,
     MpmPass::BinCells,
     MpmPass::BinCellOffsets,
@@ -170,14 +185,19 @@ pub const SORT_PASSES: [MpmPass; 7] = [
 /// that hold their counters (a dense grid's are counted by `bin_count` and placed by `bin_offsets`).
 pub const SPARSE_CELL_PASSES: [MpmPass; 2] = [MpmPass::BinCells, MpmPass::BinCellOffsets];
 
-/// The sort's dispatches: [`SORT_PASSES`] for the state's grid, then the two of a
-/// [`super::reorder`] if `reorder`.
-pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
+/// The sort's `bin_clear`.
+fn clear_dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+    (MpmPass::BinClear, dispatch_of(MpmPass::BinClear, state))
+}
+
+/// The sort's dispatches after its `bin_clear`: the rest of [`SORT_PASSES`] for the state's grid,
+/// then the two of a [`super::reorder`] if `reorder`.
+fn dispatches_after_clear(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     let sparse = state.grid_storage.is_sparse();
-    let mut dispatches: Vec<_> = SORT_PASSES
-        .into_iter()
+    let mut dispatches: Vec<_> = SORT_PASSES[1..]
+        .iter()
         .filter(|pass| sparse || !SPARSE_CELL_PASSES.contains(pass))
-        .map(|pass| (pass, Dispatch::Threads(thread_count(pass, state))))
+        .map(|&pass| (pass, dispatch_of(pass, state)))
         .collect();
     if reorder {
         dispatches.extend(super::reorder::dispatches(state));
@@ -185,14 +205,12 @@ pub fn dispatches(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     dispatches
 }
 
-/// Records the sort ([`dispatches`]) as one compute pass (`sort`). The cell counters must be zero,
-/// as `grid_update_blocks` leaves them (or a buffer clear).
-pub fn record(
-    encoder: &mut wgpu::CommandEncoder,
-    kernels: &Kernels,
-    state: &SimState,
-    reorder: bool,
-    timestamps: Option<PassTimestamps>,
-) {
-    record_passes(encoder, kernels, state, "sort", &dispatches(state, reorder), timestamps);
+/// The sorts of all `pages`, as runs of one compute pass: every page's `bin_clear`, then the rest
+/// of each page's sort, with a [`super::reorder`] where `reorder` says so for the
+/// page (called once per page, in order). The clears come first because the pages share a sparse
+/// grid's map, whose entries each page's `bin_clear` empties for the blocks it listed last time.
+pub fn sort_runs<'a>(pages: &'a [SimState], reorder: impl Fn(&SimState) -> bool) -> Vec<PageRun<'a>> {
+    let mut runs: Vec<PageRun> = pages.iter().map(|page| (page, vec![clear_dispatch(page)])).collect();
+    runs.extend(pages.iter().map(|page| (page, dispatches_after_clear(page, reorder(page)))));
+    runs
 }

@@ -151,13 +151,14 @@ pub fn grown_pool(grid: &GridSpec, pool: u32, peak: u32) -> Option<u32> {
     (peak as u64 * 4 > pool as u64 * 3 && grown > pool).then_some(grown)
 }
 
-/// The place of node `node` in a sparse grid's buffers whose map is `slots` (as `grid_place` in
-/// `types.wgsl`), or `None` where its block has no pool block.
+/// The place of node `node` in a sparse grid's buffers whose map is `slots` as stored (as
+/// `grid_place` in `types.wgsl`), or `None` where its block has no pool block.
 pub fn sparse_place(grid: &GridSpec, slots: &[u32], node: UVec3) -> Option<usize> {
     let d = block_dims(grid.node_dims());
     let b = node / BLOCK_EDGE;
-    let slot = slots[(b.x + d.x * (b.y + d.y * b.z)) as usize];
-    // u32::MAX: none asked for; u32::MAX − 1: asked for past the pool's end (`POOL_FULL`).
+    // Stored one up (`block_slot` in types.wgsl): 0 is none asked for, u32::MAX asked for past
+    // the pool's end (`POOL_FULL` + 1).
+    let slot = slots[(b.x + d.x * (b.y + d.y * b.z)) as usize].wrapping_sub(1);
     (slot < u32::MAX - 1).then(|| {
         let n = node % BLOCK_EDGE;
         slot as usize * BLOCK_CELLS as usize + (n.x + BLOCK_EDGE * (n.y + BLOCK_EDGE * n.z)) as usize
@@ -234,12 +235,15 @@ mod tests {
     #[test]
     fn places_follow_the_block_map() {
         let g = grid(64);
-        let mut slots = vec![u32::MAX; grid_blocks(&g) as usize];
-        // Block (1, 0, 0) holds pool block 3: its node (1, 2, 3) is node 1 + 4·2 + 16·3 = 57 of it.
-        slots[1] = 3;
+        let mut slots = vec![0; grid_blocks(&g) as usize];
+        // Block (1, 0, 0) holds pool block 3, stored as 4: its node (1, 2, 3) is node
+        // 1 + 4·2 + 16·3 = 57 of it.
+        slots[1] = 4;
         assert_eq!(sparse_place(&g, &slots, UVec3::new(5, 2, 3)), Some(3 * 64 + 57));
         assert_eq!(sparse_place(&g, &slots, UVec3::new(0, 0, 0)), None);
-        slots[0] = u32::MAX - 1;
+        slots[0] = u32::MAX;
         assert_eq!(sparse_place(&g, &slots, UVec3::new(0, 0, 0)), None);
+        slots[0] = 1;
+        assert_eq!(sparse_place(&g, &slots, UVec3::new(0, 0, 0)), Some(0));
     }
 }

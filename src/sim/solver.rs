@@ -92,14 +92,15 @@ pub struct BinsReadback {
     /// The counters.
     pub header: GpuBinHeader,
     /// The indirect dispatch sizes `bin_dispatch` wrote (workgroups x, y, z, unused): the sorted
-    /// P2G kernels' (per occupied block), then `grid_update_blocks`'s (per touched block).
-    pub dispatch_args: [[u32; 4]; 2],
+    /// P2G kernels' (per occupied block), `grid_update_blocks`'s (per touched block) and
+    /// `bin_offsets`'s (eight threads per occupied block).
+    pub dispatch_args: [[u32; 4]; 3],
     /// One bin per grid block.
     pub bins: Vec<GpuBlockBin>,
-    /// The occupied blocks, in an arbitrary order (each workgroup of bin_offsets reserves its list
-    /// places and its ranges with separate atomics).
+    /// The occupied blocks, in the order `bin_count` found them.
     pub occupied: Vec<u32>,
-    /// The touched blocks.
+    /// The touched blocks, in an arbitrary order (each workgroup of `bin_offsets` reserves its list
+    /// places and its ranges with separate atomics).
     pub touched: Vec<u32>,
     /// Particle indices (in the host's order, as [`Solver::read_particles`] returns them) in block
     /// order.
@@ -577,8 +578,7 @@ impl Solver {
                 // stage run alone may follow a sort that no grid update did.
                 self.record_clean_bins(e);
                 self.stage_left_bins.set(true);
-                let sorts = step::page_runs(pages, |page| super::bins::dispatches(page, false));
-                step::record_runs(e, k, "sort", &sorts, None);
+                step::record_runs(e, k, "sort", &super::bins::sort_runs(pages, |_| false), None);
             }
             (path, MpmPass::P2g) if path.is_binned() => {
                 for page in pages {
@@ -611,12 +611,17 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Records the zeroing of the grid's sums and every page's cell counters, as a grid update
-    /// leaves them for the next sort.
+    /// Records the zeroing of the grid's sums, a sparse grid's map and every page's bins, counters
+    /// and cell counters: the state no sort has run in. A grid update leaves the sums and cell
+    /// counters zero and `bin_clear` empties the bins the last sort listed, but after a bin pass run
+    /// alone neither need hold.
     fn record_clean_bins(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.pages[0].grid_fixed, 0, None);
+        encoder.clear_buffer(&self.pages[0].block_slots, 0, None);
         for page in &self.pages {
-            encoder.clear_buffer(&page.cell_bins, 0, None);
+            for buffer in [&page.cell_bins, &page.block_bins, &page.bin_header] {
+                encoder.clear_buffer(buffer, 0, None);
+            }
         }
     }
 

@@ -150,8 +150,8 @@ pub struct SimState {
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per stored node.
     pub grid_velocity: wgpu::Buffer,
-    /// A sparse grid's map from grid block to pool block (one u32 per block), or a one-entry
-    /// placeholder on a dense grid.
+    /// A sparse grid's map from grid block to pool block (one u32 per block, stored one up so that
+    /// 0 is "none": `block_slot` in `types.wgsl`), or a one-entry placeholder on a dense grid.
     pub block_slots: wgpu::Buffer,
     /// Whether the grid is dense or a pool of blocks ([`super::grid_pool`]).
     pub grid_storage: GridStorage,
@@ -184,8 +184,8 @@ pub struct SimState {
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
     pub scatter_sources: wgpu::Buffer,
-    /// Indirect dispatch arguments of the sorted P2G kernels and `grid_update_blocks`, written by
-    /// `bin_dispatch` each sort through group 1.
+    /// Indirect dispatch arguments of the sorted P2G kernels, `grid_update_blocks` and
+    /// `bin_offsets`, written by `bin_dispatch` each sort through group 1.
     pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
@@ -326,12 +326,8 @@ impl GridBuffers {
         Self {
             fixed: readable_buffer(device, "grid_fixed", nodes * GRID_FIXED_NODE_BYTES),
             velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
-            // "None" (all ones) until the first sort fills it, so that no block reads as pool block 0.
-            block_slots: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("block_slots"),
-                contents: &vec![0xff; 4 * blocks as usize],
-                usage: READABLE_STORAGE,
-            }),
+            // Stored one up (`block_slot` in types.wgsl), so the zeros it is made with mean "none".
+            block_slots: readable_buffer(device, "block_slots", 4 * blocks),
             storage,
         }
     }
@@ -432,7 +428,7 @@ impl SimState {
         let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
-            size: 32,
+            size: super::bins::INDIRECT_ARGS_BYTES,
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });

@@ -127,29 +127,29 @@ pub fn record_runs(
 }
 
 /// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
-/// (grid_clear), grid node (grid_update) or grid block (bin_clear, bin_offsets), a
-/// single one (bin_dispatch), else one per particle. The passes dispatched per block from the
-/// indirect arguments ([`dispatch_of`]) are not sized here.
+/// (grid_clear), grid node (grid_update) or pool block (bin_cell_offsets), a single one
+/// (bin_dispatch), a fixed number striding over a list (bin_clear), else one per particle. The
+/// passes dispatched from the indirect arguments ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
     match pass {
         MpmPass::GridClear => state.grid_fixed_words(),
         MpmPass::GridUpdate => state.node_count,
-        MpmPass::BinClear => state.block_count,
-        MpmPass::BinOffsets => state.block_count,
+        MpmPass::BinClear => state.block_count.min(bins::CLEAR_THREADS),
         MpmPass::BinCellOffsets => state.grid_storage.pool_blocks(),
         MpmPass::BinDispatch => 1,
         _ => state.particle_count,
     }
 }
 
-/// How `pass` is dispatched: the passes that run one workgroup per block take their workgroup
-/// counts from the indirect arguments of the last sort (per occupied block: p2g_tiled, its
-/// subgroup variant and g2p2g; per touched block: grid_update_blocks and p2g_gather), the others
-/// one thread per item ([`thread_count`]).
+/// How `pass` is dispatched: the passes that run per block take their workgroup counts from the
+/// indirect arguments `bin_dispatch` wrote (per occupied block: p2g_tiled, its subgroup variant,
+/// g2p2g, and bin_offsets's eight threads; per touched block: grid_update_blocks and p2g_gather),
+/// the others one thread per item ([`thread_count`]).
 pub fn dispatch_of(pass: MpmPass, state: &SimState) -> Dispatch {
     match pass {
         MpmPass::P2gTiled | MpmPass::P2gTiledSubgroup | MpmPass::G2p2g => Dispatch::Indirect(bins::P2G_ARGS_OFFSET),
         MpmPass::GridUpdateBlocks | MpmPass::P2gGather => Dispatch::Indirect(bins::UPDATE_ARGS_OFFSET),
+        MpmPass::BinOffsets => Dispatch::Indirect(bins::OFFSETS_ARGS_OFFSET),
         _ => Dispatch::Threads(thread_count(pass, state)),
     }
 }
@@ -184,9 +184,10 @@ impl<'a> Stage<'a> {
         Self { slot, label, runs: page_runs(pages, dispatches) }
     }
 
-    /// The sort of each page; each page's reorder clock ticks here, once per recorded substep.
+    /// The sort of each page ([`bins::sort_runs`]); each page's reorder clock ticks here, once per
+    /// recorded substep.
     fn sort(pages: &'a [SimState]) -> Self {
-        Self::each(0, "sort", pages, |page| bins::dispatches(page, page.reorder.tick()))
+        Self { slot: 0, label: "sort", runs: bins::sort_runs(pages, |page| page.reorder.tick()) }
     }
 
     /// `self` with `first` (a dispatch over the shared grid) ahead of its runs.
