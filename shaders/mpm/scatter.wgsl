@@ -36,8 +36,8 @@ fn home_cell(position: vec3<f32>) -> u32 {
 }
 
 // Turns the BLOCK_CELLS cell counts from cell_bins[first] on into their exclusive prefix sums, in
-// place: each cell's first place within its block's range (bin_offsets on a dense grid,
-// bin_cell_offsets on a sparse one).
+// place: each cell's first place within its block's range (bin_cell_offsets, on a sparse grid;
+// bin_offsets splits a dense grid's blocks over eight threads).
 fn place_cells(first: u32) {
     var place = 0u;
     for (var c = first; c < first + BLOCK_CELLS; c++) {

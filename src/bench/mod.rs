@@ -171,13 +171,11 @@ pub struct Traffic {
     /// Nodes the grid update visits (all of them on the naive path; the touched blocks' on the
     /// sorted path).
     pub touched_nodes: f64,
-    /// Grid blocks.
-    pub blocks: f64,
     /// Particles per cell of snow.
     pub particles_per_cell: f64,
     /// Reorders per substep (1 / the reorder interval; 0 without reordering).
     pub reorders_per_substep: f64,
-    /// A sparse grid: the sort also resets the block map, 4 bytes per block.
+    /// A sparse grid: the sort also reads and resets the block map, 4 bytes per touched block each.
     pub sparse: bool,
 }
 
@@ -187,9 +185,11 @@ pub struct Traffic {
 /// snow (N / ppc). The naive grid passes touch every node; the sorted path's grid update touches
 /// the touched blocks' nodes, reading the 32-byte sums, writing 16 bytes of velocity and 32 bytes
 /// of zeros and zeroing the node's 4-byte cell counter. Its sort reads each 16-byte position twice
-/// and writes a 4-byte index, plus 16 bytes per block of the domain cleared and read (and on a
-/// sparse grid 4 bytes of its block map reset), and on the substeps that reorder (a share `reorders_per_substep`) every stream and id read and written twice and the
-/// order read and rewritten. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each
+/// and writes a 4-byte index; per touched block it clears and reads the 16-byte bin, reads its list
+/// entry and writes it anew, and on a sparse grid reads and resets the block map (the sort works
+/// from the lists, not over every block of the domain: `src/sim/bins.rs`); and on the substeps
+/// that reorder (a share `reorders_per_substep`) it reads and writes every stream and id twice and
+/// reads and rewrites the order. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each
 /// particle and its index once, writes and reads its 80-byte scatter source once (the floor: a
 /// source's 27 readers hit the cache) and writes every touched node's 32-byte sums. The fused
 /// path's g2p2g reads and writes each particle once, reads velocities and writes sums per node of
@@ -208,8 +208,9 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
             // A reorder reads and writes the streams and id twice (gather, copy back) and reads and
             // rewrites the order.
             let reorder = 4.0 * (particle + 4.0) + 8.0;
-            let map = if t.sparse { 4.0 } else { 0.0 };
-            (36.0 + reorder * t.reorders_per_substep) * t.particles + (2.0 * block + map) * t.blocks
+            let map = if t.sparse { 8.0 } else { 0.0 };
+            let touched_blocks = t.touched_nodes / BLOCK_EDGE.pow(3) as f64;
+            (36.0 + reorder * t.reorders_per_substep) * t.particles + (2.0 * block + 8.0 + map) * touched_blocks
         }
         (SolverPath::Naive, 1) => particle * t.particles + fixed * snow_nodes,
         (SolverPath::Sorted, 1) if p2g == MpmPass::P2gGather => {
@@ -338,7 +339,6 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
         particles: solver.particle_count() as f64,
         nodes: nodes as f64,
         touched_nodes: touched_nodes as f64,
-        blocks: solver.pages()[0].block_count as f64,
         sparse: solver.grid_storage().is_sparse(),
         particles_per_cell: case.particles_per_cell as f64,
         // Without timestamps the stages run one by one through `Solver::run_pass`, whose sort
