@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
-use powder::sim::bins::{GpuBinHeader, GpuBlockBin};
+use powder::sim::bins::{self, GpuBinHeader, GpuBlockBin};
 use powder::sim::p2g_gather::GpuScatterSource;
 use powder::sim::params::{GpuSimParams, GpuSolverStatus};
 use powder::sim::particles::GpuParticlePlastic;
@@ -223,4 +223,37 @@ fn the_particle_streams_agree_with_the_host() {
         powder::sim::state::BINDINGS,
         module.global_variables.iter().filter(|(_, v)| v.binding.is_some()).count()
     );
+}
+
+#[test]
+fn the_sorts_constants_agree_with_the_host() {
+    // bin_offsets and bin_cell_offsets run REACHED_BLOCKS threads per block (the host sizes
+    // bin_cell_offsets' dispatch, bin_dispatch bin_offsets'), which split a block's cells evenly.
+    let module = validate("bin_cell_offsets", &MpmPass::BinCellOffsets.composed_source());
+    let (reached, cells) = (u32_named(&module, "REACHED_BLOCKS"), u32_named(&module, "BLOCK_CELLS"));
+    assert_eq!((reached, cells), (powder::sim::bins::REACHED_BLOCKS, powder::sim::bins::BLOCK_CELLS));
+    assert_eq!(u32_named(&module, "SEGMENT_CELLS") * reached, cells);
+    assert_eq!(powder::sim::params::WORKGROUP_SIZE % reached, 0, "a block's threads would span two workgroups");
+    let (_, sums) = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some("segment_sums"))
+        .expect("place_cells_together's workgroup sums");
+    match module.types[sums.ty].inner {
+        naga::TypeInner::Array { size: naga::ArraySize::Constant(n), .. } => {
+            assert_eq!(n.get(), powder::sim::params::WORKGROUP_SIZE, "one segment sum per thread")
+        }
+        ref other => panic!("segment_sums is not a sized array: {other:?}"),
+    }
+    // The indirect buffer holds the arguments bin_dispatch writes, one vec4<u32> per pass.
+    let module = validate("bin_dispatch", &MpmPass::BinDispatch.composed_source());
+    let (_, var) = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some("dispatch_args"))
+        .expect("bin_dispatch declares dispatch_args");
+    assert_eq!(module.types[var.ty].inner.size(module.to_ctx()) as u64, powder::sim::bins::INDIRECT_ARGS_BYTES);
+    for offset in [bins::P2G_ARGS_OFFSET, bins::UPDATE_ARGS_OFFSET, bins::OFFSETS_ARGS_OFFSET] {
+        assert!(offset + 16 <= bins::INDIRECT_ARGS_BYTES && offset % 16 == 0);
+    }
 }

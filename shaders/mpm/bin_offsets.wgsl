@@ -8,9 +8,8 @@
 // "Occupied-block lists"): REACHED_BLOCKS threads per occupied block, thread k for the block's
 // neighbour k up (k = 0: the block itself, which also takes the block's range). Up to eight
 // occupied blocks reach the same block; the first thread to set its `listed` mark lists it.
-// On a dense grid the eight threads also turn the block's 64 cell counts into first places, eight
-// cells each: one thread walking all 64 in turn, with seven of eight lanes idle, made the sort
-// 0.13 ms slower than before at 16M particles on the H100.
+// On a dense grid the eight threads also turn the block's cell counts into first places
+// (place_cells_together in scatter.wgsl).
 //
 // On a sparse grid (params.grid_pool_blocks > 0) a touched block that has no pool block yet (one
 // page's bin_offsets after another's, or bin_clear emptied its entry) takes the next one: the
@@ -31,11 +30,6 @@ var<workgroup> group_particles: atomic<u32>;
 var<workgroup> group_touched: atomic<u32>;
 var<workgroup> group_slots: atomic<u32>;
 var<workgroup> group_base: vec3<u32>;
-// Each thread's sum of its eight cell counts (sized for params::WORKGROUP_SIZE).
-var<workgroup> segment_sums: array<u32, 256>;
-
-// Cells per thread in the cell places of an occupied block.
-const SEGMENT_CELLS: u32 = BLOCK_CELLS / REACHED_BLOCKS;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn bin_offsets(
@@ -81,17 +75,6 @@ fn bin_offsets(
     if (needs_slot) {
         slot_place = atomicAdd(&group_slots, 1u);
     }
-    // A dense grid's cell counts, eight per thread (a sparse grid's are counted after this pass:
-    // bin_cells, bin_cell_offsets).
-    let places_cells = occupied != 0xffffffffu && params.grid_pool_blocks == 0u;
-    let first_cell = occupied * BLOCK_CELLS + k * SEGMENT_CELLS;
-    var segment = 0u;
-    if (places_cells) {
-        for (var c = 0u; c < SEGMENT_CELLS; c++) {
-            segment += atomicLoad(&cell_bins[first_cell + c]);
-        }
-    }
-    segment_sums[local] = segment;
     workgroupBarrier();
     if (local == 0u) {
         // Only what a workgroup has to reserve goes to the global counters.
@@ -115,20 +98,6 @@ fn bin_offsets(
     if (count > 0u) {
         block_bins[occupied].offset = base.x + particle_place;
     }
-    if (places_cells) {
-        // Exclusive prefix sum of the block's cell counts, in place: the segments of the block's
-        // threads before this one, then this segment's cells in turn. The block's threads are
-        // REACHED_BLOCKS consecutive ones of this workgroup, from local - k.
-        var place = 0u;
-        for (var j = local - k; j < local; j++) {
-            place += segment_sums[j];
-        }
-        for (var c = first_cell; c < first_cell + SEGMENT_CELLS; c++) {
-            let n = atomicLoad(&cell_bins[c]);
-            atomicStore(&cell_bins[c], place);
-            place += n;
-        }
-    }
     if (touched) {
         block_lists[block_count() + base.y + touched_place] = reached;
     }
@@ -136,4 +105,8 @@ fn bin_offsets(
         let slot = base.z + slot_place;
         set_block_slot(reached, select(POOL_FULL, slot, slot < params.grid_pool_blocks));
     }
+    // A dense grid's cell places (a sparse grid's cells are counted after this pass: bin_cells,
+    // bin_cell_offsets).
+    let places_cells = occupied != 0xffffffffu && params.grid_pool_blocks == 0u;
+    place_cells_together(occupied * BLOCK_CELLS, k, local, places_cells);
 }

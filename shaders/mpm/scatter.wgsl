@@ -35,15 +35,39 @@ fn home_cell(position: vec3<f32>) -> u32 {
     return cell_of_node(home_node(position));
 }
 
+// Cells per thread where REACHED_BLOCKS threads turn a block's cell counts into places together.
+const SEGMENT_CELLS: u32 = BLOCK_CELLS / REACHED_BLOCKS;
+// Each thread's sum of its SEGMENT_CELLS cell counts (sized for params::WORKGROUP_SIZE).
+var<workgroup> segment_sums: array<u32, 256>;
+
 // Turns the BLOCK_CELLS cell counts from cell_bins[first] on into their exclusive prefix sums, in
-// place: each cell's first place within its block's range (bin_cell_offsets, on a sparse grid;
-// bin_offsets splits a dense grid's blocks over eight threads).
-fn place_cells(first: u32) {
-    var place = 0u;
-    for (var c = first; c < first + BLOCK_CELLS; c++) {
-        let n = atomicLoad(&cell_bins[c]);
-        atomicStore(&cell_bins[c], place);
-        place += n;
+// place: each cell's first place within its block's range (bin_offsets on a dense grid,
+// bin_cell_offsets on a sparse one). REACHED_BLOCKS consecutive threads of a workgroup share a
+// block, SEGMENT_CELLS cells each: `k` is this thread's share and `local` its index in the
+// workgroup, so the block's first thread is local - k. One thread walking all 64 cells in turn,
+// with the other lanes of its warp idle, made the 16M sort 0.13 ms slower on the H100
+// (docs/performance.md, "Occupied-block lists"). It holds a barrier: every thread of the workgroup
+// calls it, `has_block` false where a thread has none.
+fn place_cells_together(first: u32, k: u32, local: u32, has_block: bool) {
+    let cells = first + k * SEGMENT_CELLS;
+    var segment = 0u;
+    if (has_block) {
+        for (var c = cells; c < cells + SEGMENT_CELLS; c++) {
+            segment += atomicLoad(&cell_bins[c]);
+        }
+    }
+    segment_sums[local] = segment;
+    workgroupBarrier();
+    if (has_block) {
+        var place = 0u;
+        for (var j = local - k; j < local; j++) {
+            place += segment_sums[j];
+        }
+        for (var c = cells; c < cells + SEGMENT_CELLS; c++) {
+            let n = atomicLoad(&cell_bins[c]);
+            atomicStore(&cell_bins[c], place);
+            place += n;
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! | `bin_dispatch` | one | dispatch sizes from the counts, into `indirect_args`: here `bin_offsets`'s |
 //! | `bin_offsets` | eight per occupied block | gives each occupied block a range of `particle_order` and each of its cells a part of it (dense grid); lists the blocks the occupied ones reach as touched; hands out a sparse grid's pool blocks |
 //! | `bin_cells` | one per particle | sparse grid only: counts each cell's particles, in its block's pool block |
-//! | `bin_cell_offsets` | one per pool block | sparse grid only: each cell's part of its block's range |
+//! | `bin_cell_offsets` | eight per pool block | sparse grid only: each cell's part of its block's range |
 //! | `bin_dispatch` | one | again: the sorted P2G kernels' and `grid_update_blocks`'s sizes, and the touched count for the next `bin_clear` |
 //! | `bin_scatter` | one per particle | writes each particle's index into its cell's part of its block's range |
 //!
@@ -52,6 +52,10 @@ pub const PARTICLE_ORDER_BINNED: u32 = 1;
 pub const BLOCK_EDGE: u32 = 4;
 /// Cell counters per block in `cell_bins` (`BLOCK_CELLS` in `types.wgsl`).
 pub const BLOCK_CELLS: u32 = BLOCK_EDGE * BLOCK_EDGE * BLOCK_EDGE;
+/// The blocks the stencils based in one block reach, itself included (`REACHED_BLOCKS` in
+/// `types.wgsl`): `bin_offsets` runs this many threads per occupied block, and `bin_cell_offsets`
+/// per pool block.
+pub const REACHED_BLOCKS: u32 = 8;
 
 /// Grid blocks along each axis of a grid of `node_dims` nodes: enough to cover every node
 /// (`block_dims` in `types.wgsl`).

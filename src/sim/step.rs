@@ -127,7 +127,7 @@ pub fn record_runs(
 }
 
 /// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
-/// (grid_clear), grid node (grid_update) or pool block (bin_cell_offsets), a single one
+/// (grid_clear), grid node (grid_update), eight per pool block (bin_cell_offsets), a single one
 /// (bin_dispatch), a fixed number striding over a list (bin_clear), else one per particle. The
 /// passes dispatched from the indirect arguments ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
@@ -135,7 +135,7 @@ pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
         MpmPass::GridClear => state.grid_fixed_words(),
         MpmPass::GridUpdate => state.node_count,
         MpmPass::BinClear => state.block_count.min(bins::CLEAR_THREADS),
-        MpmPass::BinCellOffsets => state.grid_storage.pool_blocks(),
+        MpmPass::BinCellOffsets => state.grid_storage.pool_blocks() * bins::REACHED_BLOCKS,
         MpmPass::BinDispatch => 1,
         _ => state.particle_count,
     }
