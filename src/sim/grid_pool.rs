@@ -3,11 +3,14 @@
 //! A dense grid stores every node of the domain, 48 bytes each (`grid_fixed` and `grid_velocity`),
 //! and one storage binding bounds it: 405³ nodes on the H100. Snow fills a small part of most
 //! domains. A sparse grid stores only a pool of blocks ([`BLOCK_EDGE`]³ nodes each) and a map from
-//! every grid block to its pool block (`block_slots`, 4 bytes per block):
+//! every grid block to its pool block (`block_slots`, 4 bytes per block, stored one up so that 0
+//! means none):
 //!
-//! - Each substep the sort gives the pool's blocks anew: the first page's `bin_clear` empties the
-//!   map, and each page's `bin_offsets` gives every block its particles' stencils touch a pool block
-//!   of its own, in whatever order the workgroups take them (`shaders/mpm/bin_offsets.wgsl`).
+//! - Each substep the sort gives the pool's blocks anew: each page's `bin_clear` empties the map
+//!   entries of the blocks its last sort listed (no others are set), the first page's also the count
+//!   of pool blocks handed out, and each page's `bin_offsets` then gives every block its particles'
+//!   stencils touch a pool block of its own, in whatever order the workgroups take them
+//!   (`shaders/mpm/bin_offsets.wgsl`).
 //! - The passes find a node through `grid_place` (`types.wgsl`): its block's pool block, then the
 //!   node within the block. The sorted path visits only touched blocks, so every node it reads or
 //!   writes has a pool block.
@@ -19,8 +22,10 @@
 //!   frame.
 //!
 //! Only the sorted path runs on a sparse grid: the naive path's P2G and the fused path's g2p2g
-//! write nodes before the sort of their substep has given them pool blocks. The bins (4 bytes per
-//! cell) and the collider fields (32 bytes per node and frame) stay dense.
+//! write nodes before the sort of their substep has given them pool blocks. The cell counters live
+//! in the pool blocks too. What stays dense: the map and the block bins and lists, 28 bytes per
+//! block of the domain (the sort's passes visit only the listed blocks of them), and the collider
+//! fields (32 bytes per node and frame).
 
 use glam::{UVec3, Vec3};
 

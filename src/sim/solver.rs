@@ -479,7 +479,7 @@ impl Solver {
             uniforms.particle_order = page.path.particle_order(page.reorder.interval() > 0);
             uniforms.keep_grid_sums = (self.pages.len() > 1) as u32;
             uniforms.grid_pool_blocks = page.grid_storage.pool_blocks();
-            // The first page's sort gives the pool's blocks anew; the others' add to them.
+            // The first page's sort hands the pool's blocks out anew; the others' add to them.
             uniforms.reset_grid_blocks = (page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0])) as u32;
             self.interaction.write_into(&mut uniforms);
             page.write_params(&gpu.queue, &uniforms);
