@@ -6,12 +6,12 @@ mod common;
 
 use glam::{Quat, Vec3};
 use nalgebra::Vector3;
-use powder::collider::field::{ColliderField, ColliderFrames, Surface};
+use powder::collider::field::{ColliderField, ColliderFrames};
 use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::sim::Solver;
 use powder::sim::bins::SolverPath;
 use powder::sim::cpu::CpuSolver;
-use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::shaders::MpmPass;
 
 const H: f64 = 1.0 / 16.0;
@@ -37,7 +37,7 @@ fn belt(params: &SolverParams, height: f32, kind: BoundaryKind) -> ColliderFrame
     sdf.velocity.iter_mut().for_each(|v| *v = along);
     let mut field = ColliderField::empty(params.grid.node_count() as usize);
     field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    ColliderFrames { from: field.clone(), to: field, surfaces: vec![Surface { kind, friction: 0.3 }] }
+    ColliderFrames { from: field.clone(), to: field, surfaces: vec![Boundary { kind, friction: 0.3 }] }
 }
 
 /// The smallest |distance| over all nodes: a node within rounding of the surface could be judged
@@ -123,7 +123,7 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     let frames = ColliderFrames {
         from: field(0.27),
         to: field(0.33),
-        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.0 }],
+        surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.0 }],
     };
     let particles = block();
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");

@@ -10,10 +10,9 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use nalgebra::Vector3;
-use serde::{Deserialize, Serialize};
 
 use crate::sim::cpu::grid_update::coulomb_friction;
-use crate::sim::params::BoundaryKind;
+use crate::sim::params::{Boundary, BoundaryKind};
 
 /// `GpuColliderNode::surface` of a node that no collider reaches.
 pub const NO_COLLIDER: u32 = u32::MAX;
@@ -51,19 +50,10 @@ pub struct GpuColliderSurface {
     pub friction: f32,
 }
 
-/// The boundary condition of one collider, as written in scene files.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Surface {
-    /// Sticky, slip or separate.
-    pub kind: BoundaryKind,
-    /// Coulomb friction coefficient μ ≥ 0.
-    pub friction: f64,
-}
-
-impl Surface {
-    /// The GPU record.
-    pub fn to_gpu(self) -> GpuColliderSurface {
-        GpuColliderSurface { kind: self.kind.gpu_code(), friction: self.friction as f32 }
+/// A collider's boundary condition is a [`Boundary`], as the domain walls' is.
+impl From<Boundary> for GpuColliderSurface {
+    fn from(b: Boundary) -> Self {
+        Self { kind: b.kind.gpu_code(), friction: b.friction as f32 }
     }
 }
 
@@ -108,7 +98,7 @@ pub struct ColliderFrames {
     /// State at the frame's end.
     pub to: ColliderField,
     /// Boundary condition of each collider.
-    pub surfaces: Vec<Surface>,
+    pub surfaces: Vec<Boundary>,
 }
 
 /// `a + (b − a)·t`, as WGSL's `mix`.
@@ -130,7 +120,7 @@ pub fn apply_colliders(
     from: &GpuColliderNode,
     to: &GpuColliderNode,
     t: f64,
-    surfaces: &[Surface],
+    surfaces: &[Boundary],
 ) -> Vector3<f64> {
     let distance = mix(from.distance as f64, to.distance as f64, t);
     let surface = if t < 0.5 { from.surface } else { to.surface };
@@ -176,12 +166,12 @@ mod tests {
     #[test]
     fn moving_slip_collider_removes_relative_normal_speed() {
         // A floor (normal +z) rising at 1 m/s; the node falls at 2 m/s and slides at 3 m/s in x.
-        let surfaces = [Surface { kind: BoundaryKind::Slip, friction: 0.0 }];
+        let surfaces = [Boundary { kind: BoundaryKind::Slip, friction: 0.0 }];
         let n = node(-0.01, [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]);
         let v = apply_colliders(Vector3::new(3.0, 0.0, -2.0), &n, &n, 0.5, &surfaces);
         assert_eq!(v, Vector3::new(3.0, 0.0, 1.0));
         // With μ = 0.5 the relative normal speed 3 m/s costs 1.5 m/s of the 3 m/s slide.
-        let surfaces = [Surface { kind: BoundaryKind::Separate, friction: 0.5 }];
+        let surfaces = [Boundary { kind: BoundaryKind::Separate, friction: 0.5 }];
         let v = apply_colliders(Vector3::new(3.0, 0.0, -2.0), &n, &n, 0.5, &surfaces);
         assert!((v - Vector3::new(1.5, 0.0, 1.0)).norm() < 1e-12, "{v}");
         // Separating (moving up faster than the floor) is left alone.
@@ -193,7 +183,7 @@ mod tests {
     fn blend_moves_the_surface_between_frames() {
         // Outside at the frame's start (+0.02 m), inside at its end (−0.02 m): blended at t = 0.25
         // the node is outside (+0.01), at t = 0.75 inside (−0.01) and sticky takes the velocity.
-        let surfaces = [Surface { kind: BoundaryKind::Sticky, friction: 0.0 }];
+        let surfaces = [Boundary { kind: BoundaryKind::Sticky, friction: 0.0 }];
         let (a, b) = (node(0.02, [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]), node(-0.02, [1.0, 0.0, 0.0], [4.0, 0.0, 0.0]));
         let v = Vector3::new(-1.0, 0.0, 0.0);
         assert_eq!(apply_colliders(v, &a, &b, 0.25, &surfaces), v);

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 
-use super::field::{ColliderField, ColliderFrames, Surface};
+use super::field::{ColliderField, ColliderFrames};
 use super::sdf::{MeshSdf, mesh_sdf};
 use super::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use crate::mesh::{GltfModel, TriangleMesh};
 use crate::scene::{ColliderConfig, ColliderShape, Scene, SceneError};
-use crate::sim::params::GridSpec;
+use crate::sim::params::{Boundary, GridSpec};
 
 /// Cells on each side of a mesh's surface within which its distance is exact (`mesh_sdf`). Three
 /// cover the quadratic stencil (1.5 cells) of a particle touching the surface, with margin for a
@@ -111,7 +111,7 @@ impl Placed {
 /// The colliders of a scene on one grid.
 pub struct ColliderSet {
     placed: Vec<Placed>,
-    surfaces: Vec<Surface>,
+    surfaces: Vec<Boundary>,
     grid: GridSpec,
     /// The field of the static colliders, sampled once per grid.
     static_field: Option<ColliderField>,
@@ -143,7 +143,7 @@ impl ColliderSet {
             };
             placed.push(Placed { config: config.clone(), model, clip });
         }
-        let surfaces = scene.colliders.iter().map(|c| Surface { kind: c.boundary, friction: c.friction }).collect();
+        let surfaces = scene.colliders.iter().map(|c| Boundary { kind: c.boundary, friction: c.friction }).collect();
         Ok(Self { placed, surfaces, grid: scene.grid_spec(), static_field: None })
     }
 

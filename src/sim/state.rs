@@ -601,7 +601,7 @@ impl SimState {
         assert!(frames.from.nodes.len() == n && frames.to.nodes.len() == n, "collider fields must match the grid");
         let bytes = n as u64 * size_of::<GpuColliderNode>() as u64;
         super::capacity::check_collider_fields(device, params)?;
-        let surfaces: Vec<GpuColliderSurface> = frames.surfaces.iter().map(|s| s.to_gpu()).collect();
+        let surfaces: Vec<GpuColliderSurface> = frames.surfaces.iter().map(|&s| s.into()).collect();
         let surface_bytes = (surfaces.len().max(1) * size_of::<GpuColliderSurface>()) as u64;
         let mut rebind = false;
         if self.colliders[0].size() != bytes {

@@ -213,7 +213,7 @@ pub fn two_blocks(seed: u64) -> Vec<GpuParticle> {
 /// A slip floor (μ 0.3) tilted 20° about x through (0.5, 0.5, 0.1), at rest, as collider frames on
 /// `params`' grid: it cuts through the bottom of [`two_blocks`]' slab.
 pub fn ramp(params: &SolverParams) -> powder::collider::field::ColliderFrames {
-    use powder::collider::field::{ColliderField, ColliderFrames, Surface};
+    use powder::collider::field::{ColliderField, ColliderFrames};
     use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
     let pose = RigidPose::at_rest(Vec3::new(0.5, 0.5, 0.1), glam::Quat::from_rotation_x(20f32.to_radians()));
     let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
@@ -222,6 +222,6 @@ pub fn ramp(params: &SolverParams) -> powder::collider::field::ColliderFrames {
     ColliderFrames {
         from: field.clone(),
         to: field,
-        surfaces: vec![Surface { kind: BoundaryKind::Slip, friction: 0.3 }],
+        surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.3 }],
     }
 }
