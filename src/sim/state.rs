@@ -208,33 +208,65 @@ const _: () = assert!(size_of::<GpuColliderNode>() as u64 <= GRID_FIXED_NODE_BYT
 /// Number of bindings in group 0 (see `types.wgsl`).
 pub const BINDINGS: usize = 23;
 
-/// Group 0 over `buffers`, in binding order (see `types.wgsl`).
-fn make_bind_group(
-    device: &wgpu::Device,
-    kernels: &Kernels,
-    params: &wgpu::Buffer,
-    particles: &ParticleBuffers,
-    rest: [&wgpu::Buffer; BINDINGS - 11],
-    [scratch, colliders_end, block_slots]: [&wgpu::Buffer; 3],
-) -> wgpu::BindGroup {
-    // Binding 0 is the uniform block, 1–6 the particle streams, 7–18 the rest in order (11 the
-    // colliders at the frame's start), 19 the particle ids, 20 the reorder scratch, 21 the
-    // colliders at the frame's end, 22 the sparse grid's block map (types.wgsl).
-    let buffers = std::iter::once(params).chain(particles.buffers()).chain(rest).chain([
-        &particles.id,
-        scratch,
-        colliders_end,
-        block_slots,
-    ]);
-    let entries: Vec<_> = buffers
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("mpm.state"),
-        layout: &kernels.layout,
-        entries: &entries,
-    })
+/// The buffers of one page's group 0, by name: [`Group0::bind`] puts them in binding order, so
+/// that order is written once (`types.wgsl` declares the same).
+struct Group0<'a> {
+    params: &'a wgpu::Buffer,
+    particles: &'a ParticleBuffers,
+    grid_fixed: &'a wgpu::Buffer,
+    grid_velocity: &'a wgpu::Buffer,
+    status: &'a wgpu::Buffer,
+    pick_ray: &'a wgpu::Buffer,
+    colliders: &'a [wgpu::Buffer; 2],
+    collider_surfaces: &'a wgpu::Buffer,
+    bin_header: &'a wgpu::Buffer,
+    block_bins: &'a wgpu::Buffer,
+    block_lists: &'a wgpu::Buffer,
+    particle_order: &'a wgpu::Buffer,
+    cell_bins: &'a wgpu::Buffer,
+    scatter_sources: &'a wgpu::Buffer,
+    reorder_scratch: &'a wgpu::Buffer,
+    block_slots: &'a wgpu::Buffer,
+}
+
+impl Group0<'_> {
+    /// The bind group: binding 0 the uniform block, 1–6 the particle streams, 7–18 the grid, the
+    /// counters, the colliders at the frame's start and the bins, 19 the particle ids, 20 the
+    /// reorder scratch, 21 the colliders at the frame's end, 22 the sparse grid's block map.
+    fn bind(&self, device: &wgpu::Device, kernels: &Kernels) -> wgpu::BindGroup {
+        let buffers: Vec<&wgpu::Buffer> = std::iter::once(self.params)
+            .chain(self.particles.buffers())
+            .chain([
+                self.grid_fixed,
+                self.grid_velocity,
+                self.status,
+                self.pick_ray,
+                &self.colliders[0],
+                self.collider_surfaces,
+                self.bin_header,
+                self.block_bins,
+                self.block_lists,
+                self.particle_order,
+                self.cell_bins,
+                self.scatter_sources,
+                &self.particles.id,
+                self.reorder_scratch,
+                &self.colliders[1],
+                self.block_slots,
+            ])
+            .collect();
+        assert_eq!(buffers.len(), BINDINGS, "group 0 has BINDINGS bindings");
+        let entries: Vec<_> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mpm.state"),
+            layout: &kernels.layout,
+            entries: &entries,
+        })
+    }
 }
 
 /// Bytes of one page's cell counters ([`BLOCK_CELLS`] u32 per block): every block of the grid's
@@ -432,27 +464,25 @@ impl SimState {
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let bind_group = make_bind_group(
-            device,
-            kernels,
-            &params_buffer,
-            &particle_buffers,
-            [
-                &grid.fixed,
-                &grid.velocity,
-                &status,
-                &pick_ray,
-                &colliders[0],
-                &collider_surfaces,
-                &bin_header,
-                &block_bins,
-                &block_lists,
-                &particle_order,
-                &cell_bins,
-                &scatter_sources,
-            ],
-            [&reorder_scratch, &colliders[1], &grid.block_slots],
-        );
+        let bind_group = Group0 {
+            params: &params_buffer,
+            particles: &particle_buffers,
+            grid_fixed: &grid.fixed,
+            grid_velocity: &grid.velocity,
+            status: &status,
+            pick_ray: &pick_ray,
+            colliders: &colliders,
+            collider_surfaces: &collider_surfaces,
+            bin_header: &bin_header,
+            block_bins: &block_bins,
+            block_lists: &block_lists,
+            particle_order: &particle_order,
+            cell_bins: &cell_bins,
+            scatter_sources: &scatter_sources,
+            reorder_scratch: &reorder_scratch,
+            block_slots: &grid.block_slots,
+        }
+        .bind(device, kernels);
         Self {
             params: params_buffer,
             particles: particle_buffers,
@@ -490,27 +520,25 @@ impl SimState {
 
     /// Recreates the bind group over the current buffers (after a collider buffer changed).
     fn bind(&mut self, device: &wgpu::Device, kernels: &Kernels) {
-        self.bind_group = make_bind_group(
-            device,
-            kernels,
-            &self.params,
-            &self.particles,
-            [
-                &self.grid_fixed,
-                &self.grid_velocity,
-                &self.status,
-                &self.pick_ray,
-                &self.colliders[0],
-                &self.collider_surfaces,
-                &self.bin_header,
-                &self.block_bins,
-                &self.block_lists,
-                &self.particle_order,
-                &self.cell_bins,
-                &self.scatter_sources,
-            ],
-            [&self.reorder_scratch, &self.colliders[1], &self.block_slots],
-        );
+        self.bind_group = Group0 {
+            params: &self.params,
+            particles: &self.particles,
+            grid_fixed: &self.grid_fixed,
+            grid_velocity: &self.grid_velocity,
+            status: &self.status,
+            pick_ray: &self.pick_ray,
+            colliders: &self.colliders,
+            collider_surfaces: &self.collider_surfaces,
+            bin_header: &self.bin_header,
+            block_bins: &self.block_bins,
+            block_lists: &self.block_lists,
+            particle_order: &self.particle_order,
+            cell_bins: &self.cell_bins,
+            scatter_sources: &self.scatter_sources,
+            reorder_scratch: &self.reorder_scratch,
+            block_slots: &self.block_slots,
+        }
+        .bind(device, kernels);
     }
 
     /// New zeroed grid buffers for `storage` (a sparse grid's pool grown), for this page and the
