@@ -312,3 +312,28 @@ fn shipped_gltf_sphere_and_box_match_the_analytic_fields() {
     let band_nodes = check_field(&sdf, &wide, band, FLOAT_ERROR, |p| box_sdf(p, -half, half).clamp(-band, band));
     assert!(band_nodes > 1000, "{band_nodes} band nodes");
 }
+
+#[test]
+fn a_moving_mesh_reuses_its_last_end_field_and_matches_a_fresh_build_bit_for_bit() {
+    use powder::collider::set::ColliderSet;
+    use powder::scene::Scene;
+    // The walking figure: a skinned glTF mesh whose pose changes every frame. Frame k's start
+    // field is frame k − 1's end field with frame k's vertex velocities; it must equal a field
+    // built afresh at that pose, and each later frame must build one field, not two.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/figure_walk.json");
+    let scene = Scene::load(&path).expect("figure_walk.json loads");
+    let dt = 1.0 / 30.0;
+    let mut set = ColliderSet::from_scene(&scene, "figure_walk").expect("colliders");
+    set.frames(0.0, dt).expect("the figure");
+    assert_eq!(set.mesh_builds(), 2, "the first frame builds its start and its end");
+    for k in 1..4u32 {
+        let (t0, t1) = (k as f64 * dt, (k + 1) as f64 * dt);
+        let reused = set.frames(t0, t1).expect("the figure");
+        assert_eq!(set.mesh_builds(), 2 + k as u64, "frame {k} built its start field again");
+        let fresh = ColliderSet::from_scene(&scene, "figure_walk").expect("colliders").frames(t0, t1);
+        assert!(Some(&reused) == fresh.as_ref(), "frame {k}: the reused start field differs from a fresh build");
+        // The figure moves, so the start field's velocities are this frame's, not the last one's.
+        let moving = reused.from.nodes.iter().filter(|n| Vec3::from(n.velocity).length() > 0.01).count();
+        assert!(moving > 100, "frame {k}: only {moving} nodes carry the figure's motion");
+    }
+}

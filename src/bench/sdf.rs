@@ -41,6 +41,10 @@ pub struct SdfBenchReport {
     /// Median wall-clock milliseconds of an animated frame (mesh moved and deformed, velocities
     /// given).
     pub ms_animated: f64,
+    /// Median wall-clock milliseconds of taking the last frame's end field as this frame's start
+    /// with new velocities ([`crate::collider::MeshSdf::with_velocity`]): what a moving collider's
+    /// start field costs instead of a second build.
+    pub ms_reused: f64,
 }
 
 impl fmt::Display for SdfBenchReport {
@@ -56,6 +60,11 @@ impl fmt::Display for SdfBenchReport {
             f,
             "  animated frame: {:>9.2} ms (median of {REPEATS}, deformed, with vertex velocities)",
             self.ms_animated
+        )?;
+        writeln!(
+            f,
+            "  reused start:   {:>9.2} ms (median of {REPEATS}, the last frame's end field with new velocities)",
+            self.ms_reused
         )
     }
 }
@@ -83,6 +92,7 @@ pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport
         band_nodes = sdf.distance.iter().filter(|d| d.abs() < band).count();
     }
     let mut animated_ms = Vec::with_capacity(REPEATS);
+    let mut reused_ms = Vec::with_capacity(REPEATS);
     for pair in frames.windows(2) {
         let velocity: Vec<Vec3> = pair[1]
             .positions
@@ -93,6 +103,11 @@ pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport
         let start = Instant::now();
         let sdf = mesh_sdf(&pair[1], Some(&velocity), &grid, BAND_CELLS);
         animated_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        // The next frame's start: the same pose, other velocities (here the negated ones).
+        let next: Vec<Vec3> = velocity.iter().map(|v| -*v).collect();
+        let start = Instant::now();
+        let sdf = sdf.with_velocity(&pair[1], &next);
+        reused_ms.push(start.elapsed().as_secs_f64() * 1e3);
         std::hint::black_box(&sdf);
     }
     SdfBenchReport {
@@ -103,6 +118,7 @@ pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport
         threads: rayon::current_num_threads(),
         ms_static: median(static_ms),
         ms_animated: median(animated_ms),
+        ms_reused: median(reused_ms),
     }
 }
 

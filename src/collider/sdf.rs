@@ -35,6 +35,7 @@
 //! 2-core build machine and 75 ms on 16 cores (release build).
 
 use glam::{DVec3, UVec3, Vec3};
+use rayon::iter::Either;
 use rayon::prelude::*;
 
 use super::sdf_layer::{LayerOut, Scratch};
@@ -55,6 +56,48 @@ pub struct MeshSdf {
     /// Velocity of the closest surface point, interpolated from its triangle's corners, m/s. Zero
     /// beyond the band or when no vertex velocities were given.
     pub velocity: Vec<Vec3>,
+    /// The closest surface point of each band node ([`SurfacePoint::NONE`] beyond the band), from
+    /// which [`MeshSdf::with_velocity`] gives the field of the same surface moving otherwise. Kept
+    /// only by a build given vertex velocities; empty otherwise, and for an analytic shape's field
+    /// (`super::shapes`), whose velocity is its pose's.
+    pub closest: Vec<SurfacePoint>,
+}
+
+/// A point of a mesh's surface: a triangle and barycentric weights of its corners.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfacePoint {
+    /// Index of the triangle in the mesh, or `u32::MAX` for none.
+    pub triangle: u32,
+    /// Weights of the triangle's corners, in its order.
+    pub barycentric: [f32; 3],
+}
+
+impl SurfacePoint {
+    /// No point: a node beyond the band.
+    pub const NONE: Self = Self { triangle: u32::MAX, barycentric: [0.0; 3] };
+
+    /// The point's velocity given one velocity per mesh vertex: its corners' velocities weighted
+    /// (zero for [`SurfacePoint::NONE`]).
+    pub fn velocity(self, mesh: &TriangleMesh, vertex_velocity: &[Vec3]) -> Vec3 {
+        let Some(corners) = mesh.triangles.get(self.triangle as usize) else {
+            return Vec3::ZERO;
+        };
+        let [a, b, c] = corners.map(|i| vertex_velocity[i as usize]);
+        let [u, w0, w1] = self.barycentric;
+        a * u + b * w0 + c * w1
+    }
+}
+
+impl MeshSdf {
+    /// The field of `mesh`, the surface this field was built from, moving with `vertex_velocity`:
+    /// the same distances and normals, and each band node's velocity from its closest point. A
+    /// moving collider's field at the end of one frame is thus its field at the start of the next
+    /// with the next frame's velocities, without a second build ([`super::set`]). Equal, bit for
+    /// bit, to `mesh_sdf(mesh, Some(vertex_velocity), ..)` on the same grid.
+    pub fn with_velocity(self, mesh: &TriangleMesh, vertex_velocity: &[Vec3]) -> MeshSdf {
+        let velocity = self.closest.par_iter().map(|p| p.velocity(mesh, vertex_velocity)).collect();
+        MeshSdf { velocity, ..self }
+    }
 }
 
 /// The signed distance field of `mesh` on `grid`, exact within `band_cells` cells of the surface.
@@ -79,17 +122,35 @@ pub fn mesh_sdf(mesh: &TriangleMesh, vertex_velocity: Option<&[Vec3]>, grid: &Gr
     // Zero-filled in parallel: a serial fill of the two Vec3 arrays (56 MB at 128³) would take
     // longer than everything else that is not parallel. Distances are set per layer.
     let zeros = || (0..nodes).into_par_iter().map(|_| Vec3::ZERO).collect::<Vec<_>>();
-    let mut sdf = MeshSdf { distance: vec![0.0; nodes], normal: zeros(), velocity: zeros() };
+    // The closest points are kept only where velocities are given (a moving collider, whose field
+    // may serve again with other velocities); a static build writes them to a scratch layer.
+    let kept = if vertex_velocity.is_some() { nodes } else { 0 };
+    let mut sdf = MeshSdf {
+        distance: vec![0.0; nodes],
+        normal: zeros(),
+        velocity: zeros(),
+        closest: (0..kept).into_par_iter().map(|_| SurfacePoint::NONE).collect(),
+    };
+    let closest = if kept > 0 {
+        Either::Left(sdf.closest.par_chunks_mut(layer).map(Some))
+    } else {
+        Either::Right((0..dims.z as usize).into_par_iter().map(|_| None))
+    };
     sdf.distance
         .par_chunks_mut(layer)
         .zip(sdf.normal.par_chunks_mut(layer))
         .zip(sdf.velocity.par_chunks_mut(layer))
+        .zip(closest)
         .enumerate()
         .for_each_init(
-            || Scratch::new(dims, band),
-            |scratch, (k, ((distance, normal), velocity))| {
+            || (Scratch::new(dims, band), Vec::new()),
+            |(scratch, unkept), (k, (((distance, normal), velocity), closest))| {
                 distance.fill(band);
-                context.layer(k, scratch, LayerOut { distance, normal, velocity });
+                let closest = closest.unwrap_or_else(|| {
+                    unkept.resize(layer, SurfacePoint::NONE);
+                    &mut unkept[..]
+                });
+                context.layer(k, scratch, LayerOut { distance, normal, velocity, closest });
             },
         );
     sdf

@@ -5,7 +5,7 @@
 use glam::{UVec3, Vec3};
 
 use super::geometry::{Feature, closest_point_on_triangle};
-use super::sdf::{BandTriangle, NodeRange, SdfContext};
+use super::sdf::{BandTriangle, NodeRange, SdfContext, SurfacePoint};
 use super::winding::winding_number_of;
 
 /// No triangle yet.
@@ -20,6 +20,7 @@ pub(super) struct LayerOut<'a> {
     pub distance: &'a mut [f32],
     pub normal: &'a mut [Vec3],
     pub velocity: &'a mut [Vec3],
+    pub closest: &'a mut [SurfacePoint],
 }
 
 /// A task's working arrays for one layer of one component, reused across layers.
@@ -215,11 +216,9 @@ impl SdfContext<'_> {
             } else {
                 pseudo_normal.normalize_or_zero()
             };
-            out.velocity[node] = self.vertex_velocity.map_or(Vec3::ZERO, |v| {
-                let [a, b, c] = self.mesh.triangles[t].map(|i| v[i as usize]);
-                let [u, w0, w1] = closest.barycentric;
-                a * u + b * w0 + c * w1
-            });
+            let point = SurfacePoint { triangle: t as u32, barycentric: closest.barycentric };
+            out.velocity[node] = self.vertex_velocity.map_or(Vec3::ZERO, |v| point.velocity(self.mesh, v));
+            out.closest[node] = point;
         }
     }
 }
@@ -237,4 +236,5 @@ fn deep_inside(out: &mut LayerOut, node: usize, band: f32) {
     out.distance[node] = -band;
     out.normal[node] = Vec3::ZERO;
     out.velocity[node] = Vec3::ZERO;
+    out.closest[node] = SurfacePoint::NONE;
 }

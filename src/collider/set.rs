@@ -90,22 +90,52 @@ impl Placed {
 
     /// The collider sampled on `grid` at `t0` and at `t1`, both with the surface velocity of the
     /// frame `[t0, t1]`. A static collider (or an empty span) is sampled once and the field shared.
-    fn sample_frame(&self, grid: &GridSpec, t0: f64, t1: f64) -> (MeshSdf, Option<MeshSdf>) {
+    /// A moving mesh whose vertices at `t0` are where `last_end` was built takes that field as its
+    /// start, with this frame's velocities ([`MeshSdf::with_velocity`]), rather than building it
+    /// again; `builds` counts the mesh fields built.
+    fn sample_frame(&self, grid: &GridSpec, t0: f64, t1: f64, last_end: Option<EndField>, builds: &mut u64) -> Sample {
         let moving = t1 > t0 && self.animated();
         if let Some((shape, start, end)) = self.analytic(t0, t1) {
             let end = moving.then(|| analytic_sdf(shape, &end, grid));
-            return (analytic_sdf(shape, &start, grid), end);
+            return Sample { start: analytic_sdf(shape, &start, grid), end, end_positions: None };
         }
         let start = self.mesh_at(t0).unwrap_or_default();
         if !moving {
-            return (mesh_sdf(&start, None, grid, BAND_CELLS), None);
+            *builds += 1;
+            return Sample { start: mesh_sdf(&start, None, grid, BAND_CELLS), end: None, end_positions: None };
         }
         let end = self.mesh_at(t1).unwrap_or_default();
         let span = (t1 - t0) as f32;
         // The same model gives every pose the same vertices (GltfModel::mesh_at).
         let velocity: Vec<Vec3> = start.positions.iter().zip(&end.positions).map(|(a, b)| (*b - *a) / span).collect();
-        (mesh_sdf(&start, Some(&velocity), grid, BAND_CELLS), Some(mesh_sdf(&end, Some(&velocity), grid, BAND_CELLS)))
+        let start_sdf = match last_end {
+            Some(last) if last.positions == start.positions => last.sdf.with_velocity(&start, &velocity),
+            _ => {
+                *builds += 1;
+                mesh_sdf(&start, Some(&velocity), grid, BAND_CELLS)
+            }
+        };
+        *builds += 1;
+        let end_sdf = mesh_sdf(&end, Some(&velocity), grid, BAND_CELLS);
+        Sample { start: start_sdf, end: Some(end_sdf), end_positions: Some(end.positions) }
     }
+}
+
+/// One collider's fields over a frame ([`Placed::sample_frame`]).
+struct Sample {
+    /// At the frame's start.
+    start: MeshSdf,
+    /// At its end, if the collider moves in it.
+    end: Option<MeshSdf>,
+    /// A moving mesh's vertices at the frame's end.
+    end_positions: Option<Vec<Vec3>>,
+}
+
+/// A moving mesh collider's field at the end of the last frame, and the vertex positions it was
+/// built from: its field at the start of the next frame too, if the mesh is still there.
+struct EndField {
+    positions: Vec<Vec3>,
+    sdf: MeshSdf,
 }
 
 /// The colliders of a scene on one grid.
@@ -115,6 +145,10 @@ pub struct ColliderSet {
     grid: GridSpec,
     /// The field of the static colliders, sampled once per grid.
     static_field: Option<ColliderField>,
+    /// Per collider, a moving mesh's field at the end of the last frame.
+    last_end: Vec<Option<EndField>>,
+    /// Mesh fields built so far.
+    builds: u64,
 }
 
 impl ColliderSet {
@@ -144,7 +178,8 @@ impl ColliderSet {
             placed.push(Placed { config: config.clone(), model, clip });
         }
         let surfaces = scene.colliders.iter().map(|c| Boundary { kind: c.boundary, friction: c.friction }).collect();
-        Ok(Self { placed, surfaces, grid: scene.grid_spec(), static_field: None })
+        let last_end = placed.iter().map(|_| None).collect();
+        Ok(Self { placed, surfaces, grid: scene.grid_spec(), static_field: None, last_end, builds: 0 })
     }
 
     /// No colliders at all.
@@ -162,7 +197,14 @@ impl ColliderSet {
         if grid != self.grid {
             self.grid = grid;
             self.static_field = None;
+            self.last_end.iter_mut().for_each(|end| *end = None);
         }
+    }
+
+    /// Mesh fields built so far (a moving mesh's field at a frame's start is taken from the last
+    /// frame's end where the mesh is still there).
+    pub fn mesh_builds(&self) -> u64 {
+        self.builds
     }
 
     /// The solver's collider state for the frame from scene time `t0` to `t1`, or `None` if there
@@ -176,7 +218,7 @@ impl ColliderSet {
         if self.static_field.is_none() {
             let mut field = ColliderField::empty(nodes);
             for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| !p.animated()) {
-                let (s, _) = p.sample_frame(&self.grid, 0.0, 0.0);
+                let s = p.sample_frame(&self.grid, 0.0, 0.0, None, &mut self.builds).start;
                 field.add(i as u32, &s.distance, &s.normal, &s.velocity);
             }
             self.static_field = Some(field);
@@ -184,10 +226,13 @@ impl ColliderSet {
         let base = self.static_field.clone().unwrap_or_else(|| ColliderField::empty(nodes));
         let (mut from, mut to) = (base.clone(), base);
         for (i, p) in self.placed.iter().enumerate().filter(|(_, p)| p.animated()) {
-            let (a, b) = p.sample_frame(&self.grid, t0, t1);
+            let sample = p.sample_frame(&self.grid, t0, t1, self.last_end[i].take(), &mut self.builds);
+            let (a, b) = (&sample.start, sample.end.as_ref().unwrap_or(&sample.start));
             from.add(i as u32, &a.distance, &a.normal, &a.velocity);
-            let b = b.as_ref().unwrap_or(&a);
             to.add(i as u32, &b.distance, &b.normal, &b.velocity);
+            if let (Some(sdf), Some(positions)) = (sample.end, sample.end_positions) {
+                self.last_end[i] = Some(EndField { positions, sdf });
+            }
         }
         Some(ColliderFrames { from, to, surfaces: self.surfaces.clone() })
     }

@@ -89,8 +89,12 @@ pub fn analytic_sdf(shape: AnalyticShape, pose: &RigidPose, grid: &GridSpec) -> 
     let origin = grid.grid_origin().as_vec3();
     let h = grid.cell_size as f32;
     let n = grid.node_count() as usize;
-    let mut out =
-        MeshSdf { distance: Vec::with_capacity(n), normal: Vec::with_capacity(n), velocity: Vec::with_capacity(n) };
+    let mut out = MeshSdf {
+        distance: Vec::with_capacity(n),
+        normal: Vec::with_capacity(n),
+        velocity: Vec::with_capacity(n),
+        closest: Vec::new(),
+    };
     let inverse = pose.rotation.inverse();
     for k in 0..dims.z {
         for j in 0..dims.y {
