@@ -209,7 +209,7 @@ impl ColliderSet {
 
     /// The solver's collider state for the frame from scene time `t0` to `t1`, or `None` if there
     /// are no colliders. Static colliders are sampled once; moving ones at both ends of every
-    /// frame.
+    /// frame, a mesh's start taken from the last frame's end where its vertices are still there.
     pub fn frames(&mut self, t0: f64, t1: f64) -> Option<ColliderFrames> {
         if self.placed.is_empty() {
             return None;
