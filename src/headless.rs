@@ -157,8 +157,10 @@ pub fn advance(
     let mut done = 0;
     while done < substeps {
         let n = (substeps - done).min(SUBSTEPS_PER_SUBMIT);
-        let start = t0 + done as f64 * dt;
-        upload_colliders(gpu, solver, colliders, start, start + n as f64 * dt)?;
+        // Both ends from t0, so that one submission's end is exactly the next one's start (a
+        // moving mesh's field there is then built once: ColliderSet::frames).
+        let (start, end) = (t0 + done as f64 * dt, t0 + (done + n) as f64 * dt);
+        upload_colliders(gpu, solver, colliders, start, end)?;
         solver.step(gpu, n);
         done += n;
     }
