@@ -326,12 +326,22 @@ fn a_moving_mesh_reuses_its_last_end_field_and_matches_a_fresh_build_bit_for_bit
     let mut set = ColliderSet::from_scene(&scene, "figure_walk").expect("colliders");
     set.frames(0.0, dt).expect("the figure");
     assert_eq!(set.mesh_builds(), 2, "the first frame builds its start and its end");
+    // A frame of no length (paused) between them keeps the last end field for the next frame.
+    set.frames(dt, dt).expect("the figure");
+    let builds = set.mesh_builds();
+    assert_eq!(builds, 3, "the paused frame builds the one field it draws");
     for k in 1..4u32 {
         let (t0, t1) = (k as f64 * dt, (k + 1) as f64 * dt);
         let reused = set.frames(t0, t1).expect("the figure");
-        assert_eq!(set.mesh_builds(), 2 + k as u64, "frame {k} built its start field again");
-        let fresh = ColliderSet::from_scene(&scene, "figure_walk").expect("colliders").frames(t0, t1);
-        assert!(Some(&reused) == fresh.as_ref(), "frame {k}: the reused start field differs from a fresh build");
+        assert_eq!(set.mesh_builds(), builds + k as u64, "frame {k} built its start field again");
+        let fresh =
+            ColliderSet::from_scene(&scene, "figure_walk").expect("colliders").frames(t0, t1).expect("the figure");
+        // Bit for bit: the bytes of every node, so that −0.0 and 0.0 count as different.
+        for (which, a, b) in [("start", &reused.from, &fresh.from), ("end", &reused.to, &fresh.to)] {
+            let (a, b): (&[u8], &[u8]) = (bytemuck::cast_slice(&a.nodes), bytemuck::cast_slice(&b.nodes));
+            assert!(a == b, "frame {k}: the {which} field differs from a fresh build");
+        }
+        assert_eq!(reused.surfaces, fresh.surfaces);
         // The figure moves, so the start field's velocities are this frame's, not the last one's.
         let moving = reused.from.nodes.iter().filter(|n| Vec3::from(n.velocity).length() > 0.01).count();
         assert!(moving > 100, "frame {k}: only {moving} nodes carry the figure's motion");

@@ -99,6 +99,9 @@ fn check_sort(particles: &[GpuParticle], case: &str) {
     // Below 65,536 blocks the dispatches are one row of exactly one workgroup per block.
     assert_eq!(bins.dispatch_args[0][..3], [occupied.len() as u32, 1, 1], "{case}: p2g_tiled workgroups");
     assert_eq!(bins.dispatch_args[1][..3], [listed.len() as u32, 1, 1], "{case}: grid_update_blocks workgroups");
+    // bin_offsets: eight threads per occupied block, 256 to a workgroup.
+    let offsets_groups = (8 * occupied.len() as u32).div_ceil(256);
+    assert_eq!(bins.dispatch_args[2][..3], [offsets_groups, 1, 1], "{case}: bin_offsets workgroups");
     eprintln!("{case}: {n} particles in {} blocks, {} touched", occupied.len(), listed.len());
 }
 

@@ -94,7 +94,13 @@ impl MeshSdf {
     /// moving collider's field at the end of one frame is thus its field at the start of the next
     /// with the next frame's velocities, without a second build ([`super::set`]). Equal, bit for
     /// bit, to `mesh_sdf(mesh, Some(vertex_velocity), ..)` on the same grid.
+    ///
+    /// # Panics
+    /// If the field kept no closest points (it was built without velocities, or is an analytic
+    /// shape's), or `vertex_velocity` does not have one entry per mesh vertex.
     pub fn with_velocity(self, mesh: &TriangleMesh, vertex_velocity: &[Vec3]) -> MeshSdf {
+        assert_eq!(self.closest.len(), self.distance.len(), "a field built with vertex velocities");
+        assert_eq!(vertex_velocity.len(), mesh.positions.len(), "one vertex velocity per mesh vertex");
         let velocity = self.closest.par_iter().map(|p| p.velocity(mesh, vertex_velocity)).collect();
         MeshSdf { velocity, ..self }
     }

@@ -97,12 +97,14 @@ impl Placed {
         let moving = t1 > t0 && self.animated();
         if let Some((shape, start, end)) = self.analytic(t0, t1) {
             let end = moving.then(|| analytic_sdf(shape, &end, grid));
-            return Sample { start: analytic_sdf(shape, &start, grid), end, end_positions: None };
+            return Sample { start: analytic_sdf(shape, &start, grid), end, end_positions: None, unused: None };
         }
         let start = self.mesh_at(t0).unwrap_or_default();
         if !moving {
             *builds += 1;
-            return Sample { start: mesh_sdf(&start, None, grid, BAND_CELLS), end: None, end_positions: None };
+            let start = mesh_sdf(&start, None, grid, BAND_CELLS);
+            // An empty frame (paused, scrubbed) leaves the last end field for the next one.
+            return Sample { start, end: None, end_positions: None, unused: last_end };
         }
         let end = self.mesh_at(t1).unwrap_or_default();
         let span = (t1 - t0) as f32;
@@ -117,7 +119,7 @@ impl Placed {
         };
         *builds += 1;
         let end_sdf = mesh_sdf(&end, Some(&velocity), grid, BAND_CELLS);
-        Sample { start: start_sdf, end: Some(end_sdf), end_positions: Some(end.positions) }
+        Sample { start: start_sdf, end: Some(end_sdf), end_positions: Some(end.positions), unused: None }
     }
 }
 
@@ -129,6 +131,8 @@ struct Sample {
     end: Option<MeshSdf>,
     /// A moving mesh's vertices at the frame's end.
     end_positions: Option<Vec<Vec3>>,
+    /// The last end field, handed back where this frame did not use it.
+    unused: Option<EndField>,
 }
 
 /// A moving mesh collider's field at the end of the last frame, and the vertex positions it was
@@ -230,9 +234,10 @@ impl ColliderSet {
             let (a, b) = (&sample.start, sample.end.as_ref().unwrap_or(&sample.start));
             from.add(i as u32, &a.distance, &a.normal, &a.velocity);
             to.add(i as u32, &b.distance, &b.normal, &b.velocity);
-            if let (Some(sdf), Some(positions)) = (sample.end, sample.end_positions) {
-                self.last_end[i] = Some(EndField { positions, sdf });
-            }
+            self.last_end[i] = match (sample.end, sample.end_positions) {
+                (Some(sdf), Some(positions)) => Some(EndField { positions, sdf }),
+                _ => sample.unused,
+            };
         }
         Some(ColliderFrames { from, to, surfaces: self.surfaces.clone() })
     }
