@@ -231,21 +231,39 @@ fn a_sort_run_alone_leaves_nothing_behind_for_later_steps_on_any_path() {
     // into the next sort, whose particles would then be placed past their blocks' ranges.
     let gpu = common::gpu();
     let particles = busy_scene();
-    let run = |sort_first: bool| {
+    // Lone passes: a sort and then another bin_count; a sort, then a bin_clear (which forgets the
+    // sort's touched list) and a grid update (which then visits no block, so zeroes no cell
+    // counter). Each is followed by steps on the naive path and back (set_path clears the cell
+    // counters), and by steps on the sorted path straight away.
+    let lone: [&[MpmPass]; 2] =
+        [&[MpmPass::GridClear, MpmPass::BinCount], &[MpmPass::GridClear, MpmPass::BinClear, MpmPass::GridUpdate]];
+    let run = |passes: &[MpmPass], via_naive: bool| {
         let mut solver = sorted_solver(&gpu, &particles);
-        if sort_first {
-            solver.run_pass(&gpu, MpmPass::GridClear);
-            solver.run_pass(&gpu, MpmPass::BinCount);
+        for &pass in passes {
+            solver.run_pass(&gpu, pass);
         }
-        solver.set_path(&gpu, SolverPath::Naive).expect("path");
+        if via_naive {
+            solver.set_path(&gpu, SolverPath::Naive).expect("path");
+        }
         solver.step(&gpu, 3);
         solver.set_path(&gpu, SolverPath::Sorted).expect("path");
         solver.step(&gpu, 3);
         solver.read_particles(&gpu).expect("particles")
     };
-    let (reference, after_sort) = (run(false), run(true));
-    let differing = reference.iter().zip(&after_sort).filter(|(a, b)| a != b).count();
-    assert_eq!(differing, 0, "{differing} of {} particles differ after a lone sort", reference.len());
+    for via_naive in [true, false] {
+        let reference = run(&[], via_naive);
+        for passes in lone {
+            let after = run(passes, via_naive);
+            let differing = reference.iter().zip(&after).filter(|(a, b)| a != b).count();
+            let names: Vec<_> = passes.iter().map(|p| p.name()).collect();
+            assert_eq!(
+                differing,
+                0,
+                "{differing} of {} particles differ after {names:?} run alone (via the naive path: {via_naive})",
+                reference.len()
+            );
+        }
+    }
 }
 
 /// The stencil base node of a particle at `position`, decoded from its cell counter (`home_cell`,

@@ -81,8 +81,10 @@ pub struct Solver {
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
-    /// A binned `sort` run alone ([`Solver::run_pass`]) left sums on the grid or counts in the
-    /// cell counters with no grid update after it to zero them; the next step clears them first.
+    /// A pass ran alone ([`Solver::run_pass`]) since the last step: it may have left the bins,
+    /// the cell counters or the grid's sums as no substep leaves them (a sort with no grid update
+    /// after it, a `bin_clear` that forgot the last sort's lists), so the next step on a binned
+    /// path clears them first.
     stage_left_bins: std::cell::Cell<bool>,
 }
 
@@ -572,12 +574,12 @@ impl Solver {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let e = &mut encoder;
         let k = &self.kernels;
+        self.stage_left_bins.set(true);
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 // In a substep the previous grid update zeroed the sums and the cell counters; a
                 // stage run alone may follow a sort that no grid update did.
                 self.record_clean_bins(e);
-                self.stage_left_bins.set(true);
                 step::record_runs(e, k, "sort", &super::bins::sort_runs(pages, |_| false), None);
             }
             (path, MpmPass::P2g) if path.is_binned() => {
@@ -586,7 +588,6 @@ impl Solver {
                 }
             }
             (path, MpmPass::GridUpdate) if path.is_binned() => {
-                self.stage_left_bins.set(false);
                 let updates = step::page_runs(pages, |page| vec![super::grid_update_blocks::dispatch(page)]);
                 step::record_runs(e, k, "grid_update_blocks", &updates, None)
             }
@@ -600,10 +601,6 @@ impl Solver {
                     !(first.grid_storage.is_sparse() && pass == MpmPass::G2p2g),
                     "g2p2g does not run on a sparse grid"
                 );
-                // A bin pass alone leaves counts that only a grid update zeroes.
-                if super::bins::SORT_PASSES.contains(&pass) {
-                    self.stage_left_bins.set(true);
-                }
                 let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
                 step::record_runs(e, k, pass.name(), &runs, None)
             }
