@@ -151,7 +151,8 @@ enum Command {
         #[arg(long, default_value = "auto", value_parser = parse_grid_mode)]
         grid_storage: GridMode,
         /// Time the collider SDF build instead (CPU): a bumpy closed mesh of this many triangles
-        /// on a grid of --grid cells per axis, static and per animated frame.
+        /// on a grid of --grid cells per axis, static and per animated frame, and the reuse of a
+        /// frame's end field as the next frame's start.
         #[arg(long, value_name = "TRIANGLES")]
         sdf: Option<usize>,
     },

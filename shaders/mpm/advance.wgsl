@@ -51,7 +51,7 @@ fn stencil_velocity(first: u32, blocks: StencilBlocks, o: vec3<u32>) -> vec3<f32
     if (slot >= POOL_FULL) {
         return vec3<f32>(0.0);
     }
-    return grid_velocity[slot * BLOCK_CELLS + local.x + BLOCK_EDGE * (local.y + BLOCK_EDGE * local.z)].xyz;
+    return grid_velocity[block_place(slot, local)].xyz;
 }
 
 // The updated particle, and U and σ of the SVD of its deformation gradient (F = U diag(σ) Vᵀ).

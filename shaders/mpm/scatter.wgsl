@@ -26,8 +26,7 @@ fn home_node(position: vec3<f32>) -> vec3<u32> {
 // The cell counter of base node `node` in cell_bins: its block's, at the node within the block.
 // The block is the counter divided by BLOCK_CELLS.
 fn cell_of_node(node: vec3<u32>) -> u32 {
-    let within = node % BLOCK_EDGE;
-    return block_index(node / BLOCK_EDGE) * BLOCK_CELLS + within.x + BLOCK_EDGE * (within.y + BLOCK_EDGE * within.z);
+    return block_place(block_index(node / BLOCK_EDGE), node % BLOCK_EDGE);
 }
 
 // The cell counter of a particle at `position` (a scatter_position): that of its home node.

@@ -334,8 +334,14 @@ fn grid_place(node: vec3<u32>) -> u32 {
     if (slot >= POOL_FULL) {
         return NO_SLOT;
     }
-    let n = node % BLOCK_EDGE;
-    return slot * BLOCK_CELLS + n.x + BLOCK_EDGE * (n.y + BLOCK_EDGE * n.z);
+    return block_place(slot, node % BLOCK_EDGE);
+}
+
+// The place of node `within` (0 .. BLOCK_EDGE per axis, x fastest) of block `block` in an array of
+// BLOCK_CELLS entries per block: a cell counter of a grid block (cell_of_node), a node of a sparse
+// grid's pool block (grid_place).
+fn block_place(block: u32, within: vec3<u32>) -> u32 {
+    return block * BLOCK_CELLS + within.x + BLOCK_EDGE * (within.y + BLOCK_EDGE * within.z);
 }
 
 // Scales v down to length `limit` if it is longer. The length is taken of v divided by its largest

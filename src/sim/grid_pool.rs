@@ -27,11 +27,11 @@
 //! block of the domain (the sort's passes visit only the listed blocks of them), and the collider
 //! fields (32 bytes per node and frame).
 
+use std::collections::HashSet;
+
 use glam::{UVec3, Vec3};
 
 use super::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
-use std::collections::HashSet;
-
 use super::cpu::bins::home_block;
 use super::params::GridSpec;
 

@@ -81,11 +81,12 @@ pub struct Solver {
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
-    /// A pass ran alone ([`Solver::run_pass`]) since the last step: it may have left the bins,
-    /// the cell counters or the grid's sums as no substep leaves them (a sort with no grid update
-    /// after it, a `bin_clear` that forgot the last sort's lists), so the next step on a binned
-    /// path clears them first.
-    stage_left_bins: std::cell::Cell<bool>,
+    /// The bins, the cell counters and the grid's sums may not be as a binned substep leaves
+    /// them, so the next step on a binned path clears them first ([`Solver::record_clean_bins`]):
+    /// a pass ran alone ([`Solver::run_pass`]: a sort with no grid update after it, a `bin_clear`
+    /// that forgot the last sort's lists), or the path became binned ([`Solver::set_path`]: the
+    /// naive path leaves its sums on the grid).
+    clear_bins_first: std::cell::Cell<bool>,
 }
 
 /// The sorted path's bins as the last `sort` left them.
@@ -213,7 +214,7 @@ impl Solver {
             params,
             interaction: Interaction::default(),
             collider_count: 0,
-            stage_left_bins: std::cell::Cell::new(false),
+            clear_bins_first: std::cell::Cell::new(false),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.write_uniforms(gpu);
@@ -412,8 +413,11 @@ impl Solver {
             };
             return Err(StateError::NeedsDenseGrid { path: path.name(), reason }.into());
         }
+        if path.is_binned() && !self.path().is_binned() {
+            self.clear_bins_first.set(true);
+        }
         for page in &mut self.pages {
-            page.set_path(&gpu.device, &gpu.queue, path);
+            page.set_path(path);
         }
         self.write_uniforms(gpu);
         Ok(())
@@ -545,7 +549,7 @@ impl Solver {
             let timer = timer.filter(|_| done == 0);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
-            if self.path().is_binned() && self.stage_left_bins.replace(false) {
+            if self.path().is_binned() && self.clear_bins_first.replace(false) {
                 self.record_clean_bins(&mut encoder);
             }
             for k in done..done + n {
@@ -574,7 +578,7 @@ impl Solver {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let e = &mut encoder;
         let k = &self.kernels;
-        self.stage_left_bins.set(true);
+        self.clear_bins_first.set(true);
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 // In a substep the previous grid update zeroed the sums and the cell counters; a
@@ -610,8 +614,8 @@ impl Solver {
 
     /// Records the zeroing of the grid's sums, a sparse grid's map and every page's bins, counters
     /// and cell counters: the state no sort has run in. A grid update leaves the sums and cell
-    /// counters zero and `bin_clear` empties the bins the last sort listed, but after a bin pass run
-    /// alone neither need hold.
+    /// counters zero and `bin_clear` empties the bins the last sort listed, but after a pass run
+    /// alone or a step on the naive path neither need hold ([`Solver::clear_bins_first`]).
     fn record_clean_bins(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.clear_buffer(&self.pages[0].grid_fixed, 0, None);
         encoder.clear_buffer(&self.pages[0].block_slots, 0, None);
@@ -676,28 +680,40 @@ impl Solver {
     /// Copies the fixed-point grid back to the host: per node the exact integer sums of mass and
     /// momentum x, y, z (each kept on the GPU as a low and a high i32 word).
     pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i64; 4]>, SolverError> {
-        let bytes = gpu.read_buffer(&self.pages[0].grid_fixed)?;
+        let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_fixed)?;
         let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
         let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
         let sums = words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]);
-        self.dense_grid(gpu, sums.collect())
+        Ok(self.dense_grid(sums.collect(), slots))
     }
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host, one per node of the dense
     /// grid ([`super::params::GridSpec::node_index`]; on a sparse grid zero where a block had no
     /// pool block in the last substep).
     pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
-        let bytes = gpu.read_buffer(&self.pages[0].grid_velocity)?;
-        self.dense_grid(gpu, bytemuck::pod_collect_to_vec(&bytes))
+        let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_velocity)?;
+        Ok(self.dense_grid(bytemuck::pod_collect_to_vec(&bytes), slots))
+    }
+
+    /// Copies `buffer` (one entry per stored node) back, and on a sparse grid the block map the last
+    /// sort left, in the same readback.
+    fn read_grid_buffer(&self, gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<(Vec<u8>, Option<Vec<u32>>), SolverError> {
+        if !self.grid_storage().is_sparse() {
+            return Ok((gpu.read_buffer(buffer)?, None));
+        }
+        let [stored, slots]: [Vec<u8>; 2] = gpu
+            .read_buffers(&[buffer, &self.pages[0].block_slots])?
+            .try_into()
+            .expect("read_buffers returns one readback per buffer");
+        Ok((stored, Some(bytemuck::pod_collect_to_vec(&slots))))
     }
 
     /// `stored` (one entry per stored node) in the dense grid's order: itself on a dense grid; on a
-    /// sparse one each node's entry found through the block map the last sort left.
-    fn dense_grid<T: Copy + Default>(&self, gpu: &Gpu, stored: Vec<T>) -> Result<Vec<T>, SolverError> {
-        if !self.grid_storage().is_sparse() {
-            return Ok(stored);
-        }
-        let slots: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.pages[0].block_slots)?);
+    /// sparse one (whose block map is `slots`) each node's entry found through the map.
+    fn dense_grid<T: Copy + Default>(&self, stored: Vec<T>, slots: Option<Vec<u32>>) -> Vec<T> {
+        let Some(slots) = slots else {
+            return stored;
+        };
         let grid = &self.params.grid;
         let d = grid.node_dims();
         let mut dense = vec![T::default(); grid.node_count() as usize];
@@ -710,7 +726,7 @@ impl Solver {
                 }
             }
         }
-        Ok(dense)
+        dense
     }
 
     /// Runs the `stats` pass and reads the status back; the counters restart from zero.

@@ -576,16 +576,10 @@ impl SimState {
         self.bind(device, kernels);
     }
 
-    /// Switches the passes a substep runs. The sorted path expects an all-zero `grid_fixed` and
-    /// cell counters on entry (its grid update zeroes what it read) while the naive path leaves the
-    /// sums in place (its grid_clear comes first), so a switch to the sorted path clears both.
-    pub fn set_path(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, path: SolverPath) {
-        if path.is_binned() && !self.path.is_binned() {
-            let mut encoder = device.create_command_encoder(&Default::default());
-            encoder.clear_buffer(&self.grid_fixed, 0, None);
-            encoder.clear_buffer(&self.cell_bins, 0, None);
-            queue.submit([encoder.finish()]);
-        }
+    /// Switches the passes a substep runs. The caller clears the grid's sums and the bins before
+    /// the next binned substep where the path was not binned ([`super::Solver::set_path`]): the
+    /// naive path leaves the sums in place, the binned paths expect them zero.
+    pub fn set_path(&mut self, path: SolverPath) {
         self.path = path;
     }
 
