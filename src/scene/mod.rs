@@ -105,8 +105,8 @@ impl Scene {
     /// Reads, parses and validates the scene file at `path`, and loads the files it refers to
     /// (relative to the scene file's folder).
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
+        let text = crate::fsio::read_text_limited(path, crate::fsio::SCENE_FILE_LIMIT)
+            .map_err(|source| SceneError::Io { path: path.to_path_buf(), source })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Self::from_json_at(&text, &path.display().to_string(), base)
     }
