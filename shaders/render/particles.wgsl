@@ -116,8 +116,8 @@ fn particle_albedo(index: u32) -> vec3<f32> {
 // Whether a sphere of radius r at `center` can show: in front of the eye and within the view
 // (with a margin of its projected radius, doubled for the perspective bulge near the edges), and
 // not buried under dense snow on the way to the eye.
-fn is_visible(center: vec3<f32>, r: f32) -> bool {
-    let clip = frame.view_proj * vec4<f32>(center, 1.0);
+fn is_visible(center: vec3<f32>, r: f32, view_proj: mat4x4<f32>) -> bool {
+    let clip = view_proj * vec4<f32>(center, 1.0);
     let margin = 4.0 * r / (frame.pixel_angle * frame.viewport);
     let in_view = clip.w > -r && all(abs(clip.xy) <= vec2<f32>(clip.w) + margin);
     // Impostors much smaller than the particle spacing (particle_scale below 0.8) leave gaps to see
@@ -146,7 +146,7 @@ struct Shaded {
     record: ImpostorRecord,
 }
 
-fn shade(index: u32) -> Shaded {
+fn shade(index: u32, view_proj: mat4x4<f32>) -> Shaded {
     var out: Shaded;
     if (index >= frame.particle_count) {
         return out;
@@ -157,7 +157,7 @@ fn shade(index: u32) -> Shaded {
     if (!is_finite_vec3(center) || r <= 0.0 || distance(center, frame.eye) <= r * 1.001) {
         return out;
     }
-    if (!is_visible(center, r)) {
+    if (!is_visible(center, r, view_proj)) {
         return out;
     }
     // Shadow looked up just outside the particle toward the sun, so a particle on the lit surface
@@ -170,6 +170,17 @@ fn shade(index: u32) -> Shaded {
     out.record.albedo = pack4x8unorm(vec4<f32>(particle_albedo(index), 1.0));
     out.record.light = pack2x16unorm(light);
     return out;
+}
+
+// frame.view_proj, read through column `first` and the three after it; `first` is always 0 (the
+// pass is dispatched with one workgroup in z), but the shader compiler cannot know that. Mesa
+// 22.3's lavapipe kept about 0.4 MB of driver memory per dispatch, never freed, while this pass
+// read the matrix at constant offsets of the frame block (measured in docs/app.md, "Memory"); an
+// offset it cannot fold into a constant keeps its memory flat, and costs nothing elsewhere.
+fn view_projection(first: u32) -> mat4x4<f32> {
+    // Indexed in the uniform itself: a copy of the whole matrix would be loaded at constant offsets.
+    let v = &frame.view_proj;
+    return mat4x4<f32>((*v)[first], (*v)[first + 1u], (*v)[first + 2u], (*v)[first + 3u]);
 }
 
 // Places are taken per workgroup: each visible particle takes one in the workgroup's count, then
@@ -185,7 +196,7 @@ fn particles_shade(
         atomicStore(&group_count, 0u);
     }
     workgroupBarrier();
-    let shaded = shade((workgroup.y * workgroups.x + workgroup.x) * SHADE_WORKGROUP_SIZE + local);
+    let shaded = shade((workgroup.y * workgroups.x + workgroup.x) * SHADE_WORKGROUP_SIZE + local, view_projection(workgroups.z - 1u));
     var place = 0u;
     if (shaded.visible) {
         place = atomicAdd(&group_count, 1u);

@@ -64,6 +64,21 @@ pub struct Report {
     pub mean_fps: f64,
     /// The error messages the run posted (refused requests), oldest first.
     pub errors: Vec<String>,
+    /// The process's resident memory every [`RESIDENT_SAMPLE_FRAMES`] drawn frames: pairs of
+    /// (frame, bytes), from `/proc/self/status` (empty where that cannot be read).
+    pub resident_bytes: Vec<[u64; 2]>,
+}
+
+/// Drawn frames between samples of [`Report::resident_bytes`].
+pub const RESIDENT_SAMPLE_FRAMES: u64 = 50;
+
+/// The process's resident set size in bytes (`VmRSS` of `/proc/self/status`), or `None` where
+/// that is not readable.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The particle part of a report: count, means and bounding box (other fields left default).

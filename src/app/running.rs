@@ -14,7 +14,7 @@ use super::driver::Driver;
 use super::events::AppEvent;
 use super::gfx::{EguiFrame, Graphics, Presented};
 use super::messages::Messages;
-use super::report::{Report, screen_rect};
+use super::report::{RESIDENT_SAMPLE_FRAMES, Report, resident_bytes, screen_rect};
 use super::timing::FrameClock;
 use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
@@ -57,6 +57,8 @@ pub struct Running {
     full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
+    /// Resident memory every `RESIDENT_SAMPLE_FRAMES` frames, for the report.
+    resident: Vec<[u64; 2]>,
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
     /// render pipelines when a file changes.
     shader_watcher: Option<super::hot_reload::ShaderWatcher>,
@@ -102,6 +104,7 @@ impl Running {
             draw_ms: 0.0,
             full_view_size: None,
             frames: 0,
+            resident: Vec::new(),
         };
         running.frame_domain();
         running.set_title();
@@ -199,6 +202,11 @@ impl Running {
         self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
         if presented == Presented::Yes {
             self.frames += 1;
+            if self.frames % RESIDENT_SAMPLE_FRAMES == 0
+                && let Some(bytes) = resident_bytes()
+            {
+                self.resident.push([self.frames, bytes]);
+            }
             self.moved_since_drawn = Some(0.0);
         }
         if let Some(path) = self.pending_screenshot.take() {
@@ -347,6 +355,7 @@ impl Running {
         report.frames = self.frames;
         report.mean_fps = self.clock.mean_fps();
         report.errors = self.messages.all_errors().to_vec();
+        report.resident_bytes = self.resident.clone();
         let size = self.gfx.window.inner_size();
         report.window_size = [size.width, size.height];
         report.collider_triangles = self.gfx.scene_renderer.mesh_triangle_count();
