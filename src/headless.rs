@@ -182,17 +182,30 @@ pub fn upload_colliders(
     solver.set_colliders(gpu, colliders.frames(t0, t1).as_ref())
 }
 
-/// The substep count and length that cover one frame of `frame_duration` seconds: with a fixed dt
-/// the frame is split into whole substeps no longer than dt; with auto the stable dt is used.
+/// The substeps of one frame of `frame_duration` seconds: `(count, length, capped)`.
+///
+/// With a fixed dt the frame is split into whole substeps no longer than dt; with auto the stable
+/// dt takes its place. Past [`MAX_SUBSTEPS_PER_FRAME`] the frame is capped: an auto step runs that
+/// many substeps stretched over the whole frame (past the stability limit, which the caller
+/// reports), but a fixed dt is what was asked for and is never lengthened: its frame runs that many
+/// substeps of dt and covers only `count · dt` seconds. (Scenes are refused at load where a fixed
+/// dt cannot fill a frame, so this only happens to a dt set by hand in the app.)
 pub fn plan_frame(frame_duration: f64, step: TimeStep, stable_dt: f64) -> (u32, f64, bool) {
     let limit = match step {
         TimeStep::Fixed(dt) => dt,
         TimeStep::Auto => stable_dt,
     };
-    let wanted = (frame_duration / limit).ceil().max(1.0);
-    let capped = wanted > MAX_SUBSTEPS_PER_FRAME as f64;
-    let substeps = wanted.min(MAX_SUBSTEPS_PER_FRAME as f64) as u32;
-    (substeps, frame_duration / substeps as f64, capped)
+    // A step of zero, a negative one or NaN covers no time: as if it needed endless substeps.
+    let wanted = if limit > 0.0 { (frame_duration / limit).ceil().max(1.0) } else { f64::INFINITY };
+    if wanted <= MAX_SUBSTEPS_PER_FRAME as f64 {
+        let substeps = wanted as u32;
+        return (substeps, frame_duration / substeps as f64, false);
+    }
+    match step {
+        TimeStep::Fixed(dt) if dt > 0.0 => (MAX_SUBSTEPS_PER_FRAME, dt, true),
+        TimeStep::Fixed(_) => (0, 0.0, true),
+        TimeStep::Auto => (MAX_SUBSTEPS_PER_FRAME, frame_duration / MAX_SUBSTEPS_PER_FRAME as f64, true),
+    }
 }
 
 /// Simulates `frames` frames of `scene` and writes `frame_00000.ply` (the initial state) to
@@ -260,5 +273,19 @@ mod tests {
         let (n, _, capped) = plan_frame(1.0, TimeStep::Auto, 1e-9);
         assert_eq!(n, MAX_SUBSTEPS_PER_FRAME);
         assert!(capped);
+    }
+
+    #[test]
+    fn a_fixed_dt_is_never_lengthened() {
+        // 1/30 s of 1e-9 s substeps would be 33 million: capped, the frame runs 20 000 substeps of
+        // exactly 1e-9 s (2e-5 s of the frame), not 20 000 of 1.67e-6 s.
+        assert_eq!(plan_frame(1.0 / 30.0, TimeStep::Fixed(1e-9), 1.0), (MAX_SUBSTEPS_PER_FRAME, 1e-9, true));
+        // A frame of 1e9 s at dt = 0.1: never 5e4 s substeps.
+        assert_eq!(plan_frame(1e9, TimeStep::Fixed(0.1), 1e-4), (MAX_SUBSTEPS_PER_FRAME, 0.1, true));
+        // A step that covers no time runs nothing, whatever the stable dt.
+        assert_eq!(plan_frame(1.0 / 30.0, TimeStep::Fixed(0.0), 1e-4), (0, 0.0, true));
+        let (n, dt, capped) = plan_frame(1.0 / 30.0, TimeStep::Auto, f64::NAN);
+        assert_eq!((n, capped), (MAX_SUBSTEPS_PER_FRAME, true));
+        assert!(dt * n as f64 <= 1.0 / 30.0 + 1e-15);
     }
 }

@@ -28,6 +28,17 @@ pub enum SceneError {
         /// serde_json's description, without its position suffix.
         message: String,
     },
+    /// A section written as a list of values where the format wants an object with named fields,
+    /// or a field set to `null`.
+    #[error("{source_name}: {field}: {message}")]
+    Shape {
+        /// The file name (or other label) of the scene.
+        source_name: String,
+        /// Path of the offending field, e.g. `domain` or `emitters[0]`; `the scene` for the whole.
+        field: String,
+        /// What was expected and found.
+        message: String,
+    },
     /// A value is outside its allowed range (or breaks a rule linking several fields).
     #[error("{source_name}: {field} = {value} is out of range: allowed {allowed}")]
     Invalid {

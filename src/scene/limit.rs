@@ -15,6 +15,11 @@ impl Limit {
         Self { lo, hi, lo_closed, hi_closed }
     }
 
+    /// The upper end.
+    pub(crate) fn hi(&self) -> f64 {
+        self.hi
+    }
+
     /// Whether `v` is finite and inside.
     pub(crate) fn contains(&self, v: f64) -> bool {
         let above = if self.lo_closed { v >= self.lo } else { v > self.lo };
@@ -42,10 +47,44 @@ impl Limit {
 pub(crate) const INF: f64 = f64::INFINITY;
 pub(crate) const FINITE: Limit = Limit::new(-INF, false, INF, false);
 pub(crate) const POSITIVE: Limit = Limit::new(0.0, false, INF, false);
-/// Allowed fixed `time.dt`, seconds.
+/// Allowed fixed `time.dt`, seconds. Its lower end in practice is set by `time.fps`: a frame may
+/// take at most [`crate::headless::MAX_SUBSTEPS_PER_FRAME`] substeps.
 pub(crate) const DT_RANGE: Limit = Limit::new(0.0, false, 0.1, true);
 /// Largest allowed `max_speed`, m/s.
 pub(crate) const MAX_SPEED_LIMIT: f64 = 1e5;
+
+// The ranges below keep every value the GPU gets (f32) a normal, finite number that still means
+// what the f64 value meant; docs/scene-format.md ("Why these ranges") gives the arithmetic.
+
+/// Allowed `max_speed`, m/s: below 1 mm/s it would stop any motion worth simulating, and the
+/// fixed-point momentum scale (∝ 1 / max_speed) stays finite in f32.
+pub(crate) const MAX_SPEED_RANGE: Limit = Limit::new(1e-3, true, MAX_SPEED_LIMIT, true);
+/// Allowed `time.fps`: at least one frame per 100 simulated seconds.
+pub(crate) const FPS_RANGE: Limit = Limit::new(0.01, true, 1000.0, true);
+/// Allowed `time.cfl`: below 0.01 the adaptive step only gets slower, not more stable.
+pub(crate) const CFL_RANGE: Limit = Limit::new(0.01, true, 1.0, true);
+/// Allowed `domain.size` components, metres: from a millimetre (cells of about a micrometre at the
+/// finest grid, finer than snow grains) to 10 km (an avalanche path). Together with the density
+/// range this keeps particle volume and mass, and the fixed-point scales, normal f32 numbers.
+pub(crate) const DOMAIN_SIZE_RANGE: Limit = Limit::new(1e-3, true, 1e4, true);
+/// How far from the origin, in cells, the domain and the colliders may reach: 2¹⁶. Positions are
+/// f32 (24 significant bits), so 2¹⁶ cells out a position still resolves 2⁻⁷ of a cell; at 2²⁴
+/// cells neighbouring cells would merge.
+pub(crate) const COORDINATE_CELLS: f64 = 65536.0;
+/// Allowed `material.density`, kg/m³: from about that of air (the lightest snow is ~10× denser)
+/// to 100× ice.
+pub(crate) const DENSITY_RANGE: Limit = Limit::new(1.0, true, 1e5, true);
+/// Allowed `material.youngs_modulus`, Pa: from 1 Pa (far softer than any snow; fresh snow is
+/// ~10⁴–10⁵ Pa), where stress still is a normal f32, to 1 GPa (ice is ~9 GPa).
+pub(crate) const YOUNGS_MODULUS_RANGE: Limit = Limit::new(1.0, true, 1e9, true);
+/// Allowed θc: the clamp `1 − θc` must differ from 1 and from 0 by far more than f32 rounding
+/// (2⁻²⁴ ≈ 6·10⁻⁸).
+pub(crate) const CRITICAL_COMPRESSION_RANGE: Limit = Limit::new(1e-5, true, 1.0 - 1e-5, true);
+/// Allowed θs: the clamp `1 + θs` must differ from 1 by far more than f32 rounding.
+pub(crate) const CRITICAL_STRETCH_RANGE: Limit = Limit::new(1e-5, true, 1e6, true);
+/// Allowed components of a `transform.scale`: meshes are placed in f32, where a scale of 1e-300
+/// is zero and 1e300 infinite.
+pub(crate) const SCALE_RANGE: Limit = Limit::new(1e-6, true, 1e6, true);
 /// Largest allowed magnitude of gravity, m/s².
 pub(crate) const MAX_GRAVITY: f64 = 1000.0;
 

@@ -13,6 +13,7 @@ mod emitter;
 mod error;
 mod limit;
 mod overrides;
+mod shape;
 mod validate;
 
 use std::path::Path;
@@ -112,14 +113,20 @@ impl Scene {
     }
 
     /// Parses and validates scene JSON whose relative paths start from the working directory.
-    /// `source` names the text in messages (usually a file name).
+    /// `source` names the text in messages (usually a file name). A UTF-8 byte order mark at the
+    /// start is ignored, as when reading a file.
     pub fn from_json(text: &str, source: &str) -> Result<Scene, SceneError> {
         Self::from_json_at(text, source, Path::new("."))
     }
 
     /// Parses scene JSON, loads the files it refers to (relative to `base_dir`) and validates it.
     pub fn from_json_at(text: &str, source: &str, base_dir: &Path) -> Result<Scene, SceneError> {
-        let mut scene: Scene = serde_json::from_str(text).map_err(|e| SceneError::parse(source, &e))?;
+        // Editors on Windows start files with a byte order mark; it is not part of the JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let parse = |e: serde_json::Error| SceneError::parse(source, &e);
+        let mut scene: Scene = serde_json::from_str(text).map_err(parse)?;
+        let doc: serde_json::Value = serde_json::from_str(text).map_err(parse)?;
+        scene.check_shape(&doc, source)?;
         scene.assets = SceneAssets::load(&scene, base_dir, None, source)?;
         scene.validate(source)?;
         Ok(scene)
@@ -145,6 +152,17 @@ impl Scene {
     /// each emitter makes at least one particle. `source` names the scene in messages.
     pub fn validate(&self, source: &str) -> Result<(), SceneError> {
         validate::validate(self, source)
+    }
+
+    /// Refuses a `doc` (the JSON this scene was parsed from) that writes a section as a list of
+    /// values or a field as `null` ([`shape`]).
+    fn check_shape(&self, doc: &serde_json::Value, source: &str) -> Result<(), SceneError> {
+        let canonical = serde_json::to_value(self).map_err(|e| SceneError::Shape {
+            source_name: source.to_string(),
+            field: "the scene".to_string(),
+            message: e.to_string(),
+        })?;
+        shape::check(doc, &canonical, source)
     }
 
     /// The scene as pretty-printed JSON (it parses back to an equal scene).

@@ -19,9 +19,13 @@ impl Scene {
     /// unchanged.
     ///
     /// Path segments are object keys or list indices (`emitters.0.radius`; `emitters[0].radius`
-    /// works too); a component of a 3-vector may be named `x`, `y` or `z` (`gravity.z=-3.7`). The
-    /// value is parsed as JSON (`5e4`, `[1,2,3]`, `"auto"`, `true`); text that is not JSON is taken
-    /// as a string (`boundary.kind=sticky`, `time.dt=auto`). `source` names the scene in messages.
+    /// works too); a component of a 3-vector may be named `x`, `y` or `z` (`gravity.z=-3.7`). No
+    /// segment may be empty (`material..density` is refused). The value is parsed as JSON (`5e4`,
+    /// `[1,2,3]`, `"auto"`, `true`); text that is not JSON is taken as a string
+    /// (`boundary.kind=sticky`, `time.dt=auto`), except where a number goes: there it must be a
+    /// JSON number (`0.5`, not `.5` or `+0.5`), or `NaN`/`inf`, which are refused with the field's
+    /// range. `null` and a list where the format wants an object are refused, as in a file.
+    /// `source` names the scene in messages.
     pub fn set_value(&mut self, key: &str, value: &str, source: &str) -> Result<(), SceneError> {
         let fail = |message: String| SceneError::Override {
             source_name: source.to_string(),
@@ -31,9 +35,14 @@ impl Scene {
         };
         let mut root = serde_json::to_value(&*self).map_err(|e| fail(e.to_string()))?;
         let normalized = key.replace('[', ".").replace(']', "");
-        let segments: Vec<&str> = normalized.split('.').filter(|s| !s.is_empty()).collect();
-        if segments.is_empty() {
+        let segments: Vec<&str> = normalized.split('.').collect();
+        if normalized.is_empty() {
             return Err(fail("the key is empty".to_string()));
+        }
+        if segments.iter().any(|s| s.is_empty()) {
+            let why = "the key has an empty segment (two dots in a row, or a dot at either end); \
+                       write fields as material.density or emitters.0.radius";
+            return Err(fail(why.to_string()));
         }
         let mut field = String::new();
         let mut slot = &mut root;
@@ -76,14 +85,15 @@ impl Scene {
                 _ => return Err(fail(format!("{field} has no field {segment:?}"))),
             };
         }
-        match parse_value(value, slot) {
+        match parse_value(value, slot).map_err(fail)? {
             Parsed::Json(v) => *slot = v,
             Parsed::NonFinite => {
                 let allowed = validate::allowed_for(self, &field).unwrap_or_else(|| "a finite number".to_string());
                 return Err(SceneError::invalid(source, field, value.trim(), allowed));
             }
         }
-        let mut scene: Scene = serde_json::from_value(root).map_err(|e| fail(e.to_string()))?;
+        let mut scene: Scene = serde_json::from_value(root.clone()).map_err(|e| fail(e.to_string()))?;
+        scene.check_shape(&root, source)?;
         scene.assets = super::SceneAssets::load(&scene, &self.assets.base_dir.clone(), Some(&self.assets), source)?;
         scene.validate(source)?;
         *self = scene;
@@ -91,21 +101,23 @@ impl Scene {
     }
 }
 
-/// `text` as JSON if it is JSON; else, where a number is expected, a Rust float (`.5`, `NaN`,
-/// `inf`); else a string.
-fn parse_value(text: &str, current: &Value) -> Parsed {
+/// `text` as JSON if it is JSON; else, where a number is expected, [`Parsed::NonFinite`] for the
+/// numbers JSON cannot hold (`NaN`, `inf`, `1e999`) and an error for other numbers JSON does not
+/// write (`.5`, `+5`, `5.`); else a string.
+fn parse_value(text: &str, current: &Value) -> Result<Parsed, String> {
     let text = text.trim();
     if let Ok(v) = serde_json::from_str::<Value>(text) {
-        return Parsed::Json(v);
+        return Ok(Parsed::Json(v));
     }
     // Strings stay strings (`name=inf`), except time.dt, which holds "auto" or a number.
     let numeric = !current.is_string() || current.as_str() == Some("auto");
     match text.parse::<f64>() {
-        Ok(x) if numeric => match serde_json::Number::from_f64(x) {
-            Some(n) => Parsed::Json(Value::Number(n)),
-            None => Parsed::NonFinite,
-        },
-        _ => Parsed::Json(Value::String(text.to_string())),
+        Ok(x) if numeric && !x.is_finite() => Ok(Parsed::NonFinite),
+        Ok(_) if numeric => Err(format!(
+            "{text} is not a number as JSON writes it: digits with an optional leading minus, a \
+             fraction after a digit and an exponent, e.g. 0.5, 5, -2e-3"
+        )),
+        _ => Ok(Parsed::Json(Value::String(text.to_string()))),
     }
 }
 

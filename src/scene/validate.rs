@@ -8,18 +8,55 @@ use glam::DVec3;
 
 use super::emitter::Emitter;
 use super::error::SceneError;
-use super::limit::{DT_RANGE, FINITE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, POSITIVE, number};
+use super::limit::{
+    CFL_RANGE, COORDINATE_CELLS, CRITICAL_COMPRESSION_RANGE, CRITICAL_STRETCH_RANGE, DENSITY_RANGE, DOMAIN_SIZE_RANGE,
+    DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, MAX_SPEED_RANGE, POSITIVE, SCALE_RANGE,
+    YOUNGS_MODULUS_RANGE, number,
+};
 use super::{MAX_PARTICLES, SCENE_VERSION, Scene, TimeStep};
+use crate::headless::MAX_SUBSTEPS_PER_FRAME;
 
-/// One scalar rule: the field's path, its current value and its range.
+/// One scalar rule: the field's path, its current value and its range, and why the range is what
+/// it is where that depends on other fields.
 pub(crate) struct Check {
     pub(crate) field: String,
     pub(crate) value: f64,
     pub(crate) limit: Limit,
+    pub(crate) note: Option<String>,
+}
+
+impl Check {
+    /// The range as messages state it.
+    pub(crate) fn allowed(&self) -> String {
+        match &self.note {
+            Some(note) => format!("{} ({note})", self.limit.describe()),
+            None => self.limit.describe(),
+        }
+    }
 }
 
 fn check(field: impl Into<String>, value: f64, limit: Limit) -> Check {
-    Check { field: field.into(), value, limit }
+    Check { field: field.into(), value, limit, note: None }
+}
+
+/// How far from the origin scene coordinates may lie, metres, and why: [`COORDINATE_CELLS`] cells.
+fn reach(scene: &Scene) -> (f64, String) {
+    let h = scene.cell_size();
+    let note = format!(
+        "within {} cells of {} m of the origin, where f32 positions still resolve 1/128 of a cell",
+        COORDINATE_CELLS,
+        number(h)
+    );
+    (COORDINATE_CELLS * h, note)
+}
+
+/// Each component of `v` within `[-reach, reach]`, shifted up by `extent` at the top.
+fn coordinates(out: &mut Vec<Check>, field: &str, v: DVec3, extent: DVec3, scene: &Scene) {
+    let (reach, note) = reach(scene);
+    for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+        let limit = Limit::new(-reach, true, reach - extent[a], true);
+        out.push(Check { note: Some(note.clone()), ..check(format!("{field}.{axis}"), v[a], limit) });
+    }
 }
 
 fn vector(out: &mut Vec<Check>, field: &str, v: DVec3, limit: Limit) {
@@ -34,36 +71,36 @@ fn emitter_speed_limit(scene: &Scene) -> f64 {
     scene.max_speed.unwrap_or(MAX_SPEED_LIMIT / 2.0)
 }
 
-/// Every scalar rule of `scene`, in file order.
+/// Every scalar rule of `scene`, in file order (but `domain.min` after the size and grid it is
+/// measured in).
 pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let closed = |lo, hi| Limit::new(lo, true, hi, true);
-    let open_closed = |lo, hi| Limit::new(lo, false, hi, true);
-    let open = |lo, hi| Limit::new(lo, false, hi, false);
     let m = &scene.material;
     const V: f64 = SCENE_VERSION as f64;
     let mut out = vec![check("version", scene.version as f64, closed(1.0, V))];
-    vector(&mut out, "domain.min", scene.domain.min, FINITE);
-    vector(&mut out, "domain.size", scene.domain.size, POSITIVE);
+    // The size and the grid first: the reach of domain.min is counted in cells.
+    vector(&mut out, "domain.size", scene.domain.size, DOMAIN_SIZE_RANGE);
     out.push(check("grid.resolution", scene.grid.resolution as f64, closed(4.0, 1024.0)));
-    out.push(check("time.fps", scene.time.fps, open_closed(0.0, 1000.0)));
+    coordinates(&mut out, "domain.min", scene.domain.min, scene.domain.size, scene);
+    out.push(check("time.fps", scene.time.fps, FPS_RANGE));
     if let TimeStep::Fixed(dt) = scene.time.dt {
         out.push(check("time.dt", dt, DT_RANGE));
     }
-    out.push(check("time.cfl", scene.time.cfl, open_closed(0.0, 1.0)));
+    out.push(check("time.cfl", scene.time.cfl, CFL_RANGE));
     vector(&mut out, "gravity", scene.gravity, FINITE);
     out.push(check("|gravity|", scene.gravity.length(), closed(0.0, MAX_GRAVITY)));
     out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
     out.extend([
-        check("material.youngs_modulus", m.youngs_modulus, open_closed(0.0, 1e9)),
+        check("material.youngs_modulus", m.youngs_modulus, YOUNGS_MODULUS_RANGE),
         check("material.poisson_ratio", m.poisson_ratio, Limit::new(0.0, true, 0.5, false)),
         check("material.hardening", m.hardening, closed(0.0, 100.0)),
-        check("material.critical_compression", m.critical_compression, open(0.0, 1.0)),
-        check("material.critical_stretch", m.critical_stretch, open_closed(0.0, 1e6)),
-        check("material.density", m.density, open_closed(0.0, 1e5)),
+        check("material.critical_compression", m.critical_compression, CRITICAL_COMPRESSION_RANGE),
+        check("material.critical_stretch", m.critical_stretch, CRITICAL_STRETCH_RANGE),
+        check("material.density", m.density, DENSITY_RANGE),
         check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
     ]);
     if let Some(v) = scene.max_speed {
-        out.push(check("max_speed", v, open_closed(0.0, MAX_SPEED_LIMIT)));
+        out.push(check("max_speed", v, MAX_SPEED_RANGE));
     }
     collider_checks(&mut out, scene);
     for (i, e) in scene.emitters.iter().enumerate() {
@@ -77,7 +114,9 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
                 vector(&mut out, &format!("{name}.center"), center, FINITE);
                 out.push(check(format!("{name}.radius"), radius, POSITIVE));
             }
-            Emitter::Mesh { transform, .. } => transform_checks(&mut out, &format!("{name}.transform"), &transform),
+            Emitter::Mesh { transform, .. } => {
+                transform_checks(&mut out, &format!("{name}.transform"), &transform, None)
+            }
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
@@ -86,10 +125,15 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     out
 }
 
-fn transform_checks(out: &mut Vec<Check>, name: &str, t: &super::Transform) {
-    vector(out, &format!("{name}.translation"), t.translation, FINITE);
+/// A transform's rules. A mesh emitter's translation needs no reach of its own (the placed mesh
+/// must lie inside the domain); a collider's (`scene` given) must be within the coordinate reach.
+fn transform_checks(out: &mut Vec<Check>, name: &str, t: &super::Transform, scene: Option<&Scene>) {
+    match scene {
+        Some(scene) => coordinates(out, &format!("{name}.translation"), t.translation, DVec3::ZERO, scene),
+        None => vector(out, &format!("{name}.translation"), t.translation, FINITE),
+    }
     vector(out, &format!("{name}.rotation_degrees"), t.rotation_degrees, FINITE);
-    vector(out, &format!("{name}.scale"), t.scale, POSITIVE);
+    vector(out, &format!("{name}.scale"), t.scale, SCALE_RANGE);
 }
 
 /// The rules of the colliders (format v2).
@@ -97,11 +141,21 @@ fn collider_checks(out: &mut Vec<Check>, scene: &Scene) {
     use super::ColliderShape;
     for (i, c) in scene.colliders.iter().enumerate() {
         let name = format!("colliders[{i}]");
-        transform_checks(out, &format!("{name}.transform"), &c.transform);
+        transform_checks(out, &format!("{name}.transform"), &c.transform, Some(scene));
         out.push(check(format!("{name}.friction"), c.friction, Limit::new(0.0, true, 10.0, true)));
+        // A shape larger than the coordinate reach covers all of it; beyond, f32 sizes overflow.
+        let (reach, note) = reach(scene);
+        let size = |field: String, value: f64, most: f64| Check {
+            note: Some(note.clone()),
+            ..check(field, value, Limit::new(0.0, false, most, true))
+        };
         match c.shape {
-            ColliderShape::Box { size } => vector(out, &format!("{name}.shape.size"), size, POSITIVE),
-            ColliderShape::Sphere { radius } => out.push(check(format!("{name}.shape.radius"), radius, POSITIVE)),
+            ColliderShape::Box { size: s } => {
+                for (a, axis) in ["x", "y", "z"].iter().enumerate() {
+                    out.push(size(format!("{name}.shape.size.{axis}"), s[a], 2.0 * reach));
+                }
+            }
+            ColliderShape::Sphere { radius } => out.push(size(format!("{name}.shape.radius"), radius, reach)),
             ColliderShape::Plane | ColliderShape::Gltf { .. } => {}
         }
         if let Some(a) = &c.animation {
@@ -111,7 +165,8 @@ fn collider_checks(out: &mut Vec<Check>, scene: &Scene) {
         if let Some(k) = &c.keyframes {
             for (j, key) in k.keys.iter().enumerate() {
                 out.push(check(format!("{name}.keyframes.keys[{j}].time"), key.time, FINITE));
-                vector(out, &format!("{name}.keyframes.keys[{j}].translation"), key.translation, FINITE);
+                let field = format!("{name}.keyframes.keys[{j}].translation");
+                coordinates(out, &field, key.translation, DVec3::ZERO, scene);
                 vector(out, &format!("{name}.keyframes.keys[{j}].rotation_degrees"), key.rotation_degrees, FINITE);
             }
         }
@@ -176,9 +231,9 @@ pub(crate) fn allowed_for(scene: &Scene, field: &str) -> Option<String> {
         return Some(format!("\"auto\" or {}", DT_RANGE.describe()));
     }
     if field == "max_speed" {
-        return Some(Limit::new(0.0, false, MAX_SPEED_LIMIT, true).describe());
+        return Some(MAX_SPEED_RANGE.describe());
     }
-    scalar_checks(scene).into_iter().find(|c| c.field == field).map(|c| c.limit.describe())
+    scalar_checks(scene).into_iter().find(|c| c.field == field).map(|c| c.allowed())
 }
 
 /// Checks every rule; the first broken one is the error.
@@ -188,8 +243,7 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     }
     for c in scalar_checks(scene) {
         if !c.limit.contains(c.value) {
-            let allowed =
-                if c.field == "time.dt" { format!("\"auto\" or {}", c.limit.describe()) } else { c.limit.describe() };
+            let allowed = if c.field == "time.dt" { format!("\"auto\" or {}", c.allowed()) } else { c.allowed() };
             return Err(SceneError::invalid(source, c.field, number(c.value), allowed));
         }
     }
@@ -198,6 +252,7 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         let allowed = format!("(0, {}]", number(MAX_SPEED_LIMIT));
         return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
+    substeps_fit(scene, source)?;
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;
     let tol = 1e-9 * scene.domain.size.max_element();
@@ -208,6 +263,44 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         emitter_inside(source, i, e, meshes[i].as_ref(), lo, hi, tol)?;
     }
     particle_counts(scene, &meshes, source)
+}
+
+/// A frame fits in [`MAX_SUBSTEPS_PER_FRAME`] substeps: of the fixed `time.dt`, or of the
+/// adaptive step the scene starts with. `powder run` and the app never lengthen a fixed dt to fit
+/// a frame, so a scene asking for more substeps is refused here rather than run differently.
+fn substeps_fit(scene: &Scene, source: &str) -> Result<(), SceneError> {
+    let cap = MAX_SUBSTEPS_PER_FRAME as f64;
+    let (fps, frame) = (scene.time.fps, scene.frame_duration());
+    match scene.time.dt {
+        TimeStep::Fixed(dt) if (frame / dt).ceil() > cap => {
+            let allowed = format!(
+                "\"auto\" or [{}, {}] at time.fps = {}: a frame may take at most {MAX_SUBSTEPS_PER_FRAME} substeps",
+                number(frame / cap),
+                number(DT_RANGE.hi()),
+                number(fps)
+            );
+            Err(SceneError::invalid(source, "time.dt", number(dt), allowed))
+        }
+        TimeStep::Auto => {
+            let dt = scene.solver_params().dt;
+            if (frame / dt).ceil() <= cap {
+                return Ok(());
+            }
+            let lowest = 1.0 / (cap * dt);
+            let why = format!(
+                "with time.dt = \"auto\" the scene starts at a stable step of {} s, and a frame may take at most \
+                 {MAX_SUBSTEPS_PER_FRAME} substeps",
+                number(dt)
+            );
+            let allowed = if FPS_RANGE.contains(lowest) {
+                format!("[{}, {}]: {why}", number(lowest), number(FPS_RANGE.hi()))
+            } else {
+                format!("none: {why}; a coarser grid.resolution or softer material allows a longer step")
+            };
+            Err(SceneError::invalid(source, "time.fps", number(fps), allowed))
+        }
+        TimeStep::Fixed(_) => Ok(()),
+    }
 }
 
 /// Emitter `i` lies within `[lo, hi]` (give or take `tol`, for decimal round-off) on every axis.
@@ -299,8 +392,8 @@ mod tests {
         }
         let allowed = |f: &str| allowed_for(&scene, f);
         assert_eq!(allowed("emitters[0].radius").as_deref(), Some("> 0"));
-        assert_eq!(allowed("material.critical_compression").as_deref(), Some("(0, 1)"));
-        assert_eq!(allowed("max_speed").as_deref(), Some("(0, 1e5]"));
+        assert_eq!(allowed("material.critical_compression").as_deref(), Some("[1e-5, 0.99999]"));
+        assert_eq!(allowed("max_speed").as_deref(), Some("[0.001, 1e5]"));
         assert_eq!(allowed("name"), None);
     }
 }
