@@ -12,6 +12,7 @@ mod config;
 mod emitter;
 mod error;
 mod limit;
+mod model;
 mod overrides;
 mod validate;
 
@@ -25,6 +26,7 @@ pub use collider::{ClipPlayback, ColliderConfig, ColliderShape, Key, Keyframes, 
 pub use config::{Domain, GridConfig, TimeConfig, TimeStep};
 pub use emitter::{Emitter, JITTER};
 pub use error::SceneError;
+pub use model::{is_model, scene_for_model};
 
 use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;
