@@ -380,14 +380,27 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// clap's message for a command line it refuses, as one line: its lines up to the usage block
-/// joined, and where to read more. (clap's own form spreads over five or six lines.)
+/// clap's message for a command line it refuses, as one line: the error and its tips, without
+/// the usage block and the pointer to --help that clap spreads over five or six lines.
 fn clap_one_line(rendered: &str) -> String {
-    let parts: Vec<&str> =
-        rendered.lines().take_while(|l| !l.starts_with("Usage:")).map(str::trim).filter(|l| !l.is_empty()).collect();
-    let text = parts.join(" ");
-    let text = text.strip_prefix("error: ").unwrap_or(&text);
-    format!("{text} (--help lists the options)")
+    let mut text = String::new();
+    let mut in_usage = false;
+    for line in rendered.lines().map(str::trim) {
+        in_usage = (in_usage || line.starts_with("Usage:")) && !line.is_empty();
+        if in_usage || line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        // A list after "...provided:" continues its sentence; anything else (a tip) is a new one.
+        let separator = if text.is_empty() {
+            ""
+        } else if text.ends_with(':') {
+            " "
+        } else {
+            "; "
+        };
+        text = format!("{text}{separator}{}", line.strip_prefix("error: ").unwrap_or(line));
+    }
+    format!("{text} (see --help)")
 }
 
 /// Keeps `run` and `bench` from probing the window system. wgpu enables every surface extension on

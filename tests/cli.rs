@@ -160,11 +160,12 @@ fn bad_scene_files_get_one_clear_message_and_a_nonzero_exit() {
 
 #[test]
 fn command_line_mistakes_get_one_line_and_exit_status_2() {
-    let cases: [(&[&str], &str); 4] = [
-        (&["run", "--frames", "x"], "--frames"),
-        (&["run", "--bogus"], "--bogus"),
+    let cases: [(&[&str], &str); 5] = [
+        (&["run", "--frames", "x"], "'x' for '--frames <FRAMES>': invalid digit"),
+        (&["run", "--bogus"], "unexpected argument '--bogus' found; tip: "),
         (&["bench", "--particles", "1,z"], "--particles"),
         (&["--size", "0x0"], "WIDTHxHEIGHT"),
+        (&["--report", "r.json"], "arguments were not provided: --frames <FRAMES> (see --help)"),
     ];
     for (args, needle) in cases {
         let out = powder(args);
