@@ -1,11 +1,11 @@
 //! Simulating a scene without a window and writing its frames to disk (`powder run`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use thiserror::Error;
 
 use crate::collider::set::ColliderSet;
-use crate::export::{ExportError, frame_file_name, write_ply};
+use crate::export::{ExportError, OutputDir, frame_file_name, write_ply};
 use crate::gpu::Gpu;
 use crate::scene::{Scene, SceneError, TimeStep};
 use crate::sim::grid_pool::GridMode;
@@ -40,15 +40,7 @@ pub enum RunError {
         /// What failed.
         source: SolverError,
     },
-    /// The output directory could not be created.
-    #[error("cannot create output directory {}: {source}", path.display())]
-    OutputDir {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A frame could not be written.
+    /// The output directory could not be prepared, or a frame could not be written.
     #[error(transparent)]
     Export(#[from] ExportError),
     /// The scene's colliders could not be set up.
@@ -209,22 +201,31 @@ pub fn plan_frame(frame_duration: f64, step: TimeStep, stable_dt: f64) -> (u32, 
 }
 
 /// Simulates `frames` frames of `scene` and writes `frame_00000.ply` (the initial state) to
-/// `frame_{frames}.ply` into `out_dir`. `on_frame` is called after each frame is written.
+/// `frame_{frames}.ply` into `out`. `on_frame` is called after each frame is written, the initial
+/// state (frame 0) included: a caller that describes the run from there prints nothing but the
+/// error for a scene refused while the solver is set up. The directory is prepared
+/// ([`OutputDir::prepare`]: old frames and stale temporaries removed) only once the solver and
+/// colliders are set up, so a scene refused there changes nothing on disk.
 pub fn run_scene(
     gpu: &Gpu,
     scene: &Scene,
     source_name: &str,
     frames: u32,
-    out_dir: &Path,
+    out: &OutputDir,
     mut on_frame: impl FnMut(u32, &SolverStats),
 ) -> Result<RunSummary, RunError> {
     let mut solver = build_solver(gpu, scene, source_name)?;
     let mut colliders = ColliderSet::from_scene(scene, source_name)?;
-    std::fs::create_dir_all(out_dir).map_err(|source| RunError::OutputDir { path: out_dir.to_path_buf(), source })?;
+    out.prepare()?;
+    let out_dir = out.path();
     let solver_err = |source| RunError::Solver { source_name: source_name.to_string(), source };
     let mut summary = RunSummary::default();
     write_ply(&out_dir.join(frame_file_name(0)), &solver.read_particles(gpu).map_err(solver_err)?)?;
     summary.frames_written = 1;
+    let initial = solver.stats(gpu).map_err(solver_err)?;
+    summary.overflow_count += initial.overflow_count as u64;
+    summary.nonfinite_count += initial.nonfinite_count as u64;
+    on_frame(0, &initial);
     for frame in 1..=frames {
         let (stable, stats) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
         summary.overflow_count += stats.overflow_count as u64;

@@ -16,6 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
+use powder::export::OutputDir;
 use powder::gpu::Gpu;
 use powder::headless::run_scene;
 use powder::render::RenderMode;
@@ -41,7 +42,8 @@ struct Cli {
 /// Options of the desktop app (no subcommand).
 #[derive(clap::Args)]
 struct AppArgs {
-    /// Scene file (JSON, see docs/scene-format.md). Without one, the built-in default scene.
+    /// Scene file (JSON, see docs/scene-format.md), or a .glb/.gltf model to drop snow on. Without
+    /// one, the built-in default scene.
     scene: Option<PathBuf>,
     /// Close after drawing this many frames (scripted runs; exit status 0 on success).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -84,14 +86,20 @@ fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
 enum Command {
     /// Simulate a scene without a window and write each frame's particles as binary PLY files.
     Run {
-        /// Scene file (JSON, see docs/scene-format.md). Without one, the built-in default scene.
+        /// Scene file (JSON, see docs/scene-format.md), or a .glb/.gltf model to drop snow on.
+        /// Without one, the built-in default scene.
         scene: Option<PathBuf>,
         /// Frames to simulate (each 1/fps seconds of simulated time).
         #[arg(long, default_value_t = 60)]
         frames: u32,
-        /// Output directory; frame_00000.ply is the initial state.
+        /// Output directory; frame_00000.ply is the initial state. A directory that already holds
+        /// frames is refused unless --overwrite is given.
         #[arg(long, default_value = "out")]
         out: PathBuf,
+        /// Remove the frames (frame_*.ply) an earlier run left in the output directory before
+        /// writing (nothing else in it is touched).
+        #[arg(long)]
+        overwrite: bool,
         /// Override a scene value, e.g. --set material.youngs_modulus=5e4 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
@@ -160,7 +168,7 @@ enum Command {
 
 fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, String)> {
     let (mut scene, name) = match path {
-        Some(p) => (Scene::load(p)?, p.display().to_string()),
+        Some(p) => (Scene::open(p)?, p.display().to_string()),
         None => (Scene::builtin_default(), "built-in default scene".to_string()),
     };
     for item in overrides {
@@ -172,19 +180,42 @@ fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, St
     Ok((scene, name))
 }
 
-fn run(scene_path: Option<PathBuf>, frames: u32, out: PathBuf, overrides: Vec<String>) -> Result<()> {
+/// What `powder run` was asked to do.
+struct RunArgs {
+    scene: Option<PathBuf>,
+    frames: u32,
+    out: PathBuf,
+    overwrite: bool,
+    overrides: Vec<String>,
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let RunArgs { scene: scene_path, frames, out, overwrite, overrides } = args;
     let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
+    // Before the GPU is set up: a refused directory costs nothing and changes nothing.
+    let out_dir = OutputDir::inspect(&out, overwrite)?;
     let gpu = Gpu::new_headless()?;
-    eprintln!("powder: {name}: {} particles, {} frames → {}", scene.spawn_particles().len(), frames, out.display());
-    eprintln!("GPU: {}", gpu.describe());
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let summary = run_scene(&gpu, &scene, &name, frames, &out, |_, stats| {
+    // The run is described once frame 0 is out, so that a scene refused while the solver is set
+    // up (too large for the GPU) gets its one line of error and nothing else.
+    let summary = run_scene(&gpu, &scene, &name, frames, &out_dir, |frame, stats| {
+        if frame == 0 {
+            let particles = scene.spawn_particles().len();
+            bar.suspend(|| {
+                eprintln!("powder: {name}: {particles} particles, {frames} frames → {}", out.display());
+                if out_dir.old_frames() > 0 {
+                    eprintln!("removed the {} frames of an earlier run from {}", out_dir.old_frames(), out.display());
+                }
+                eprintln!("GPU: {}", gpu.describe());
+            });
+        } else {
+            bar.inc(1);
+        }
         bar.set_message(format!("max speed {:.2} m/s", stats.max_speed));
-        bar.inc(1);
     })?;
     bar.finish_and_clear();
     eprintln!(
@@ -327,8 +358,19 @@ fn parse_path(name: &str) -> Result<SolverPath, String> {
 }
 
 fn main() -> std::process::ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprintln!("error: {}", clap_one_line(&e.render().to_string()));
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if cli.command.is_some() {
+        skip_display_probe();
+    }
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    match dispatch(Cli::parse()) {
+    match dispatch(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             // One clear line, no backtrace for a user's mistake.
@@ -336,6 +378,48 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// clap's message for a command line it refuses, as one line: the error and its tips, without
+/// the usage block and the pointer to --help that clap spreads over five or six lines.
+fn clap_one_line(rendered: &str) -> String {
+    let mut text = String::new();
+    let mut in_usage = false;
+    for line in rendered.lines().map(str::trim) {
+        in_usage = (in_usage || line.starts_with("Usage:")) && !line.is_empty();
+        if in_usage || line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        // A list after "...provided:" continues its sentence; anything else (a tip) is a new one.
+        let separator = if text.is_empty() {
+            ""
+        } else if text.ends_with(':') {
+            " "
+        } else {
+            "; "
+        };
+        text = format!("{text}{separator}{}", line.strip_prefix("error: ").unwrap_or(line));
+    }
+    format!("{text} (see --help)")
+}
+
+/// Keeps `run` and `bench` from probing the window system. wgpu enables every surface extension on
+/// its Vulkan instance, windowless or not, and Mesa's implicit device-select layer, seeing
+/// `VK_KHR_wayland_surface` enabled, connects to Wayland on each device enumeration to find the
+/// compositor's GPU: with no `XDG_RUNTIME_DIR` (ssh sessions, CI, containers) libwayland prints
+/// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." twice. The headless commands
+/// never present, and wgpu picks their adapter by power preference (a discrete GPU first; the
+/// layer's order only breaks ties), so the layer is switched off through the switch its manifest
+/// defines (`NODEVICE_SELECT=1`), unless the user has asked it for a device
+/// (`MESA_VK_DEVICE_SELECT`, `DRI_PRIME`) or set the switch. The app keeps the layer: it presents.
+fn skip_display_probe() {
+    let asked = ["NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT", "MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE", "DRI_PRIME"];
+    if asked.iter().any(|name| std::env::var_os(name).is_some()) {
+        return;
+    }
+    // SAFETY: called from `main` before anything has started a thread (clap and the environment
+    // reads above do not), so nothing can be reading the environment concurrently.
+    unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
 }
 
 /// The error and its causes joined by ": ", leaving out a cause whose text the line already
@@ -354,7 +438,9 @@ fn one_line(e: &anyhow::Error) -> String {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Run { scene, frames, out, overrides }) => run(scene, frames, out, overrides),
+        Some(Command::Run { scene, frames, out, overwrite, overrides }) => {
+            run(RunArgs { scene, frames, out, overwrite, overrides })
+        }
         Some(Command::Bench { sdf: Some(triangles), grid, .. }) => {
             anyhow::ensure!((1..=10_000_000).contains(&triangles), "--sdf must be in [1, 10000000] triangles");
             let resolution = grid.first().copied().unwrap_or(128);

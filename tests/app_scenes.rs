@@ -148,7 +148,7 @@ fn a_bare_gltf_model_opens_in_a_default_scene_with_snow_above_it() {
     assert!(errors(&r).is_empty(), "{r}");
     assert_eq!(r["scene"].as_str(), Some("assets/ramp.glb"), "{r}");
     assert_eq!((r["collider_count"].as_u64(), r["collider_triangles"].as_u64()), (Some(1), Some(8)), "{r}");
-    // src/app/gltf_scene.rs: snow from 0.1 L to 0.25 L above the ramp's top (L = 2 m, top
+    // src/scene/model.rs: snow from 0.1 L to 0.25 L above the ramp's top (L = 2 m, top
     // 2/√3 m), centred on it: x 0.6 … 1.4 at resolution 48; the ramp rests on the floor, z = 0.
     let bounds = &r["collider_bounds"][0];
     assert!(bounds[0][2].as_f64().is_some_and(|z| z.abs() < 1e-6), "{bounds}");

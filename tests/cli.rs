@@ -1,5 +1,6 @@
-//! The `powder` binary end to end: `run` writes readable frames; bad input gets one clear message,
-//! a non-zero exit and no half-written output.
+//! The `powder` binary end to end: `run` writes readable frames, from a scene file or a bare glTF
+//! model, durably and without mixing with an earlier run's; bad input gets one clear line, a
+//! non-zero exit and no output.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,6 +13,29 @@ fn powder(args: &[&str]) -> Output {
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The message of a refusal, checked to be one: a non-zero exit and one line on stderr, no panic.
+fn refusal(out: &Output) -> String {
+    let msg = stderr(out);
+    assert!(!out.status.success(), "accepted: {msg}");
+    assert_eq!(msg.trim_end().lines().count(), 1, "not one line: {msg}");
+    assert!(msg.starts_with("error: ") && !msg.contains("panicked"), "{msg}");
+    msg
+}
+
+/// The sorted names in `dir` with each file's bytes (empty for a folder).
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            let bytes = if path.is_file() { std::fs::read(&path).expect("read") } else { Vec::new() };
+            (path.file_name().expect("name").to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    entries.sort();
+    entries
 }
 
 /// A small scene: a 0.2 m snowball thrown at 3 m/s in a 0.5 m box at resolution 16.
@@ -65,8 +89,7 @@ fn a_set_override_reaches_the_scene_and_a_bad_one_is_refused() {
     let out_dir = dir.path().join("frames");
     let out_arg = out_dir.to_str().expect("utf-8 path");
     let bad = powder(&["run", &scene, "--frames", "1", "--out", out_arg, "--set", "material.poisson_ratio=0.7"]);
-    assert!(!bad.status.success());
-    let msg = stderr(&bad);
+    let msg = refusal(&bad);
     assert!(msg.contains("material.poisson_ratio") && msg.contains("0.5"), "{msg}");
     assert!(!out_dir.exists(), "nothing may be written for a refused scene");
     // Zero gravity and no velocity: nothing moves at all.
@@ -119,17 +142,141 @@ fn bad_scene_files_get_one_clear_message_and_a_nonzero_exit() {
         let scene = write_scene(dir.path(), name, text);
         let out_dir = dir.path().join(format!("out_{name}"));
         let out = powder(&["run", &scene, "--frames", "1", "--out", out_dir.to_str().expect("utf-8")]);
-        assert!(!out.status.success(), "{name} was accepted");
-        let msg = stderr(&out);
+        let msg = refusal(&out);
         for needle in needles {
             assert!(msg.contains(needle), "{name}: message lacks {needle:?}: {msg}");
         }
-        assert!(!msg.contains("panicked"), "{name}: {msg}");
         assert!(!out_dir.exists(), "{name}: output written for a refused scene");
     }
     let missing = powder(&["run", "/no/such/scene.json", "--frames", "1"]);
-    assert!(!missing.status.success());
-    assert!(stderr(&missing).contains("/no/such/scene.json"), "{}", stderr(&missing));
+    assert!(refusal(&missing).contains("/no/such/scene.json"));
+    // An output path that is a file is refused before anything runs, and the file is left alone.
+    let scene = write_scene(dir.path(), "small.json", SMALL_SCENE);
+    let file = write_scene(dir.path(), "taken", "keep me");
+    let msg = refusal(&powder(&["run", &scene, "--frames", "1", "--out", &file]));
+    assert!(msg.contains(&file) && msg.contains("not a directory"), "{msg}");
+    assert_eq!(std::fs::read_to_string(&file).expect("still there"), "keep me");
+}
+
+#[test]
+fn command_line_mistakes_get_one_line_and_exit_status_2() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["run", "--frames", "x"], "'x' for '--frames <FRAMES>': invalid digit"),
+        (&["run", "--bogus"], "unexpected argument '--bogus' found; tip: "),
+        (&["bench", "--particles", "1,z"], "--particles"),
+        (&["--size", "0x0"], "WIDTHxHEIGHT"),
+        (&["--report", "r.json"], "arguments were not provided: --frames <FRAMES> (see --help)"),
+    ];
+    for (args, needle) in cases {
+        let out = powder(args);
+        let msg = refusal(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {msg}");
+        assert!(msg.contains(needle) && msg.contains("--help"), "{args:?}: {msg}");
+    }
+    let help = powder(&["run", "--help"]);
+    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("--overwrite"));
+}
+
+#[test]
+fn run_refuses_an_output_directory_holding_frames_unless_told_to_overwrite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write_scene(dir.path(), "small.json", SMALL_SCENE);
+    let out_dir = dir.path().join("frames");
+    let out_arg = out_dir.to_str().expect("utf-8 path");
+    let first = powder(&["run", &scene, "--frames", "3", "--out", out_arg]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    std::fs::write(out_dir.join("notes.txt"), "mine").expect("write");
+    let before = listing(&out_dir);
+
+    // A shorter run would overwrite frames 0…1 and leave 2…3 of the first: refused, nothing touched.
+    let msg = refusal(&powder(&["run", &scene, "--frames", "1", "--out", out_arg]));
+    assert!(msg.contains(out_arg) && msg.contains("4 frames") && msg.contains("--overwrite"), "{msg}");
+    assert_eq!(listing(&out_dir), before);
+    // With --overwrite a scene that is refused still removes nothing.
+    let bad = ["--overwrite", "--set", "material.poisson_ratio=0.7"];
+    refusal(&powder(&[&["run", &scene, "--frames", "1", "--out", out_arg][..], &bad].concat()));
+    assert_eq!(listing(&out_dir), before);
+
+    let second = powder(&["run", &scene, "--frames", "1", "--out", out_arg, "--overwrite"]);
+    assert!(second.status.success(), "{}", stderr(&second));
+    let names: Vec<String> = listing(&out_dir).into_iter().map(|(name, _)| name).collect();
+    assert_eq!(names, ["frame_00000.ply", "frame_00001.ply", "notes.txt"]);
+    assert!(stderr(&second).contains("removed the 4 frames"), "{}", stderr(&second));
+}
+
+#[test]
+fn frames_are_synced_to_disk_before_and_after_the_rename() {
+    // What reaches the disk is only visible in the system calls; strace shows them.
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: the fsync order of frame writes is not checked here");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write_scene(dir.path(), "small.json", SMALL_SCENE);
+    let out_dir = dir.path().join("frames");
+    let log = dir.path().join("trace");
+    let calls = "trace=fsync,fdatasync,rename,renameat,renameat2";
+    let out = Command::new("strace")
+        .args(["-f", "--seccomp-bpf", "-y", "-e", calls, "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_powder"))
+        .args(["run", &scene, "--frames", "1", "--out"])
+        .arg(&out_dir)
+        .output()
+        .expect("strace runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let trace = std::fs::read_to_string(&log).expect("trace");
+    let lines: Vec<&str> = trace.lines().collect();
+    let dir_fd = format!("<{}>)", out_dir.display());
+    for frame in 0..=1 {
+        let name = powder::export::frame_file_name(frame);
+        let temp = format!("/.powder-{name}-");
+        let find = |what: &str, test: &dyn Fn(&str) -> bool| {
+            lines.iter().position(|l| test(l)).unwrap_or_else(|| panic!("{name}: no {what} in\n{trace}"))
+        };
+        let rename =
+            find("rename", &|l| l.contains("rename") && l.contains(&temp) && l.contains(&format!("/{name}\"")));
+        // The temporary's name is the one tests/ply.rs relies on when it tidies up after a kill.
+        assert!(lines[rename].contains(".tmp\""), "{}", lines[rename]);
+        let synced = find("fsync of the data", &|l| l.contains("fsync(") && l.contains(&temp));
+        assert!(synced < rename, "{name}: the data was synced after the rename\n{trace}");
+        let dir_synced = lines[rename..].iter().any(|l| l.contains("fsync(") && l.contains(&dir_fd));
+        assert!(dir_synced, "{name}: the directory was not synced after the rename\n{trace}");
+    }
+}
+
+#[test]
+fn run_opens_a_bare_gltf_model_in_a_default_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ramp = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/ramp.glb");
+    let out_dir = dir.path().join("frames");
+    let args = ["--frames", "1", "--set", "grid.resolution=24", "--out", out_dir.to_str().expect("utf-8")];
+    let out = powder(&[&["run", ramp.to_str().expect("utf-8")][..], &args].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = read_ply(&out_dir.join("frame_00000.ply")).expect("frame 0");
+    assert!(read_ply(&out_dir.join("frame_00001.ply")).is_ok());
+    assert!(first.len() > 100, "{} particles", first.len());
+    // The default scene starts the snow 0.1 L = 0.2 m above the ramp's top, 2/√3 m.
+    let lowest = first.iter().map(|p| p.position[2]).fold(f32::INFINITY, f32::min);
+    let above_top = lowest - 2.0 / 3f32.sqrt();
+    assert!((0.15..0.3).contains(&above_top), "snow starts {above_top} m above the ramp");
+}
+
+#[test]
+fn headless_commands_do_not_probe_the_window_system() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write_scene(dir.path(), "small.json", SMALL_SCENE);
+    let out_dir = dir.path().join("frames");
+    // As on a server or in CI: no session runtime directory, no compositor, no device choice.
+    let unset = ["XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "NODEVICE_SELECT", "MESA_VK_DEVICE_SELECT"];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_powder"));
+    for name in unset.iter().chain(&["MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE", "DRI_PRIME"]) {
+        command.env_remove(name);
+    }
+    let out = command.args(["run", &scene, "--frames", "1", "--out"]).arg(&out_dir).output().expect("runs");
+    let msg = stderr(&out);
+    assert!(out.status.success(), "{msg}");
+    assert!(!msg.contains("XDG_RUNTIME_DIR") && !msg.contains("error"), "{msg}");
 }
 
 #[test]
@@ -144,10 +291,15 @@ fn a_grid_larger_than_the_gpu_allows_is_refused_with_the_largest_that_fits() {
     let scene = write_scene(dir.path(), "huge.json", &text);
     let out_dir = dir.path().join("out");
     let out = powder(&["run", &scene, "--frames", "1", "--out", out_dir.to_str().expect("utf-8")]);
-    assert!(!out.status.success());
-    let msg = stderr(&out);
+    let msg = refusal(&out);
     assert!(msg.contains("huge.json") && msg.contains("grid.resolution = 1024") && msg.contains("at most"), "{msg}");
     assert!(!out_dir.exists());
+    // Refused only once the GPU is asked: an earlier run's frames survive even with --overwrite.
+    std::fs::create_dir(&out_dir).expect("dir");
+    std::fs::write(out_dir.join("frame_00000.ply"), "an earlier run").expect("write");
+    let out = powder(&["run", &scene, "--frames", "1", "--overwrite", "--out", out_dir.to_str().expect("utf-8")]);
+    refusal(&out);
+    assert_eq!(std::fs::read_to_string(out_dir.join("frame_00000.ply")).expect("kept"), "an earlier run");
 }
 
 #[test]

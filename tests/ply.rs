@@ -1,7 +1,8 @@
-//! PLY export: exact round trip, header layout, and atomic writes.
+//! PLY export: exact round trip, header layout, atomic writes, and the output directory (frames of
+//! an earlier run refused or cleared, temporaries of a killed run removed).
 
 use glam::Vec3;
-use powder::export::{ExportError, PlyPoint, frame_file_name, read_ply, write_ply};
+use powder::export::{ExportError, OutputDir, PlyPoint, frame_file_name, read_ply, write_ply};
 use powder::sim::params::GpuParticle;
 
 const HEADER: &str = "ply\n\
@@ -93,4 +94,61 @@ fn truncated_or_foreign_files_are_rejected() {
     std::fs::write(&path, b"ply\nformat ascii 1.0\nelement vertex 0\nend_header\n").unwrap();
     let err = read_ply(&path).unwrap_err();
     assert!(matches!(err, ExportError::Format { .. }) && err.to_string().contains("t.ply"), "{err}");
+}
+
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_output_directory_with_frames_is_refused_unless_overwriting_and_only_frames_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("frames");
+    // A missing directory is fine and is created when prepared.
+    let fresh = OutputDir::inspect(&out, false).unwrap();
+    assert_eq!((fresh.old_frames(), fresh.stale_temporaries()), (0, 0));
+    fresh.prepare().unwrap();
+    assert!(out.is_dir());
+    for frame in 0..7 {
+        write_ply(&out.join(frame_file_name(frame)), &particles()).unwrap();
+    }
+    // Things that are not powder's frames stay, whatever they are called.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("frame_1.ply"), "not five digits").unwrap();
+    std::fs::write(out.join(".tmpAb12Cd"), "another program's temporary").unwrap();
+    std::fs::create_dir(out.join("frame_00100.ply")).unwrap();
+    let before = names_in(&out);
+
+    let err = OutputDir::inspect(&out, false).unwrap_err();
+    assert!(matches!(err, ExportError::HoldsFrames { frames: 7, .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&out.display().to_string()) && msg.contains("7 frames") && msg.contains("--overwrite"),
+        "{msg}"
+    );
+    assert_eq!(names_in(&out), before, "a refusal changes nothing");
+
+    let replacing = OutputDir::inspect(&out, true).unwrap();
+    assert_eq!(replacing.old_frames(), 7);
+    assert_eq!(names_in(&out), before, "looking changes nothing");
+    replacing.prepare().unwrap();
+    assert_eq!(names_in(&out), [".tmpAb12Cd", "frame_00100.ply", "frame_1.ply", "notes.txt"]);
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn a_temporary_left_by_a_killed_write_is_removed_by_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // What a run killed while writing frame 3 leaves: write_ply's temporary, empty, under the name
+    // write_ply gives it (tests/cli.rs checks that name on a real run).
+    let stale = dir.path().join(".powder-frame_00003.ply-k1LL3d.tmp");
+    std::fs::write(&stale, b"").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let out = OutputDir::inspect(dir.path(), false).unwrap();
+    assert_eq!((out.old_frames(), out.stale_temporaries()), (0, 1));
+    out.prepare().unwrap();
+    assert_eq!(names_in(dir.path()), ["notes.txt"]);
 }

@@ -25,7 +25,8 @@ fn every_shipped_scene_runs_two_frames_cleanly() {
         with_colliders += !scene.colliders.is_empty() as usize;
         let out = tempfile::tempdir().expect("temp dir");
         let name = path.display().to_string();
-        let summary = run_scene(&gpu, &scene, &name, 2, out.path(), |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+        let out_dir = powder::export::OutputDir::inspect(out.path(), false).unwrap_or_else(|e| panic!("{e}"));
+        let summary = run_scene(&gpu, &scene, &name, 2, &out_dir, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(summary.nonfinite_count, 0, "{name}: particles reset for non-finite state");
         assert_eq!(summary.overflow_count, 0, "{name}: fixed-point contributions clamped");
         assert_eq!(summary.frames_written, 3, "{name}");

@@ -6,16 +6,14 @@
 //! and [`stats_panel`] (panels → events), [`input`] (camera, mouse tool, keys), [`tool`] (grab
 //! and repel), [`gfx`] (device, surface, view texture, present), [`screenshot`], [`script`]
 //! (timed window actions for tests), [`presets`] (materials and built-in scenes),
-//! [`scene_files`] and [`gltf_scene`] (opening scene files and bare glTF models, the scenes
-//! folder), [`hot_reload`] (shader and scene files watched for changes), [`stepping`] (how much
-//! simulated time a frame advances), [`report`] (`--report`), [`view`] (frame inputs, camera
-//! framing).
+//! [`scene_files`] (opening scene files and bare glTF models, the scenes folder), [`hot_reload`]
+//! (shader and scene files watched for changes), [`stepping`] (how much simulated time a frame
+//! advances), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
 pub mod colliders;
 pub mod driver;
 pub mod events;
 pub mod gfx;
-pub mod gltf_scene;
 pub mod hot_reload;
 pub mod input;
 pub mod messages;

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use powder::scene::Scene;
 
 use super::events::SceneSource;
-use super::gltf_scene::scene_for_model;
 use super::presets::builtin_scene;
 
 /// What [`open`] made of a source.
@@ -17,15 +16,9 @@ pub struct Opened {
     pub name: String,
 }
 
-/// Whether `path` names a glTF model (by its extension, any case).
-pub fn is_model(path: &Path) -> bool {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    matches!(ext.as_deref(), Some("glb" | "gltf"))
-}
-
 /// Loads `source`: a built-in scene, a scene file (`.json`, or any other name: it is read as
-/// JSON), or a `.glb`/`.gltf` model wrapped in the default scene of [`scene_for_model`]. The
-/// error is one line naming the file and, where there is one, the field.
+/// JSON), or a `.glb`/`.gltf` model wrapped in a default scene ([`Scene::open`]). The error is one
+/// line naming the file and, where there is one, the field.
 pub fn open(source: &SceneSource) -> Result<Opened, String> {
     match source {
         SceneSource::Builtin(name) => {
@@ -33,8 +26,8 @@ pub fn open(source: &SceneSource) -> Result<Opened, String> {
             Ok(Opened { scene, name: format!("built-in scene '{name}'") })
         }
         SceneSource::File(path) => {
-            let scene = if is_model(path) { scene_for_model(path) } else { Scene::load(path) };
-            Ok(Opened { scene: scene.map_err(|e| e.to_string())?, name: path.display().to_string() })
+            let scene = Scene::open(path).map_err(|e| e.to_string())?;
+            Ok(Opened { scene, name: path.display().to_string() })
         }
     }
 }
@@ -122,7 +115,6 @@ mod tests {
         let err = open(&SceneSource::File(scene.clone())).err().expect("a missing model is refused");
         assert!(err.contains("broken.json") && err.contains("colliders[0].shape.path"), "{err}");
         assert!(err.contains("missing_ramp.glb"), "{err}");
-        assert!(is_model(Path::new("a/B.GLB")) && is_model(Path::new("x.gltf")) && !is_model(Path::new("x.json")));
         let ramp = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/ramp.glb");
         let opened = open(&SceneSource::File(ramp.clone())).expect("a bare model opens");
         let watched = watched_files(&SceneSource::File(ramp.clone()), &opened.scene);

@@ -2,15 +2,18 @@
 //!
 //! Frames are PLY point clouds ([`ply`]): one vertex per particle with position, velocity, plastic
 //! volume ratio and material id, readable by Blender, Houdini and MeshLab. Files are written to a
-//! temporary name in the target directory and renamed into place, so a file under its final name
-//! is always complete.
+//! temporary name in the target directory, synced to disk and renamed into place, so a file under
+//! its final name is always complete, also after a crash. [`OutputDir`] keeps one run's frames
+//! from mixing with an earlier run's.
 
+pub mod output;
 pub mod ply;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use output::OutputDir;
 pub use ply::{PlyPoint, read_ply, write_ply};
 
 /// An error writing or reading a frame file.
@@ -32,10 +35,39 @@ pub enum ExportError {
         /// What is wrong with it.
         message: String,
     },
+    /// The output directory holds frames of an earlier run, and overwriting was not asked for.
+    #[error(
+        "output directory {} already holds {frames} frames (frame_*.ply) of an earlier run; \
+         pass --overwrite to remove them first, or choose another --out",
+        path.display()
+    )]
+    HoldsFrames {
+        /// The directory.
+        path: PathBuf,
+        /// How many frame files it holds.
+        frames: usize,
+    },
+    /// The output path exists and is not a directory.
+    #[error("output path {} exists and is not a directory", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
 }
 
 /// File name of output frame `frame`: `frame_00042.ply` (five digits, more when needed), so that
 /// frames sort by name and Blender's and Houdini's sequence loaders pick them up.
 pub fn frame_file_name(frame: u32) -> String {
     format!("frame_{frame:05}.ply")
+}
+
+/// Makes the directory entries of `dir` durable (a rename into it, removals from it): on Linux a
+/// rename reaches the disk only once the directory itself is synced. Other systems either do this
+/// with the file or cannot open a directory as a file, so it is a no-op there.
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }

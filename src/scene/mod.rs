@@ -12,6 +12,7 @@ mod config;
 mod emitter;
 mod error;
 mod limit;
+mod model;
 mod overrides;
 mod shape;
 mod validate;
@@ -26,6 +27,7 @@ pub use collider::{ClipPlayback, ColliderConfig, ColliderShape, Key, Keyframes, 
 pub use config::{Domain, GridConfig, TimeConfig, TimeStep};
 pub use emitter::{Emitter, JITTER};
 pub use error::SceneError;
+pub use model::{is_model, scene_for_model};
 
 use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;

@@ -1,5 +1,6 @@
-//! A scene made in code around a bare glTF model (a `.glb` or `.gltf` opened or dropped on the
-//! window instead of a scene file), so any model can be tried against snow without writing JSON.
+//! A scene made in code around a bare glTF model (a `.glb` or `.gltf` given to `powder` or
+//! `powder run`, opened or dropped on the window instead of a scene file), so any model can be
+//! tried against snow without writing JSON.
 //!
 //! What it makes, with `L` = the longest edge of the model's bounding box (at least 0.1 m):
 //! - the model as one static collider at its own position (rest pose, no animation), boundary
@@ -15,16 +16,31 @@ use std::path::Path;
 
 use glam::DVec3;
 
-use powder::scene::{
+use super::{
     ColliderConfig, ColliderShape, Domain, Emitter, GridConfig, SCENE_VERSION, Scene, SceneAssets, SceneError,
     TimeConfig, Transform,
 };
-use powder::sim::material::SnowMaterial;
-use powder::sim::params::{Boundary, BoundaryKind};
+use crate::sim::material::SnowMaterial;
+use crate::sim::params::{Boundary, BoundaryKind};
 
 /// Grid cells along the longest domain edge of a model's default scene: coarse enough for a
 /// software driver to run it interactively; the Simulation panel can raise it.
 const RESOLUTION: u32 = 48;
+
+/// Whether `path` names a glTF model (by its extension, any case): [`Scene::open`] wraps such a
+/// file in [`scene_for_model`]'s scene instead of reading it as JSON.
+pub fn is_model(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("glb" | "gltf"))
+}
+
+impl Scene {
+    /// Opens `path` as a scene: a `.glb`/`.gltf` model ([`is_model`]) wrapped in
+    /// [`scene_for_model`]'s default scene, any other file read as a scene file ([`Scene::load`]).
+    pub fn open(path: &Path) -> Result<Scene, SceneError> {
+        if is_model(path) { scene_for_model(path) } else { Scene::load(path) }
+    }
+}
 
 /// Loads the glTF file at `path` and builds the default scene around it (module docs). Errors
 /// name the file (and, for the model, the field of the scene that refers to it).
@@ -119,5 +135,16 @@ mod tests {
         assert!(err.contains("broken.glb") && err.contains("colliders[0].shape.path"), "{err}");
         let missing = scene_for_model(&dir.path().join("none.gltf")).expect_err("missing").to_string();
         assert!(missing.contains("none.gltf"), "{missing}");
+    }
+
+    #[test]
+    fn models_are_told_from_scene_files_by_extension() {
+        assert!(is_model(Path::new("a/B.GLB")) && is_model(Path::new("x.gltf")));
+        assert!(!is_model(Path::new("x.json")) && !is_model(Path::new("glb")));
+        let ramp = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/ramp.glb");
+        let opened = Scene::open(&ramp).expect("a bare model opens as a scene");
+        assert_eq!(opened.colliders.len(), 1);
+        let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/ramp_wall.json");
+        assert_eq!(Scene::open(&json).expect("a scene file opens"), Scene::load(&json).expect("and loads"));
     }
 }
