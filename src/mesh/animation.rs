@@ -158,8 +158,13 @@ pub(crate) fn hermite(p0: Vec4, m0: Vec4, p1: Vec4, m1: Vec4, s: f32) -> Vec4 {
     p0 * (2.0 * s3 - 3.0 * s2 + 1.0) + m0 * (s3 - 2.0 * s2 + s) + p1 * (-2.0 * s3 + 3.0 * s2) + m1 * (s3 - s2)
 }
 
-/// Reads every animation of the document, in file order. Errors name the animation and channel.
-pub(crate) fn read_clips(document: &gltf::Document, buffers: &[Data]) -> Result<Vec<(AnimationInfo, Clip)>, String> {
+/// Reads every animation of the document, in file order. Errors name the animation and channel, by
+/// the file's channel numbers: `channel_numbers[a][c]` for channel `c` of animation `a`.
+pub(crate) fn read_clips(
+    document: &gltf::Document,
+    buffers: &[Data],
+    channel_numbers: &[Vec<usize>],
+) -> Result<Vec<(AnimationInfo, Clip)>, String> {
     document
         .animations()
         .map(|animation| {
@@ -169,8 +174,9 @@ pub(crate) fn read_clips(document: &gltf::Document, buffers: &[Data]) -> Result<
                 if channel.target().property() == Property::MorphTargetWeights {
                     continue;
                 }
-                let read = read_channel(&channel, buffers);
-                channels.push(read.map_err(|e| format!("{name} channel {}: {e}", channel.index()))?);
+                let number = channel_numbers.get(animation.index()).and_then(|n| n.get(channel.index()));
+                let number = number.copied().unwrap_or(channel.index());
+                channels.push(read_channel(&channel, buffers).map_err(|e| format!("{name} channel {number}: {e}"))?);
             }
             let duration = channels.iter().map(|c| c.times[c.times.len() - 1]).fold(0.0, f32::max);
             let info = AnimationInfo { name: animation.name().map(str::to_owned), duration };

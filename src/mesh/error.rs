@@ -16,18 +16,29 @@ pub enum GltfError {
         /// Why.
         source: std::io::Error,
     },
-    /// The bytes are not glTF 2.0: JSON syntax, a truncated or corrupt GLB container, a JSON document
-    /// that is not glTF, or a document that fails the `gltf` crate's validation.
-    #[error("{}: not a readable glTF 2.0 file: {source}", path.display())]
+    /// The bytes are not glTF 2.0: neither a GLB container nor JSON text, a truncated or corrupt GLB
+    /// container, JSON syntax, or a JSON document that is not glTF. `what` says which and where.
+    #[error("{}: not a readable glTF 2.0 file: {what}", path.display())]
     Parse {
         /// The file.
         path: PathBuf,
-        /// The `gltf` crate's description.
-        source: gltf::Error,
+        /// What is wrong, with the byte offset, JSON line and column or field where known.
+        what: String,
     },
-    /// A buffer the document refers to could not be loaded (a missing `.bin`, a bad data URI, a
-    /// buffer shorter than its declared length).
-    #[error("{}: buffer {index}{}: {source}", path.display(), uri_label(uri))]
+    /// The file requires a glTF extension powder cannot honour (compressed geometry, or one powder
+    /// does not know and so cannot tell whether it changes the geometry).
+    #[error("{}: requires the glTF extension {name}, {reason}", path.display())]
+    Extension {
+        /// The file.
+        path: PathBuf,
+        /// The extension as `extensionsRequired` names it.
+        name: String,
+        /// Why powder cannot honour it.
+        reason: String,
+    },
+    /// A buffer the document refers to could not be loaded: a missing `.bin`, a URI outside the glTF
+    /// file's folder, a bad data URI, a buffer shorter than its declared length.
+    #[error("{}: buffer {index}{}: {what}", path.display(), uri_label(uri))]
     Buffer {
         /// The file.
         path: PathBuf,
@@ -37,7 +48,7 @@ pub enum GltfError {
         /// shortened so the message stays readable.
         uri: Option<String>,
         /// Why.
-        source: gltf::Error,
+        what: String,
     },
     /// The document parses but its content cannot be imported: an accessor of the wrong type, a
     /// joint index past the skin's joints, a node hierarchy with a cycle, and so on. `what` names

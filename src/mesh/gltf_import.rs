@@ -15,9 +15,13 @@ use glam::{Mat4, Vec3, Vec4};
 
 use super::TriangleMesh;
 use super::animation::{AnimationInfo, AnimationSelector, Clip, read_clips};
+use super::buffers::load_buffers;
+use super::container;
+use super::document::{self, Refusal};
 use super::error::{GltfError, label};
 use super::gltf_read::{NodeTree, Primitive, read_mesh};
 use super::skin::{Skin, read_skins, skin_positions};
+use crate::fsio::{GLTF_FILE_LIMIT, read_limited};
 
 /// The map from glTF's axes to powder's: glTF (x, y, z) becomes powder (x, −z, y).
 ///
@@ -59,53 +63,36 @@ pub struct GltfModel {
 impl GltfModel {
     /// Reads a `.gltf` or `.glb` file and everything its default scene (or first scene) needs.
     ///
-    /// Buffers are resolved by the `gltf` crate (the same steps as `gltf::import`, which would also
-    /// decode images: colliders need none, and a missing texture should not stop a collider).
-    /// Primitives of point and line modes are skipped with a warning; a scene with no triangles is
-    /// an error, as is anything the import cannot make sense of, each naming the file.
+    /// The file and its external buffers are read with bounds ([`crate::fsio::read_limited`]);
+    /// buffers resolve only inside the file's folder. Images are not decoded: colliders need none,
+    /// and a missing texture should not stop a collider. Primitives of point and line modes are
+    /// skipped with a warning; a scene with no triangles is an error, as is anything the import
+    /// cannot make sense of, each naming the file.
     pub fn load(path: &Path) -> Result<GltfModel, GltfError> {
         let file = path.to_path_buf();
-        let bytes = std::fs::read(path).map_err(|source| GltfError::Io { path: file.clone(), source })?;
-        let parse = |source| GltfError::Parse { path: file.clone(), source };
-        // The crate's GLB parser subtracts the 12-byte header from the declared length unchecked.
-        if bytes.starts_with(b"glTF") {
-            let declared = bytes.get(8..12).map_or(0, |l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]));
-            if declared < 12 {
-                let length_read = bytes.len();
-                return Err(parse(gltf::Error::Binary(gltf::binary::Error::Length { length: declared, length_read })));
-            }
-        }
-        let gltf::Gltf { document, mut blob } = gltf::Gltf::from_slice(&bytes).map_err(parse)?;
-        let buffers = document
-            .buffers()
-            .map(|buffer| {
-                let uri = match buffer.source() {
-                    gltf::buffer::Source::Uri(uri) => Some(uri.to_owned()),
-                    gltf::buffer::Source::Bin => None,
-                };
-                let error =
-                    |source| GltfError::Buffer { path: file.clone(), index: buffer.index(), uri: uri.clone(), source };
-                let data = gltf::buffer::Data::from_source_and_blob(buffer.source(), path.parent(), &mut blob)
-                    .map_err(error)?;
-                if data.0.len() < buffer.length() {
-                    let (expected, actual) = (buffer.length(), data.0.len());
-                    return Err(error(gltf::Error::BufferLength { buffer: buffer.index(), expected, actual }));
-                }
-                Ok(data)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::from_document(&document, &buffers, file)
+        let bytes =
+            read_limited(path, GLTF_FILE_LIMIT).map_err(|source| GltfError::Io { path: file.clone(), source })?;
+        let container = container::split(&bytes, path).map_err(|what| GltfError::Parse { path: file.clone(), what })?;
+        let parsed = document::parse(container.json, path).map_err(|refusal| match refusal {
+            Refusal::Parse(what) => GltfError::Parse { path: file.clone(), what },
+            Refusal::Extension(name, reason) => GltfError::Extension { path: file.clone(), name, reason },
+            Refusal::Invalid(what) => GltfError::Invalid { path: file.clone(), what },
+        })?;
+        let buffers = load_buffers(&parsed.document, path, container.bin, parsed.zero_buffer)
+            .map_err(|e| GltfError::Buffer { path: file.clone(), index: e.index, uri: e.uri, what: e.what })?;
+        Self::from_document(&parsed.document, &buffers, &parsed.channel_numbers, file)
     }
 
     fn from_document(
         document: &gltf::Document,
         buffers: &[gltf::buffer::Data],
+        channel_numbers: &[Vec<usize>],
         path: PathBuf,
     ) -> Result<Self, GltfError> {
         let invalid = |what| GltfError::Invalid { path: path.clone(), what };
         let nodes = NodeTree::read(document).map_err(invalid)?;
         let skins = read_skins(document, buffers).map_err(invalid)?;
-        let (animations, clips) = read_clips(document, buffers).map_err(invalid)?.into_iter().unzip();
+        let (animations, clips) = read_clips(document, buffers, channel_numbers).map_err(invalid)?.into_iter().unzip();
 
         let mut meshes: Vec<Option<Vec<Primitive>>> = vec![None; document.meshes().len()];
         let mut instances = Vec::new();

@@ -9,7 +9,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::buffer::Data;
 use gltf::scene::Transform;
 
-use super::accessor::{buffer_source, check, unreadable};
+use super::accessor::{POSITION_TYPES, buffer_source, check, read_vec3, unreadable};
 use super::animation::Trs;
 use super::error::label;
 use super::skin::{Influence, read_influences};
@@ -140,9 +140,9 @@ pub(crate) fn read_mesh(mesh: &gltf::Mesh, buffers: &[Data], file: &Path) -> Res
 
 fn read_primitive(primitive: &gltf::Primitive, buffers: &[Data]) -> Result<Option<Primitive>, String> {
     let position = primitive.get(&gltf::Semantic::Positions).ok_or("has no POSITION")?;
-    check(&position, Dimensions::Vec3, &[DataType::F32], buffers).map_err(|e| format!("POSITION: {e}"))?;
+    check(&position, Dimensions::Vec3, POSITION_TYPES, buffers).map_err(|e| format!("POSITION: {e}"))?;
     let reader = primitive.reader(buffer_source(buffers));
-    let positions: Vec<Vec3> = reader.read_positions().ok_or_else(|| unreadable(&position))?.map(Vec3::from).collect();
+    let positions = read_vec3(&position, buffers).ok_or_else(|| unreadable(&position))?;
     if let Some(p) = positions.iter().position(|p| !p.is_finite()) {
         return Err(format!("POSITION of vertex {p} is {}; positions must be finite", positions[p]));
     }

@@ -9,9 +9,13 @@ use glam::{Mat4, Vec3};
 
 mod accessor;
 mod animation;
+mod buffers;
+mod container;
+mod document;
 mod error;
 mod gltf_import;
 mod gltf_read;
+mod indices;
 mod skin;
 mod topology;
 

@@ -22,9 +22,9 @@ const U16: u32 = 5123;
 const U8: u32 = 5121;
 
 impl Fixture {
-    /// Appends an accessor over `bytes` (in a new buffer view, 4-byte aligned as glTF requires);
-    /// returns its index.
-    fn accessor(&mut self, bytes: &[u8], component_type: u32, count: usize, ty: &str) -> usize {
+    /// Appends an accessor over `bytes` (in a new buffer view, 4-byte aligned as glTF requires) of
+    /// `count` elements of type `ty` with components of glTF type `component_type`; returns its index.
+    pub fn accessor(&mut self, bytes: &[u8], component_type: u32, count: usize, ty: &str) -> usize {
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
         self.views.push(json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() }));
         self.bin.extend_from_slice(bytes);
