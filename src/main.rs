@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
 use powder::gpu::Gpu;
-use powder::headless::run_scene;
+use powder::headless::{build_solver_with, run_solver, spawn_checked};
 use powder::render::RenderMode;
 use powder::scene::Scene;
 use powder::sim::bins::SolverPath;
@@ -155,6 +155,11 @@ enum Command {
         /// frame's end field as the next frame's start.
         #[arg(long, value_name = "TRIANGLES")]
         sdf: Option<usize>,
+        /// Time a mesh emitter's fill instead (CPU): a bumpy closed mesh of this many triangles,
+        /// and the same mesh with a hole, at 8 particles per cell on a grid of --grid cells per
+        /// axis (default 64).
+        #[arg(long, value_name = "TRIANGLES", conflicts_with = "sdf")]
+        emitter: Option<usize>,
     },
 }
 
@@ -175,14 +180,30 @@ fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, St
 fn run(scene_path: Option<PathBuf>, frames: u32, out: PathBuf, overrides: Vec<String>) -> Result<()> {
     let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
     let gpu = Gpu::new_headless()?;
-    eprintln!("powder: {name}: {} particles, {} frames → {}", scene.spawn_particles().len(), frames, out.display());
+    // Emitters are sampled (mesh emitters can take a while), counted and checked against the GPU
+    // before the particles are made, once.
+    let filling = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    filling.set_style(
+        ProgressStyle::with_template("{bar:40} {percent}% of emitters[{msg}]'s lattice  {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let limits = powder::sim::capacity::device_limits(&gpu.device);
+    let particles = spawn_checked(&scene, limits, &name, &mut |p| {
+        filling.set_message(p.emitter.to_string());
+        filling.set_length(p.total);
+        filling.set_position(p.done);
+    })?;
+    filling.finish_and_clear();
+    eprintln!("powder: {name}: {} particles, {} frames → {}", particles.len(), frames, out.display());
     eprintln!("GPU: {}", gpu.describe());
+    let solver = build_solver_with(&gpu, &scene, &particles, &name)?;
+    drop(particles);
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let summary = run_scene(&gpu, &scene, &name, frames, &out, |_, stats| {
+    let summary = run_solver(&gpu, solver, &scene, &name, frames, &out, |_, stats| {
         bar.set_message(format!("max speed {:.2} m/s", stats.max_speed));
         bar.inc(1);
     })?;
@@ -362,6 +383,13 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
             Ok(())
         }
+        Some(Command::Bench { emitter: Some(triangles), grid, .. }) => {
+            anyhow::ensure!((1..=10_000_000).contains(&triangles), "--emitter must be in [1, 10000000] triangles");
+            let resolution = grid.first().copied().unwrap_or(64);
+            anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for --emitter");
+            print!("{}", powder::bench::emitter::emitter_benchmark(triangles, resolution));
+            Ok(())
+        }
         Some(Command::Bench {
             particles,
             grid,
@@ -378,6 +406,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             page_particles,
             grid_storage,
             sdf: None,
+            emitter: None,
         }) => {
             let render = if render {
                 let (width, height) = size;
