@@ -44,7 +44,8 @@ const ROUNDING: f64 = 1e-5;
 
 #[test]
 fn hierarchy_matches_the_brute_force_sum_within_its_truncation_bound() {
-    for (name, mesh) in [("closed", bumpy_sphere(4000, 0.0)), ("open", open_sphere(4000)), ("soup", two_spheres(2000))] {
+    for (name, mesh) in [("closed", bumpy_sphere(4000, 0.0)), ("open", open_sphere(4000)), ("soup", two_spheres(2000))]
+    {
         let tree = WindingTree::new(&mesh);
         let (mut worst_bound, mut total_error) = (0.0f64, 0.0);
         let points = points_around(&mesh, 1500, 7);
@@ -90,7 +91,11 @@ fn jittered_lattice(mesh: &TriangleMesh, n: usize) -> Vec<Vec3> {
     for k in 0..n {
         for j in 0..n {
             for i in 0..n {
-                let jitter = Vec3::new(rng.random_range(-0.25..0.25), rng.random_range(-0.25..0.25), rng.random_range(-0.25..0.25));
+                let jitter = Vec3::new(
+                    rng.random_range(-0.25..0.25),
+                    rng.random_range(-0.25..0.25),
+                    rng.random_range(-0.25..0.25),
+                );
                 points.push(lo + (Vec3::new(i as f32, j as f32, k as f32) + jitter) * step);
             }
         }
@@ -100,7 +105,8 @@ fn jittered_lattice(mesh: &TriangleMesh, n: usize) -> Vec<Vec3> {
 
 #[test]
 fn lattice_classification_is_the_brute_force_threshold_at_one_half() {
-    for (name, mesh) in [("closed", bumpy_sphere(2000, 0.0)), ("open", open_sphere(2000)), ("soup", two_spheres(1000))] {
+    for (name, mesh) in [("closed", bumpy_sphere(2000, 0.0)), ("open", open_sphere(2000)), ("soup", two_spheres(1000))]
+    {
         let n = 28;
         let points = jittered_lattice(&mesh, n);
         let tree = WindingTree::new(&mesh);

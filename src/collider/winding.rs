@@ -112,8 +112,9 @@ impl Lattice<'_> {
     /// Indices of the points of the index box `[start, end)`.
     fn indices(&self, start: [usize; 3], end: [usize; 3]) -> impl Iterator<Item = usize> + '_ {
         let [nx, ny, _] = self.dims;
-        (start[2]..end[2])
-            .flat_map(move |k| (start[1]..end[1]).flat_map(move |j| (start[0]..end[0]).map(move |i| i + nx * (j + ny * k))))
+        (start[2]..end[2]).flat_map(move |k| {
+            (start[1]..end[1]).flat_map(move |j| (start[0]..end[0]).map(move |i| i + nx * (j + ny * k)))
+        })
     }
 
     /// Appends `(index, inside)` for every point of the index box `[start, end)`.

@@ -99,7 +99,8 @@ impl WindingTree {
         let mut order: Vec<u32> = (0..mesh.triangles.len() as u32)
             .filter(|&t| mesh.corners(t as usize).iter().all(|c| c.is_finite()))
             .collect();
-        let centroids: Vec<Vec3> = (0..mesh.triangles.len()).map(|t| mesh.corners(t).iter().sum::<Vec3>() / 3.0).collect();
+        let centroids: Vec<Vec3> =
+            (0..mesh.triangles.len()).map(|t| mesh.corners(t).iter().sum::<Vec3>() / 3.0).collect();
         let mut tree = WindingTree {
             nodes: Vec::with_capacity(2 * order.len() / LEAF_TRIANGLES + 1),
             corners: Vec::with_capacity(order.len()),
@@ -188,10 +189,13 @@ impl WindingTree {
     }
 
     /// The parent of nodes `left` and `right`: their moments shifted to the joint centre.
+    // Tensor index loops: i, j, k index several arrays at once, as in the formulas.
+    #[allow(clippy::needless_range_loop)]
     fn join(&self, left: u32, right: u32) -> Node {
         let (a, b) = (&self.nodes[left as usize], &self.nodes[right as usize]);
         let area = a.area + b.area;
-        let centre = if area > 0.0 { (a.area * a.centre + b.area * b.centre) / area } else { 0.5 * (a.centre + b.centre) };
+        let centre =
+            if area > 0.0 { (a.area * a.centre + b.area * b.centre) / area } else { 0.5 * (a.centre + b.centre) };
         let mut node = empty_node(left, right, false);
         node.centre = centre;
         node.area = area;

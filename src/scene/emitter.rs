@@ -175,7 +175,8 @@ impl Emitter {
         let mut done = 0u64;
         for k0 in (0..nz).step_by(layers) {
             let slab = layers.min(nz - k0);
-            let candidates: Vec<Vec3> = (0..nx * ny * slab).filter_map(|_| points.next()).map(|p| p.as_vec3()).collect();
+            let candidates: Vec<Vec3> =
+                (0..nx * ny * slab).filter_map(|_| points.next()).map(|p| p.as_vec3()).collect();
             for (i, inside) in lattice_inside(&tree, &candidates, [nx, ny, slab]).into_iter().enumerate() {
                 if inside {
                     sampling.set(done + i as u64);
@@ -192,7 +193,14 @@ impl Emitter {
 
     /// Calls `f` with every point of the jittered lattice (seeded by `seed`) that `sampling`, from
     /// [`Emitter::sample`] with the same arguments, keeps, in lattice order.
-    pub fn emit(&self, spacing: f64, seed: u64, mesh: Option<&TriangleMesh>, sampling: &Sampling, mut f: impl FnMut(DVec3)) {
+    pub fn emit(
+        &self,
+        spacing: f64,
+        seed: u64,
+        mesh: Option<&TriangleMesh>,
+        sampling: &Sampling,
+        mut f: impl FnMut(DVec3),
+    ) {
         for (index, p) in self.jittered(spacing, seed, mesh).enumerate() {
             if sampling.get(index as u64) {
                 f(p);

@@ -219,9 +219,14 @@ impl Scene {
     ) -> Result<EmitterSamples, SceneError> {
         let s = self.particle_spacing();
         let meshes: Vec<_> = (0..self.emitters.len()).map(|i| self.emitter_mesh(i)).collect();
-        let bound = self.emitters.iter().zip(&meshes).fold(0u64, |t, (e, m)| t.saturating_add(e.max_points(s, m.as_ref())));
+        let bound =
+            self.emitters.iter().zip(&meshes).fold(0u64, |t, (e, m)| t.saturating_add(e.max_points(s, m.as_ref())));
         if bound > MAX_PARTICLES {
-            return Err(SceneError::TooManyParticles { source_name: source.to_string(), count: bound, limit: MAX_PARTICLES });
+            return Err(SceneError::TooManyParticles {
+                source_name: source.to_string(),
+                count: bound,
+                limit: MAX_PARTICLES,
+            });
         }
         let samplings = self
             .emitters
