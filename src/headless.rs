@@ -7,7 +7,8 @@ use thiserror::Error;
 use crate::collider::set::ColliderSet;
 use crate::export::{ExportError, OutputDir, frame_file_name, write_ply};
 use crate::gpu::Gpu;
-use crate::scene::{Scene, SceneError, TimeStep};
+use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
+use crate::sim::capacity::DeviceLimits;
 use crate::sim::grid_pool::GridMode;
 use crate::sim::params::GpuParticle;
 use crate::sim::state::StateError;
@@ -79,9 +80,28 @@ pub struct RunSummary {
     pub capped_frames: u32,
 }
 
-/// Creates the solver for `scene`, naming the scene file in errors.
+/// Creates the solver for `scene`, naming the scene file in errors: its particles made once their
+/// count is known to fit ([`spawn_checked`], progress logged), then the solver.
 pub fn build_solver(gpu: &Gpu, scene: &Scene, source_name: &str) -> Result<Solver, RunError> {
-    build_solver_with(gpu, scene, &scene.spawn_particles(), source_name)
+    let limits = crate::sim::capacity::device_limits(&gpu.device);
+    let particles = spawn_checked(scene, limits, source_name, &mut log_progress())?;
+    build_solver_with(gpu, scene, &particles, source_name)
+}
+
+/// The scene's particles, made only once their count is known to fit: the emitters are sampled
+/// ([`Scene::sample_emitters`]; `progress` hears how far), the count is checked against the
+/// device's `limits` ([`crate::sim::capacity::check_particle_count`]), and then exactly that many
+/// particles are allocated ([`Scene::make_particles`], which refuses if the host cannot).
+pub fn spawn_checked(
+    scene: &Scene,
+    limits: DeviceLimits,
+    source_name: &str,
+    progress: &mut dyn FnMut(FillProgress),
+) -> Result<Vec<GpuParticle>, RunError> {
+    let samples = scene.sample_emitters(source_name, progress)?;
+    crate::sim::capacity::check_particle_count(&scene.solver_params(), samples.count(), limits)
+        .map_err(|e| RunError::Solver { source_name: source_name.to_string(), source: SolverError::from(e) })?;
+    Ok(scene.make_particles(&samples, source_name)?)
 }
 
 /// [`build_solver`] with the scene's grid and material but the given particles.
@@ -212,9 +232,23 @@ pub fn run_scene(
     source_name: &str,
     frames: u32,
     out: &OutputDir,
+    on_frame: impl FnMut(u32, &SolverStats),
+) -> Result<RunSummary, RunError> {
+    let solver = build_solver(gpu, scene, source_name)?;
+    run_solver(gpu, solver, scene, source_name, frames, out, on_frame)
+}
+
+/// [`run_scene`] with the solver already made for `scene` (by [`build_solver_with`], say, after
+/// [`spawn_checked`] with a progress bar).
+pub fn run_solver(
+    gpu: &Gpu,
+    mut solver: Solver,
+    scene: &Scene,
+    source_name: &str,
+    frames: u32,
+    out: &OutputDir,
     mut on_frame: impl FnMut(u32, &SolverStats),
 ) -> Result<RunSummary, RunError> {
-    let mut solver = build_solver(gpu, scene, source_name)?;
     let mut colliders = ColliderSet::from_scene(scene, source_name)?;
     out.prepare()?;
     let out_dir = out.path();

@@ -18,7 +18,7 @@ use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
 use powder::export::OutputDir;
 use powder::gpu::Gpu;
-use powder::headless::run_scene;
+use powder::headless::{build_solver_with, run_solver, spawn_checked};
 use powder::render::RenderMode;
 use powder::scene::Scene;
 use powder::sim::bins::SolverPath;
@@ -163,6 +163,11 @@ enum Command {
         /// frame's end field as the next frame's start.
         #[arg(long, value_name = "TRIANGLES")]
         sdf: Option<usize>,
+        /// Time a mesh emitter's fill instead (CPU): a bumpy closed mesh of this many triangles,
+        /// and the same mesh with a hole, at 8 particles per cell on a grid of --grid cells per
+        /// axis (default 64).
+        #[arg(long, value_name = "TRIANGLES", conflicts_with = "sdf")]
+        emitter: Option<usize>,
     },
 }
 
@@ -195,18 +200,34 @@ fn run(args: RunArgs) -> Result<()> {
     // Before the GPU is set up: a refused directory costs nothing and changes nothing.
     let out_dir = OutputDir::inspect(&out, overwrite)?;
     let gpu = Gpu::new_headless()?;
+    // Emitters are sampled (mesh emitters can take a while), counted and checked against the GPU
+    // before the particles are made, once.
+    let filling = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    filling.set_style(
+        ProgressStyle::with_template("{bar:40} {percent}% of emitters[{msg}]'s lattice  {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let limits = powder::sim::capacity::device_limits(&gpu.device);
+    let particles = spawn_checked(&scene, limits, &name, &mut |p| {
+        filling.set_message(p.emitter.to_string());
+        filling.set_length(p.total);
+        filling.set_position(p.done);
+    })?;
+    filling.finish_and_clear();
+    let solver = build_solver_with(&gpu, &scene, &particles, &name)?;
+    let particle_count = particles.len();
+    drop(particles);
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     // The run is described once frame 0 is out, so that a scene refused while the solver is set
-    // up (too large for the GPU) gets its one line of error and nothing else.
-    let summary = run_scene(&gpu, &scene, &name, frames, &out_dir, |frame, stats| {
+    // up (its colliders, say) gets its one line of error and nothing else.
+    let summary = run_solver(&gpu, solver, &scene, &name, frames, &out_dir, |frame, stats| {
         if frame == 0 {
-            let particles = scene.spawn_particles().len();
             bar.suspend(|| {
-                eprintln!("powder: {name}: {particles} particles, {frames} frames → {}", out.display());
+                eprintln!("powder: {name}: {particle_count} particles, {frames} frames → {}", out.display());
                 if out_dir.old_frames() > 0 {
                     eprintln!("removed the {} frames of an earlier run from {}", out_dir.old_frames(), out.display());
                 }
@@ -448,6 +469,13 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
             Ok(())
         }
+        Some(Command::Bench { emitter: Some(triangles), grid, .. }) => {
+            anyhow::ensure!((1..=10_000_000).contains(&triangles), "--emitter must be in [1, 10000000] triangles");
+            let resolution = grid.first().copied().unwrap_or(64);
+            anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for --emitter");
+            print!("{}", powder::bench::emitter::emitter_benchmark(triangles, resolution));
+            Ok(())
+        }
         Some(Command::Bench {
             particles,
             grid,
@@ -464,6 +492,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             page_particles,
             grid_storage,
             sdf: None,
+            emitter: None,
         }) => {
             let render = if render {
                 let (width, height) = size;

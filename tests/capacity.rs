@@ -170,3 +170,72 @@ fn collider_fields_are_bounded_like_a_dense_grid_on_any_grid() {
         other => panic!("800³ with colliders gave {other:?}"),
     }
 }
+
+/// The largest single allocation this thread has asked for, and allocations past
+/// [`REFUSED_ALLOCATION`] refused (as a host without that much memory would), so that a check
+/// that came too late fails the test at once instead of filling gigabytes.
+mod allocations {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub const REFUSED_ALLOCATION: usize = 1 << 30;
+
+    thread_local! {
+        static LARGEST: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub struct Watched;
+
+    fn note(size: usize) -> bool {
+        let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
+        size <= REFUSED_ALLOCATION
+    }
+
+    // SAFETY: every call is passed on to the system allocator unchanged, or refused with null.
+    unsafe impl GlobalAlloc for Watched {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if note(layout.size()) { unsafe { System.alloc(layout) } } else { std::ptr::null_mut() }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            if note(layout.size()) { unsafe { System.alloc_zeroed(layout) } } else { std::ptr::null_mut() }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if note(new_size) { unsafe { System.realloc(ptr, layout, new_size) } } else { std::ptr::null_mut() }
+        }
+    }
+
+    /// The largest allocation asked for on this thread since the last call.
+    pub fn take_largest() -> usize {
+        LARGEST.with(|l| l.replace(0))
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: allocations::Watched = allocations::Watched;
+
+#[test]
+fn a_scene_past_the_gpu_is_refused_before_its_particles_are_allocated() {
+    use powder::headless::spawn_checked;
+    use powder::scene::Scene;
+    // The default scene (a 0.3 m ball in a 2 m domain) at grid 400 and 64 particles per cell: a
+    // lattice of 481³ = 111M points (16 GB as particles, which the first fill asked for), of which
+    // 4/3 π 0.3³ / s³ ≈ 57.9M are kept (s = 2/400/4 m). At 224 GPU bytes each that is 13 GB: past
+    // a 12 GB GPU.
+    let mut scene = Scene::builtin_default();
+    scene.grid.resolution = 400;
+    scene.particles_per_cell = 64;
+    let gpu_12gb = DeviceLimits { binding_bytes: 2_147_483_644, memory_bytes: Some(12_000_000_000) };
+    allocations::take_largest();
+    let refused = spawn_checked(&scene, gpu_12gb, "big.json", &mut |_| {});
+    let largest = allocations::take_largest();
+    let text = refused.map(|p| p.len()).expect_err("13 GB of particles on a 12 GB GPU").to_string();
+    assert!(text.starts_with("big.json: 57"), "{text}");
+    assert!(text.contains("particles on a grid of") && text.contains("but this GPU has 12000000000"), "{text}");
+    let max_count: u64 = text.rsplit("at most ").next().and_then(|t| t.split(' ').next()).unwrap().parse().unwrap();
+    assert!((50_000_000..57_000_000).contains(&max_count), "{text}");
+    // The lattice's bits (111M / 8 = 14 MB) were the largest allocation, not the particles.
+    assert!(largest < 20_000_000, "largest allocation {largest} bytes");
+}

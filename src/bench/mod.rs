@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 pub mod bandwidth;
+pub mod emitter;
 pub mod render;
 pub mod sdf;
 

@@ -128,7 +128,7 @@ fn edge_key(a: u32, b: u32) -> u64 {
 /// the vertex's own cube or, along an axis where the vertex is within a quarter cube of a face, in
 /// the neighbour across it: no pair within tolerance is missed because it straddles a face, and
 /// most vertices probe one to three cubes instead of eight.
-fn weld(positions: &[Vec3]) -> Vec<u32> {
+pub(super) fn weld(positions: &[Vec3]) -> Vec<u32> {
     let bounds = positions.iter().try_fold(None, |acc: Option<(Vec3, Vec3)>, &p| {
         p.is_finite().then(|| Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))))
     });

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::collider::Transform;
-use crate::collider::points_inside;
+use crate::collider::{WindingTree, lattice_inside};
 use crate::mesh::TriangleMesh;
 
 /// Largest jitter of a lattice point, as a fraction of the spacing, per axis.
@@ -26,7 +26,8 @@ pub const JITTER: f64 = 0.25;
 /// "transform": {..}}`; `velocity` is optional (default zero).
 ///
 /// A mesh emitter fills the inside of a glTF file's meshes (rest pose), decided by the generalised
-/// winding number (≥ ½ inside), so meshes with small holes still fill. Its methods take the mesh,
+/// winding number (≥ ½ inside, evaluated over a hierarchy of the triangles:
+/// [`crate::collider::WindingTree`]), so meshes with small holes still fill. Its methods take the mesh,
 /// placed in the world, as `mesh`; the other shapes ignore it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "shape", rename_all = "lowercase", deny_unknown_fields)]
@@ -127,42 +128,155 @@ impl Emitter {
         self.lattice_counts(spacing, mesh).iter().fold(1u64, |a, &n| a.saturating_mul(n))
     }
 
-    /// Calls `f` with every sampled position, in a fixed order, using a random stream seeded by
-    /// `seed` alone (so the result is deterministic and independent of other emitters).
-    pub fn for_each_point(&self, spacing: f64, seed: u64, mesh: Option<&TriangleMesh>, mut f: impl FnMut(DVec3)) {
-        let [nx, ny, nz] = self.lattice_counts(spacing, mesh);
+    /// The jittered lattice points in order, from the random stream seeded by `seed`.
+    fn jittered(&self, spacing: f64, seed: u64, mesh: Option<&TriangleMesh>) -> Jittered {
+        let dims = self.lattice_counts(spacing, mesh);
         let (lo, hi) = self.bounds(mesh);
-        let centre = 0.5 * (lo + hi);
-        let n = DVec3::new(nx as f64, ny as f64, nz as f64);
-        let start = centre - 0.5 * (n - DVec3::ONE) * spacing;
-        let mut rng = StdRng::seed_from_u64(seed);
-        let amplitude = JITTER * spacing;
-        let mut candidates = Vec::new();
-        for k in 0..nz {
-            for j in 0..ny {
-                for i in 0..nx {
-                    let jitter = DVec3::new(
-                        rng.random_range(-1.0..=1.0),
-                        rng.random_range(-1.0..=1.0),
-                        rng.random_range(-1.0..=1.0),
-                    ) * amplitude;
-                    let p = start + DVec3::new(i as f64, j as f64, k as f64) * spacing + jitter;
-                    match (self, mesh) {
-                        (Emitter::Mesh { .. }, Some(_)) => candidates.push(p),
-                        _ if self.contains(p) => f(p),
-                        _ => {}
+        let n = DVec3::new(dims[0] as f64, dims[1] as f64, dims[2] as f64);
+        let start = 0.5 * (lo + hi) - 0.5 * (n - DVec3::ONE) * spacing;
+        Jittered { rng: StdRng::seed_from_u64(seed), start, spacing, dims, next: [0; 3] }
+    }
+
+    /// Which points of the jittered lattice (seeded by `seed`) lie inside the shape, without making
+    /// any particles: one bit per lattice point, so the count is known before anything is allocated
+    /// for the particles. `until_first` stops at the first slab of points that holds one (enough to
+    /// tell that the emitter is not empty). `progress(done, total)` is called after each slab of a
+    /// mesh emitter with the lattice points tested so far. The caller bounds [`Emitter::max_points`]
+    /// first (scene validation does): the bits take an eighth of a byte per lattice point.
+    pub fn sample(
+        &self,
+        spacing: f64,
+        seed: u64,
+        mesh: Option<&TriangleMesh>,
+        until_first: bool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Sampling {
+        let mut points = self.jittered(spacing, seed, mesh);
+        let total = self.max_points(spacing, mesh);
+        let mut sampling = Sampling { bits: vec![0; total.div_ceil(64) as usize], count: 0 };
+        let mesh = match (self, mesh) {
+            (Emitter::Mesh { .. }, Some(mesh)) => mesh,
+            (Emitter::Mesh { .. }, None) => return sampling,
+            _ => {
+                for index in 0..total {
+                    if points.next().is_some_and(|p| self.contains(p)) {
+                        sampling.set(index);
                     }
                 }
+                progress(total, total);
+                return sampling;
             }
-        }
-        if let Some(mesh) = mesh.filter(|_| !candidates.is_empty()) {
-            let points: Vec<Vec3> = candidates.iter().map(|p| p.as_vec3()).collect();
-            for (p, inside) in candidates.iter().zip(points_inside(mesh, &points)) {
+        };
+        let tree = WindingTree::new(mesh);
+        let [nx, ny, nz] = points.dims.map(|n| n as usize);
+        // Slabs of whole layers, large enough to keep the threads busy, small enough to bound the
+        // memory of the candidates.
+        let layers = (SLAB_POINTS / (nx * ny).max(1)).clamp(1, nz.max(1));
+        let mut done = 0u64;
+        for k0 in (0..nz).step_by(layers) {
+            let slab = layers.min(nz - k0);
+            let candidates: Vec<Vec3> =
+                (0..nx * ny * slab).filter_map(|_| points.next()).map(|p| p.as_vec3()).collect();
+            for (i, inside) in lattice_inside(&tree, &candidates, [nx, ny, slab]).into_iter().enumerate() {
                 if inside {
-                    f(*p);
+                    sampling.set(done + i as u64);
                 }
             }
+            done += candidates.len() as u64;
+            progress(done, total);
+            if until_first && sampling.count > 0 {
+                break;
+            }
         }
+        sampling
+    }
+
+    /// Calls `f` with every point of the jittered lattice (seeded by `seed`) that `sampling`, from
+    /// [`Emitter::sample`] with the same arguments, keeps, in lattice order.
+    pub fn emit(
+        &self,
+        spacing: f64,
+        seed: u64,
+        mesh: Option<&TriangleMesh>,
+        sampling: &Sampling,
+        mut f: impl FnMut(DVec3),
+    ) {
+        for (index, p) in self.jittered(spacing, seed, mesh).enumerate() {
+            if sampling.get(index as u64) {
+                f(p);
+            }
+        }
+    }
+
+    /// Calls `f` with every sampled position, in a fixed order, using a random stream seeded by
+    /// `seed` alone (so the result is deterministic and independent of other emitters).
+    pub fn for_each_point(&self, spacing: f64, seed: u64, mesh: Option<&TriangleMesh>, f: impl FnMut(DVec3)) {
+        let sampling = self.sample(spacing, seed, mesh, false, &mut |_, _| {});
+        self.emit(spacing, seed, mesh, &sampling, f);
+    }
+}
+
+/// Candidate points a mesh emitter tests at a time (whole lattice layers, at least one).
+const SLAB_POINTS: usize = 1 << 18;
+
+/// Which points of an emitter's jittered lattice it keeps ([`Emitter::sample`]): one bit per
+/// lattice point, in lattice order (x fastest, then y, then z).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sampling {
+    bits: Vec<u64>,
+    count: u64,
+}
+
+impl Sampling {
+    /// Points kept: the particles the emitter makes.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn set(&mut self, index: u64) {
+        if let Some(word) = self.bits.get_mut((index / 64) as usize) {
+            *word |= 1 << (index % 64);
+            self.count += 1;
+        }
+    }
+
+    fn get(&self, index: u64) -> bool {
+        self.bits.get((index / 64) as usize).is_some_and(|word| word >> (index % 64) & 1 == 1)
+    }
+}
+
+/// An emitter's lattice points, each jittered uniformly by ±[`JITTER`]·spacing per axis, x fastest.
+struct Jittered {
+    rng: StdRng,
+    start: DVec3,
+    spacing: f64,
+    dims: [u64; 3],
+    /// Lattice index of the next point.
+    next: [u64; 3],
+}
+
+impl Iterator for Jittered {
+    type Item = DVec3;
+
+    fn next(&mut self) -> Option<DVec3> {
+        let [i, j, k] = self.next;
+        if k >= self.dims[2] || self.dims[0] == 0 || self.dims[1] == 0 {
+            return None;
+        }
+        self.next = if i + 1 < self.dims[0] {
+            [i + 1, j, k]
+        } else if j + 1 < self.dims[1] {
+            [0, j + 1, k]
+        } else {
+            [0, 0, k + 1]
+        };
+        let amplitude = JITTER * self.spacing;
+        let jitter = DVec3::new(
+            self.rng.random_range(-1.0..=1.0),
+            self.rng.random_range(-1.0..=1.0),
+            self.rng.random_range(-1.0..=1.0),
+        ) * amplitude;
+        Some(self.start + DVec3::new(i as f64, j as f64, k as f64) * self.spacing + jitter)
     }
 }
 

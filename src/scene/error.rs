@@ -78,6 +78,19 @@ pub enum SceneError {
         /// [`super::MAX_PARTICLES`].
         limit: u64,
     },
+    /// The host could not allocate the particles the emitters make.
+    #[error(
+        "{source_name}: the emitters make {count} particles, and this computer cannot allocate the {bytes} \
+         bytes they take; lower grid.resolution or particles_per_cell, or shrink the emitters"
+    )]
+    HostMemory {
+        /// The file name (or other label) of the scene.
+        source_name: String,
+        /// Particles the emitters make.
+        count: u64,
+        /// Bytes they take on the host.
+        bytes: u64,
+    },
     /// A file the scene refers to (a glTF collider or mesh emitter) could not be loaded.
     #[error("{source_name}: {field}: {message}")]
     Asset {

@@ -367,11 +367,10 @@ fn particle_counts(
     for (i, e) in scene.emitters.iter().enumerate() {
         let mesh = meshes[i].as_ref();
         let lattice = e.max_points(spacing, mesh);
-        // A mesh may be thin whatever its bounding box: always sample it.
-        let mut any = lattice > 1000 && !matches!(e, Emitter::Mesh { .. });
-        if !any {
-            e.for_each_point(spacing, super::emitter::emitter_seed(scene.seed, i), mesh, |_| any = true);
-        }
+        // A mesh may be thin whatever its bounding box: always sample it, up to its first slab
+        // that holds a particle.
+        let any = (lattice > 1000 && !matches!(e, Emitter::Mesh { .. }))
+            || e.sample(spacing, super::emitter::emitter_seed(scene.seed, i), mesh, true, &mut |_, _| {}).count() > 0;
         if !any {
             let source_name = source.to_string();
             return Err(SceneError::NoParticles { source_name, emitter: i, spacing });

@@ -175,6 +175,27 @@ pub fn check_fit(
     Ok(layout)
 }
 
+/// Checks, before the particles are made on the host, that `count` particles could fit the device
+/// at all on `params`' grid: within the host's u32 indices and, where the GPU's memory is known,
+/// with the cheapest sorted-path P2G kernel's buffers next to the smallest grid the solver could
+/// choose (dense where that fits, else a sparse pool of the fewest blocks). A necessary condition
+/// only, so it never refuses what the solver would take; [`check_limits`] checks the particles in
+/// full when the solver is made. The error names the most particles that fit.
+pub fn check_particle_count(params: &SolverParams, count: u64, limits: DeviceLimits) -> Result<(), StateError> {
+    if count == 0 {
+        return Ok(());
+    }
+    let count = usize::try_from(count).unwrap_or(usize::MAX);
+    let cheapest = MpmPass::SORTED_P2G.into_iter().min_by_key(|&p| particle_bytes(p)).unwrap_or(MpmPass::P2gTiled);
+    match check_fit(params, count, cheapest, limits, None, GridStorage::Dense) {
+        Err(StateError::GridTooLarge { .. } | StateError::OutOfMemory { .. }) => {
+            let sparse = GridStorage::Sparse { pool_blocks: super::grid_pool::pool_blocks_for(&params.grid, 0) };
+            check_fit(params, count, cheapest, limits, None, sparse).map(|_| ())
+        }
+        other => other.map(|_| ()),
+    }
+}
+
 /// Checks that the collider fields of `params`' grid fit the device: one frame's field, 32 bytes per
 /// node of the whole domain (dense on any grid), in one binding. The error names the largest
 /// resolution that fits. A scene with colliders is checked with this before its solver is made,
