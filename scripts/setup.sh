@@ -32,6 +32,15 @@ if ! command -v cargo >/dev/null 2>&1; then
   fi
 fi
 
+# The test script checks formatting and lints; a minimal rustup profile has neither tool.
+if command -v rustup >/dev/null 2>&1; then
+  for component in rustfmt clippy; do
+    if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+      rustup component add "$component" >&2
+    fi
+  done
+fi
+
 # The Vulkan loader warns on every start when this is unset (headless shells, CI).
 if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then
   XDG_RUNTIME_DIR="$(mktemp -d)"
