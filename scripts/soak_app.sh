@@ -2,6 +2,7 @@
 # Memory soak of the app: runs `powder` (built-in default scene unless arguments are given) in a
 # window on a private Xvfb display and prints its resident memory every 10 s.
 # Usage: scripts/soak_app.sh SECONDS BINARY [powder arguments...]
+# With SOAK_SCREENSHOT=FILE.png it also saves the whole screen at the end (ImageMagick's import).
 set -euo pipefail
 seconds=${1:?seconds}; binary=${2:?powder binary}; shift 2
 display=:$((100 + RANDOM % 800))
@@ -19,4 +20,5 @@ for ((t = 0; t <= seconds; t += 10)); do
   echo "$t $((kib / 1024))"
   sleep 10
 done
+if [ -n "${SOAK_SCREENSHOT:-}" ]; then /usr/bin/import -display "$display" -window root "$SOAK_SCREENSHOT"; fi
 kill $app
