@@ -1,20 +1,21 @@
 // What grid_update and grid_update_blocks share: one node's momentum → velocity, gravity, the tool,
 // the colliders, the domain-wall boundary condition with Coulomb friction, and the speed cap.
 
-// Coulomb friction on the tangential velocity vt after a normal speed (≥ 0) was removed: it stops
-// if |vt| ≤ μ·normal_speed, otherwise it loses μ·normal_speed of its length (as coulomb_friction
-// in src/sim/cpu/grid_update.rs).
-fn coulomb_friction(vt: vec3<f32>, normal_speed: f32, friction: f32) -> vec3<f32> {
+// Coulomb friction on the tangential velocity vt of a contact with normal velocity vn (along the
+// inward normal, negative when approaching). Only in contact: the normal impulse per unit mass is
+// max(−vn, 0), so a node moving away keeps vt; otherwise vt stops if |vt| ≤ μ·(−vn) and loses
+// μ·(−vn) of its length if not (as coulomb_friction in src/sim/cpu/grid_update.rs).
+fn coulomb_friction(vt: vec3<f32>, vn: f32, friction: f32) -> vec3<f32> {
     let tangential_speed = length(vt);
-    let friction_loss = friction * normal_speed;
+    let friction_loss = friction * max(-vn, 0.0);
     if (tangential_speed <= friction_loss) {
         return vec3<f32>(0.0);
     }
     return vt * (1.0 - friction_loss / tangential_speed);
 }
 
-// Removes the normal part of v at a wall with inward normal n (sticky: all of v) and applies
-// Coulomb friction to what is left.
+// Removes the normal part of v at a wall with inward normal n (sticky: all of v; separate: only
+// when moving into the wall) and applies Coulomb friction to what is left.
 fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     if (params.boundary_kind == BOUNDARY_STICKY) {
         return vec3<f32>(0.0);
@@ -23,7 +24,7 @@ fn apply_wall(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     if (params.boundary_kind == BOUNDARY_SEPARATE && vn >= 0.0) {
         return v;
     }
-    return coulomb_friction(v - vn * n, abs(vn), params.boundary_friction);
+    return coulomb_friction(v - vn * n, vn, params.boundary_friction);
 }
 
 // The grab/repel tool (src/sim/interaction.rs): inside its sphere the node velocity is blended
@@ -72,7 +73,7 @@ fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
     if (s.kind == BOUNDARY_SEPARATE && vn >= 0.0) {
         return v;
     }
-    return vc + coulomb_friction(relative - vn * n, abs(vn), s.friction);
+    return vc + coulomb_friction(relative - vn * n, vn, s.friction);
 }
 
 // The 64-bit sum at words (slot, slot + 1), converted to f32 (see add_wide in scatter.wgsl). The low

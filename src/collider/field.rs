@@ -112,7 +112,8 @@ fn mix(a: f64, b: f64, t: f64) -> f64 {
 /// A node at or inside a collider (blended distance ≤ 0) takes the collider's velocity `vc` as
 /// its frame of reference: sticky gives `vc`; slip removes the normal part of `v − vc`; separate
 /// removes it only when the node moves into the collider; friction then acts on the tangential
-/// part as at the domain walls. A node deep inside a mesh collider, beyond its distance band,
+/// part as at the domain walls, only while the node moves into the collider
+/// ([`coulomb_friction`]). A node deep inside a mesh collider, beyond its distance band,
 /// has no normal and (as `sdf_layer::deep_inside` leaves it) zero velocity: it takes `vc = 0` and
 /// stops, whatever the collider's motion.
 pub fn apply_colliders(
@@ -143,7 +144,7 @@ pub fn apply_colliders(
     if s.kind == BoundaryKind::Separate && vn >= 0.0 {
         return v;
     }
-    vc + coulomb_friction(relative - vn * n, vn.abs(), s.friction)
+    vc + coulomb_friction(relative - vn * n, vn, s.friction)
 }
 
 #[cfg(test)]
@@ -177,6 +178,11 @@ mod tests {
         // Separating (moving up faster than the floor) is left alone.
         let v = apply_colliders(Vector3::new(3.0, 0.0, 2.0), &n, &n, 0.5, &surfaces);
         assert_eq!(v, Vector3::new(3.0, 0.0, 2.0));
+        // Slip holds a separating node to the surface (normal speed 1 m/s, the floor's) but, out
+        // of contact, without friction.
+        let surfaces = [Boundary { kind: BoundaryKind::Slip, friction: 0.5 }];
+        let v = apply_colliders(Vector3::new(3.0, 0.0, 2.0), &n, &n, 0.5, &surfaces);
+        assert_eq!(v, Vector3::new(3.0, 0.0, 1.0));
     }
 
     #[test]

@@ -8,26 +8,30 @@ use crate::collider::field::{ColliderFrames, apply_colliders};
 use crate::sim::interaction::Interaction;
 use crate::sim::params::{Boundary, BoundaryKind, GRID_PADDING, SolverParams};
 
-/// Coulomb friction on the tangential velocity `vt` after a normal speed `normal_speed` (≥ 0) was
-/// removed: if `|vt| ≤ μ·normal_speed` it stops, otherwise it loses `μ·normal_speed` of its length.
-pub fn coulomb_friction(vt: Vector3<f64>, normal_speed: f64, friction: f64) -> Vector3<f64> {
+/// Coulomb friction on the tangential velocity `vt` of a contact whose normal velocity is `vn`
+/// (relative to the wall or collider, along its inward normal: negative when approaching).
+///
+/// Friction acts only in contact (Stomakhin et al. 2013, §8): the normal impulse per unit mass is
+/// the approach speed `max(−vn, 0)`, so a node moving away from the surface (`vn ≥ 0`) keeps its
+/// tangential velocity. Otherwise `vt` stops if `|vt| ≤ μ·(−vn)` and loses `μ·(−vn)` of its length
+/// if not.
+pub fn coulomb_friction(vt: Vector3<f64>, vn: f64, friction: f64) -> Vector3<f64> {
     let vt_len = vt.norm();
-    let loss = friction * normal_speed;
+    let loss = friction * (-vn).max(0.0);
     if vt_len <= loss { Vector3::zeros() } else { vt - loss * vt / vt_len }
 }
 
 /// One wall's condition on the node velocity `v`, with `n` the wall's inward unit normal.
 ///
-/// Sticky: zero. Slip: the normal part removed, friction on the rest. Separate: as slip when moving
-/// into the wall (`v·n < 0`), untouched otherwise.
+/// Sticky: zero. Slip: the normal part removed whichever way it points, friction on the rest
+/// ([`coulomb_friction`]: only when moving into the wall). Separate: as slip when moving into the
+/// wall (`v·n < 0`), untouched otherwise.
 pub fn apply_wall(v: Vector3<f64>, n: Vector3<f64>, boundary: &Boundary) -> Vector3<f64> {
     let vn = v.dot(&n);
-    let slip = |v: Vector3<f64>| coulomb_friction(v - vn * n, vn.abs(), boundary.friction);
     match boundary.kind {
         BoundaryKind::Sticky => Vector3::zeros(),
-        BoundaryKind::Slip => slip(v),
-        BoundaryKind::Separate if vn < 0.0 => slip(v),
-        BoundaryKind::Separate => v,
+        BoundaryKind::Separate if vn >= 0.0 => v,
+        BoundaryKind::Slip | BoundaryKind::Separate => coulomb_friction(v - vn * n, vn, boundary.friction),
     }
 }
 
@@ -112,17 +116,29 @@ mod tests {
         // Stuck: |vt| = 0.5 ≤ 0.6002943, so the node stops.
         let (s, idx) = one_node(BoundaryKind::Separate, g, floor, Vector3::new(0.5, 0.0, -2.0));
         assert_eq!(s.grid.velocity[idx], Vector3::zeros());
-        // Leaving the floor (vz = 2 − 9.81e-4 > 0): separate leaves it alone, slip removes vz and
-        // applies friction with |vn| = 1.999019.
+        // Leaving the floor (vz = 2 − 9.81e-4 > 0): separate leaves it alone, slip removes vz but
+        // applies no friction (out of contact).
         let up = Vector3::new(1.0, 0.0, 2.0);
         let (s, idx) = one_node(BoundaryKind::Separate, g, floor, up);
         assert!((s.grid.velocity[idx] - Vector3::new(1.0, 0.0, 1.999019)).norm() < 1e-12);
         let (s, idx) = one_node(BoundaryKind::Slip, g, floor, up);
-        let want = Vector3::new(1.0 - 0.3 * 1.999019, 0.0, 0.0);
-        assert!((s.grid.velocity[idx] - want).norm() < 1e-12, "{}", s.grid.velocity[idx]);
+        assert_eq!(s.grid.velocity[idx], Vector3::new(1.0, 0.0, 0.0));
         // Sticky stops it whatever the direction.
         let (s, idx) = one_node(BoundaryKind::Sticky, g, floor, up);
         assert_eq!(s.grid.velocity[idx], Vector3::zeros());
+    }
+
+    #[test]
+    fn friction_acts_only_while_approaching() {
+        let vt = Vector3::new(1.0, -2.0, 0.0);
+        // Separating or grazing: no normal impulse, so no friction, whatever μ.
+        assert_eq!(coulomb_friction(vt, 0.5, 0.3), vt);
+        assert_eq!(coulomb_friction(vt, 0.0, 10.0), vt);
+        // Approaching at 2 m/s with μ = 0.5: |vt| = √5 loses 1 m/s.
+        let slowed = coulomb_friction(vt, -2.0, 0.5);
+        assert!((slowed - vt * (1.0 - 1.0 / 5f64.sqrt())).norm() < 1e-12, "{slowed}");
+        // Approaching fast enough: static friction stops it.
+        assert_eq!(coulomb_friction(vt, -5.0, 0.5), Vector3::zeros());
     }
 
     #[test]
