@@ -6,7 +6,7 @@
 //! resident set size every second and exits after SECONDS (default 30).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
@@ -119,5 +119,4 @@ fn main() {
     let event_loop = EventLoop::new().expect("event loop");
     let mut probe = Probe { seconds, mode, state: None, start: Instant::now(), next_print: 0.0, frames: 0 };
     event_loop.run_app(&mut probe).expect("event loop");
-    let _ = Duration::ZERO;
 }
