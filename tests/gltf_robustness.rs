@@ -443,3 +443,31 @@ fn sparse_data_past_its_views_is_an_error_not_an_overflow() {
     edit(&path, |doc| doc["accessors"][0]["sparse"] = sparse(5, 0));
     assert!(message(&path).ends_with("accessor 0 has 3 elements but 5 sparse ones"));
 }
+
+/// Weights that are all zero (as an accessor without data reads) are fine on a mesh that no skin
+/// deforms, and refused, naming the vertex and skin, where a skin does.
+#[test]
+fn all_zero_weights_load_without_a_skin_and_are_refused_with_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fx = Fixture::default();
+    let position = fx.positions(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let joints = fx.joints(&[[0, 0, 0, 0]; 3]);
+    let weights = fx.floats(&[0.0; 12], "VEC4");
+    let inverse_bind = fx.floats(&glam::Mat4::IDENTITY.to_cols_array(), "MAT4");
+    let mesh =
+        json!({ "primitives": [{ "attributes": { "POSITION": position, "JOINTS_0": joints, "WEIGHTS_0": weights } }] });
+    let unskinned = json!({ "scene": 0, "scenes": [{ "nodes": [0] }], "nodes": [{ "mesh": 0 }], "meshes": [mesh] });
+    let path = fx.write_gltf(dir.path(), "unskinned", &unskinned);
+    let model = GltfModel::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(model.mesh_at(None, 0.0).triangles.len(), 1);
+
+    let skinned = json!({
+        "scene": 0, "scenes": [{ "nodes": [0, 1] }],
+        "nodes": [{ "mesh": 0, "skin": 0 }, {}],
+        "meshes": [mesh],
+        "skins": [{ "joints": [1], "inverseBindMatrices": inverse_bind }],
+    });
+    let path = fx.write_gltf(dir.path(), "skinned", &skinned);
+    let msg = message(&path);
+    assert!(msg.contains("skinned.gltf") && msg.contains("WEIGHTS_0 of vertex 0 is all 0"), "{msg}");
+}

@@ -90,11 +90,13 @@ pub(crate) fn read_influences(
         .map(|(vertex, (joints, weights))| {
             let sum: f32 = weights.iter().sum();
             // Exporters often write weights that miss 1 by rounding; the spec asks importers to
-            // normalise. A vertex without any weight has no defined position, so it is an error.
-            if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || !sum.is_finite() || sum <= 0.0 {
-                return Err(format!("WEIGHTS_0 of vertex {vertex} is {weights:?}; weights must be ≥ 0 and not all 0"));
+            // normalise. A vertex with no weight at all is kept as all zeros: a node that draws the
+            // mesh without a skin never reads them, and a skinned one refuses it
+            // (`Skin::check_influences`).
+            if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || !sum.is_finite() {
+                return Err(format!("WEIGHTS_0 of vertex {vertex} is {weights:?}; weights must be finite and ≥ 0"));
             }
-            let weights = weights.map(|w| w / sum);
+            let weights = if sum > 0.0 { weights.map(|w| w / sum) } else { [0.0; 4] };
             let joints = std::array::from_fn(|i| if weights[i] > 0.0 { joints[i] } else { 0 });
             Ok(Influence { joints, weights })
         })
@@ -103,8 +105,12 @@ pub(crate) fn read_influences(
 }
 
 impl Skin {
-    /// The largest joint index `influences` use must name one of this skin's joints.
+    /// The largest joint index `influences` use must name one of this skin's joints, and every
+    /// vertex needs a weight (a vertex with none has no skinned position).
     pub fn check_influences(&self, influences: &[Influence]) -> Result<(), String> {
+        if let Some(vertex) = influences.iter().position(|i| i.weights.iter().all(|&w| w == 0.0)) {
+            return Err(format!("WEIGHTS_0 of vertex {vertex} is all 0, but {} skins it", self.label));
+        }
         let largest = influences.iter().flat_map(|i| i.joints).max().unwrap_or(0) as usize;
         if largest >= self.joints.len() {
             return Err(format!(
@@ -158,5 +164,15 @@ mod tests {
         let influences = [Influence { joints: [0, 2, 0, 0], weights: [0.5, 0.5, 0.0, 0.0] }];
         let message = skin.check_influences(&influences).unwrap_err();
         assert_eq!(message, "JOINTS_0 refers to joint 2 but skin 'rig' has 2 joints");
+    }
+
+    #[test]
+    fn a_skinned_vertex_without_weight_is_reported() {
+        let skin = Skin { label: "skin 'rig'".into(), joints: vec![3, 4], inverse_bind: vec![Mat4::IDENTITY; 2] };
+        let weighted = Influence { joints: [0, 1, 0, 0], weights: [0.5, 0.5, 0.0, 0.0] };
+        let unweighted = Influence { joints: [0; 4], weights: [0.0; 4] };
+        let message = skin.check_influences(&[weighted, unweighted]).unwrap_err();
+        assert_eq!(message, "WEIGHTS_0 of vertex 1 is all 0, but skin 'rig' skins it");
+        assert!(skin.check_influences(&[weighted]).is_ok());
     }
 }
