@@ -179,7 +179,7 @@ fn sphere_as_a_mesh_emitter_fills_its_volume() {
     let scene = Scene::from_json_at(text, "sphere emitter", &dir).unwrap_or_else(|e| panic!("{e}"));
     let s = scene.particle_spacing();
     assert_eq!(s, 1.0 / 128.0);
-    let filled = scene.spawn_particles().len() as f64 * s.powi(3);
+    let filled = scene.spawn_particles().expect("particles").len() as f64 * s.powi(3);
     // The icosphere lies inside the ball it is inscribed in: its own volume (divergence theorem)
     // is the reference, a little below 4/3 π r³.
     let mesh = scene.emitter_mesh(0).unwrap();

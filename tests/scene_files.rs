@@ -65,7 +65,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "json") {
             let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let n = scene.spawn_particles().len();
+            let n = scene.spawn_particles().expect("particles").len();
             // The smallest shipped scene, ramp_wall, spawns 6,006; the largest, figure_walk, 28,800.
             assert!((5_000..100_000).contains(&n), "{}: {n} particles", path.display());
             // Serialising and parsing back (paths relative to the scenes folder) gives the same scene.
@@ -85,7 +85,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
     assert_eq!(names, expected);
     // The block is lattice aligned (0.375 × 0.375 × 0.25 m at s = 1/96 m): exactly 36·36·24.
     let block = Scene::load(&scenes_dir().join("block_drop.json")).unwrap();
-    assert_eq!(block.spawn_particles().len(), 36 * 36 * 24);
+    assert_eq!(block.spawn_particles().expect("particles").len(), 36 * 36 * 24);
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn aligned_box_makes_8000_particles_of_exact_mass() {
     .unwrap();
     assert_eq!(scene.cell_size(), 0.1);
     assert_eq!(scene.particle_spacing(), 0.05);
-    let particles = scene.spawn_particles();
+    let particles = scene.spawn_particles().expect("particles");
     assert_eq!(particles.len(), 8000);
     let mass: f64 = particles.iter().map(|p| p.mass as f64).sum();
     assert!((mass - 400.0).abs() < 1e-6 * 400.0, "mass {mass}");
@@ -132,7 +132,7 @@ fn sphere_mass_matches_density_times_volume() {
             d["grid"]["resolution"] = json!(64);
         })
         .unwrap();
-        let mass: f64 = scene.spawn_particles().iter().map(|p| p.mass as f64).sum();
+        let mass: f64 = scene.spawn_particles().expect("particles").iter().map(|p| p.mass as f64).sum();
         let exact = 400.0 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
         let error = (mass - exact).abs() / exact;
         assert!(error < 0.02, "r = {radius}: mass {mass} vs {exact} ({:.2} %)", 100.0 * error);
@@ -142,12 +142,12 @@ fn sphere_mass_matches_density_times_volume() {
 #[test]
 fn spawning_is_deterministic_and_seeded() {
     let scene = load(&base()).unwrap();
-    let a = scene.spawn_particles();
-    assert_eq!(a, scene.spawn_particles());
+    let a = scene.spawn_particles().expect("particles");
+    assert_eq!(a, scene.spawn_particles().expect("particles"));
     assert!(a.iter().any(|p| p.material == 1) && a.iter().any(|p| p.material == 0));
     let mut other = scene.clone();
     other.seed = 2;
-    assert_ne!(a, other.spawn_particles());
+    assert_ne!(a, other.spawn_particles().expect("particles"));
     // The jitter is visible: positions are not all on the lattice.
     assert!(a.windows(2).any(|w| w[0].position[1] != w[1].position[1]));
 }
@@ -293,7 +293,7 @@ fn a_mesh_emitter_fills_the_shipped_glb_sphere_by_volume() {
         "emitters": [{"shape": "mesh", "path": "../assets/sphere.glb",
                       "transform": {"translation": [0.5, 0.5, 0.5]}}]}"#;
     let scene = Scene::from_json_at(text, "mesh emitter", &scenes_dir()).expect("valid");
-    let particles = scene.spawn_particles();
+    let particles = scene.spawn_particles().expect("particles");
     let s = scene.particle_spacing();
     let expected = 4.0 / 3.0 * std::f64::consts::PI * 0.25f64.powi(3) / s.powi(3);
     let n = particles.len() as f64;
@@ -381,7 +381,7 @@ fn range_ends_load_and_give_normal_f32_masses_and_scales() {
         })
         .unwrap_or_else(|e| panic!("size {size}: {e}"));
         let p = scene.solver_params();
-        let particles = scene.spawn_particles();
+        let particles = scene.spawn_particles().expect("particles");
         assert!(!particles.is_empty());
         let scales = [p.fixed_point.mass_scale, p.fixed_point.momentum_scale, p.material.mu0(), p.dt];
         assert!(scales.iter().all(|&v| normal(v)), "size {size}, max_speed {max_speed}: {scales:?}");

@@ -32,7 +32,11 @@ fn every_shipped_scene_runs_two_frames_cleanly() {
         assert_eq!(summary.frames_written, 3, "{name}");
         let last = out.path().join(powder::export::frame_file_name(2));
         let particles = powder::export::read_ply(&last).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(particles.len(), scene.spawn_particles().len(), "{name}: particle count changed");
+        assert_eq!(
+            particles.len(),
+            scene.spawn_particles().expect("particles").len(),
+            "{name}: particle count changed"
+        );
         let finite = |p: &powder::export::PlyPoint| p.position.iter().chain(&p.velocity).all(|x| x.is_finite());
         assert!(particles.iter().all(finite), "{name}: a non-finite value in the exported last frame");
     }

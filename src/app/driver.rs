@@ -166,7 +166,13 @@ impl Driver {
     }
 
     fn reset(&mut self, gpu: &Gpu, messages: &mut Messages) {
-        let particles = self.scene.spawn_particles();
+        let particles = match self.scene.spawn_particles() {
+            Ok(particles) => particles,
+            Err(e) => {
+                messages.error(format!("reset failed: {e}"));
+                return;
+            }
+        };
         let mut params = self.scene.solver_params();
         params.dt = self.solver.params().dt;
         let result = self.solver.set_params(gpu, params).and_then(|()| self.solver.replace_particles(gpu, &particles));

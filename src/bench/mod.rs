@@ -69,7 +69,7 @@ pub fn case_solver(
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     let scene = bench_scene(case);
-    let mut particles = scene.spawn_particles();
+    let mut particles = scene.spawn_particles()?;
     if case.shuffled {
         particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
     }

@@ -287,16 +287,12 @@ impl Scene {
         Ok(out)
     }
 
-    /// [`Scene::sample_emitters`] then [`Scene::make_particles`], progress logged; an empty list
-    /// (and the reason logged) if either refuses, which a validated scene's lattices do not.
-    pub fn spawn_particles(&self) -> Vec<GpuParticle> {
-        let made = self
-            .sample_emitters("scene", &mut log_progress())
-            .and_then(|samples| self.make_particles(&samples, "scene"));
-        made.unwrap_or_else(|e| {
-            log::error!("{e}");
-            Vec::new()
-        })
+    /// [`Scene::sample_emitters`] then [`Scene::make_particles`], progress logged. Errors (lattices
+    /// past [`MAX_PARTICLES`], host memory refused) name the scene as `"scene"`; callers that know
+    /// the file call the two with its name.
+    pub fn spawn_particles(&self) -> Result<Vec<GpuParticle>, SceneError> {
+        let samples = self.sample_emitters("scene", &mut log_progress())?;
+        self.make_particles(&samples, "scene")
     }
 
     /// Simulated seconds per output frame: `1 / time.fps`.

@@ -123,7 +123,7 @@ mod tests {
         assert_eq!(scene.colliders.len(), 1);
         assert!(scene.colliders[0].animation.is_none() && scene.colliders[0].keyframes.is_none());
         assert_eq!(scene.assets.files(), vec![path.parent().expect("assets").join("ramp.glb")]);
-        assert!(!scene.spawn_particles().is_empty());
+        assert!(!scene.spawn_particles().expect("particles").is_empty());
     }
 
     #[test]
