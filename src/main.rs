@@ -457,24 +457,32 @@ fn one_line(e: &anyhow::Error) -> String {
     line
 }
 
+/// A CPU benchmark of a mesh of `triangles` triangles on a grid of `grid[0]` cells per axis
+/// (`default` without one): the ranges checked, the report printed.
+fn mesh_bench<R: std::fmt::Display>(
+    flag: &str,
+    triangles: usize,
+    grid: &[u32],
+    default: u32,
+    bench: fn(usize, u32) -> R,
+) -> Result<()> {
+    anyhow::ensure!((1..=10_000_000).contains(&triangles), "{flag} must be in [1, 10000000] triangles");
+    let resolution = grid.first().copied().unwrap_or(default);
+    anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for {flag}");
+    print!("{}", bench(triangles, resolution));
+    Ok(())
+}
+
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overwrite, overrides }) => {
             run(RunArgs { scene, frames, out, overwrite, overrides })
         }
         Some(Command::Bench { sdf: Some(triangles), grid, .. }) => {
-            anyhow::ensure!((1..=10_000_000).contains(&triangles), "--sdf must be in [1, 10000000] triangles");
-            let resolution = grid.first().copied().unwrap_or(128);
-            anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for --sdf");
-            print!("{}", powder::bench::sdf::sdf_benchmark(triangles, resolution));
-            Ok(())
+            mesh_bench("--sdf", triangles, &grid, 128, powder::bench::sdf::sdf_benchmark)
         }
         Some(Command::Bench { emitter: Some(triangles), grid, .. }) => {
-            anyhow::ensure!((1..=10_000_000).contains(&triangles), "--emitter must be in [1, 10000000] triangles");
-            let resolution = grid.first().copied().unwrap_or(64);
-            anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for --emitter");
-            print!("{}", powder::bench::emitter::emitter_benchmark(triangles, resolution));
-            Ok(())
+            mesh_bench("--emitter", triangles, &grid, 64, powder::bench::emitter::emitter_benchmark)
         }
         Some(Command::Bench {
             particles,
