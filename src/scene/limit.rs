@@ -77,6 +77,9 @@ pub(crate) const COORDINATE_CELLS: f64 = 65536.0;
 pub(crate) const PACKING_AMPLITUDE_MAX: f64 = 0.5;
 /// Allowed `packing.length`, metres: as for `domain.size`.
 pub(crate) const PACKING_LENGTH_RANGE: Limit = Limit::new(1e-4, true, 1e4, true);
+/// Allowed `material.tensile_strength`, Pa: 0 (no cracking) up to 1 GPa, the top of the Young's
+/// modulus range (a strength above the stiffness is never reached).
+pub(crate) const TENSILE_STRENGTH_RANGE: Limit = Limit::new(0.0, true, 1e9, true);
 /// Allowed `material.density`, kg/m³: from about that of air (the lightest snow is ~10× denser)
 /// to 100× ice.
 pub(crate) const DENSITY_RANGE: Limit = Limit::new(1.0, true, 1e5, true);

@@ -23,11 +23,15 @@ pub struct Packing {
     pub amplitude: f64,
     /// Distance over which the packing changes, metres (the noise's lattice spacing); > 0.
     pub length: f64,
+    /// How much the snow's strength varies, in [0, 3]: each particle's tensile strength and
+    /// cracking stretch are the material's times `exp(strength · m(x))`, with `m` a second noise
+    /// like `n`. 0 makes every particle as strong as the material.
+    pub strength: f64,
 }
 
 impl Default for Packing {
     fn default() -> Self {
-        Self { amplitude: DEFAULT_AMPLITUDE, length: DEFAULT_LENGTH }
+        Self { amplitude: DEFAULT_AMPLITUDE, length: DEFAULT_LENGTH, strength: DEFAULT_STRENGTH }
     }
 }
 
@@ -35,6 +39,8 @@ impl Default for Packing {
 pub const DEFAULT_AMPLITUDE: f64 = 0.0;
 /// Default [`Packing::length`], metres.
 pub const DEFAULT_LENGTH: f64 = 0.1;
+/// Default [`Packing::strength`].
+pub const DEFAULT_STRENGTH: f64 = 0.0;
 
 impl Packing {
     /// The initial `Jp` of a particle at `p` in a scene seeded by `seed`: `1 + amplitude · n(p)`.
@@ -43,6 +49,15 @@ impl Packing {
             return 1.0;
         }
         1.0 + self.amplitude * value_noise(p / self.length, seed)
+    }
+
+    /// The strength of a particle at `p` relative to the material's: `exp(strength · m(p))`, from
+    /// a noise independent of the packing's.
+    pub fn strength_factor(&self, p: DVec3, seed: u64) -> f64 {
+        if self.strength == 0.0 {
+            return 1.0;
+        }
+        (self.strength * value_noise(p / self.length, emitter_seed(seed, 0x7374_7267))).exp()
     }
 }
 
@@ -77,13 +92,13 @@ mod tests {
 
     #[test]
     fn even_packing_is_exactly_one() {
-        let p = Packing { amplitude: 0.0, length: 0.1 };
+        let p = Packing { amplitude: 0.0, length: 0.1, strength: 0.0 };
         assert_eq!(p.plastic_jacobian(DVec3::new(0.3, 0.2, 0.1), 5), 1.0);
     }
 
     #[test]
     fn uneven_packing_stays_in_its_bounds_and_varies_over_its_length() {
-        let p = Packing { amplitude: 0.2, length: 0.1 };
+        let p = Packing { amplitude: 0.2, length: 0.1, strength: 0.0 };
         let (mut lo, mut hi, mut sum, mut jump) = (f64::MAX, f64::MIN, 0.0, 0.0f64);
         let n = 4000;
         for i in 0..n {

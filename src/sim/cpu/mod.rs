@@ -39,6 +39,10 @@ pub struct CpuParticle {
     pub plastic_jacobian: f64,
     /// Material id.
     pub material: u32,
+    /// 1 once the particle has cracked (it then carries no tension), else 0.
+    pub damage: f64,
+    /// Strength relative to the material's (tensile strength and cracking stretch).
+    pub strength: f64,
 }
 
 /// A GPU matrix (three columns padded to four floats) as an f64 matrix.
@@ -65,6 +69,8 @@ impl CpuParticle {
             deformation: matrix_from_gpu(&p.deformation),
             plastic_jacobian: p.plastic_jacobian as f64,
             material: p.material,
+            damage: p.damage as f64,
+            strength: p.strength as f64,
         }
     }
 
@@ -76,6 +82,8 @@ impl CpuParticle {
         p.affine = matrix_to_gpu(&self.affine);
         p.deformation = matrix_to_gpu(&self.deformation);
         p.plastic_jacobian = self.plastic_jacobian as f32;
+        p.damage = self.damage as f32;
+        p.strength = self.strength as f32;
         p
     }
 }
