@@ -8,10 +8,8 @@
 //! chooses it.
 
 use powder::fragments::{LINK_FACTOR, find_fragments};
-use powder::headless::plan_frame;
 use powder::scene::Scene;
 use powder::sim::cpu::CpuSolver;
-use powder::sim::solver::stable_dt;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,17 +27,7 @@ fn main() -> anyhow::Result<()> {
     println!("{} particles, link {link:.4} m", particles.len());
     let mut substeps = 0u64;
     for frame in 1..=frames {
-        let speed = solver.particles.iter().map(|p| p.velocity.norm()).fold(0.0, f64::max);
-        let hardening = solver
-            .particles
-            .iter()
-            .map(|p| solver.params.material.hardening_factor(p.plastic_jacobian))
-            .fold(0.0, f64::max);
-        let stable = stable_dt(&solver.params, speed, hardening, scene.time.cfl);
-        let (n, dt, _) = plan_frame(scene.frame_duration(), scene.time.dt, stable);
-        solver.params.dt = dt;
-        solver.step_frame(n);
-        substeps += n as u64;
+        substeps += solver.advance_frame(scene.frame_duration(), scene.time.dt, scene.time.cfl) as u64;
         let positions: Vec<[f32; 3]> = solver.gpu_particles().iter().map(|p| p.position).collect();
         let f = find_fragments(&positions, None, link)?;
         let jp: Vec<f64> = solver.particles.iter().map(|p| p.plastic_jacobian).collect();
