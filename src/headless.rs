@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use crate::collider::set::ColliderSet;
 use crate::export::{ExportError, OutputDir, frame_file_name, write_ply};
+use crate::fragments::{Fragments, LINK_FACTOR, find_fragments};
 use crate::gpu::Gpu;
 use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
 use crate::sim::capacity::DeviceLimits;
@@ -78,6 +79,9 @@ pub struct RunSummary {
     pub nonfinite_count: u64,
     /// Frames that hit [`MAX_SUBSTEPS_PER_FRAME`].
     pub capped_frames: u32,
+    /// The pieces the snow is in at the last frame ([`crate::fragments`]: particles closer than
+    /// 1.5 initial spacings linked).
+    pub fragments: Option<Fragments>,
 }
 
 /// Creates the solver for `scene`, naming the scene file in errors: its particles made once their
@@ -283,14 +287,27 @@ pub fn run_solver(
         }
         summary.substeps += substeps as u64;
         summary.simulated_time += scene.frame_duration();
-        write_ply(&out_dir.join(frame_file_name(frame)), &solver.read_particles(gpu).map_err(solver_err)?)?;
+        let particles = solver.read_particles(gpu).map_err(solver_err)?;
+        write_ply(&out_dir.join(frame_file_name(frame)), &particles)?;
         summary.frames_written += 1;
+        if frame == frames {
+            summary.fragments = last_fragments(scene, &particles);
+        }
         on_frame(frame, &stats);
     }
     let last = solver.stats(gpu).map_err(solver_err)?;
     summary.overflow_count += last.overflow_count as u64;
     summary.nonfinite_count += last.nonfinite_count as u64;
     Ok(summary)
+}
+
+/// The pieces of `particles`, made from `scene`: linked within [`LINK_FACTOR`] × its particle
+/// spacing, weighted by mass. `None` only if the scene's spacing is not a positive length, which
+/// validation rules out.
+pub fn last_fragments(scene: &Scene, particles: &[GpuParticle]) -> Option<Fragments> {
+    let positions: Vec<[f32; 3]> = particles.iter().map(|p| p.position).collect();
+    let masses: Vec<f32> = particles.iter().map(|p| p.mass).collect();
+    find_fragments(&positions, Some(&masses), LINK_FACTOR * scene.particle_spacing()).ok()
 }
 
 #[cfg(test)]

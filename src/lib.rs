@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod collider;
 pub mod export;
+pub mod fragments;
 pub mod fsio;
 pub mod gpu;
 pub mod headless;

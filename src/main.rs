@@ -104,6 +104,18 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
+    /// Count the pieces the snow of PLY frames (from `powder run`) is in: particles closer than 1.5
+    /// initial spacings belong to one piece. Prints one row per file: pieces, chunks (pieces of at
+    /// least 0.5 % of the mass), the largest share and the eight largest shares.
+    Fragments {
+        /// Frame files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The scene's initial particle spacing in metres: cell size / cbrt(particles_per_cell),
+        /// e.g. 0.015625 for the default scene (2 m / 64 cells, 8 per cell).
+        #[arg(long)]
+        spacing: f64,
+    },
     /// Time each solver pass on this GPU for blocks of snow of the given sizes.
     Bench {
         /// Particle counts, comma-separated.
@@ -246,6 +258,9 @@ fn run(args: RunArgs) -> Result<()> {
         summary.substeps,
         summary.simulated_time
     );
+    if let Some(f) = &summary.fragments {
+        eprintln!("frame {frames}: {}", f.summary());
+    }
     if summary.overflow_count > 0 {
         eprintln!(
             "warning: {} grid contributions were too large for the fixed-point format and were clamped \
@@ -477,6 +492,10 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Run { scene, frames, out, overwrite, overrides }) => {
             run(RunArgs { scene, frames, out, overwrite, overrides })
+        }
+        Some(Command::Fragments { files, spacing }) => {
+            print!("{}", powder::fragments::frame_table(&files, spacing)?);
+            Ok(())
         }
         Some(Command::Bench { sdf: Some(triangles), grid, .. }) => {
             mesh_bench("--sdf", triangles, &grid, 128, powder::bench::sdf::sdf_benchmark)

@@ -96,7 +96,7 @@ fn each_pass_matches_the_cpu_twin(path: SolverPath) {
     // ‖A‖·|d| / m with |d| ≤ 1.5√3 h.
     let (mut count, mut abs_momentum) = (vec![0.0f64; nodes], vec![0.0f64; nodes]);
     for p in &cpu.particles {
-        let tau = kirchhoff_stress(&params.material, &p.deformation, p.plastic_jacobian);
+        let tau = kirchhoff_stress(&params.material, &p.deformation, p.plastic_jacobian, p.damage);
         let a = -params.dt * p.volume * 4.0 / (H * H) * tau + p.mass * p.affine;
         let u_max = p.velocity.norm() + a.norm() * 1.5 * 3f64.sqrt() * H / p.mass;
         for (n, w, _) in common::stencil(&params, p.position) {
@@ -304,8 +304,12 @@ fn the_stored_stress_is_the_twins_stress_of_the_stored_f() {
         let stress = stored_stress(&gpu, &solver);
         let mut worst = 0.0f64;
         let mut largest = 0.0f64;
+        // The block's F noise (±0.03) stretches some particles past θs: after the substep they have
+        // cracked, and their stored τ (no tension) is compared too.
+        let cracked = particles.iter().filter(|p| p.damage > 0.0).count();
+        assert_eq!(cracked > 0, stage == "one substep", "{stage}: {cracked} cracked particles");
         for (p, tau) in particles.iter().zip(&stress) {
-            let twin = kirchhoff_stress(m, &common::mat3d(&p.deformation), p.plastic_jacobian as f64);
+            let twin = kirchhoff_stress(m, &common::mat3d(&p.deformation), p.plastic_jacobian as f64, p.damage as f64);
             worst = worst.max((tau - twin).amax());
             largest = largest.max(twin.amax());
         }

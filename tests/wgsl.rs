@@ -114,10 +114,11 @@ fn shared_struct_layouts_agree() {
                     keep_grid_sums,
                     grid_pool_blocks,
                     reset_grid_blocks,
+                    tensile_strength,
                 ]
             ),
         ),
-        ("ParticlePlastic", rust_layout!(GpuParticlePlastic, [plastic_jacobian, material])),
+        ("ParticlePlastic", rust_layout!(GpuParticlePlastic, [plastic_jacobian, material, damage, strength])),
         (
             "SolverStatus",
             rust_layout!(

@@ -90,7 +90,16 @@ fn advanced(stored: Particle) -> Advanced {
     }
     let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
     let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
-    let plastic = project_plastic(trial, p.plastic_jacobian);
+    var plastic = project_plastic(trial, p.plastic_jacobian);
+    // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
+    // between them: its Jp may fall (compaction) but not rise (src/sim/cpu/g2p.rs, the same).
+    if (p.damage > 0.0) {
+        plastic.plastic_jacobian = min(plastic.plastic_jacobian, p.plastic_jacobian);
+    }
+    var damage = p.damage;
+    if (cracks(plastic.trial, plastic.sigma, plastic.plastic_jacobian, p.strength)) {
+        damage = 1.0;
+    }
 
     velocity = clamp_speed(velocity, params.max_speed);
     let position = clamp(p.position + params.dt * velocity, domain_lo(), domain_hi());
@@ -102,6 +111,7 @@ fn advanced(stored: Particle) -> Advanced {
         p.affine = affine;
         p.deformation = plastic.deformation;
         p.plastic_jacobian = plastic.plastic_jacobian;
+        p.damage = damage;
         p.position = position;
         return Advanced(p, plastic.u, plastic.sigma);
     } else {

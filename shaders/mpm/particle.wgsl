@@ -11,6 +11,10 @@ struct Particle {
     deformation: mat3x3<f32>,
     plastic_jacobian: f32,
     material: u32,
+    // 1 once the particle has cracked (it then carries no tension), else 0.
+    damage: f32,
+    // Strength relative to the material's (tensile strength and cracking stretch).
+    strength: f32,
 }
 
 // One entry of the particle_plastic stream. Mirrors GpuParticlePlastic (src/sim/particles.rs);
@@ -18,6 +22,8 @@ struct Particle {
 struct ParticlePlastic {
     plastic_jacobian: f32,
     material: u32,
+    damage: f32,
+    strength: f32,
 }
 
 // |x| < 3e38 is false for NaN and for ±inf.

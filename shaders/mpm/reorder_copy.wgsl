@@ -23,7 +23,10 @@ fn reorder_copy(
             particle_position[index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]);
             particle_velocity[index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 1u)]);
             let rest = reorder_scratch[reorder_slot(index, 2u)];
-            particle_plastic[index] = ParticlePlastic(bitcast<f32>(rest.x), rest.y);
+            // Not the strength: round 3 still reads it at the old places.
+            particle_plastic[index].plastic_jacobian = bitcast<f32>(rest.x);
+            particle_plastic[index].material = rest.y;
+            particle_plastic[index].damage = bitcast<f32>(rest.w);
             particle_id[index] = rest.z;
         }
         case 1u: {
@@ -39,6 +42,7 @@ fn reorder_copy(
         default: {
             particle_stress[2u * index] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]);
             particle_stress[2u * index + 1u] = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 1u)]);
+            particle_plastic[index].strength = bitcast<f32>(reorder_scratch[reorder_slot(index, 2u)].x);
             particle_order[index] = index;
         }
     }

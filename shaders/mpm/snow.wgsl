@@ -10,21 +10,57 @@ fn hardening_factor(plastic_jacobian: f32) -> f32 {
     return exp(clamp(exponent, MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT));
 }
 
-// Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model.
-fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32) -> mat3x3<f32> {
+// Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model; a
+// cracked particle's (damage > 0) from its SVD, without tension (kirchhoff_stress_svd).
+fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
     let h = hardening_factor(plastic_jacobian);
     let mu = params.mu0 * h;
     let lambda = params.lambda0 * h;
     let d = svd3(f);
+    if (damage > 0.0) {
+        return kirchhoff_stress_svd(d.u, d.sigma, plastic_jacobian, damage);
+    }
     let r = d.u * transpose(d.v);
     let j = d.sigma.x * d.sigma.y * d.sigma.z;
     return (2.0 * mu) * (f - r) * transpose(f) + (lambda * (j - 1.0) * j) * IDENTITY3;
 }
 
+// The principal Kirchhoff stresses of an uncracked particle whose elastic F has singular values
+// sigma: τᵢ = 2μ (σᵢ − 1) σᵢ + λ (J − 1) J.
+fn principal_stress(sigma: vec3<f32>, plastic_jacobian: f32) -> vec3<f32> {
+    let h = hardening_factor(plastic_jacobian);
+    let j = sigma.x * sigma.y * sigma.z;
+    return (2.0 * params.mu0 * h) * (sigma - vec3<f32>(1.0)) * sigma + vec3<f32>(params.lambda0 * h * (j - 1.0) * j);
+}
+
+// Whether a particle cracks (SnowMaterial::cracks in src/sim/material.rs, the same in f64): its
+// trial singular values stretched past 1 + θs · strength, or the largest principal Cauchy stress
+// max τᵢ / J of its projected state (singular values sigma) exceeds the tensile strength times its
+// strength (a brittle Rankine criterion after Wolper et al. 2019, "CD-MPM"). Never with a
+// material tensile strength of 0.
+fn cracks(trial: vec3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, strength: f32) -> bool {
+    if (params.tensile_strength <= 0.0) {
+        return false;
+    }
+    if (any(trial > vec3<f32>(1.0 + params.critical_stretch * strength))) {
+        return true;
+    }
+    let j = sigma.x * sigma.y * sigma.z;
+    let tau = principal_stress(sigma, plastic_jacobian);
+    let largest = max(tau.x, max(tau.y, tau.z));
+    return j > 0.0 && largest > params.tensile_strength * strength * j;
+}
+
 // kirchhoff_stress of F = U diag(σ) Vᵀ from its SVD: (F − R) Fᵀ = U (Σ − I) Σ Uᵀ, so
 // τ = U diag(2μ (σ − 1) σ) Uᵀ + λ (J − 1) J I. g2p2g takes U and σ from the plasticity step's SVD
-// of the new F instead of decomposing it again; the two differ by f32 rounding.
-fn kirchhoff_stress_svd(u: mat3x3<f32>, sigma: vec3<f32>, plastic_jacobian: f32) -> mat3x3<f32> {
+// of the new F instead of decomposing it again; the two differ by f32 rounding. A cracked
+// particle keeps only the compressive principal stresses: τᵢ > 0 is scaled by 1 − damage.
+fn kirchhoff_stress_svd(u: mat3x3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
+    if (damage > 0.0) {
+        let t = principal_stress(sigma, plastic_jacobian);
+        let kept = select(t, t * (1.0 - damage), t > vec3<f32>(0.0));
+        return mat3x3<f32>(u[0] * kept.x, u[1] * kept.y, u[2] * kept.z) * transpose(u);
+    }
     let h = hardening_factor(plastic_jacobian);
     let mu = params.mu0 * h;
     let lambda = params.lambda0 * h;
@@ -39,6 +75,8 @@ struct PlasticState {
     plastic_jacobian: f32,
     u: mat3x3<f32>,
     sigma: vec3<f32>,
+    // The singular values before the clamp.
+    trial: vec3<f32>,
 }
 
 // Moves the part of the trial deformation F beyond [1 − θc, 1 + θs] into the plastic part. The
@@ -60,6 +98,7 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32) -> PlasticState {
     out.deformation = f + d.u * correction * transpose(d.v);
     out.u = d.u;
     out.sigma = clamped;
+    out.trial = d.sigma;
     out.plastic_jacobian = clamp(
         plastic_jacobian * abs(j_trial / j_clamped),
         PLASTIC_JACOBIAN_MIN,

@@ -1,4 +1,4 @@
-// stress: each particle's Kirchhoff stress τ of its stored F and Jp (snow.wgsl), into
+// stress: each particle's Kirchhoff stress τ of its stored F, Jp and damage (snow.wgsl), into
 // particle_stress for the P2G kernels. The passes that update F (g2p, g2p2g) keep it current from
 // their plasticity SVD; this pass fills it after particles are uploaded and after the material
 // changes. A particle whose F is not finite gets a non-finite τ; P2G resets such a particle and
@@ -15,5 +15,6 @@ fn stress(
     if (index >= params.particle_count) {
         return;
     }
-    store_stress(index, kirchhoff_stress(padded_matrix(particle_deformation[index]), particle_plastic[index].plastic_jacobian));
+    let plastic = particle_plastic[index];
+    store_stress(index, kirchhoff_stress(padded_matrix(particle_deformation[index]), plastic.plastic_jacobian, plastic.damage));
 }

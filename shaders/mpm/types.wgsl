@@ -65,7 +65,9 @@ struct SimParams {
     // out back to zero, so that the pages' bin_offsets give the pool's blocks anew each substep
     // (every page's bin_clear empties the map entries of the blocks it listed).
     reset_grid_blocks: u32,
-    _pad1: u32,
+    // The tensile strength σ_F, Pa: a particle whose largest principal Cauchy stress exceeds it
+    // cracks (snow.wgsl). 0: no cracking.
+    tensile_strength: f32,
     _pad2: u32,
     _pad3: u32,
 }
@@ -300,6 +302,8 @@ fn load_particle(index: u32) -> Particle {
         padded_matrix(particle_deformation[index]),
         plastic.plastic_jacobian,
         plastic.material,
+        plastic.damage,
+        plastic.strength,
     );
 }
 
@@ -309,7 +313,7 @@ fn store_particle(index: u32, p: Particle) {
     particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
     particle_affine[index] = padded_columns(p.affine);
     particle_deformation[index] = padded_columns(p.deformation);
-    particle_plastic[index] = ParticlePlastic(p.plastic_jacobian, p.material);
+    particle_plastic[index] = ParticlePlastic(p.plastic_jacobian, p.material, p.damage, p.strength);
 }
 
 // The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).

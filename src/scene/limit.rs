@@ -71,6 +71,15 @@ pub(crate) const DOMAIN_SIZE_RANGE: Limit = Limit::new(1e-3, true, 1e4, true);
 /// f32 (24 significant bits), so 2¹⁶ cells out a position still resolves 2⁻⁷ of a cell; at 2²⁴
 /// cells neighbouring cells would merge.
 pub(crate) const COORDINATE_CELLS: f64 = 65536.0;
+/// Largest `packing.amplitude`: Jp starts in [0.5, 1.5], so the stiffness of reference snow
+/// (ξ = 10) varies up to e⁵ ≈ 148× either way (the hardening factor's own bound) and no
+/// particle starts with a Jp near 0.
+pub(crate) const PACKING_AMPLITUDE_MAX: f64 = 0.5;
+/// Allowed `packing.length`, metres: as for `domain.size`.
+pub(crate) const PACKING_LENGTH_RANGE: Limit = Limit::new(1e-4, true, 1e4, true);
+/// Allowed `material.tensile_strength`, Pa: 0 (no cracking) up to 1 GPa, the top of the Young's
+/// modulus range (a strength above the stiffness is never reached).
+pub(crate) const TENSILE_STRENGTH_RANGE: Limit = Limit::new(0.0, true, 1e9, true);
 /// Allowed `material.density`, kg/m³: from about that of air (the lightest snow is ~10× denser)
 /// to 100× ice.
 pub(crate) const DENSITY_RANGE: Limit = Limit::new(1.0, true, 1e5, true);

@@ -16,6 +16,7 @@ mod model;
 mod overrides;
 mod shape;
 mod validate;
+mod variation;
 
 use std::path::Path;
 
@@ -28,6 +29,7 @@ pub use config::{Domain, GridConfig, TimeConfig, TimeStep};
 pub use emitter::{Emitter, JITTER, Sampling};
 pub use error::SceneError;
 pub use model::{is_model, scene_for_model};
+pub use variation::Packing;
 
 use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;
@@ -76,6 +78,9 @@ pub struct Scene {
     /// Particles per grid cell in freshly emitted snow. Optional, default 8.
     #[serde(default = "default_particles_per_cell")]
     pub particles_per_cell: u32,
+    /// How unevenly the snow is packed at time zero. Optional, default even.
+    #[serde(default)]
+    pub packing: Packing,
     /// Seed of the particle jitter. Optional, default 1.
     #[serde(default = "default_seed")]
     pub seed: u64,
@@ -281,7 +286,10 @@ impl Scene {
             let v = e.velocity().as_vec3();
             let seed = emitter::emitter_seed(self.seed, i);
             e.emit(s, seed, samples.meshes[i].as_ref(), sampling, |p| {
-                out.push(GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32));
+                let mut particle = GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32);
+                particle.plastic_jacobian = self.packing.plastic_jacobian(p, self.seed) as f32;
+                particle.strength = self.packing.strength_factor(p, self.seed) as f32;
+                out.push(particle);
             });
         }
         Ok(out)

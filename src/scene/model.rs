@@ -69,6 +69,7 @@ pub fn scene_for_model(path: &Path) -> Result<Scene, SceneError> {
         material: SnowMaterial::default(),
         particles_per_cell: 8,
         seed: 1,
+        packing: Default::default(),
         max_speed: None,
         emitters: Vec::new(),
         colliders: vec![collider],

@@ -8,10 +8,11 @@ use glam::DVec3;
 
 use super::emitter::Emitter;
 use super::error::SceneError;
+use super::limit::TENSILE_STRENGTH_RANGE;
 use super::limit::{
     CFL_RANGE, COORDINATE_CELLS, CRITICAL_COMPRESSION_RANGE, CRITICAL_STRETCH_RANGE, DENSITY_RANGE, DOMAIN_SIZE_RANGE,
-    DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, MAX_SPEED_RANGE, POSITIVE, SCALE_RANGE,
-    YOUNGS_MODULUS_RANGE, number,
+    DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX,
+    PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, YOUNGS_MODULUS_RANGE, number,
 };
 use super::{MAX_PARTICLES, SCENE_VERSION, Scene, TimeStep};
 use crate::headless::MAX_SUBSTEPS_PER_FRAME;
@@ -97,7 +98,11 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
         check("material.critical_compression", m.critical_compression, CRITICAL_COMPRESSION_RANGE),
         check("material.critical_stretch", m.critical_stretch, CRITICAL_STRETCH_RANGE),
         check("material.density", m.density, DENSITY_RANGE),
+        check("material.tensile_strength", m.tensile_strength, TENSILE_STRENGTH_RANGE),
         check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
+        check("packing.amplitude", scene.packing.amplitude, closed(0.0, PACKING_AMPLITUDE_MAX)),
+        check("packing.length", scene.packing.length, PACKING_LENGTH_RANGE),
+        check("packing.strength", scene.packing.strength, closed(0.0, 3.0)),
     ]);
     if let Some(v) = scene.max_speed {
         out.push(check("max_speed", v, MAX_SPEED_RANGE));

@@ -23,6 +23,9 @@ pub const PLASTIC_JACOBIAN_MIN: f64 = 1.0e-3;
 /// See [`PLASTIC_JACOBIAN_MIN`].
 pub const PLASTIC_JACOBIAN_MAX: f64 = 1.0e3;
 
+/// The default [`SnowMaterial::tensile_strength`], Pa (docs/breakage.md explains the choice).
+pub const DEFAULT_TENSILE_STRENGTH: f64 = 3000.0;
+
 /// Snow material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -39,6 +42,10 @@ pub struct SnowMaterial {
     pub critical_stretch: f64,
     /// Initial density ρ of the snow, in kg/m³.
     pub density: f64,
+    /// Tensile strength σ_F, in pascals: a particle whose largest principal (Cauchy) stress exceeds
+    /// it cracks for good, and from then on carries no tension, only compression and shear
+    /// (a brittle Rankine criterion after Wolper et al. 2019). 0 turns cracking off.
+    pub tensile_strength: f64,
 }
 
 impl Default for SnowMaterial {
@@ -50,6 +57,7 @@ impl Default for SnowMaterial {
             critical_compression: 2.5e-2,
             critical_stretch: 7.5e-3,
             density: 400.0,
+            tensile_strength: DEFAULT_TENSILE_STRENGTH,
         }
     }
 }
@@ -69,6 +77,34 @@ impl SnowMaterial {
     /// The hardening factor `exp(ξ(1 − Jp))` with its exponent bounded (see [`MAX_HARDENING_EXPONENT`]).
     pub fn hardening_factor(&self, plastic_jacobian: f64) -> f64 {
         (self.hardening * (1.0 - plastic_jacobian)).clamp(MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT).exp()
+    }
+
+    /// The principal Kirchhoff stresses of an elastic deformation with singular values `sigma`
+    /// (fixed corotated, hardened by `plastic_jacobian`, uncracked):
+    /// `τᵢ = hc (2μ₀ (σᵢ − 1) σᵢ + λ₀ (J − 1) J)`, `J = σ₁σ₂σ₃`.
+    pub fn principal_stress(&self, sigma: [f64; 3], plastic_jacobian: f64) -> [f64; 3] {
+        let hc = self.hardening_factor(plastic_jacobian);
+        let j = sigma[0] * sigma[1] * sigma[2];
+        let (mu, lambda) = (self.mu0() * hc, self.lambda0() * hc);
+        sigma.map(|s| 2.0 * mu * (s - 1.0) * s + lambda * (j - 1.0) * j)
+    }
+
+    /// Whether a particle cracks, given the singular values `trial` of its deformation before the
+    /// plastic projection and `sigma` after it, and its new `plastic_jacobian`: it was stretched
+    /// past `1 + θs · strength`, or its largest principal Cauchy stress `max τᵢ / J` exceeds the
+    /// tensile strength times `strength` (the particle's own, relative to the material's). Never
+    /// with a material tensile strength of 0.
+    pub fn cracks(&self, trial: [f64; 3], sigma: [f64; 3], plastic_jacobian: f64, strength: f64) -> bool {
+        if self.tensile_strength <= 0.0 {
+            return false;
+        }
+        if trial.iter().any(|&s| s > 1.0 + self.critical_stretch * strength) {
+            return true;
+        }
+        let j = sigma[0] * sigma[1] * sigma[2];
+        let tau = self.principal_stress(sigma, plastic_jacobian);
+        let largest = tau[0].max(tau[1]).max(tau[2]);
+        j > 0.0 && largest > self.tensile_strength * strength * j
     }
 
     /// Speed of the P wave `sqrt((λ + 2μ) / ρ)` in m/s for a particle whose hardening factor is

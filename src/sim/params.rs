@@ -204,8 +204,10 @@ pub struct GpuSimParams {
     /// 1 for the first page of a sparse grid, whose `bin_clear` empties the map of pool blocks
     /// every substep.
     pub reset_grid_blocks: u32,
+    /// Tensile strength σ_F, Pa (0: no cracking).
+    pub tensile_strength: f32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 impl SolverParams {
@@ -246,7 +248,8 @@ impl SolverParams {
             keep_grid_sums: 0,
             grid_pool_blocks: 0,
             reset_grid_blocks: 0,
-            _pad: [0; 3],
+            tensile_strength: m.tensile_strength as f32,
+            _pad: [0; 2],
         }
     }
 }
@@ -275,8 +278,11 @@ pub struct GpuParticle {
     pub plastic_jacobian: f32,
     /// Material id (which emitter made the particle; v1 has a single snow material).
     pub material: u32,
-    /// Padding to the size of WGSL's `Particle` (16-byte aligned, for tests/render_shaders.rs).
-    pub _pad: [u32; 2],
+    /// 1 once the particle has cracked (it then carries no tension), else 0.
+    pub damage: f32,
+    /// The particle's strength relative to the material's: its tensile strength and the stretch
+    /// at which it cracks are the material's times this (1 for even snow).
+    pub strength: f32,
 }
 
 impl GpuParticle {
@@ -292,7 +298,8 @@ impl GpuParticle {
             deformation: identity,
             plastic_jacobian: 1.0,
             material,
-            _pad: [0; 2],
+            damage: 0.0,
+            strength: 1.0,
         }
     }
 }

@@ -29,8 +29,8 @@ use wgpu::util::DeviceExt;
 use super::params::GpuParticle;
 use crate::gpu::{Gpu, GpuError};
 
-/// Jp and material of one particle: the `particle_plastic` stream. Mirrors `ParticlePlastic` in
-/// `shaders/mpm/particle.wgsl`.
+/// Jp, material and damage of one particle: the `particle_plastic` stream. Mirrors
+/// `ParticlePlastic` in `shaders/mpm/particle.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuParticlePlastic {
@@ -38,6 +38,10 @@ pub struct GpuParticlePlastic {
     pub plastic_jacobian: f32,
     /// Material id.
     pub material: u32,
+    /// 1 once the particle has cracked, else 0.
+    pub damage: f32,
+    /// Strength relative to the material's.
+    pub strength: f32,
 }
 
 /// The streams in binding order, with the bytes each holds per particle:
@@ -107,7 +111,12 @@ pub fn split(particles: &[GpuParticle]) -> [Vec<u8>; 6] {
     for p in particles {
         let position = [p.position[0], p.position[1], p.position[2], p.mass];
         let velocity = [p.velocity[0], p.velocity[1], p.velocity[2], p.volume];
-        let plastic = GpuParticlePlastic { plastic_jacobian: p.plastic_jacobian, material: p.material };
+        let plastic = GpuParticlePlastic {
+            plastic_jacobian: p.plastic_jacobian,
+            material: p.material,
+            damage: p.damage,
+            strength: p.strength,
+        };
         streams[0].extend_from_slice(bytemuck::bytes_of(&position));
         streams[1].extend_from_slice(bytemuck::bytes_of(&velocity));
         streams[2].extend_from_slice(bytemuck::bytes_of(&p.affine));
@@ -144,7 +153,8 @@ pub fn join(streams: &[Vec<u8>; 6], ids: &[u32]) -> Option<Vec<GpuParticle>> {
             deformation: deformation[i],
             plastic_jacobian: plastic[i].plastic_jacobian,
             material: plastic[i].material,
-            _pad: [0; 2],
+            damage: plastic[i].damage,
+            strength: plastic[i].strength,
         };
     }
     Some(out)
@@ -225,6 +235,8 @@ mod tests {
         let mut a = GpuParticle::new(glam::Vec3::new(1.0, 2.0, 3.0), glam::Vec3::new(-4.0, 5.0, 6.5), 0.25, 1e-6, 3);
         a.affine = [[1.0, 2.0, 3.0, 0.0], [4.0, 5.0, 6.0, 0.0], [7.0, 8.0, 9.0, 0.0]];
         a.plastic_jacobian = 0.75;
+        a.damage = 1.0;
+        a.strength = 0.5;
         let b = GpuParticle::new(glam::Vec3::splat(-1.0), glam::Vec3::ZERO, 2.0, 3.0, 7);
         let streams = split(&[a, b]);
         for (stream, (name, bytes)) in streams.iter().zip(STREAMS) {
@@ -234,7 +246,7 @@ mod tests {
         assert_eq!(join(&split(&[b, a]), &[1, 0]), Some(vec![a, b]), "stored swapped, put back by id");
         assert_eq!(join(&streams, &[1, 1]), None, "a repeated id");
         assert_eq!(join(&streams, &[0, 2]), None, "an id out of range");
-        assert_eq!(PARTICLE_BYTES, 168);
+        assert_eq!(PARTICLE_BYTES, 176);
         assert_eq!(STREAMS.iter().map(|s| s.1).max(), Some(WIDEST_STREAM_BYTES));
     }
 }

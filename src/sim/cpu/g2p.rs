@@ -14,6 +14,17 @@ use crate::sim::params::SolverParams;
 ///
 /// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
 pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
+    let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian);
+    (elastic, jp)
+}
+
+/// [`project_plasticity`], also returning the clamped singular values `Σc` (those of `F_E`) and
+/// the trial ones `Σ`.
+pub fn project_plasticity_svd(
+    material: &SnowMaterial,
+    f: &Matrix3<f64>,
+    plastic_jacobian: f64,
+) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
     let lo = 1.0 - material.critical_compression;
     let hi = 1.0 + material.critical_stretch;
@@ -25,7 +36,7 @@ pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jac
     let det = sigma.x * sigma.y * sigma.z;
     let det_clamped = clamped.x * clamped.y * clamped.z;
     let jp = (plastic_jacobian * (det / det_clamped).abs()).clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
-    (elastic, jp)
+    (elastic, jp, clamped, sigma)
 }
 
 /// Gathers grid velocities back to every particle and advances it by `params.dt`.
@@ -52,7 +63,16 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         }
         let affine = (4.0 / (h * h)) * b;
         let trial = (Matrix3::identity() + dt * affine) * p.deformation;
-        let (elastic, jp) = project_plasticity(&params.material, &trial, p.plastic_jacobian);
+        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian);
+        // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
+        // between them: its Jp may fall (compaction) but not rise.
+        if p.damage > 0.0 {
+            jp = jp.min(p.plastic_jacobian);
+        }
+        // Cracking (step 3b): the new state's largest principal stress against the tensile strength.
+        if params.material.cracks([stretch.x, stretch.y, stretch.z], [sigma.x, sigma.y, sigma.z], jp, p.strength) {
+            p.damage = 1.0;
+        }
 
         let mut x = p.position + dt * velocity;
         for (a, (l, u)) in [(lo.x, hi.x), (lo.y, hi.y), (lo.z, hi.z)].into_iter().enumerate() {

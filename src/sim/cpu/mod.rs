@@ -39,6 +39,10 @@ pub struct CpuParticle {
     pub plastic_jacobian: f64,
     /// Material id.
     pub material: u32,
+    /// 1 once the particle has cracked (it then carries no tension), else 0.
+    pub damage: f64,
+    /// Strength relative to the material's (tensile strength and cracking stretch).
+    pub strength: f64,
 }
 
 /// A GPU matrix (three columns padded to four floats) as an f64 matrix.
@@ -65,6 +69,8 @@ impl CpuParticle {
             deformation: matrix_from_gpu(&p.deformation),
             plastic_jacobian: p.plastic_jacobian as f64,
             material: p.material,
+            damage: p.damage as f64,
+            strength: p.strength as f64,
         }
     }
 
@@ -76,6 +82,8 @@ impl CpuParticle {
         p.affine = matrix_to_gpu(&self.affine);
         p.deformation = matrix_to_gpu(&self.deformation);
         p.plastic_jacobian = self.plastic_jacobian as f32;
+        p.damage = self.damage as f32;
+        p.strength = self.strength as f32;
         p
     }
 }
@@ -137,6 +145,21 @@ impl CpuSolver {
             self.collider_blend = (k + 1) as f64 / substeps as f64;
             self.substep();
         }
+    }
+
+    /// One output frame of `duration` seconds as `powder run` steps it: the stable substep from
+    /// the fastest particle and the stiffest hardening at the frame's start (Courant number
+    /// `cfl`), or the fixed `step`, split into whole substeps. Returns the substeps taken.
+    pub fn advance_frame(&mut self, duration: f64, step: crate::scene::TimeStep, cfl: f64) -> u32 {
+        let speed = self.particles.iter().map(|p| p.velocity.norm()).fold(0.0, f64::max);
+        let material = self.params.material;
+        let hardening =
+            self.particles.iter().map(|p| material.hardening_factor(p.plastic_jacobian)).fold(0.0, f64::max);
+        let stable = crate::sim::solver::stable_dt(&self.params, speed, hardening, cfl);
+        let (substeps, dt, _) = crate::headless::plan_frame(duration, step, stable);
+        self.params.dt = dt;
+        self.step_frame(substeps);
+        substeps
     }
 
     /// One substep of `params.dt`: grid_clear, p2g, grid_update, g2p.

@@ -11,11 +11,18 @@ use crate::sim::params::SolverParams;
 /// Kirchhoff stress of the fixed-corotated snow model (steps 3–5):
 /// `τ = 2μ (F − R) Fᵀ + λ (J − 1) J · I` with `μ = μ₀·hc`, `λ = λ₀·hc`,
 /// `hc = exp(clamp(ξ(1 − Jp), −10, 5))`, `R = U Vᵀ` and `J = σ₁σ₂σ₃` from the signed SVD.
-pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> Matrix3<f64> {
+/// A cracked particle (`damage` 1) keeps only the compressive principal stresses: with
+/// `(F − R) Fᵀ = U (Σ − I) Σ Uᵀ`, `τ = U diag(τᵢ) Uᵀ` and each `τᵢ > 0` is scaled by `1 − damage`.
+pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64, damage: f64) -> Matrix3<f64> {
     let hc = material.hardening_factor(plastic_jacobian);
     let mu = material.mu0() * hc;
     let lambda = material.lambda0() * hc;
     let (u, sigma, v) = signed_svd(f);
+    if damage > 0.0 {
+        let tau = material.principal_stress([sigma.x, sigma.y, sigma.z], plastic_jacobian);
+        let kept = nalgebra::Vector3::from(tau.map(|t| if t > 0.0 { t * (1.0 - damage) } else { t }));
+        return u * Matrix3::from_diagonal(&kept) * u.transpose();
+    }
     let r = u * v.transpose();
     let j = sigma.x * sigma.y * sigma.z;
     2.0 * mu * (f - r) * f.transpose() + Matrix3::identity() * (lambda * (j - 1.0) * j)
@@ -33,7 +40,7 @@ pub fn p2g(params: &SolverParams, particles: &[CpuParticle], grid: &mut CpuGrid)
     let h = spec.cell_size;
     for p in particles {
         let stencil = Stencil::new(spec, &p.position);
-        let tau = kirchhoff_stress(&params.material, &p.deformation, p.plastic_jacobian);
+        let tau = kirchhoff_stress(&params.material, &p.deformation, p.plastic_jacobian, p.damage);
         let a = -params.dt * p.volume * (4.0 / (h * h)) * tau + p.mass * p.affine;
         for (node, w, d) in stencil.nodes(spec) {
             let u = clamp_speed(p.velocity + (a * d) / p.mass, params.max_speed);
@@ -120,14 +127,14 @@ mod tests {
     fn stress_of_hand_computed_states() {
         let m = SnowMaterial::default();
         // Undeformed and rigidly rotated: zero stress (to rounding of μ₀ ~ 6e4 Pa times ~1e-15).
-        assert_eq!(kirchhoff_stress(&m, &Matrix3::identity(), 1.0), Matrix3::zeros());
+        assert_eq!(kirchhoff_stress(&m, &Matrix3::identity(), 1.0, 0.0), Matrix3::zeros());
         let rot = nalgebra::Rotation3::from_euler_angles(0.3, -0.7, 1.1).into_inner();
-        assert!(kirchhoff_stress(&m, &rot, 1.0).norm() < 1e-9 * m.mu0());
+        assert!(kirchhoff_stress(&m, &rot, 1.0, 0.0).norm() < 1e-9 * m.mu0());
         // Uniform compression F = s I with Jp = 0.95: R = I, J = s³, hc = exp(10 · 0.05) = e^0.5.
         let (s, jp) = (0.98, 0.95);
         let hc = (0.5f64).exp();
         let want = 2.0 * m.mu0() * hc * (s - 1.0) * s + m.lambda0() * hc * (s * s * s - 1.0) * s * s * s;
-        let tau = kirchhoff_stress(&m, &(Matrix3::identity() * s), jp);
+        let tau = kirchhoff_stress(&m, &(Matrix3::identity() * s), jp, 0.0);
         // Relative 1e-12: a handful of f64 operations on both sides.
         assert!((tau - Matrix3::identity() * want).norm() <= 1e-12 * want.abs(), "{tau} vs {want}");
     }

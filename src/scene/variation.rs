@@ -1,0 +1,125 @@
+//! How unevenly the snow is packed at time zero: the scene's `packing` section.
+//!
+//! Real snowballs are packed by hand, unevenly; a uniform one has no weaker places to crack
+//! along and, in MPM, flattens or holds together as a whole. powder varies each particle's initial
+//! plastic volume ratio `Jp = 1 + amplitude · n(x)`, with `n` a smooth noise in [−1, 1] that
+//! changes over `length` metres. Stomakhin et al. 2013's hardening ties stiffness to `Jp`:
+//! `E = E₀ · exp(ξ (1 − Jp))`, so a particle packed tighter (`Jp < 1`) starts stiffer and one packed
+//! looser (`Jp > 1`) softer, by up to `exp(ξ · amplitude)` either way, with `E₀` (the material's
+//! Young's modulus) the median. Everything after time zero is the unchanged model. See
+//! docs/breakage.md for why and what it changes.
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+
+use super::emitter::emitter_seed;
+
+/// Uneven packing of the emitted snow (the scene's `packing` section).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Packing {
+    /// Largest departure of the initial plastic volume ratio `Jp` from 1, in [0, 0.5]; 0 packs the
+    /// snow evenly.
+    pub amplitude: f64,
+    /// Distance over which the packing changes, metres (the noise's lattice spacing); > 0.
+    pub length: f64,
+    /// How much the snow's strength varies, in [0, 3]: each particle's tensile strength and
+    /// cracking stretch are the material's times `exp(strength · m(x))`, with `m` a second noise
+    /// like `n`. 0 makes every particle as strong as the material.
+    pub strength: f64,
+}
+
+impl Default for Packing {
+    fn default() -> Self {
+        Self { amplitude: DEFAULT_AMPLITUDE, length: DEFAULT_LENGTH, strength: DEFAULT_STRENGTH }
+    }
+}
+
+/// Default [`Packing::amplitude`].
+pub const DEFAULT_AMPLITUDE: f64 = 0.0;
+/// Default [`Packing::length`], metres.
+pub const DEFAULT_LENGTH: f64 = 0.1;
+/// Default [`Packing::strength`].
+pub const DEFAULT_STRENGTH: f64 = 0.0;
+
+impl Packing {
+    /// The initial `Jp` of a particle at `p` in a scene seeded by `seed`: `1 + amplitude · n(p)`.
+    pub fn plastic_jacobian(&self, p: DVec3, seed: u64) -> f64 {
+        if self.amplitude == 0.0 {
+            return 1.0;
+        }
+        1.0 + self.amplitude * value_noise(p / self.length, seed)
+    }
+
+    /// The strength of a particle at `p` relative to the material's: `exp(strength · m(p))`, from
+    /// a noise independent of the packing's.
+    pub fn strength_factor(&self, p: DVec3, seed: u64) -> f64 {
+        if self.strength == 0.0 {
+            return 1.0;
+        }
+        (self.strength * value_noise(p / self.length, emitter_seed(seed, 0x7374_7267))).exp()
+    }
+}
+
+/// Value noise in [−1, 1]: independent uniform values at the integer lattice points (hashed from
+/// the point and `seed`), blended between them with smoothstep weights, so it is continuous and
+/// changes over about one unit.
+fn value_noise(q: DVec3, seed: u64) -> f64 {
+    let base = q.floor();
+    let f = q - base;
+    let s = f * f * (DVec3::splat(3.0) - 2.0 * f);
+    let corner = |dx: i64, dy: i64, dz: i64| -> f64 {
+        let key = [base.x as i64 + dx, base.y as i64 + dy, base.z as i64 + dz];
+        let h = key.iter().fold(emitter_seed(seed, 0x7061_636b), |h, &k| emitter_seed(h, k as u64 as usize));
+        // The top 53 bits as a uniform number in [0, 1), mapped to [−1, 1).
+        (h >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
+    let mut z = [0.0; 2];
+    for (dz, zv) in z.iter_mut().enumerate() {
+        let mut y = [0.0; 2];
+        for (dy, yv) in y.iter_mut().enumerate() {
+            *yv = lerp(corner(0, dy as i64, dz as i64), corner(1, dy as i64, dz as i64), s.x);
+        }
+        *zv = lerp(y[0], y[1], s.y);
+    }
+    lerp(z[0], z[1], s.z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn even_packing_is_exactly_one() {
+        let p = Packing { amplitude: 0.0, length: 0.1, strength: 0.0 };
+        assert_eq!(p.plastic_jacobian(DVec3::new(0.3, 0.2, 0.1), 5), 1.0);
+    }
+
+    #[test]
+    fn uneven_packing_stays_in_its_bounds_and_varies_over_its_length() {
+        let p = Packing { amplitude: 0.2, length: 0.1, strength: 0.0 };
+        let (mut lo, mut hi, mut sum, mut jump) = (f64::MAX, f64::MIN, 0.0, 0.0f64);
+        let n = 4000;
+        for i in 0..n {
+            let x = DVec3::new(i as f64 * 0.0013, 0.37, 0.11);
+            let jp = p.plastic_jacobian(x, 3);
+            let next = p.plastic_jacobian(x + DVec3::new(0.001, 0.0, 0.0), 3);
+            (lo, hi, sum) = (lo.min(jp), hi.max(jp), sum + jp);
+            jump = jump.max((next - jp).abs());
+        }
+        // Bounded by 1 ± amplitude (interpolated corner values never leave [−1, 1]).
+        assert!(lo >= 0.8 && hi <= 1.2, "Jp in [{lo}, {hi}]");
+        // Over 52 noise lengths it uses most of its range, and it averages near 1: the corner
+        // values are uniform on [−1, 1], so the mean of ~50 independent ones is within ±0.2 of 0
+        // (about 1.5 standard deviations of 0.58/√50 times the amplitude, twice over).
+        assert!(lo < 0.9 && hi > 1.1, "Jp in [{lo}, {hi}]");
+        assert!((sum / n as f64 - 1.0).abs() < 0.04, "mean {}", sum / n as f64);
+        // Smooth: a step of 1/100 of the length changes n by at most 1.5 · 2 / 100 (the steepest
+        // smoothstep slope 1.5 times the largest corner difference 2), times the amplitude.
+        assert!(jump <= 0.2 * 0.03 + 1e-12, "largest change over 1 mm: {jump}");
+        // Another seed, other values.
+        let x = DVec3::new(0.55, 0.37, 0.11);
+        assert_ne!(p.plastic_jacobian(x, 3), p.plastic_jacobian(x, 4));
+    }
+}
