@@ -288,7 +288,7 @@ impl Scene {
             e.emit(s, seed, samples.meshes[i].as_ref(), sampling, |p| {
                 let mut particle = GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32);
                 particle.plastic_jacobian = self.packing.plastic_jacobian(p, self.seed) as f32;
-                particle.strength = self.packing.strength_factor(p, self.seed) as f32;
+                particle.strength = self.packing.strength_factor(p, self.seed, s) as f32;
                 out.push(particle);
             });
         }

@@ -103,6 +103,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
         check("packing.amplitude", scene.packing.amplitude, closed(0.0, PACKING_AMPLITUDE_MAX)),
         check("packing.length", scene.packing.length, PACKING_LENGTH_RANGE),
         check("packing.strength", scene.packing.strength, closed(0.0, 3.0)),
+        check("packing.grain", scene.packing.grain, closed(0.0, 10.0)),
     ]);
     if let Some(v) = scene.max_speed {
         out.push(check("max_speed", v, MAX_SPEED_RANGE));

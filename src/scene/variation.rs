@@ -27,11 +27,16 @@ pub struct Packing {
     /// cracking stretch are the material's times `exp(strength · m(x))`, with `m` a second noise
     /// like `n`. 0 makes every particle as strong as the material.
     pub strength: f64,
+    /// Size of the clumps the snow is packed from, metres; 0 packs it as one mass. With clumps,
+    /// particles within one particle spacing of the boundary between two clumps keep the
+    /// material's strength and the rest are [`GRAIN_INTERIOR_STRENGTH`] times as strong, so cracks
+    /// run between the clumps.
+    pub grain: f64,
 }
 
 impl Default for Packing {
     fn default() -> Self {
-        Self { amplitude: DEFAULT_AMPLITUDE, length: DEFAULT_LENGTH, strength: DEFAULT_STRENGTH }
+        Self { amplitude: DEFAULT_AMPLITUDE, length: DEFAULT_LENGTH, strength: DEFAULT_STRENGTH, grain: 0.0 }
     }
 }
 
@@ -52,13 +57,50 @@ impl Packing {
     }
 
     /// The strength of a particle at `p` relative to the material's: `exp(strength · m(p))`, from
-    /// a noise independent of the packing's.
-    pub fn strength_factor(&self, p: DVec3, seed: u64) -> f64 {
+    /// a noise independent of the packing's, times [`GRAIN_INTERIOR_STRENGTH`] inside a clump (more than `spacing` from the boundary
+    /// between two clumps) where `grain` > 0.
+    pub fn strength_factor(&self, p: DVec3, seed: u64, spacing: f64) -> f64 {
+        let clump = if self.grain > 0.0 && clump_boundary_distance(p / self.grain, seed) * self.grain > spacing {
+            GRAIN_INTERIOR_STRENGTH
+        } else {
+            1.0
+        };
         if self.strength == 0.0 {
-            return 1.0;
+            return clump;
         }
-        (self.strength * value_noise(p / self.length, emitter_seed(seed, 0x7374_7267))).exp()
+        clump * (self.strength * value_noise(p / self.length, emitter_seed(seed, 0x7374_7267))).exp()
     }
+}
+
+/// How much stronger the inside of a clump is than the boundary between clumps.
+pub const GRAIN_INTERIOR_STRENGTH: f64 = 10.0;
+
+/// Distance from `q` to the nearest boundary of its cell in a Voronoi diagram of one seed per unit
+/// lattice cell (jittered inside the cell by a hash of the cell and `seed`), in lattice units.
+fn clump_boundary_distance(q: DVec3, seed: u64) -> f64 {
+    let base = q.floor();
+    let seed_of = |dx: i64, dy: i64, dz: i64| -> DVec3 {
+        let key = [base.x as i64 + dx, base.y as i64 + dy, base.z as i64 + dz];
+        let h = key.iter().fold(emitter_seed(seed, 0x6772_6e73), |h, &k| emitter_seed(h, k as u64 as usize));
+        let unit = |bits: u64| (bits & 0x1f_ffff) as f64 / (1u64 << 21) as f64;
+        base + DVec3::new(dx as f64, dy as f64, dz as f64) + DVec3::new(unit(h), unit(h >> 21), unit(h >> 42))
+    };
+    let mut seeds = Vec::with_capacity(27);
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                seeds.push(seed_of(dx, dy, dz));
+            }
+        }
+    }
+    let nearest = seeds.iter().copied().min_by(|a, b| a.distance_squared(q).total_cmp(&b.distance_squared(q)));
+    let Some(nearest) = nearest else { return f64::INFINITY };
+    // The distance to the bisecting plane between the nearest seed and another one, minimised.
+    seeds
+        .iter()
+        .filter(|s| **s != nearest)
+        .map(|s| (s.distance_squared(q) - nearest.distance_squared(q)) / (2.0 * s.distance(nearest)))
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Value noise in [−1, 1]: independent uniform values at the integer lattice points (hashed from
@@ -92,13 +134,13 @@ mod tests {
 
     #[test]
     fn even_packing_is_exactly_one() {
-        let p = Packing { amplitude: 0.0, length: 0.1, strength: 0.0 };
+        let p = Packing { amplitude: 0.0, length: 0.1, strength: 0.0, grain: 0.0 };
         assert_eq!(p.plastic_jacobian(DVec3::new(0.3, 0.2, 0.1), 5), 1.0);
     }
 
     #[test]
     fn uneven_packing_stays_in_its_bounds_and_varies_over_its_length() {
-        let p = Packing { amplitude: 0.2, length: 0.1, strength: 0.0 };
+        let p = Packing { amplitude: 0.2, length: 0.1, strength: 0.0, grain: 0.0 };
         let (mut lo, mut hi, mut sum, mut jump) = (f64::MAX, f64::MIN, 0.0, 0.0f64);
         let n = 4000;
         for i in 0..n {
