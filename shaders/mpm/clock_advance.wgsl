@@ -26,7 +26,7 @@ fn clock_advance() {
     let speed_bits = atomicExchange(&clock.max_speed_bits, 0u);
     let hardening_bits = atomicExchange(&clock.max_hardening_bits, 0u);
     if (clock.finished != 0u) {
-        clock.active = 0u;
+        clock.running = 0u;
         return;
     }
     // Compared as bits so that NaN and +∞ (whose bits order above every finite value) fall back
@@ -56,7 +56,7 @@ fn clock_advance() {
     clock.dt = dt;
     clock.time += dt;
     clock.substeps += 1u;
-    clock.active = 1u;
+    clock.running = 1u;
     clock.max_ratio = max(clock.max_ratio, dt / stable);
     clock.stable_dt = stable;
     clock.min_stable_dt = min(clock.min_stable_dt, stable);

@@ -184,12 +184,12 @@ struct SubstepClock {
     _pad1: u32,
     // clock_advance, once per substep: simulated seconds and substeps of the frame so far (the
     // current substep included), the current substep's dt, its collider blend, whether it runs
-    // (active) and whether the frame has ended (finished).
+    // (running) and whether the frame has ended (finished).
     time: f32,
     dt: f32,
     blend: f32,
     substeps: u32,
-    active: u32,
+    running: u32,
     finished: u32,
     // The largest dt / stable dt of the frame's substeps, the stable dt of the current substep's
     // state, and the smallest of the frame's.

@@ -25,15 +25,16 @@ pub const BIN_ENTRIES: u32 = 3;
 const _: () = assert!(BIN_ENTRIES as u64 * ENTRY_BYTES == super::bins::INDIRECT_ARGS_BYTES);
 /// Gated entries, one per dispatch size a substep uses ([`Gate`]); `GATED_ENTRIES` in
 /// `clock_gate.wgsl`. Their template follows them.
-pub const GATED_ENTRIES: u32 = 6;
+pub const GATED_ENTRIES: u32 = 5;
 /// Bytes of one entry of indirect arguments: workgroups x, y, z and an unused word.
 pub const ENTRY_BYTES: u64 = 16;
 /// Bytes of a page's indirect arguments: `bin_dispatch`'s, the gated ones and their template.
 pub const INDIRECT_ARGS_BYTES: u64 = (BIN_ENTRIES + 2 * GATED_ENTRIES) as u64 * ENTRY_BYTES;
 
 /// The dispatch sizes of a substep that are fixed by the state (those `bin_dispatch` sizes are
-/// not among them): each has a gated entry of indirect arguments, which `clock_gate` sets to its
-/// template or to zero.
+/// not among them, nor the one-thread passes, which write indirect arguments and so cannot read
+/// theirs from the same buffer; `bin_dispatch` checks the clock itself): each has a gated entry
+/// of indirect arguments, which `clock_gate` sets to its template or to zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gate {
     /// One thread per particle of the page.
@@ -46,14 +47,12 @@ pub enum Gate {
     BinClear = 3,
     /// `bin_cell_offsets`'s threads.
     CellOffsets = 4,
-    /// A single thread (`bin_dispatch`).
-    One = 5,
 }
 
 impl Gate {
     /// Every gate, in entry order.
     pub const ALL: [Gate; GATED_ENTRIES as usize] =
-        [Gate::Particles, Gate::GridWords, Gate::Nodes, Gate::BinClear, Gate::CellOffsets, Gate::One];
+        [Gate::Particles, Gate::GridWords, Gate::Nodes, Gate::BinClear, Gate::CellOffsets];
 
     /// Byte offset of the gate's live entry in a page's indirect arguments.
     pub fn offset(self) -> u64 {
@@ -116,7 +115,7 @@ pub struct GpuSubstepClock {
     /// Substeps run in the frame so far.
     pub substeps: u32,
     /// 1 if the current substep runs.
-    pub active: u32,
+    pub running: u32,
     /// 1 once the frame has ended.
     pub finished: u32,
     /// Largest dt / stable dt of the frame's substeps.
@@ -236,8 +235,8 @@ mod tests {
     #[test]
     fn gates_and_template_follow_the_bin_entries() {
         assert_eq!(Gate::Particles.offset(), 48);
-        assert_eq!(Gate::One.offset() + ENTRY_BYTES, Gate::Particles.template_offset());
-        assert_eq!(Gate::One.template_offset() + ENTRY_BYTES, INDIRECT_ARGS_BYTES);
+        assert_eq!(Gate::CellOffsets.offset() + ENTRY_BYTES, Gate::Particles.template_offset());
+        assert_eq!(Gate::CellOffsets.template_offset() + ENTRY_BYTES, INDIRECT_ARGS_BYTES);
         assert!(Gate::ALL.iter().enumerate().all(|(i, g)| *g as usize == i));
     }
 }

@@ -552,6 +552,7 @@ impl Solver {
         let e = &mut encoder;
         let k = &self.kernels;
         self.clear_bins_first.set(true);
+        self.write_clock_running(gpu);
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 // In a substep the previous grid update zeroed the sums and the cell counters; a

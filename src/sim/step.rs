@@ -74,11 +74,13 @@ impl Dispatch {
     /// This dispatch of `pass` within a substep: a fixed-size one becomes indirect, from the
     /// gated entry of its size ([`Gate`]), which `clock_gate` empties once the frame has ended.
     /// The ones already indirect (sized by `bin_dispatch`) are emptied by `clock_gate` too.
+    /// `bin_dispatch` stays as it is: it writes the indirect arguments, so it cannot read its own
+    /// from them; it checks the clock itself.
     fn gated(self, pass: MpmPass) -> Dispatch {
-        match self {
-            Dispatch::Threads(_) => Dispatch::Indirect(gate_of(pass).offset()),
-            Dispatch::Round { round, .. } => Dispatch::IndirectRound { offset: gate_of(pass).offset(), round },
-            indirect => indirect,
+        match (self, gate_of(pass)) {
+            (Dispatch::Threads(_), Some(gate)) => Dispatch::Indirect(gate.offset()),
+            (Dispatch::Round { round, .. }, Some(gate)) => Dispatch::IndirectRound { offset: gate.offset(), round },
+            (dispatch, _) => dispatch,
         }
     }
 }
@@ -150,24 +152,24 @@ pub fn record_runs(
 }
 
 /// Threads of a one-thread-per-item dispatch of `pass` over `state` ([`gate_threads`] of its
-/// [`gate_of`]). The passes dispatched from the indirect arguments ([`dispatch_of`]) are not
-/// sized here.
+/// [`gate_of`], or a single one). The passes dispatched from the indirect arguments
+/// ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
-    gate_threads(gate_of(pass), state)
+    gate_of(pass).map_or(1, |gate| gate_threads(gate, state))
 }
 
 /// The size class of a one-thread-per-item dispatch of `pass`: one thread per fixed-point word
-/// (grid_clear), grid node (grid_update), eight per pool block (bin_cell_offsets), a single one
-/// (bin_dispatch and the clock's one-thread passes), a fixed number striding over a list
-/// (bin_clear), else one per particle.
-pub fn gate_of(pass: MpmPass) -> Gate {
+/// (grid_clear), grid node (grid_update), eight per pool block (bin_cell_offsets), a fixed number
+/// striding over a list (bin_clear), else one per particle; `None` for the passes of a single
+/// thread (bin_dispatch and the clock's).
+pub fn gate_of(pass: MpmPass) -> Option<Gate> {
     match pass {
-        MpmPass::GridClear => Gate::GridWords,
-        MpmPass::GridUpdate => Gate::Nodes,
-        MpmPass::BinClear => Gate::BinClear,
-        MpmPass::BinCellOffsets => Gate::CellOffsets,
-        MpmPass::BinDispatch | MpmPass::ClockAdvance | MpmPass::ClockGate => Gate::One,
-        _ => Gate::Particles,
+        MpmPass::GridClear => Some(Gate::GridWords),
+        MpmPass::GridUpdate => Some(Gate::Nodes),
+        MpmPass::BinClear => Some(Gate::BinClear),
+        MpmPass::BinCellOffsets => Some(Gate::CellOffsets),
+        MpmPass::BinDispatch | MpmPass::ClockAdvance | MpmPass::ClockGate => None,
+        _ => Some(Gate::Particles),
     }
 }
 
@@ -178,7 +180,6 @@ pub fn gate_threads(gate: Gate, state: &SimState) -> u32 {
         Gate::Nodes => state.node_count,
         Gate::BinClear => state.block_count.min(bins::CLEAR_THREADS),
         Gate::CellOffsets => state.grid_storage.pool_blocks() * bins::REACHED_BLOCKS,
-        Gate::One => 1,
         Gate::Particles => state.particle_count,
     }
 }

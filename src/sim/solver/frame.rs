@@ -131,6 +131,13 @@ impl Solver {
         Ok(clock)
     }
 
+    /// Marks the clock's substep as running, as a pass run alone ([`Solver::run_pass`]) needs it:
+    /// a sort's `bin_dispatch` after a frame's end would otherwise size no dispatches.
+    pub(super) fn write_clock_running(&self, gpu: &Gpu) {
+        let offset = std::mem::offset_of!(GpuSubstepClock, running) as u64;
+        gpu.queue.write_buffer(&self.pages[0].clock, offset, &1u32.to_le_bytes());
+    }
+
     /// Writes the clock's dt and collider blend: what a pass run alone reads.
     pub(super) fn write_clock_dt(&self, gpu: &Gpu, dt: f64, blend: f32) {
         let offset = std::mem::offset_of!(GpuSubstepClock, dt) as u64;
