@@ -636,7 +636,8 @@ impl Solver {
             occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
             touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
             header,
-            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args),
+            // bin_dispatch's entries, ahead of the clock's gated ones.
+            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args[..super::bins::INDIRECT_ARGS_BYTES as usize]),
             bins,
             order,
         })
