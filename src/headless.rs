@@ -191,7 +191,8 @@ pub fn advance(
                 (t0 + first as f64 * dt, t0 + last as f64 * dt, step)
             }
             TimeStep::Auto => {
-                let (start, end) = (t0 + duration * part as f64 / parts as f64, t0 + duration * (part + 1) as f64 / parts as f64);
+                let (start, end) =
+                    (t0 + duration * part as f64 / parts as f64, t0 + duration * (part + 1) as f64 / parts as f64);
                 (start, end, FrameStep::Auto { max_substeps: (MAX_SUBSTEPS_PER_FRAME / parts).max(1) })
             }
         };

@@ -470,10 +470,8 @@ impl BenchResult {
             1.0 / self.dt,
             self.dt / (self.wall_ms_per_substep * 1e-3)
         );
-        out += &format!(
-            "  dt / stable dt of the states the timed substeps stepped: at most {:.3}\n",
-            self.max_dt_ratio
-        );
+        out +=
+            &format!("  dt / stable dt of the states the timed substeps stepped: at most {:.3}\n", self.max_dt_ratio);
         out
     }
 }

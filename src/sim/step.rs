@@ -243,13 +243,7 @@ impl<'a> Stage<'a> {
 /// The stages of substep `index` of a run of `count` over `pages`, in the order they run (see
 /// [`record_substep`]), `fused` or not, each dispatch gated ([`Dispatch::gated`]) and the clock's
 /// passes ahead of the sort (or grid_clear) stage.
-fn substep_stages<'a>(
-    kernels: &Kernels,
-    pages: &'a [SimState],
-    index: u32,
-    count: u32,
-    fused: bool,
-) -> Vec<Stage<'a>> {
+fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, count: u32, fused: bool) -> Vec<Stage<'a>> {
     let first = &pages[0];
     // One page bins its particles and updates the blocks they touch, leaving grid_fixed zeroed
     // behind it. With several, each page has bins of its own and their lists of touched blocks

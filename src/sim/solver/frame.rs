@@ -141,9 +141,8 @@ impl Solver {
     /// Writes the clock's dt and collider blend: what a pass run alone reads.
     pub(super) fn write_clock_dt(&self, gpu: &Gpu, dt: f64, blend: f32) {
         let offset = std::mem::offset_of!(GpuSubstepClock, dt) as u64;
-        const _: () = assert!(
-            std::mem::offset_of!(GpuSubstepClock, blend) == std::mem::offset_of!(GpuSubstepClock, dt) + 4
-        );
+        const _: () =
+            assert!(std::mem::offset_of!(GpuSubstepClock, blend) == std::mem::offset_of!(GpuSubstepClock, dt) + 4);
         let words = [(dt as f32).to_bits(), blend.to_bits()];
         gpu.queue.write_buffer(&self.pages[0].clock, offset, bytemuck::cast_slice(&words));
     }
