@@ -10,7 +10,7 @@ use powder::gpu::Gpu;
 use powder::headless::plan_frame;
 use powder::scene::TimeStep;
 use powder::sim::Solver;
-use powder::sim::clock::{FrameReport, FrameStep};
+use powder::sim::clock::{self, FrameReport, FrameStep};
 use powder::sim::params::{GpuParticle, SolverParams};
 
 /// Output frames per second of the collision tests.
@@ -193,6 +193,13 @@ fn auto_substeps_stay_within_the_stable_dt_and_a_fixed_dt_past_it_says_by_how_mu
     eprintln!("stable dt {stable:.4e} s; auto frame {auto:?}");
     assert_eq!(auto.substeps as f64, (1.0 / 60.0 / stable).ceil());
     assert!(auto.max_ratio <= 1.0 && auto.max_ratio > 0.5, "auto: dt / stable dt {}", auto.max_ratio);
+    // The host recorded more substeps than the frame took (a quarter more, plus one): those past its
+    // end had every dispatch emptied, the gated ones by clock_gate and the sort-sized ones by
+    // bin_dispatch, while the template stays for the next frame.
+    let args: Vec<[u32; 4]> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&solver.pages()[0].indirect_args).expect("args"));
+    let (live, template) = args.split_at(3 + clock::GATED_ENTRIES as usize);
+    assert!(live.iter().all(|a| a[0] * a[1] * a[2] == 0), "dispatches left on past the frame's end: {live:?}");
+    assert!(template.iter().all(|a| a[0] * a[1] * a[2] > 0), "template {template:?}");
     // Fixed, three times the stable dt: it runs all four substeps as given, and the clock measures
     // each against the stable dt of the state it stepped. The GPU evaluates cfl·h/(|v| + c) in f32
     // (about six roundings, 4e-7) and the state drifts only by rounding (the velocity by ~1e-7 over
