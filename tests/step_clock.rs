@@ -196,7 +196,8 @@ fn auto_substeps_stay_within_the_stable_dt_and_a_fixed_dt_past_it_says_by_how_mu
     // The host recorded more substeps than the frame took (a quarter more, plus one): those past its
     // end had every dispatch emptied, the gated ones by clock_gate and the sort-sized ones by
     // bin_dispatch, while the template stays for the next frame.
-    let args: Vec<[u32; 4]> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&solver.pages()[0].indirect_args).expect("args"));
+    let args: Vec<[u32; 4]> =
+        bytemuck::pod_collect_to_vec(&gpu.read_buffer(&solver.pages()[0].indirect_args).expect("args"));
     let (live, template) = args.split_at(3 + clock::GATED_ENTRIES as usize);
     assert!(live.iter().all(|a| a[0] * a[1] * a[2] == 0), "dispatches left on past the frame's end: {live:?}");
     assert!(template.iter().all(|a| a[0] * a[1] * a[2] > 0), "template {template:?}");
