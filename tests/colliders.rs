@@ -121,13 +121,14 @@ fn acceleration(v: &[(f64, f64)]) -> f64 {
 #[test]
 fn a_block_slides_down_the_gltf_ramp_at_g_sin_minus_mu_cos() {
     let gpu = common::gpu();
-    for mu in [0.0, 0.2] {
+    for mu in [0.0, 0.3] {
         let (v, deepest, h) = slide(&gpu, mu);
         let measured = acceleration(&v);
         let expected = G * (SLOPE.sin() - mu * SLOPE.cos());
         eprintln!("μ = {mu}: measured {measured:.3} m/s², expected {expected:.3}, deepest {deepest:.4} m");
         // 1 %: the grid applies friction node by node to the contact layer, and the block's
-        // elastic ringing after landing is still decaying at 0.2 s (measured: within 0.1 %).
+        // elastic ringing after landing is still decaying at 0.2 s (measured: 4.905 at μ = 0, 2.345
+        // against 2.356 at μ = 0.3, −0.45 %).
         assert!((measured - expected).abs() <= 0.01 * expected, "μ = {mu}: a = {measured} vs {expected}");
         assert!(deepest <= h, "μ = {mu}: a particle got {deepest} m below the slope (cell {h} m)");
     }

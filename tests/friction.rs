@@ -6,8 +6,8 @@
 //! slope): released unstressed it would ring, and a ringing block both creeps below the friction
 //! angle (its normal load dips to zero twice a period) and, on a `slip` wall, which also pulls, is
 //! pushed back harder after each pull and so rubs more. Those are effects of the ringing, not of the
-//! friction law. On the GPU (lavapipe): the shaders' friction matches the twin's where snow leaves
-//! a slip floor.
+//! friction law. On the GPU (lavapipe): the loaded block slides at the Coulomb rate and sticks as on
+//! the twin, and the shaders' friction matches the twin's where snow leaves a slip floor.
 
 mod common;
 
@@ -90,6 +90,21 @@ fn slide_cpu(kind: BoundaryKind, mu: f64, ps: &[GpuParticle], seconds: f64) -> V
     out
 }
 
+/// As [`slide_cpu`], on the GPU (lavapipe, real dispatches, the sorted path).
+fn slide_gpu(kind: BoundaryKind, mu: f64, ps: &[GpuParticle], seconds: f64) -> Vec<(f64, f64)> {
+    let gpu = common::gpu();
+    let solver = Solver::new(&gpu, incline_params(kind, mu), ps).expect("solver");
+    let chunk = 20;
+    let chunks = (seconds / (DT * chunk as f64)).round() as usize;
+    let mut out = Vec::with_capacity(chunks);
+    for c in 1..=chunks {
+        solver.step(&gpu, chunk as u32);
+        let particles = solver.read_particles(&gpu).expect("particles");
+        out.push(((c * chunk) as f64 * DT, common::mean(&particles, |p| p.velocity[0] as f64)));
+    }
+    out
+}
+
 /// g(sin θ − μ cos θ), m/s².
 fn coulomb_acceleration(mu: f64) -> f64 {
     let theta = THETA_DEG.to_radians();
@@ -120,6 +135,27 @@ fn block_slides_at_the_coulomb_rate_on_slip_and_separate_walls() {
         eprintln!("{kind:?}, {start}: along-slope acceleration {a:.4} m/s² (Coulomb {want:.4})");
         assert!((a / want - 1.0).abs() < 0.02, "{kind:?}, {start}: {a:.4} m/s² against g(sin θ − μ cos θ) = {want:.4}");
     }
+}
+
+#[test]
+fn gpu_block_slides_at_the_coulomb_rate_as_the_twin_does() {
+    // The product path: the shaders' walls and friction on lavapipe, the loaded block of the test
+    // above on both wall kinds, against g(sin θ − μ cos θ) and against the twin's fit.
+    let want = coulomb_acceleration(0.3);
+    let loaded = loaded_block(0.3);
+    for kind in [BoundaryKind::Slip, BoundaryKind::Separate] {
+        let a = fitted_acceleration(&slide_gpu(kind, 0.3, &loaded, 0.25));
+        let twin = fitted_acceleration(&slide_cpu(kind, 0.3, &loaded, 0.25));
+        eprintln!("{kind:?}: GPU along-slope acceleration {a:.4} m/s², twin {twin:.4} (Coulomb {want:.4})");
+        assert!((a / want - 1.0).abs() < 0.02, "{kind:?}: GPU {a:.4} m/s² against g(sin θ − μ cos θ) = {want:.4}");
+        // GPU against twin: f32 and fixed-point rounding over 1 000 substeps; 0.5 % of the rate.
+        assert!((a - twin).abs() < 0.005 * want, "{kind:?}: GPU {a:.4} against the twin's {twin:.4}");
+    }
+    // Static friction on the GPU: μ = 0.7 > tan 30° holds the block (the bound as below).
+    let held = slide_gpu(BoundaryKind::Slip, 0.7, &loaded_block(0.7), 0.25);
+    let fastest = held.iter().filter(|(t, _)| *t > 0.05).map(|(_, v)| v.abs()).fold(0.0, f64::max);
+    eprintln!("Slip, μ = 0.7: GPU fastest mean along-slope speed after 0.05 s {fastest:.2e} m/s");
+    assert!(fastest < 1e-2, "the block slid at up to {fastest} m/s on the GPU with μ = 0.7 > tan 30°");
 }
 
 #[test]

@@ -210,3 +210,39 @@ fn elastic_snow_recovers_its_shape_and_plastic_snow_does_not() {
     // Its elastic F relaxed too (that part was elastic): the difference is all in Jp.
     assert!(plastic.f_deviation < 0.1 * f0_deviation, "plastic |F − I| = {}", plastic.f_deviation);
 }
+
+#[test]
+fn elastic_deformation_is_kept_exactly_while_nothing_moves() {
+    // Particles with a general elastic F (a rotation times a stretch inside [1 − θc, 1 + θs]) far
+    // apart, no gravity, and E = 1 Pa, so the grid velocities are ~1e-9 m/s and dt·C (~1e-11) is
+    // lost against F's entries: every substep's trial F is the stored F. The plasticity step must
+    // then hand F back unchanged. Rebuilding it as U Σ Vᵀ from the f32 SVD instead shrank it by
+    // about an ulp a substep, which made resting snow creep (tests/settling.rs).
+    let gpu = common::gpu();
+    let mut params = common::params(16, H, 1e-4);
+    params.gravity = glam::DVec3::ZERO;
+    params.material.youngs_modulus = 1.0;
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut ps = Vec::new();
+    for i in 0..8 {
+        let x = Vec3::new(0.1 + 0.04 * i as f32, 0.25, 0.25);
+        let mut p = GpuParticle::new(x, Vec3::ZERO, 400.0 * (H as f32 / 2.0).powi(3), (H as f32 / 2.0).powi(3), 0);
+        let axis = Vector3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), 1.0);
+        let r = Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(axis), rng.random_range(0.0..3.0));
+        let s = Vector3::new(rng.random_range(0.98..1.0), rng.random_range(0.98..1.0), rng.random_range(1.0..1.007));
+        let f: Matrix3<f64> = r.matrix() * Matrix3::from_diagonal(&s);
+        p.deformation = common::padded_d(&f);
+        ps.push(p);
+    }
+    let solver = Solver::new(&gpu, params, &ps).expect("solver");
+    solver.step(&gpu, 1000);
+    let out = solver.read_particles(&gpu).expect("particles");
+    let mut worst = 0.0f64;
+    for (p, q) in ps.iter().zip(&out) {
+        let (a, b) = (common::mat3d(&p.deformation), common::mat3d(&q.deformation));
+        worst = worst.max((b - a).abs().max());
+    }
+    eprintln!("largest change of an entry of F over 1000 substeps: {worst:.2e} ({:.1} U)", worst / U);
+    // Measured: kept bit for bit. Rebuilt as U Σ Vᵀ, an entry drifted by 4.4e-5 (733 U).
+    assert!(worst <= U, "F drifted by {worst} over 1000 substeps at rest");
+}

@@ -49,11 +49,15 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32) -> PlasticState {
     let lo = 1.0 - params.critical_compression;
     let hi = 1.0 + params.critical_stretch;
     let clamped = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
-    let sigma_matrix = mat3x3<f32>(clamped.x, 0.0, 0.0, 0.0, clamped.y, 0.0, 0.0, 0.0, clamped.z);
+    // F_E = U Σc Vᵀ written as F + U (Σc − Σ) Vᵀ: inside the elastic range F is kept bit for bit.
+    // Rebuilding it from the f32 SVD every substep shrank F by about an ulp per substep, and resting
+    // snow crept (docs/algorithm.md, g2p step 3).
+    let removed = clamped - d.sigma;
+    let correction = mat3x3<f32>(removed.x, 0.0, 0.0, 0.0, removed.y, 0.0, 0.0, 0.0, removed.z);
     let j_trial = d.sigma.x * d.sigma.y * d.sigma.z;
     let j_clamped = clamped.x * clamped.y * clamped.z;
     var out: PlasticState;
-    out.deformation = d.u * sigma_matrix * transpose(d.v);
+    out.deformation = f + d.u * correction * transpose(d.v);
     out.u = d.u;
     out.sigma = clamped;
     out.plastic_jacobian = clamp(

@@ -12,13 +12,16 @@ use crate::sim::params::SolverParams;
 /// Snow plasticity (step 3): clamps the singular values of the trial elastic gradient `f` to
 /// `[1 − θc, 1 + θs]` and moves the removed volume change into `Jp`.
 ///
-/// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
+/// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
 pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
     let (u, sigma, v) = signed_svd(f);
     let lo = 1.0 - material.critical_compression;
     let hi = 1.0 + material.critical_stretch;
     let clamped = sigma.map(|s| s.clamp(lo, hi));
-    let elastic = u * Matrix3::from_diagonal(&clamped) * v.transpose();
+    // F + U (Σc − Σ) Vᵀ = U Σc Vᵀ, written as a correction to F so that snow inside its elastic
+    // range keeps F exactly: rebuilding F from its SVD every substep adds the SVD's rounding each
+    // time, which in the GPU's f32 shrinks F steadily and makes resting snow creep.
+    let elastic = f + u * Matrix3::from_diagonal(&(clamped - sigma)) * v.transpose();
     let det = sigma.x * sigma.y * sigma.z;
     let det_clamped = clamped.x * clamped.y * clamped.z;
     let jp = (plastic_jacobian * (det / det_clamped).abs()).clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
