@@ -10,6 +10,7 @@ use crate::fragments::{Fragments, LINK_FACTOR, find_fragments};
 use crate::gpu::Gpu;
 use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
 use crate::sim::capacity::DeviceLimits;
+use crate::sim::clock::{FrameReport, FrameStep};
 use crate::sim::grid_pool::GridMode;
 use crate::sim::params::GpuParticle;
 use crate::sim::state::StateError;
@@ -18,8 +19,9 @@ use crate::sim::{Solver, SolverError, SolverStats};
 /// Most substeps one frame may take. A frame that would need more (a state so stiff or fast that
 /// the stable dt collapsed) is run with this many and a warning, rather than stalling for hours.
 pub const MAX_SUBSTEPS_PER_FRAME: u32 = 20_000;
-/// Substeps recorded into one command buffer, so no single submission runs for very long.
-const SUBSTEPS_PER_SUBMIT: u32 = 64;
+/// Most substeps of one collider frame where colliders move: their pose is sampled at each part's
+/// start and end ([`advance`]).
+const SUBSTEPS_PER_COLLIDER_FRAME: u32 = 64;
 
 /// Failures of a headless run.
 #[derive(Debug, Error)]
@@ -82,6 +84,11 @@ pub struct RunSummary {
     /// The pieces the snow is in at the last frame ([`crate::fragments`]: particles closer than
     /// 1.5 initial spacings linked).
     pub fragments: Option<Fragments>,
+    /// The largest ratio of a substep's dt to the stable dt of the state it stepped, over the run
+    /// ([`FrameReport::max_ratio`]); at most 1 under `"dt": "auto"` unless a frame was capped.
+    pub max_dt_ratio: f64,
+    /// Frames with a substep past the stable dt of the state it stepped (ratio above 1).
+    pub frames_past_stable: u32,
 }
 
 /// Creates the solver for `scene`, naming the scene file in errors: its particles made once their
@@ -158,29 +165,46 @@ pub fn build_solver_grid(
     })
 }
 
-/// Runs `substeps` substeps of `dt` from scene time `t0`, in submissions of at most
-/// [`SUBSTEPS_PER_SUBMIT`]. Each submission is one collider frame: moving colliders are sampled at
-/// its start and end and blended across its substeps; static ones are uploaded once (when the
-/// solver has none yet).
+/// Simulates one frame of `duration` seconds from scene time `t0`, stepped as `step` says, and
+/// reports its substeps. `stable` is the stable dt at the frame's start: it splits a fixed dt's
+/// frame into whole substeps ([`plan_frame`]) and estimates an auto frame's substeps. Each
+/// substep's dt is chosen on the GPU from the state it steps ([`Solver::step_frame`]).
+///
+/// Moving colliders are sampled at the start and end of each part of the frame of at most
+/// [`SUBSTEPS_PER_COLLIDER_FRAME`] substeps (an auto frame is split into equal parts of time by its
+/// estimated substeps), each a collider frame of its own whose substeps blend the two; static ones
+/// are uploaded once (when the solver has none yet).
 pub fn advance(
     gpu: &Gpu,
     solver: &mut Solver,
     colliders: &mut ColliderSet,
     t0: f64,
-    dt: f64,
-    substeps: u32,
-) -> Result<(), SolverError> {
-    let mut done = 0;
-    while done < substeps {
-        let n = (substeps - done).min(SUBSTEPS_PER_SUBMIT);
-        // Both ends from t0, so that one submission's end is exactly the next one's start (a
-        // moving mesh's field there is then built once: ColliderSet::frames).
-        let (start, end) = (t0 + done as f64 * dt, t0 + (done + n) as f64 * dt);
+    duration: f64,
+    step: TimeStep,
+    stable: f64,
+) -> Result<FrameReport, SolverError> {
+    let (substeps, dt, _) = plan_frame(duration, step, stable);
+    let parts = if colliders.is_animated() { substeps.div_ceil(SUBSTEPS_PER_COLLIDER_FRAME).max(1) } else { 1 };
+    let mut report: Option<FrameReport> = None;
+    for part in 0..parts {
+        let (start, end, frame_step) = match step {
+            // Whole substeps of dt: each part has its share, the last one the rest.
+            TimeStep::Fixed(_) => {
+                let (first, last) = (part * substeps / parts, (part + 1) * substeps / parts);
+                let step = FrameStep::Fixed { dt, substeps: last - first };
+                (t0 + first as f64 * dt, t0 + last as f64 * dt, step)
+            }
+            TimeStep::Auto => {
+                let (start, end) =
+                    (t0 + duration * part as f64 / parts as f64, t0 + duration * (part + 1) as f64 / parts as f64);
+                (start, end, FrameStep::Auto { max_substeps: (MAX_SUBSTEPS_PER_FRAME / parts).max(1) })
+            }
+        };
         upload_colliders(gpu, solver, colliders, start, end)?;
-        solver.step(gpu, n);
-        done += n;
+        let done = solver.step_frame(gpu, end - start, frame_step, None)?;
+        report = Some(report.map_or(done, |r| r.merged(done)));
     }
-    Ok(())
+    Ok(report.unwrap_or_default())
 }
 
 /// Gives the solver the colliders of the frame `[t0, t1]`, unless they are static and already there.
@@ -268,25 +292,20 @@ pub fn run_solver(
         let (stable, stats) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
         summary.overflow_count += stats.overflow_count as u64;
         summary.nonfinite_count += stats.nonfinite_count as u64;
-        let (substeps, dt, capped) = plan_frame(scene.frame_duration(), scene.time.dt, stable);
-        if capped {
-            summary.capped_frames += 1;
-            log::warn!(
-                "frame {frame}: the stable dt {stable:.3e} s would need more than {MAX_SUBSTEPS_PER_FRAME} \
-                 substeps; running {substeps} of {dt:.3e} s (past the stability limit)"
-            );
-        }
-        if matches!(scene.time.dt, TimeStep::Fixed(_)) && dt > stable {
-            log::warn!("frame {frame}: dt {dt:.3e} s exceeds the stable dt {stable:.3e} s");
-        }
-        solver.set_dt(gpu, dt);
+        let (_, _, fixed_capped) = plan_frame(scene.frame_duration(), scene.time.dt, stable);
         let t0 = summary.simulated_time;
-        advance(gpu, &mut solver, &mut colliders, t0, dt, substeps).map_err(solver_err)?;
+        let duration = scene.frame_duration();
+        let report =
+            advance(gpu, &mut solver, &mut colliders, t0, duration, scene.time.dt, stable).map_err(solver_err)?;
         if gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(RunError::DeviceLost { frame });
         }
-        summary.substeps += substeps as u64;
-        summary.simulated_time += scene.frame_duration();
+        log_frame(frame, &report, fixed_capped);
+        summary.capped_frames += (report.capped || fixed_capped) as u32;
+        summary.frames_past_stable += (report.max_ratio > 1.0) as u32;
+        summary.max_dt_ratio = summary.max_dt_ratio.max(report.max_ratio);
+        summary.substeps += report.substeps as u64;
+        summary.simulated_time += duration;
         let particles = solver.read_particles(gpu).map_err(solver_err)?;
         write_ply(&out_dir.join(frame_file_name(frame)), &particles)?;
         summary.frames_written += 1;
@@ -308,6 +327,29 @@ pub fn last_fragments(scene: &Scene, particles: &[GpuParticle]) -> Option<Fragme
     let positions: Vec<[f32; 3]> = particles.iter().map(|p| p.position).collect();
     let masses: Vec<f32> = particles.iter().map(|p| p.mass).collect();
     find_fragments(&positions, Some(&masses), LINK_FACTOR * scene.particle_spacing()).ok()
+}
+
+/// Logs what frame `frame`'s substeps did: their count and largest dt / stable dt (info), and a
+/// warning where a substep went past the stable dt of the state it stepped or the frame hit the
+/// substep cap (`fixed_capped`: a fixed dt that could not fill the frame).
+fn log_frame(frame: u32, report: &FrameReport, fixed_capped: bool) {
+    let FrameReport { substeps, time, max_ratio, min_stable_dt, last_dt, capped } = *report;
+    log::info!(
+        "frame {frame}: {substeps} substeps over {time:.4e} s, dt / stable dt at most {max_ratio:.3} \
+         (smallest stable dt {min_stable_dt:.3e} s)"
+    );
+    if capped || fixed_capped {
+        log::warn!(
+            "frame {frame}: the frame needed more than {MAX_SUBSTEPS_PER_FRAME} substeps; it ran {substeps} \
+             covering {time:.4e} s"
+        );
+    }
+    if max_ratio > 1.0 {
+        log::warn!(
+            "frame {frame}: a substep ran {max_ratio:.2}× past the stable dt of the state it stepped \
+             (dt {last_dt:.3e} s, smallest stable dt {min_stable_dt:.3e} s)"
+        );
+    }
 }
 
 #[cfg(test)]

@@ -252,14 +252,21 @@ fn run(args: RunArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     eprintln!(
-        "wrote {} frames to {} ({} substeps, {:.3} s simulated)",
+        "wrote {} frames to {} ({} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt)",
         summary.frames_written,
         out.display(),
         summary.substeps,
-        summary.simulated_time
+        summary.simulated_time,
+        summary.max_dt_ratio
     );
     if let Some(f) = &summary.fragments {
         eprintln!("frame {frames}: {}", f.summary());
+    }
+    if summary.frames_past_stable > 0 {
+        eprintln!(
+            "warning: {} frames had substeps past the stable dt of the state they stepped (up to {:.2} ×)",
+            summary.frames_past_stable, summary.max_dt_ratio
+        );
     }
     if summary.overflow_count > 0 {
         eprintln!(

@@ -9,7 +9,7 @@ use std::path::Path;
 use glam::Vec3;
 use powder::collider::set::ColliderSet;
 use powder::gpu::Gpu;
-use powder::headless::advance;
+use powder::headless::upload_colliders;
 use powder::scene::Scene;
 use powder::sim::Solver;
 use powder::sim::params::GpuParticle;
@@ -69,7 +69,9 @@ fn run(
     let frames = (seconds * 60.0).round() as u32;
     for frame in 0..frames {
         let t0 = frame as f64 * per_frame as f64 * dt;
-        advance(gpu, &mut solver, &mut colliders, t0, dt, per_frame).expect("substeps");
+        // One collider frame of the frame's substeps of dt.
+        upload_colliders(gpu, &mut solver, &mut colliders, t0, t0 + per_frame as f64 * dt).expect("colliders");
+        solver.step(gpu, per_frame);
         let out = solver.read_particles(gpu).expect("particles");
         // g2p resets a particle whose state turned non-finite and counts it, so the particles read
         // back are finite either way: the counter is what can catch a blow-up.

@@ -11,6 +11,7 @@ use glam::Vec3;
 use nalgebra::Vector3;
 use powder::sim::Solver;
 use powder::sim::bins::SolverPath;
+use powder::sim::clock::FrameStep;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::p2g::kirchhoff_stress;
 use powder::sim::params::{GpuParticle, SolverParams};
@@ -241,19 +242,77 @@ fn twenty_substeps_track_the_cpu_twin(path: SolverPath) {
     let yielded = yielded.filter(|(c, p)| (c.plastic_jacobian - p.plastic_jacobian as f64).abs() > 1e-4).count();
     assert!(yielded > particles.len() / 2, "only {yielded} particles yielded");
 
-    // Tolerances: 20 × a per-substep error; the errors grow about linearly (1.5e-6 m/s of velocity
+    assert_tracks_the_twin(&out, &cpu, steps, steps as f64 * params.dt);
+}
+
+#[test]
+fn an_auto_frame_takes_the_twins_substeps_on_the_naive_path() {
+    an_auto_frame_takes_the_twins_substeps(SolverPath::Naive);
+}
+
+#[test]
+fn an_auto_frame_takes_the_twins_substeps_on_the_sorted_path() {
+    an_auto_frame_takes_the_twins_substeps(SolverPath::Sorted);
+}
+
+#[test]
+fn an_auto_frame_takes_the_twins_substeps_on_the_fused_path() {
+    // An auto frame runs the fused path's substeps unfused (Solver::step_frame says why).
+    an_auto_frame_takes_the_twins_substeps(SolverPath::Fused);
+}
+
+/// One frame of 1/150 s with each substep's dt chosen from the state it steps, on the GPU (the
+/// substep clock, in f32) and by the twin (f64): the same number of substeps, each within the
+/// stable dt, and the same particles within the tolerances of a fixed dt.
+fn an_auto_frame_takes_the_twins_substeps(path: SolverPath) {
+    let gpu = common::gpu();
+    let params = scene_params();
+    let particles = deformed_block(11);
+    let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
+    solver.set_path(&gpu, path).expect("path");
+    let mut cpu = CpuSolver::new(params, &particles);
+    let span = 1.0 / 150.0;
+    let step = FrameStep::Auto { max_substeps: 1000 };
+    let gpu_frame = solver.step_frame(&gpu, span, step, None).expect("frame");
+    common::assert_ran_on(&gpu, &solver, path);
+    let cpu_frame = cpu.step_span(span, step);
+    eprintln!("GPU {gpu_frame:?}\ntwin {cpu_frame:?}");
+    // The stable dt starts near 7e-4 s (speeds to 1.5 m/s, hardening up to e at Jp = 0.9), so the
+    // frame takes about 10 substeps, and the state changes between them (the floor stops the block).
+    assert!(cpu_frame.substeps >= 8, "{} substeps", cpu_frame.substeps);
+    assert_eq!(gpu_frame.substeps, cpu_frame.substeps);
+    // The GPU sums the frame's time in f32 (U = 6e-8 relative per substep) and ends within
+    // TIME_TOLERANCE of the span.
+    assert!((gpu_frame.time - span).abs() <= span * 1e-5, "GPU covered {} s of {span}", gpu_frame.time);
+    assert!((cpu_frame.time - span).abs() <= span * 1e-12, "twin covered {} s of {span}", cpu_frame.time);
+    // Every substep within the stable dt of the state it stepped; exactly at most 1 on the GPU too
+    // (dt = min(remaining / n, stable) in f32, and x ≤ y gives x / y ≤ 1 under rounding).
+    assert!(gpu_frame.max_ratio <= 1.0 && cpu_frame.max_ratio <= 1.0);
+    // Their stable dts agree to the f32 evaluation of the formula on states that agree to the
+    // tolerances below (1e-4 m/s of 1.5 m/s, Jp to 2e-5): 1e-4 relative.
+    let stable_error = (gpu_frame.min_stable_dt / cpu_frame.min_stable_dt - 1.0).abs();
+    assert!(stable_error <= 1e-4, "smallest stable dt differs by {stable_error:e} (relative)");
+    let out = solver.read_particles(&gpu).expect("particles");
+    assert_tracks_the_twin(&out, &cpu, cpu_frame.substeps, span);
+}
+
+/// Asserts that the GPU's particles `out` are the twin's after `steps` substeps spanning `span`
+/// seconds, within tolerances that grow with the substeps.
+fn assert_tracks_the_twin(out: &[GpuParticle], cpu: &CpuSolver, steps: u32, span: f64) {
+    let n = steps as f64;
+    // Tolerances: `steps` × a per-substep error; the errors grow about linearly (1.5e-6 m/s of velocity
     // after one substep, 3e-5 after 20). Measured worst over 9 seeds after 20 substeps: v 3.5e-5 m/s,
     // F 4.3e-6, Jp 8.3e-6 (relative), x 2.7e-7 m.
     // Velocity: fixed-point rounding dominates, ≤ 0.5 unit × 216 contributions over a full node's
-    // M·momentum_scale (1.7e7 units per m/s) = 6.4e-6 m/s per substep → 1.3e-4 after 20.
-    let tol_v = 20.0 * 6.4e-6;
-    // F: ≲ 1e-6 per substep (the single-pass g2p error, ≤ 0.44 × 32U = 8.4e-7, rounded up) → 2e-5.
-    let tol_f = 20.0 * 1e-6;
+    // M·momentum_scale (1.7e7 units per m/s) = 6.4e-6 m/s per substep (1.3e-4 after 20).
+    let tol_v = n * 6.4e-6;
+    // F: ≲ 1e-6 per substep (the single-pass g2p error, ≤ 0.44 × 32U = 8.4e-7, rounded up): 2e-5 after 20.
+    let tol_f = n * 1e-6;
     // Jp: each substep's projection adds up to its single-pass 17U ≈ 1e-6 relative error, and the
-    // F error above feeds into the next one: 2e-6 per substep → 4e-5.
-    let tol_jp = 20.0 * 2e-6;
+    // F error above feeds into the next one: 2e-6 per substep, 4e-5 after 20.
+    let tol_jp = n * 2e-6;
     // x: per substep one f32 rounding (≤ 3e-8 m below 0.5 m) plus dt × velocity error: ≤ 2e-6 m.
-    let tol_x = 20.0 * 3e-8 + params.dt * 20.0 * tol_v;
+    let tol_x = n * 3e-8 + span * tol_v;
     let (mut ev, mut ef, mut ej, mut ex) = (0f64, 0f64, 0f64, 0f64);
     for (g, c) in out.iter().zip(&cpu.particles) {
         ev = ev.max((common::vec3d(g.velocity) - c.velocity).amax());

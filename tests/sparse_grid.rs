@@ -283,7 +283,7 @@ fn allocated_bytes(solver: &Solver) -> u64 {
     let shared: u64 = shared.iter().map(|b| b.size()).sum::<u64>()
         + first.colliders.iter().map(|b| b.size()).sum::<u64>()
         + first.collider_surfaces.size()
-        + first.collider_blend_table.size();
+        + first.clock.size();
     let pages: u64 = solver
         .pages()
         .iter()
@@ -309,7 +309,7 @@ fn allocated_bytes(solver: &Solver) -> u64 {
 #[test]
 fn the_memory_a_sparse_solver_reports_is_what_it_allocated() {
     // gpu_bytes (the capacity check's count) against the buffers' sizes, within the small buffers it
-    // rounds (uniform blocks, counters, the 16 KiB blend table): on a sparse grid without and with
+    // rounds (uniform blocks, counters, the substep clock): on a sparse grid without and with
     // a collider (whose fields it counts only once they are set), over pages, and after the pool
     // grew.
     let gpu = common::gpu();

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::bins::{self, GpuBinHeader, GpuBlockBin};
+use powder::sim::clock::{self, GpuSubstepClock};
 use powder::sim::p2g_gather::GpuScatterSource;
 use powder::sim::params::{GpuSimParams, GpuSolverStatus};
 use powder::sim::particles::GpuParticlePlastic;
@@ -92,7 +93,6 @@ fn shared_struct_layouts_agree() {
                     wall_hi,
                     boundary_friction,
                     gravity,
-                    dt,
                     mu0,
                     lambda0,
                     hardening,
@@ -109,7 +109,6 @@ fn shared_struct_layouts_agree() {
                     interaction_radius,
                     interaction_velocity,
                     interaction_rate,
-                    collider_blend,
                     particle_order,
                     keep_grid_sums,
                     grid_pool_blocks,
@@ -142,6 +141,31 @@ fn shared_struct_layouts_agree() {
         ("BinHeader", rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, listed_touched])),
         ("BlockBin", rust_layout!(GpuBlockBin, [count, offset, cursor, listed])),
         ("ScatterSource", rust_layout!(GpuScatterSource, [fraction, mass, velocity, bounded, gradient])),
+        (
+            "SubstepClock",
+            rust_layout!(
+                GpuSubstepClock,
+                [
+                    span,
+                    fixed_dt,
+                    planned,
+                    max_substeps,
+                    cfl,
+                    wave_speed_squared,
+                    time,
+                    dt,
+                    blend,
+                    substeps,
+                    running,
+                    finished,
+                    max_ratio,
+                    stable_dt,
+                    min_stable_dt,
+                    max_speed_bits,
+                    max_hardening_bits,
+                ]
+            ),
+        ),
     ];
     for (name, rust) in cases {
         assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");
@@ -170,6 +194,23 @@ fn u32_named(module: &naga::Module, name: &str) -> u32 {
     match module.global_expressions[init] {
         naga::Expression::Literal(naga::Literal::U32(v)) => v,
         ref e => panic!("{name} is not a u32 literal: {e:?}"),
+    }
+}
+
+#[test]
+fn the_clock_gate_knows_the_indirect_argument_layout() {
+    // clock_gate copies the template behind the gated entries into them: its counts must be the
+    // host's (src/sim/clock.rs), or it would switch the wrong dispatches.
+    let module = validate("clock_gate", &MpmPass::ClockGate.composed_source());
+    assert_eq!(u32_named(&module, "BIN_ENTRIES"), clock::BIN_ENTRIES);
+    assert_eq!(u32_named(&module, "GATED_ENTRIES"), clock::GATED_ENTRIES);
+    // And the clock's tolerance on the frame's end is the twin's.
+    let module = validate("clock_advance", &MpmPass::ClockAdvance.composed_source());
+    let (_, tolerance) =
+        module.constants.iter().find(|(_, c)| c.name.as_deref() == Some("TIME_TOLERANCE")).expect("TIME_TOLERANCE");
+    match module.global_expressions[tolerance.init] {
+        naga::Expression::Literal(naga::Literal::F32(v)) => assert_eq!(v, clock::TIME_TOLERANCE as f32),
+        ref e => panic!("TIME_TOLERANCE is not an f32 literal: {e:?}"),
     }
 }
 

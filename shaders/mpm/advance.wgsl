@@ -89,7 +89,7 @@ fn advanced(stored: Particle) -> Advanced {
         }
     }
     let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
-    let trial = (IDENTITY3 + params.dt * affine) * p.deformation;
+    let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;
     var plastic = project_plastic(trial, p.plastic_jacobian);
     // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
     // between them: its Jp may fall (compaction) but not rise (src/sim/cpu/g2p.rs, the same).
@@ -102,7 +102,7 @@ fn advanced(stored: Particle) -> Advanced {
     }
 
     velocity = clamp_speed(velocity, params.max_speed);
-    let position = clamp(p.position + params.dt * velocity, domain_lo(), domain_hi());
+    let position = clamp(p.position + substep_dt() * velocity, domain_lo(), domain_hi());
 
     let finite = is_finite_vec3(velocity) && is_finite_vec3(position) && is_finite_mat3(affine)
         && is_finite_mat3(plastic.deformation);

@@ -44,17 +44,17 @@ fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
     if (params.interaction_mode == INTERACTION_REPEL) {
         goal = select(vec3<f32>(0.0), offset / r, r > 0.0) * params.repel_speed;
     }
-    let blend = (1.0 - exp(-params.interaction_rate * params.dt)) * falloff;
+    let blend = (1.0 - exp(-params.interaction_rate * substep_dt())) * falloff;
     return v + (goal - v) * blend;
 }
 
 // The colliders' condition (src/collider/field.rs, apply_colliders): at or inside a collider the
 // node velocity is constrained relative to the collider's own velocity, with the collider's
-// boundary kind and friction. The frame's start and end states are blended by collider_blend.
+// boundary kind and friction. The frame's start and end states are blended by substep_blend().
 fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {
     let a = colliders[node];
     let b = colliders_end[node];
-    let t = params.collider_blend;
+    let t = substep_blend();
     let distance = mix(a.distance, b.distance, t);
     let surface = select(b.surface, a.surface, t < 0.5);
     if (distance > 0.0 || surface == NO_COLLIDER) {
@@ -96,7 +96,7 @@ fn updated_node(place: u32, node: u32) -> vec4<f32> {
     }
     let momentum = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u))
         / params.momentum_scale;
-    var v = momentum / mass + params.dt * params.gravity;
+    var v = momentum / mass + substep_dt() * params.gravity;
 
     let nx = params.node_dims.x;
     let ny = params.node_dims.y;

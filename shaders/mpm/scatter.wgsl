@@ -135,7 +135,7 @@ fn scatter_affine(p: Particle, index: u32) -> mat3x3<f32> {
 // scatter_affine given the particle's Kirchhoff stress τ.
 fn affine_momentum(p: Particle, tau: mat3x3<f32>) -> mat3x3<f32> {
     let inverse_d = 4.0 / (params.cell_size * params.cell_size);
-    return (-params.dt * p.volume * inverse_d) * tau + p.mass * p.affine;
+    return (-substep_dt() * p.volume * inverse_d) * tau + p.mass * p.affine;
 }
 
 // round(x) as i32. By the choice of scales |x| < 2³⁰; anything past the limit is clamped and

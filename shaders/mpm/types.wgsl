@@ -34,7 +34,8 @@ struct SimParams {
     wall_hi: vec3<u32>,
     boundary_friction: f32,
     gravity: vec3<f32>,
-    dt: f32,
+    // The substep's dt is the clock's (substep_dt), which changes every substep.
+    _pad0: u32,
     mu0: f32,
     lambda0: f32,
     hardening: f32,
@@ -51,7 +52,6 @@ struct SimParams {
     interaction_radius: f32,
     interaction_velocity: vec3<f32>,
     interaction_rate: f32,
-    collider_blend: f32,
     // PARTICLE_ORDER_*: which particle g2p thread k updates.
     particle_order: u32,
     // 1 with several pages of particles, whose touched blocks overlap: grid_update_blocks leaves
@@ -70,6 +70,7 @@ struct SimParams {
     tensile_strength: f32,
     _pad2: u32,
     _pad3: u32,
+    _pad4: u32,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while
@@ -164,6 +165,46 @@ struct SolverStatus {
     grid_blocks_peak: atomic<u32>,
 }
 
+// The substep clock (src/sim/clock.rs): the host sets a frame's first eight words, and every
+// substep clock_advance chooses that substep's dt from the state it steps and writes the rest.
+// The substep passes read dt and the collider blend from here (substep_dt, substep_blend), not
+// from the uniform block: lavapipe compiles a shader variant per uniform value it inlines
+// (docs/app.md, "Memory"), and this dt changes every substep.
+struct SubstepClock {
+    // Host, once per frame. The frame covers `span` seconds in substeps of the stable dt
+    // (planned = 0), or it is `planned` substeps of `fixed_dt`.
+    span: f32,
+    fixed_dt: f32,
+    planned: u32,
+    // Most substeps a frame of planned = 0 may take: its substeps stretch (past the stable dt,
+    // which max_ratio then shows) so that it ends within this many.
+    max_substeps: u32,
+    cfl: f32,
+    // (λ₀ + 2μ₀)/ρ: the squared P-wave speed at hardening factor 1.
+    wave_speed_squared: f32,
+    _pad0: u32,
+    _pad1: u32,
+    // clock_advance, once per substep: simulated seconds and substeps of the frame so far (the
+    // current substep included), the current substep's dt, its collider blend, whether it runs
+    // (running) and whether the frame has ended (finished).
+    time: f32,
+    dt: f32,
+    blend: f32,
+    substeps: u32,
+    running: u32,
+    finished: u32,
+    // The largest dt / stable dt of the frame's substeps, the stable dt of the current substep's
+    // state, and the smallest of the frame's.
+    max_ratio: f32,
+    stable_dt: f32,
+    min_stable_dt: f32,
+    // clock_stats folds the largest particle speed and hardening factor of the state into these
+    // (f32 bits, see stats.wgsl); clock_advance reads them and sets them back to zero.
+    max_speed_bits: atomic<u32>,
+    max_hardening_bits: atomic<u32>,
+    _pad2: u32,
+}
+
 // The mouse ray of the pick pass; `direction` is a unit vector.
 struct PickRay {
     origin: vec3<f32>,
@@ -227,6 +268,16 @@ const GRID_FIXED_WORDS: u32 = 8u;
 const REORDER_SLOTS: u32 = 3u;
 // The colliders at the frame's end (see binding 11).
 @group(0) @binding(21) var<storage, read> colliders_end: array<ColliderNode>;
+// The substep clock, one of all pages (see SubstepClock).
+@group(0) @binding(23) var<storage, read_write> clock: SubstepClock;
+// The current substep's length, seconds (every pass of a substep reads it here).
+fn substep_dt() -> f32 {
+    return clock.dt;
+}
+// Where the current substep ends within the collider frame: 0 at its start, 1 at its end.
+fn substep_blend() -> f32 {
+    return clock.blend;
+}
 // The sparse grid's map from grid block to pool block, stored one up so that zero, as a buffer is
 // made and cleared, means none: read it through block_slot. A single placeholder entry while the
 // grid is dense (params.grid_pool_blocks = 0).

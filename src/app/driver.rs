@@ -256,6 +256,7 @@ impl Driver {
         let (sim_time, substeps) = self.stepper.sim_time();
         report.scene = self.scene_name.clone();
         (report.simulated_time, report.substeps) = (sim_time, substeps);
+        report.max_dt_ratio = self.stepper.max_dt_ratio();
         report.youngs_modulus = self.scene.material.youngs_modulus;
         report.grid_resolution = self.scene.grid.resolution;
         report.collider_count = self.colliders.count();

@@ -18,6 +18,9 @@ pub struct Report {
     pub simulated_time: f64,
     /// Substeps since the last reset.
     pub substeps: u64,
+    /// The largest ratio of a substep's dt to the stable dt of the state it stepped since the last
+    /// reset: at most 1 under auto dt; above 1, a fixed dt ran past the stability limit.
+    pub max_dt_ratio: f64,
     /// Mean particle position along x, metres.
     pub mean_x: f64,
     /// Mean particle position along y, metres.

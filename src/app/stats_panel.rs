@@ -50,6 +50,12 @@ impl StatsText {
         row("simulated", format!("{sim_time:.3} s ({substeps} substeps)"));
         let dt = if last.substeps > 0 { format!("{} s", short(last.dt)) } else { "none this frame".to_string() };
         row("dt", format!("{dt} (stable {} s)", short(d.stepper().stable_dt())));
+        if last.substeps > 0 {
+            // Each substep's dt against the stable dt of the state it stepped, the largest of the
+            // frame: at most 1 under auto dt.
+            let past = if last.max_dt_ratio > 1.0 { ", past the stable dt" } else { "" };
+            row("dt / stable dt", format!("{:.3} at most{past}", last.max_dt_ratio));
+        }
         if let Some(s) = d.stepper().stats() {
             row("max speed", format!("{:.2} m/s", s.max_speed));
             row("max hardening", format!("{:.2}", s.max_hardening));

@@ -6,6 +6,7 @@ use std::time::Instant;
 use powder::gpu::Gpu;
 use powder::headless::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
 use powder::scene::TimeStep;
+use powder::sim::clock::FrameStep;
 use powder::sim::{Solver, SolverStats, step};
 
 use super::events::{AppEvent, StepMode};
@@ -26,8 +27,12 @@ const AVERAGING: f64 = 0.1;
 pub struct FrameSim {
     /// Substeps run.
     pub substeps: u32,
-    /// Their length, seconds.
+    /// The last one's length, seconds (under auto dt each substep has its own).
     pub dt: f64,
+    /// Simulated seconds the substeps covered.
+    pub span: f64,
+    /// The largest ratio of a substep's dt to the stable dt of the state it stepped.
+    pub max_dt_ratio: f64,
     /// Wall-clock milliseconds from recording the substeps to their completion.
     pub sim_ms: f64,
 }
@@ -54,6 +59,7 @@ pub struct Stepper {
     sim_time: f64,
     total_substeps: u64,
     last: FrameSim,
+    max_dt_ratio: f64,
     stable_dt: f64,
     stats: Option<SolverStats>,
     timer: Option<PassTimer>,
@@ -78,6 +84,7 @@ impl Stepper {
             sim_time: 0.0,
             total_substeps: 0,
             last: FrameSim::default(),
+            max_dt_ratio: 0.0,
             stable_dt: fixed_dt,
             stats: None,
             // A software driver's timestamps measure when work is issued, not how long it runs
@@ -122,12 +129,17 @@ impl Stepper {
         self.total_substeps = 0;
         self.debt = 0.0;
         self.stats = None;
+        self.max_dt_ratio = 0.0;
     }
 
-    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. Once the
-    /// frame's substeps are planned, `prepare(solver, sim_time, span)` readies the solver for them
-    /// (the tool, the colliders of simulated time `sim_time .. sim_time + span`; `span` is zero
-    /// when the frame runs no substeps); its error is shown and the frame runs anyway.
+    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The frame's
+    /// span of simulated time is planned from the stable dt at its start (a scene frame, the
+    /// substeps per frame, or the real-time budget); with auto dt the GPU then chooses each
+    /// substep's dt from the state it steps ([`Solver::step_frame`]), taking more substeps than
+    /// planned where the snow stiffens. Once the span is known, `prepare(solver, sim_time, span)`
+    /// readies the solver for it (the tool, the colliders of simulated time
+    /// `sim_time .. sim_time + span`; `span` is zero when the frame runs no substeps); its error is
+    /// shown and the frame runs anyway.
     pub fn advance(
         &mut self,
         gpu: &Gpu,
@@ -151,7 +163,7 @@ impl Stepper {
         };
         self.stable_dt = stable;
         self.stats = Some(stats);
-        let dt = if self.auto_dt { snap_down(stable) } else { self.fixed_dt };
+        let dt = if self.auto_dt { stable } else { self.fixed_dt };
         let (substeps, dt) = if single || self.mode == StepMode::SceneFrames {
             let step = if self.auto_dt { TimeStep::Auto } else { TimeStep::Fixed(self.fixed_dt) };
             let (n, dt, _capped) = plan_frame(time.frame_duration, step, stable);
@@ -161,17 +173,33 @@ impl Stepper {
         } else {
             self.plan_real_time(wall_dt, dt)
         };
-        if let Err(e) = prepare(solver, self.sim_time, substeps as f64 * dt) {
+        let span = substeps as f64 * dt;
+        if let Err(e) = prepare(solver, self.sim_time, span) {
             messages.error(e);
         }
         if substeps == 0 {
             return;
         }
-        solver.set_dt(gpu, dt);
+        let step = if self.auto_dt {
+            FrameStep::Auto { max_substeps: MAX_SUBSTEPS_PER_FRAME }
+        } else {
+            FrameStep::Fixed { dt, substeps }
+        };
         let start = Instant::now();
-        self.run_substeps(gpu, solver, substeps);
+        // The frame's substeps are one collider frame: `prepare` gave the solver the colliders at
+        // the frame's start and end, and each substep sees them as far through as its time. The
+        // first submission's substeps are timed.
+        let timer = self.timer.as_ref().map(|t| t as &dyn step::SubstepTimer);
+        let report = match solver.step_frame(gpu, span, step, timer) {
+            Ok(report) => report,
+            Err(e) => {
+                messages.error(format!("reading the substep clock failed: {e}"));
+                return;
+            }
+        };
         gpu.wait_idle();
         let sim_ms = start.elapsed().as_secs_f64() * 1e3;
+        let substeps = report.substeps.max(1);
         let timed = substeps.min(step::SUBSTEPS_PER_SUBMIT);
         self.pass_ms = self.timer.as_ref().and_then(|t| t.read(gpu, timed)).or(self.pass_ms);
         let per_substep = sim_ms / substeps as f64;
@@ -180,13 +208,17 @@ impl Stepper {
         } else {
             per_substep
         };
-        self.sim_time += substeps as f64 * dt;
-        self.total_substeps += substeps as u64;
+        // The span, not the clock's f32 sum of it (within 1e-5 of it): the colliders' animation
+        // and the next frame's start are on this time.
+        self.sim_time += span;
+        self.total_substeps += report.substeps as u64;
         if wall_dt > 0.0 && !single {
-            let ratio = substeps as f64 * dt / wall_dt;
+            let ratio = span / wall_dt;
             self.realtime_ratio = AVERAGING * ratio + (1.0 - AVERAGING) * self.realtime_ratio;
         }
-        self.last = FrameSim { substeps, dt, sim_ms };
+        self.max_dt_ratio = self.max_dt_ratio.max(report.max_ratio);
+        let (dt, max_dt_ratio) = (report.last_dt, report.max_ratio);
+        self.last = FrameSim { substeps: report.substeps, dt, span, max_dt_ratio, sim_ms };
     }
 
     /// Real-time mode: the substeps that pay off the simulated time owed, as many as fit the budget.
@@ -203,14 +235,6 @@ impl Stepper {
         // When behind, the rest is dropped: owing more would only make the next frame slower.
         self.debt = if self.behind { 0.0 } else { self.debt - n as f64 * dt };
         (n, dt)
-    }
-
-    fn run_substeps(&self, gpu: &Gpu, solver: &Solver, substeps: u32) {
-        // The frame's substeps are one collider frame (see Solver::step): `prepare` gave the solver
-        // the colliders at the frame's start and end, and substep k sees them (k + 1) / substeps
-        // of the way through (past MAX_COLLIDER_SUBSTEPS substeps the rest see the end pose). The
-        // first submission's substeps are timed.
-        solver.step_timed(gpu, substeps, self.timer.as_ref().map(|t| t as &dyn step::SubstepTimer));
     }
 
     /// Paused?
@@ -233,6 +257,11 @@ impl Stepper {
     pub fn stable_dt(&self) -> f64 {
         self.stable_dt
     }
+    /// The largest ratio of a substep's dt to the stable dt of the state it stepped since the last
+    /// reset (at most 1 under auto dt).
+    pub fn max_dt_ratio(&self) -> f64 {
+        self.max_dt_ratio
+    }
     /// An estimate, in metres, of how far any particle moved during the last frame's substeps:
     /// the fastest particle at the frame's start, sped up by `gravity` (m/s²) for the whole frame.
     /// Stress can speed particles up too; it is left out (the renderer's tolerance, half a voxel,
@@ -240,7 +269,7 @@ impl Stepper {
     /// without stats. Forces the stats do not see (the mouse tool, moving colliders) are the
     /// caller's to rule out.
     pub fn motion_bound(&self, gravity: f64) -> Option<f64> {
-        motion_bound(self.last.substeps as f64 * self.last.dt, self.stats.map(|s| s.max_speed), gravity)
+        motion_bound(self.last.span, self.stats.map(|s| s.max_speed), gravity)
     }
     /// The last stats.
     pub fn stats(&self) -> Option<SolverStats> {
@@ -257,26 +286,6 @@ impl Stepper {
     }
 }
 
-/// Steps per octave of [`snap_down`]'s ladder.
-const STEPS_PER_OCTAVE: f64 = 16.0;
-
-/// `dt` rounded down to the ladder 2^(k/16) s: never longer, at most 4.2 % shorter.
-///
-/// Real-time and fixed-substep stepping take their auto step from this ladder instead of the
-/// stable step itself, which changes every frame: a run then sees at most 16 distinct steps per
-/// octave of stable dt. lavapipe (Mesa 22.3) compiles a variant of a compute shader for each
-/// distinct value of the uniform parameters it inlines, and keeps every one: with a step that
-/// changed each frame the app's memory grew by about 0.6 MB/s (docs/app.md, "Memory").
-fn snap_down(dt: f64) -> f64 {
-    if !(dt.is_finite() && dt > 0.0) {
-        return dt;
-    }
-    let snapped = (dt.log2() * STEPS_PER_OCTAVE).floor() / STEPS_PER_OCTAVE;
-    // log2 and exp2 round; the result must not exceed dt.
-    let candidate = snapped.exp2();
-    if candidate > dt { ((snapped * STEPS_PER_OCTAVE - 1.0) / STEPS_PER_OCTAVE).exp2() } else { candidate }
-}
-
 /// How far a particle starting at most at `speed` (m/s) gets in `span` seconds with gravity
 /// (m/s²) its only accelerating force: (speed + |g|·span)·span, the distance at the largest speed
 /// it can then reach. Zero for no time; `None` when the speed is unknown or the result not finite.
@@ -290,26 +299,7 @@ fn motion_bound(span: f64, speed: Option<f64>, gravity: f64) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{motion_bound, snap_down};
-
-    #[test]
-    fn auto_steps_snap_down_to_sixteen_per_octave() {
-        let mut seen = std::collections::BTreeSet::new();
-        // 10,000 stable steps spread over one octave, [1e-4, 2e-4).
-        for i in 0..10_000 {
-            let dt = 1e-4 * (1.0 + i as f64 / 10_000.0);
-            let s = snap_down(dt);
-            assert!(s <= dt, "{s} > {dt}");
-            // One rung is a factor 2^(1/16) = 1.0443: never shorter than dt / 1.0443.
-            assert!(s >= dt / 2f64.powf(1.0 / 16.0) * (1.0 - 1e-12), "{s} too short for {dt}");
-            seen.insert(s.to_bits());
-        }
-        assert!(seen.len() <= 17, "{} distinct steps in one octave", seen.len());
-        // Exactly a rung stays itself; nothing finite and positive becomes zero.
-        assert_eq!(snap_down(2f64.powi(-12)), 2f64.powi(-12));
-        assert!(snap_down(1e-300) > 0.0);
-        assert!(snap_down(0.0) == 0.0 && snap_down(f64::INFINITY).is_infinite());
-    }
+    use super::motion_bound;
 
     #[test]
     fn the_motion_bound_is_the_distance_at_the_largest_reachable_speed() {

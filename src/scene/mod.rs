@@ -226,6 +226,7 @@ impl Scene {
             material: self.material,
             gravity: self.gravity,
             dt,
+            cfl: self.time.cfl,
             boundary: self.boundary,
             max_speed,
             fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),

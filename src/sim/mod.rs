@@ -7,6 +7,7 @@
 
 pub mod bins;
 pub mod capacity;
+pub mod clock;
 pub mod cpu;
 pub mod fixed_point;
 pub mod g2p;

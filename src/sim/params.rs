@@ -119,8 +119,11 @@ pub struct SolverParams {
     pub material: SnowMaterial,
     /// Gravitational acceleration, m/s² (powder is z-up: default (0, 0, −9.81)).
     pub gravity: DVec3,
-    /// Time step of one substep, in seconds.
+    /// Time step of one substep, in seconds, where it is fixed ([`crate::sim::Solver::step`]).
     pub dt: f64,
+    /// Courant number of the stable dt `cfl · h / (v_max + c)`: auto frames step by it, and every
+    /// substep's dt is measured against it ([`crate::sim::clock`]).
+    pub cfl: f64,
     /// Domain-wall boundary condition.
     pub boundary: Boundary,
     /// Speed limit in m/s for particles and grid nodes. It bounds the fixed-point momentum range
@@ -152,8 +155,9 @@ pub struct GpuSimParams {
     pub boundary_friction: f32,
     /// Gravity, m/s².
     pub gravity: [f32; 3],
-    /// Substep length, s.
-    pub dt: f32,
+    /// Padding: the substep's dt is the substep clock's ([`super::clock::GpuSubstepClock::dt`]),
+    /// which changes every substep.
+    pub _pad0: u32,
     /// Shear modulus μ₀, Pa.
     pub mu0: f32,
     /// Lamé λ₀, Pa.
@@ -187,9 +191,6 @@ pub struct GpuSimParams {
     pub interaction_velocity: [f32; 3],
     /// Blend rate toward the target, 1/s.
     pub interaction_rate: f32,
-    /// Where this substep lies between the collider field's frame start (0) and end (1). Set per
-    /// substep by a buffer copy recorded before it (`SimState::record_collider_blend`).
-    pub collider_blend: f32,
     /// Which particle g2p thread k updates: [`crate::sim::bins::PARTICLE_ORDER_STORED`] (the one
     /// stored at place k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
     /// Set from the solver's path and reorder interval ([`crate::sim::bins::SolverPath::particle_order`]).
@@ -207,7 +208,7 @@ pub struct GpuSimParams {
     /// Tensile strength σ_F, Pa (0: no cracking).
     pub tensile_strength: f32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 2],
+    pub _pad: [u32; 3],
 }
 
 impl SolverParams {
@@ -226,7 +227,7 @@ impl SolverParams {
             wall_hi: (g.cells + UVec3::splat(GRID_PADDING)).to_array(),
             boundary_friction: self.boundary.friction as f32,
             gravity: f(self.gravity),
-            dt: self.dt as f32,
+            _pad0: 0,
             mu0: m.mu0() as f32,
             lambda0: m.lambda0() as f32,
             hardening: m.hardening as f32,
@@ -243,13 +244,12 @@ impl SolverParams {
             interaction_radius: 0.0,
             interaction_velocity: [0.0; 3],
             interaction_rate: 0.0,
-            collider_blend: 1.0,
             particle_order: 0,
             keep_grid_sums: 0,
             grid_pool_blocks: 0,
             reset_grid_blocks: 0,
             tensile_strength: m.tensile_strength as f32,
-            _pad: [0; 2],
+            _pad: [0; 3],
         }
     }
 }

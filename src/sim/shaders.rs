@@ -71,6 +71,12 @@ pub enum MpmPass {
     Reorder,
     /// Sorted and fused paths: the share [`MpmPass::Reorder`] put in the scratch, copied back.
     ReorderCopy,
+    /// Every substep: the largest speed and hardening factor of the state, for its stable dt.
+    ClockStats,
+    /// Every substep: the substep's dt and whether it runs ([`super::clock`]).
+    ClockAdvance,
+    /// Every substep: the page's dispatches on or off by whether the substep runs.
+    ClockGate,
 }
 
 impl MpmPass {
@@ -85,7 +91,7 @@ impl MpmPass {
     }
 
     /// Every pass.
-    pub const ALL: [MpmPass; 22] = [
+    pub const ALL: [MpmPass; 25] = [
         MpmPass::GridClear,
         MpmPass::P2g,
         MpmPass::GridUpdate,
@@ -108,6 +114,9 @@ impl MpmPass {
         MpmPass::Stress,
         MpmPass::Reorder,
         MpmPass::ReorderCopy,
+        MpmPass::ClockStats,
+        MpmPass::ClockAdvance,
+        MpmPass::ClockGate,
     ];
 
     /// Whether the pass runs in rounds, told by a `u32` of immediate data (the reorder's,
@@ -141,6 +150,9 @@ impl MpmPass {
             MpmPass::Stress => "stress",
             MpmPass::Reorder => "reorder",
             MpmPass::ReorderCopy => "reorder_copy",
+            MpmPass::ClockStats => "clock_stats",
+            MpmPass::ClockAdvance => "clock_advance",
+            MpmPass::ClockGate => "clock_gate",
         }
     }
 
@@ -169,6 +181,9 @@ impl MpmPass {
             MpmPass::Stress => include_str!("../../shaders/mpm/stress.wgsl"),
             MpmPass::Reorder => include_str!("../../shaders/mpm/reorder.wgsl"),
             MpmPass::ReorderCopy => include_str!("../../shaders/mpm/reorder_copy.wgsl"),
+            MpmPass::ClockStats => include_str!("../../shaders/mpm/clock_stats.wgsl"),
+            MpmPass::ClockAdvance => include_str!("../../shaders/mpm/clock_advance.wgsl"),
+            MpmPass::ClockGate => include_str!("../../shaders/mpm/clock_gate.wgsl"),
         }
     }
 
@@ -202,10 +217,11 @@ impl MpmPass {
         self == MpmPass::P2gTiledSubgroup
     }
 
-    /// Whether the pass writes the indirect dispatch arguments (`bin_dispatch`): its pipeline
-    /// layout alone has group 1, the argument buffer as storage (`Kernels::dispatch_args_layout`).
+    /// Whether the pass writes the indirect dispatch arguments (`bin_dispatch`, `clock_gate`):
+    /// their pipeline layouts alone have group 1, the argument buffer as storage
+    /// (`Kernels::dispatch_args_layout`).
     pub fn writes_dispatch_args(self) -> bool {
-        self == MpmPass::BinDispatch
+        matches!(self, MpmPass::BinDispatch | MpmPass::ClockGate)
     }
 
     /// The complete module: the libraries followed by the pass.

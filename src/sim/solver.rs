@@ -13,6 +13,8 @@ use super::{pick, stats, step};
 use crate::collider::field::ColliderFrames;
 use crate::gpu::{Gpu, GpuError};
 
+mod frame;
+
 /// Failures of the solver.
 #[derive(Debug, Error)]
 pub enum SolverError {
@@ -87,6 +89,9 @@ pub struct Solver {
     /// that forgot the last sort's lists), or the path became binned ([`Solver::set_path`]: the
     /// naive path leaves its sums on the grid).
     clear_bins_first: std::cell::Cell<bool>,
+    /// The stable dt last measured (by [`Solver::stable_dt`] or a frame's clock), seconds: how
+    /// many substeps the next auto frame's first batch records ([`Solver::step_frame`]).
+    last_stable_dt: std::cell::Cell<Option<f64>>,
 }
 
 /// The sorted path's bins as the last `sort` left them.
@@ -215,6 +220,7 @@ impl Solver {
             interaction: Interaction::default(),
             collider_count: 0,
             clear_bins_first: std::cell::Cell::new(false),
+            last_stable_dt: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.write_uniforms(gpu);
@@ -490,6 +496,9 @@ impl Solver {
             self.interaction.write_into(&mut uniforms);
             page.write_params(&gpu.queue, &uniforms);
         }
+        // A pass run alone ([`Solver::run_pass`]) steps by params.dt at the end of the collider
+        // frame, until a frame's first substep sets the clock.
+        self.write_clock_dt(gpu, self.params.dt, 1.0);
     }
 
     /// Replaces all particles (a reset or a new scene on the same grid and kernels).
@@ -528,42 +537,6 @@ impl Solver {
         self.replace_state(gpu, params, &particles)
     }
 
-    /// Runs `substeps` substeps (does not wait for them), submitted [`step::SUBSTEPS_PER_SUBMIT`]
-    /// at a time so that the GPU starts on the first ones while the host records the rest. They
-    /// make up one collider frame: substep k sees the colliders `(k + 1) / substeps` of the way
-    /// through it. On the fused path they are one run of [`step::record_substep`]: the particles
-    /// are complete when it ends.
-    pub fn step(&self, gpu: &Gpu, substeps: u32) {
-        self.step_timed(gpu, substeps, None);
-    }
-
-    /// [`Solver::step`], with the substeps of the first submission timed by `timer` where one is
-    /// given: each stage of them writes its timestamps, and the submission ends with
-    /// [`step::SubstepTimer::resolve`].
-    pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn step::SubstepTimer>) {
-        // The blend table is one buffer of all pages.
-        self.pages[0].write_collider_blends(&gpu.queue, substeps);
-        let mut done = 0;
-        while done < substeps {
-            let n = (substeps - done).min(step::SUBSTEPS_PER_SUBMIT);
-            let timer = timer.filter(|_| done == 0);
-            let mut encoder =
-                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
-            if self.path().is_binned() && self.clear_bins_first.replace(false) {
-                self.record_clean_bins(&mut encoder);
-            }
-            for k in done..done + n {
-                let timestamps = timer.map(|t| t.timestamps(k));
-                step::record_substep(&mut encoder, &self.kernels, &self.pages, k, substeps, timestamps);
-            }
-            if let Some(timer) = timer {
-                timer.resolve(&mut encoder, n);
-            }
-            gpu.queue.submit([encoder.finish()]);
-            done += n;
-        }
-    }
-
     /// Runs the passes of one stage of a substep on their own (for tests that check a stage
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
     /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
@@ -579,6 +552,7 @@ impl Solver {
         let e = &mut encoder;
         let k = &self.kernels;
         self.clear_bins_first.set(true);
+        self.write_clock_running(gpu);
         match (first.path, pass) {
             (path, MpmPass::GridClear) if path.is_binned() => {
                 // In a substep the previous grid update zeroed the sums and the cell counters; a
@@ -662,7 +636,8 @@ impl Solver {
             occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
             touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
             header,
-            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args),
+            // bin_dispatch's entries, ahead of the clock's gated ones.
+            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args[..super::bins::INDIRECT_ARGS_BYTES as usize]),
             bins,
             order,
         })
@@ -795,6 +770,8 @@ impl Solver {
     pub fn stable_dt(&mut self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
         let s = self.stats(gpu)?;
         self.fit_grid_pool(gpu, s.grid_blocks_peak);
-        Ok((stable_dt(&self.params, s.max_speed, s.max_hardening, cfl), s))
+        let stable = stable_dt(&self.params, s.max_speed, s.max_hardening, cfl);
+        self.last_stable_dt.set(Some(stable));
+        Ok((stable, s))
     }
 }

@@ -15,9 +15,6 @@ use super::reorder::SCRATCH_BYTES_PER_PARTICLE;
 use super::shaders::MpmPass;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
 
-/// Most substeps one collider frame is divided into; the blend table holds one value each.
-pub const MAX_COLLIDER_SUBSTEPS: u32 = 4096;
-
 /// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
 /// 64-bit sum kept in two i32 words.
 pub const GRID_FIXED_NODE_BYTES: u64 = 32;
@@ -165,8 +162,8 @@ pub struct SimState {
     pub colliders: [wgpu::Buffer; 2],
     /// One [`GpuColliderSurface`] per collider (a placeholder while there are none).
     pub collider_surfaces: wgpu::Buffer,
-    /// `collider_blend` of substep k of a frame, copied into the uniform block before it.
-    pub collider_blend_table: wgpu::Buffer,
+    /// The substep clock ([`super::clock::GpuSubstepClock`]), one of all pages.
+    pub clock: wgpu::Buffer,
     /// Counters of the bin passes ([`GpuBinHeader`]).
     pub bin_header: wgpu::Buffer,
     /// One [`GpuBlockBin`] per grid block.
@@ -184,12 +181,14 @@ pub struct SimState {
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
     pub scatter_sources: wgpu::Buffer,
-    /// Indirect dispatch arguments of the sorted P2G kernels, `grid_update_blocks` and
-    /// `bin_offsets`, written by `bin_dispatch` each sort through group 1.
+    /// Indirect dispatch arguments: of the sorted P2G kernels, `grid_update_blocks` and
+    /// `bin_offsets`, written by `bin_dispatch` each sort through group 1; then the gated ones of
+    /// every other substep dispatch, which `clock_gate` sets, and their template
+    /// ([`super::clock::Gate`], [`SimState::write_gate_template`]).
     pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
-    /// Group 1 of `bin_dispatch`: `indirect_args` ([`Kernels::dispatch_args_layout`]).
+    /// Group 1 of `bin_dispatch` and `clock_gate`: `indirect_args` ([`Kernels::dispatch_args_layout`]).
     pub dispatch_args_group: wgpu::BindGroup,
     /// Number of particles in the page.
     pub particle_count: u32,
@@ -206,7 +205,7 @@ pub struct SimState {
 const _: () = assert!(size_of::<GpuColliderNode>() as u64 <= GRID_FIXED_NODE_BYTES);
 
 /// Number of bindings in group 0 (see `types.wgsl`).
-pub const BINDINGS: usize = 23;
+pub const BINDINGS: usize = 24;
 
 /// The buffers of one page's group 0, by name: [`Group0::bind`] puts them in binding order, so
 /// that order is written once (`types.wgsl` declares the same).
@@ -227,12 +226,14 @@ struct Group0<'a> {
     scatter_sources: &'a wgpu::Buffer,
     reorder_scratch: &'a wgpu::Buffer,
     block_slots: &'a wgpu::Buffer,
+    clock: &'a wgpu::Buffer,
 }
 
 impl Group0<'_> {
     /// The bind group: binding 0 the uniform block, 1–6 the particle streams, 7–18 the grid, the
     /// counters, the colliders at the frame's start and the bins, 19 the particle ids, 20 the
-    /// reorder scratch, 21 the colliders at the frame's end, 22 the sparse grid's block map.
+    /// reorder scratch, 21 the colliders at the frame's end, 22 the sparse grid's block map, 23 the
+    /// substep clock.
     fn bind(&self, device: &wgpu::Device, kernels: &Kernels) -> wgpu::BindGroup {
         let buffers: Vec<&wgpu::Buffer> = std::iter::once(self.params)
             .chain(self.particles.buffers())
@@ -253,6 +254,7 @@ impl Group0<'_> {
                 self.reorder_scratch,
                 &self.colliders[1],
                 self.block_slots,
+                self.clock,
             ])
             .collect();
         assert_eq!(buffers.len(), BINDINGS, "group 0 has BINDINGS bindings");
@@ -338,7 +340,7 @@ struct Shared {
     pick_ray: wgpu::Buffer,
     colliders: [wgpu::Buffer; 2],
     collider_surfaces: wgpu::Buffer,
-    collider_blend_table: wgpu::Buffer,
+    clock: wgpu::Buffer,
 }
 
 /// The grid's buffers: its nodes and, on a sparse grid, the map from grid block to pool block.
@@ -381,12 +383,7 @@ impl Shared {
             }),
             colliders: no_colliders(device),
             collider_surfaces: placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]),
-            collider_blend_table: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("collider_blend_table"),
-                size: 4 * MAX_COLLIDER_SUBSTEPS as u64,
-                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
+            clock: readable_buffer(device, "substep_clock", size_of::<super::clock::GpuSubstepClock>() as u64),
         }
     }
 }
@@ -450,7 +447,7 @@ impl SimState {
         let particle_buffers = ParticleBuffers::new(device, particles, READABLE_STORAGE);
         let reorder_scratch =
             storage_buffer(device, "reorder_scratch", SCRATCH_BYTES_PER_PARTICLE * particle_count.max(1) as u64);
-        let Shared { grid, status, pick_ray, colliders, collider_surfaces, collider_blend_table } = shared;
+        let Shared { grid, status, pick_ray, colliders, collider_surfaces, clock } = shared;
         let block_count = super::grid_pool::grid_blocks(&params.grid);
         let bin_header = readable_buffer(device, "bin_header", size_of::<GpuBinHeader>() as u64);
         let block_bins = readable_buffer(device, "block_bins", block_count as u64 * size_of::<GpuBlockBin>() as u64);
@@ -460,8 +457,11 @@ impl SimState {
         let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
-            size: super::bins::INDIRECT_ARGS_BYTES,
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            size: super::clock::INDIRECT_ARGS_BYTES,
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         let bind_group = Group0 {
@@ -481,6 +481,7 @@ impl SimState {
             scatter_sources: &scatter_sources,
             reorder_scratch: &reorder_scratch,
             block_slots: &grid.block_slots,
+            clock: &clock,
         }
         .bind(device, kernels);
         Self {
@@ -496,7 +497,7 @@ impl SimState {
             pick_ray,
             colliders,
             collider_surfaces,
-            collider_blend_table,
+            clock,
             bin_header,
             block_bins,
             block_lists,
@@ -537,6 +538,7 @@ impl SimState {
             scatter_sources: &self.scatter_sources,
             reorder_scratch: &self.reorder_scratch,
             block_slots: &self.block_slots,
+            clock: &self.clock,
         }
         .bind(device, kernels);
     }
@@ -655,21 +657,21 @@ impl SimState {
         }
     }
 
-    /// Writes the blend table for a frame of `substeps` substeps: substep k sees the collider
-    /// state at `(k + 1) / substeps` of the way from the frame's start to its end, the time its
-    /// grid velocities move the particles to.
-    pub fn write_collider_blends(&self, queue: &wgpu::Queue, substeps: u32) {
-        let n = substeps.clamp(1, MAX_COLLIDER_SUBSTEPS);
-        let table: Vec<f32> = (1..=n).map(|k| k as f32 / n as f32).collect();
-        queue.write_buffer(&self.collider_blend_table, 0, bytemuck::cast_slice(&table));
-    }
-
-    /// Records the copy of substep `k`'s blend into the uniform block. Copies are ordered with
-    /// the dispatches around them, so each substep of one submission sees its own value.
-    pub fn record_collider_blend(&self, encoder: &mut wgpu::CommandEncoder, k: u32) {
-        let offset = std::mem::offset_of!(GpuSimParams, collider_blend) as u64;
-        let entry = 4 * k.min(MAX_COLLIDER_SUBSTEPS - 1) as u64;
-        encoder.copy_buffer_to_buffer(&self.collider_blend_table, entry, &self.params, offset, 4);
+    /// Writes the template of the page's gated dispatches ([`super::clock::Gate`]) and turns
+    /// them on: done at the start of every frame, so the sizes follow the grid (a sparse grid's
+    /// pool grows between frames).
+    pub fn write_gate_template(&self, queue: &wgpu::Queue) {
+        use super::clock::Gate;
+        let args: Vec<[u32; 4]> = Gate::ALL
+            .iter()
+            .map(|&gate| {
+                let (x, y) = super::step::dispatch_size(super::step::gate_threads(gate, self));
+                [x, y, 1, 0]
+            })
+            .collect();
+        let bytes: &[u8] = bytemuck::cast_slice(&args);
+        queue.write_buffer(&self.indirect_args, Gate::Particles.offset(), bytes);
+        queue.write_buffer(&self.indirect_args, Gate::Particles.template_offset(), bytes);
     }
 
     /// Number of i32 words in the fixed-point grid, every stored node's (one `grid_clear` thread

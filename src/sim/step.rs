@@ -1,6 +1,7 @@
 //! The order of the passes in one substep, and how a pass is dispatched.
 
 use super::bins::SolverPath;
+use super::clock::Gate;
 use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
 use super::pipelines::Kernels;
 use super::shaders::MpmPass;
@@ -60,6 +61,28 @@ pub enum Dispatch {
         /// The round, a `u32` immediate.
         round: u32,
     },
+    /// As `Indirect`, for a pass that runs in rounds: `round` is its immediate data.
+    IndirectRound {
+        /// Byte offset of the arguments in `state.indirect_args`.
+        offset: u64,
+        /// The round, a `u32` immediate.
+        round: u32,
+    },
+}
+
+impl Dispatch {
+    /// This dispatch of `pass` within a substep: a fixed-size one becomes indirect, from the
+    /// gated entry of its size ([`Gate`]), which `clock_gate` empties once the frame has ended.
+    /// The ones already indirect (sized by `bin_dispatch`) are emptied by `clock_gate` too.
+    /// `bin_dispatch` stays as it is: it writes the indirect arguments, so it cannot read its own
+    /// from them; it checks the clock itself.
+    fn gated(self, pass: MpmPass) -> Dispatch {
+        match (self, gate_of(pass)) {
+            (Dispatch::Threads(_), Some(gate)) => Dispatch::Indirect(gate.offset()),
+            (Dispatch::Round { round, .. }, Some(gate)) => Dispatch::IndirectRound { offset: gate.offset(), round },
+            (dispatch, _) => dispatch,
+        }
+    }
 }
 
 /// Dispatches of one page ([`SimState`]), run with its bind groups.
@@ -112,7 +135,7 @@ pub fn record_runs(
         compute.set_bind_group(1, &state.dispatch_args_group, &[]);
         for &(pass, dispatch) in dispatches {
             compute.set_pipeline(kernels.pipeline(pass, state.grid_storage.is_sparse()));
-            if let Dispatch::Round { round, .. } = dispatch {
+            if let Dispatch::Round { round, .. } | Dispatch::IndirectRound { round, .. } = dispatch {
                 compute.set_immediates(0, bytemuck::bytes_of(&round));
             }
             match dispatch {
@@ -120,24 +143,44 @@ pub fn record_runs(
                     let (x, y) = dispatch_size(threads);
                     compute.dispatch_workgroups(x, y, 1);
                 }
-                Dispatch::Indirect(offset) => compute.dispatch_workgroups_indirect(&state.indirect_args, offset),
+                Dispatch::Indirect(offset) | Dispatch::IndirectRound { offset, .. } => {
+                    compute.dispatch_workgroups_indirect(&state.indirect_args, offset)
+                }
             }
         }
     }
 }
 
-/// Threads of a one-thread-per-item dispatch of `pass` over `state`: one per fixed-point word
-/// (grid_clear), grid node (grid_update), eight per pool block (bin_cell_offsets), a single one
-/// (bin_dispatch), a fixed number striding over a list (bin_clear), else one per particle. The
-/// passes dispatched from the indirect arguments ([`dispatch_of`]) are not sized here.
+/// Threads of a one-thread-per-item dispatch of `pass` over `state` ([`gate_threads`] of its
+/// [`gate_of`], or a single one). The passes dispatched from the indirect arguments
+/// ([`dispatch_of`]) are not sized here.
 pub fn thread_count(pass: MpmPass, state: &SimState) -> u32 {
+    gate_of(pass).map_or(1, |gate| gate_threads(gate, state))
+}
+
+/// The size class of a one-thread-per-item dispatch of `pass`: one thread per fixed-point word
+/// (grid_clear), grid node (grid_update), eight per pool block (bin_cell_offsets), a fixed number
+/// striding over a list (bin_clear), else one per particle; `None` for the passes of a single
+/// thread (bin_dispatch and the clock's).
+pub fn gate_of(pass: MpmPass) -> Option<Gate> {
     match pass {
-        MpmPass::GridClear => state.grid_fixed_words(),
-        MpmPass::GridUpdate => state.node_count,
-        MpmPass::BinClear => state.block_count.min(bins::CLEAR_THREADS),
-        MpmPass::BinCellOffsets => state.grid_storage.pool_blocks() * bins::REACHED_BLOCKS,
-        MpmPass::BinDispatch => 1,
-        _ => state.particle_count,
+        MpmPass::GridClear => Some(Gate::GridWords),
+        MpmPass::GridUpdate => Some(Gate::Nodes),
+        MpmPass::BinClear => Some(Gate::BinClear),
+        MpmPass::BinCellOffsets => Some(Gate::CellOffsets),
+        MpmPass::BinDispatch | MpmPass::ClockAdvance | MpmPass::ClockGate => None,
+        _ => Some(Gate::Particles),
+    }
+}
+
+/// Threads of a dispatch of size class `gate` over `state`.
+pub fn gate_threads(gate: Gate, state: &SimState) -> u32 {
+    match gate {
+        Gate::GridWords => state.grid_fixed_words(),
+        Gate::Nodes => state.node_count,
+        Gate::BinClear => state.block_count.min(bins::CLEAR_THREADS),
+        Gate::CellOffsets => state.grid_storage.pool_blocks() * bins::REACHED_BLOCKS,
+        Gate::Particles => state.particle_count,
     }
 }
 
@@ -198,10 +241,10 @@ impl<'a> Stage<'a> {
 }
 
 /// The stages of substep `index` of a run of `count` over `pages`, in the order they run (see
-/// [`record_substep`]).
-fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, count: u32) -> Vec<Stage<'a>> {
+/// [`record_substep`]), `fused` or not, each dispatch gated ([`Dispatch::gated`]) and the clock's
+/// passes ahead of the sort (or grid_clear) stage.
+fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, count: u32, fused: bool) -> Vec<Stage<'a>> {
     let first = &pages[0];
-    let fused = first.path == SolverPath::Fused;
     // One page bins its particles and updates the blocks they touch, leaving grid_fixed zeroed
     // behind it. With several, each page has bins of its own and their lists of touched blocks
     // overlap: each page's blocks are updated, leaving the sums in place (a block two pages touch
@@ -239,18 +282,44 @@ fn substep_stages<'a>(kernels: &Kernels, pages: &'a [SimState], index: u32, coun
         // The fused path's g2p is in g2p2g: with timestamps, an empty pass fills its slot.
         Stage { slot: 3, label: "g2p (in g2p2g)", runs: Vec::new() }
     });
+    for stage in &mut stages {
+        for (_, dispatches) in &mut stage.runs {
+            for (pass, dispatch) in dispatches.iter_mut() {
+                *dispatch = dispatch.gated(*pass);
+            }
+        }
+    }
+    // The clock reads the state the substep steps: on the fused path that is after g2p2g (the
+    // previous substep's g2p), which the sort stage follows.
+    if let Some(sort) = stages.iter_mut().find(|stage| stage.slot == 0) {
+        sort.runs.splice(0..0, clock_runs(pages));
+    }
     stages
+}
+
+/// The clock's passes of a substep ([`super::clock`]): `clock_stats` over every page (gated: it
+/// runs while the frame's last substep did), `clock_advance` once, `clock_gate` for every page.
+fn clock_runs(pages: &[SimState]) -> Vec<PageRun<'_>> {
+    let stats = |page| (page, vec![(MpmPass::ClockStats, Dispatch::Indirect(Gate::Particles.offset()))]);
+    let mut runs: Vec<PageRun> = pages.iter().map(stats).collect();
+    runs.push((&pages[0], vec![(MpmPass::ClockAdvance, Dispatch::Threads(1))]));
+    runs.extend(pages.iter().map(|page| (page, vec![(MpmPass::ClockGate, Dispatch::Threads(1))])));
+    runs
 }
 
 /// Records substep `index` of a run of `count` substeps recorded back to back (one collider frame,
 /// with nothing between them that changes the state) over `pages` (one simulation:
-/// [`SimState::new_pages`]) on their [`SolverPath`]: its collider blend, then four stages (see
-/// [`SolverPath::stage_names`]): grid_clear → p2g → grid_update → g2p, or sort → the
-/// [`sorted_p2g`] kernel → grid_update_blocks → g2p, where the sort of the substeps
-/// [`super::reorder::ReorderClock`] picks also moves the particles into block order. On the fused
-/// path the run's first substep is sort → the sorted P2G kernel → grid_update_blocks, each later
-/// one g2p2g (the previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the
-/// last one ends with g2p, so the particles are complete after the run as on the other paths.
+/// [`SimState::new_pages`]) on their [`SolverPath`]: the clock's passes, which choose its dt and
+/// whether it runs ([`super::clock`]), then four stages (see [`SolverPath::stage_names`]):
+/// grid_clear → p2g → grid_update → g2p, or sort → the [`sorted_p2g`] kernel →
+/// grid_update_blocks → g2p, where the sort of the substeps [`super::reorder::ReorderClock`] picks
+/// also moves the particles into block order. Every dispatch after the clock's is indirect and
+/// empty once the frame has ended. Where `fused` (the fused path, on a frame of a planned number
+/// of substeps: its g2p2g needs the next substep's dt before the state it steps exists) the run's
+/// first substep is sort → the sorted P2G kernel → grid_update_blocks, each later one g2p2g (the
+/// previous substep's g2p and this one's P2G) → sort → grid_update_blocks, and the last one ends
+/// with g2p, so the particles are complete after the run as on the other paths; the clock's
+/// passes follow g2p2g, so that they measure the state the substep steps.
 ///
 /// Each particle pass runs once per page, and all add into and read the one grid. With more than
 /// one page the binned paths clear the grid at the start of the substep (before the sort, or
@@ -267,12 +336,10 @@ pub fn record_substep(
     pages: &[SimState],
     index: u32,
     count: u32,
+    fused: bool,
     timestamps: Option<PassTimestamps>,
 ) {
-    for page in pages {
-        page.record_collider_blend(encoder, index);
-    }
-    let stages = substep_stages(kernels, pages, index, count);
+    let stages = substep_stages(kernels, pages, index, count, fused);
     if let Some(t) = timestamps {
         for stage in &stages {
             let at = PassTimestamps { query_set: t.query_set, first: t.first + 2 * stage.slot };

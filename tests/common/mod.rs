@@ -29,6 +29,7 @@ pub fn params(cells: u32, h: f64, dt: f64) -> SolverParams {
         material,
         gravity: DVec3::new(0.0, 0.0, -9.81),
         dt,
+        cfl: 0.4,
         boundary: Boundary { kind: BoundaryKind::Separate, friction: 0.0 },
         max_speed,
         fixed_point: FixedPoint::for_scene(material.density, h, max_speed),

@@ -7,6 +7,7 @@
 //! sorted path's binning; [`svd`] holds the signed SVD the snow model needs.
 
 pub mod bins;
+pub mod clock;
 pub mod g2p;
 pub mod grid_clear;
 pub mod grid_update;
@@ -336,6 +337,7 @@ pub(crate) mod test_scene {
             material,
             gravity: DVec3::new(0.0, 0.0, -9.81),
             dt: 1e-4,
+            cfl: 0.4,
             boundary: Boundary::default(),
             max_speed: 50.0,
             fixed_point: FixedPoint::for_scene(material.density, 0.1, 50.0),

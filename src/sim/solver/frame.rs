@@ -1,0 +1,177 @@
+//! Stepping the [`Solver`] a frame at a time, each substep's dt chosen on the GPU by the substep
+//! clock ([`crate::sim::clock`]).
+
+use super::{Solver, SolverError};
+use crate::gpu::Gpu;
+use crate::sim::bins::SolverPath;
+use crate::sim::clock::{FrameReport, FrameStep, GpuSubstepClock};
+use crate::sim::step;
+
+/// Substeps an auto frame's next batch records beyond the estimate from the last stable dt, as a
+/// fraction of it: a state that stiffens within the batch needs more, and each batch short costs
+/// a wait for the GPU and a readback; substeps recorded past the frame's end cost only empty
+/// dispatches.
+const BATCH_MARGIN: f64 = 0.25;
+
+impl Solver {
+    /// Runs `substeps` substeps of `params.dt` (does not wait for them), submitted
+    /// [`step::SUBSTEPS_PER_SUBMIT`] at a time so that the GPU starts on the first ones while the
+    /// host records the rest. They make up one collider frame: substep k sees the colliders
+    /// `(k + 1) / substeps` of the way through it. On the fused path they are one run of
+    /// [`step::record_substep`]: the particles are complete when it ends. The clock measures each
+    /// substep's dt against the stable dt of the state it steps ([`Solver::read_clock`]).
+    pub fn step(&self, gpu: &Gpu, substeps: u32) {
+        self.step_timed(gpu, substeps, None);
+    }
+
+    /// [`Solver::step`], with the substeps of the first submission timed by `timer` where one is
+    /// given: each stage of them writes its timestamps, and the submission ends with
+    /// [`step::SubstepTimer::resolve`].
+    pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn step::SubstepTimer>) {
+        let dt = self.params.dt;
+        self.begin_frame(gpu, substeps as f64 * dt, FrameStep::Fixed { dt, substeps });
+        self.record_substeps(gpu, 0..substeps, substeps, self.path() == SolverPath::Fused, timer);
+    }
+
+    /// Simulates a frame of `span` seconds stepped as `step` says, and reports what its substeps
+    /// did (read back from the clock). A [`FrameStep::Fixed`] frame is recorded in one batch; an
+    /// [`FrameStep::Auto`] frame in batches, each as many substeps as the last stable dt says the
+    /// rest of the frame needs plus a margin, with one readback of the clock after each, until
+    /// the GPU reports the frame's end. The particles are complete when it returns.
+    ///
+    /// An auto frame runs the fused path's substeps as the sorted path's: g2p2g scatters with the
+    /// next substep's dt, which depends on the state it is producing.
+    pub fn step_frame(
+        &self,
+        gpu: &Gpu,
+        span: f64,
+        step: FrameStep,
+        timer: Option<&dyn step::SubstepTimer>,
+    ) -> Result<FrameReport, SolverError> {
+        self.begin_frame(gpu, span, step);
+        let max_substeps = match step {
+            FrameStep::Fixed { substeps, .. } => {
+                self.record_substeps(gpu, 0..substeps, substeps, self.path() == SolverPath::Fused, timer);
+                return Ok(FrameReport::from_clock(&self.read_clock(gpu)?));
+            }
+            FrameStep::Auto { max_substeps } => max_substeps.max(1),
+        };
+        let stable = match self.last_stable_dt.get() {
+            Some(stable) => stable,
+            None => {
+                let s = self.stats(gpu)?;
+                super::stable_dt(&self.params, s.max_speed, s.max_hardening, self.params.cfl)
+            }
+        };
+        let (mut recorded, mut clock) = (0, GpuSubstepClock::for_frame(&self.params, span, step));
+        loop {
+            let batch = batch_size(span - clock.time as f64, stable_or(clock.stable_dt, stable))
+                .min(max_substeps.saturating_sub(clock.substeps))
+                .max(1);
+            let timer = timer.filter(|_| recorded == 0);
+            self.record_substeps(gpu, recorded..recorded + batch, u32::MAX, false, timer);
+            recorded += batch;
+            let before = clock.substeps;
+            clock = self.read_clock(gpu)?;
+            if clock.finished != 0 || clock.substeps == before {
+                return Ok(FrameReport::from_clock(&clock));
+            }
+        }
+    }
+
+    /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every
+    /// page's substep dispatches on ([`crate::sim::state::SimState::write_gate_template`]).
+    pub fn begin_frame(&self, gpu: &Gpu, span: f64, step: FrameStep) {
+        let clock = GpuSubstepClock::for_frame(&self.params, span, step);
+        gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
+        for page in &self.pages {
+            page.write_gate_template(&gpu.queue);
+        }
+    }
+
+    /// Records and submits substeps `range` of a frame of `count` ([`step::record_substep`]),
+    /// [`step::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`.
+    fn record_substeps(
+        &self,
+        gpu: &Gpu,
+        range: std::ops::Range<u32>,
+        count: u32,
+        fused: bool,
+        timer: Option<&dyn step::SubstepTimer>,
+    ) {
+        let mut done = range.start;
+        while done < range.end {
+            let n = (range.end - done).min(step::SUBSTEPS_PER_SUBMIT);
+            let timer = timer.filter(|_| done == range.start);
+            let mut encoder =
+                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+            if self.path().is_binned() && self.clear_bins_first.replace(false) {
+                self.record_clean_bins(&mut encoder);
+            }
+            for k in done..done + n {
+                let timestamps = timer.map(|t| t.timestamps(k - range.start));
+                step::record_substep(&mut encoder, &self.kernels, &self.pages, k, count, fused, timestamps);
+            }
+            if let Some(timer) = timer {
+                timer.resolve(&mut encoder, n);
+            }
+            gpu.queue.submit([encoder.finish()]);
+            done += n;
+        }
+    }
+
+    /// Reads the substep clock back (waits for the GPU): after [`Solver::step`], the frame's
+    /// substeps so far and their largest dt / stable dt ([`FrameReport::from_clock`]).
+    pub fn read_clock(&self, gpu: &Gpu) -> Result<GpuSubstepClock, SolverError> {
+        let bytes = gpu.read_buffer(&self.pages[0].clock)?;
+        let clock: GpuSubstepClock = bytemuck::pod_read_unaligned(&bytes);
+        if clock.substeps > 0 && clock.stable_dt.is_finite() && clock.stable_dt > 0.0 {
+            self.last_stable_dt.set(Some(clock.stable_dt as f64));
+        }
+        Ok(clock)
+    }
+
+    /// Marks the clock's substep as running, as a pass run alone ([`Solver::run_pass`]) needs it:
+    /// a sort's `bin_dispatch` after a frame's end would otherwise size no dispatches.
+    pub(super) fn write_clock_running(&self, gpu: &Gpu) {
+        let offset = std::mem::offset_of!(GpuSubstepClock, running) as u64;
+        gpu.queue.write_buffer(&self.pages[0].clock, offset, &1u32.to_le_bytes());
+    }
+
+    /// Writes the clock's dt and collider blend: what a pass run alone reads.
+    pub(super) fn write_clock_dt(&self, gpu: &Gpu, dt: f64, blend: f32) {
+        let offset = std::mem::offset_of!(GpuSubstepClock, dt) as u64;
+        const _: () =
+            assert!(std::mem::offset_of!(GpuSubstepClock, blend) == std::mem::offset_of!(GpuSubstepClock, dt) + 4);
+        let words = [(dt as f32).to_bits(), blend.to_bits()];
+        gpu.queue.write_buffer(&self.pages[0].clock, offset, bytemuck::cast_slice(&words));
+    }
+}
+
+/// `clock`'s stable dt where it has measured one (finite and positive), else `fallback`.
+fn stable_or(clock: f32, fallback: f64) -> f64 {
+    if clock.is_finite() && clock > 0.0 { clock as f64 } else { fallback }
+}
+
+/// Substeps to record for `remaining` seconds at a stable dt of `stable`: the estimate plus
+/// [`BATCH_MARGIN`] and one.
+fn batch_size(remaining: f64, stable: f64) -> u32 {
+    let estimate = (remaining.max(0.0) / stable).ceil();
+    let batch = estimate * (1.0 + BATCH_MARGIN) + 1.0;
+    if batch.is_finite() { batch.min(u32::MAX as f64) as u32 } else { 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_size;
+
+    #[test]
+    fn batches_cover_the_estimate_with_a_margin() {
+        // 1/60 s at 4e-4 s: 42 substeps estimated, 53.5 → 53 recorded.
+        assert_eq!(batch_size(1.0 / 60.0, 4e-4), 53);
+        // Nothing left, or no stiffness at all: one substep.
+        assert_eq!(batch_size(0.0, 4e-4), 1);
+        assert_eq!(batch_size(1.0 / 60.0, f64::INFINITY), 1);
+        assert_eq!(batch_size(1.0 / 60.0, 0.0), 1);
+    }
+}
