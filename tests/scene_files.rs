@@ -412,7 +412,7 @@ fn a_frame_must_fit_the_substep_cap() {
 }
 
 /// Every section is an object with named fields: serde's derive would take a list of the values in
-/// field order, so a bare 13-element list passed for a scene.
+/// field order, so a bare list of the 14 values passed for a scene.
 #[test]
 fn sections_written_as_lists_are_refused() {
     let emitter = json!({ "shape": "box", "min": [0.2, 0.2, 0.2], "max": [0.8, 0.8, 0.8] });
@@ -424,8 +424,9 @@ fn sections_written_as_lists_are_refused() {
         [30, "auto", 0.4],
         [0, 0, -9.81],
         ["separate", 0.3],
-        [1.4e5, 0.2, 10, 0.025, 0.0075, 400],
+        [1.4e5, 0.2, 10, 0.025, 0.0075, 400, 3000],
         8,
+        [0, 0.1, 0, 0],
         1,
         50,
         [emitter],
