@@ -98,11 +98,11 @@ fn a_count_past_the_memory_is_refused_with_needed_and_available_bytes() {
     // A 4 GB GPU with an unlimited binding, so memory alone decides.
     let limits = DeviceLimits { binding_bytes: u64::MAX, memory_bytes: Some(4_000_000_000) };
     let params = common::params(256, 1.0 / 256.0, 1e-4);
-    // Per particle: six streams (168 B), an id (4 B), the reorder's scratch for one share of the
-    // streams (48 B) and a 4-byte place in particle_order: 224 B; p2g_gather adds an 80-byte
-    // scatter source.
-    assert_eq!(particle_bytes(MpmPass::P2gTiled), 168 + 4 + 48 + 4);
-    assert_eq!(particle_bytes(MpmPass::P2gGather), 168 + 4 + 48 + 4 + 80);
+    // Per particle: six streams (176 B, with the 16-byte Jp, damage and strength stream), an id
+    // (4 B), the reorder's scratch for one share of the streams (48 B) and a 4-byte place in
+    // particle_order: 232 B; p2g_gather adds an 80-byte scatter source.
+    assert_eq!(particle_bytes(MpmPass::P2gTiled), 176 + 4 + 48 + 4);
+    assert_eq!(particle_bytes(MpmPass::P2gGather), 176 + 4 + 48 + 4 + 80);
     for p2g in [MpmPass::P2gTiled, MpmPass::P2gGather] {
         let grid = grid_bytes(&params, GridStorage::Dense);
         let max = ((4_000_000_000 - grid) / particle_bytes(p2g)) as usize;
