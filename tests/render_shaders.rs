@@ -118,8 +118,10 @@ fn shared_struct_layouts_agree() {
     assert_eq!(wgsl_layout(&module, "Frame"), frame, "layout of Frame differs between WGSL and Rust");
     // Particle is the value the passes work with (the solver stores streams, checked in
     // tests/wgsl.rs); its fields mirror the host's record.
-    let particle =
-        rust_layout!(GpuParticle, [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material]);
+    let particle = rust_layout!(
+        GpuParticle,
+        [position, mass, velocity, volume, affine, deformation, plastic_jacobian, material, damage, strength]
+    );
     assert_eq!(wgsl_layout(&module, "Particle"), particle, "layout of Particle differs between WGSL and Rust");
     // A uniform block's size must be a multiple of 16 bytes.
     assert_eq!(size_of::<GpuFrame>() % 16, 0);
