@@ -69,7 +69,7 @@ cases=()
 for v in 0.0025 0.005 0.0075 0.01 0.025; do cases+=("wall theta_s=$v|$wall|24|material.critical_stretch=$v"); done
 for v in 0.015 0.019 0.025 0.035 0.05; do cases+=("wall theta_c=$v|$wall|24|material.critical_compression=$v"); done
 for v in 3 5 7 10 15; do cases+=("wall xi=$v|$wall|24|material.hardening=$v"); done
-for v in 4 6 8 10 12; do cases+=("wall speed=$v|$wall|24|emitters.0.velocity.x=$v"); done
+for v in 4 6 8 10 12 16; do cases+=("wall speed=$v|$wall|24|emitters.0.velocity.x=$v"); done
 for v in 0.0025 0.005 0.0075 0.01 0.025; do cases+=("pair theta_s=$v|$pair|24|gravity.z=0|material.critical_stretch=$v"); done
 for v in 0.015 0.019 0.025 0.035 0.05; do cases+=("pair theta_c=$v|$pair|24|gravity.z=0|material.critical_compression=$v"); done
 for v in 3 5 7 10 15; do cases+=("pair xi=$v|$pair|24|gravity.z=0|material.hardening=$v"); done
