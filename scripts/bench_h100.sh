@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The benchmark runs behind docs/performance.md, as one command on the lent GPU machine (the
-# device tool). Run from the repository root there, with the release binaries built here and
-# carried in bench-bin/ (git-ignored) and the Vulkan loader packages in .gl/:
+# The benchmark runs behind docs/performance.md, as one command on a GPU machine. Run from the
+# repository root there, with the release binaries in bench-bin/ (git-ignored) and, where the
+# machine lacks them, the Vulkan loader packages in .gl/:
 #
 #   cargo build --release && mkdir -p bench-bin && cp target/release/powder bench-bin/
-#   device run, carrying bench-bin and .gl:  bash scripts/bench_h100.sh <what>...
+#   bash scripts/bench_h100.sh <what>...
 #
 # <what> is any of:
 #   table     naive, sorted and fused at 100k, 1M, 4M and 16M particles

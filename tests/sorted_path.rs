@@ -476,6 +476,7 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
             let s = 1e-3 * (i % 97) as f32;
             p.deformation = [[1.0 + s, 0.5 * s, 0.0, 0.0], [0.0, 1.0 - s, 0.25 * s, 0.0], [s, 0.0, 1.0, 0.0]];
             p.affine = [[i as f32, 0.0, -s, 0.0], [0.0, 2.0 * s, 0.0, 0.0], [0.0, 0.0, -(i as f32), 0.0]];
+            p.strength = 1.0 + i as f32;
         }
         let n = particles.len();
         let solver = sorted_solver(&gpu, &particles);
@@ -501,12 +502,14 @@ fn the_reorder_moves_every_particle_once_into_block_order() {
         // Every stream moved with its particle: the raw streams at place k hold particle ids[k].
         let position: Vec<[f32; 4]> = raw(&gpu, &state.particles.position, n);
         let deformation: Vec<[[f32; 4]; 3]> = raw(&gpu, &state.particles.deformation, n);
-        let plastic: Vec<[u32; 2]> = raw(&gpu, &state.particles.plastic, n);
+        // particle_plastic: Jp, material, damage, strength.
+        let plastic: Vec<[u32; 4]> = raw(&gpu, &state.particles.plastic, n);
         for k in 0..n {
             let p = &particles[ids[k] as usize];
             assert_eq!(bytemuck::bytes_of(&position[k])[..12], *bytemuck::bytes_of(&p.position), "{case}: place {k}");
             assert_eq!(deformation[k], p.deformation, "{case}: place {k}");
             assert_eq!(plastic[k][1], p.material, "{case}: place {k}");
+            assert_eq!(f32::from_bits(plastic[k][3]), p.strength, "{case}: place {k}");
         }
         // τ is not read back with the particles; it moved in a round of its own.
         let stress: Vec<[[f32; 4]; 2]> = raw(&gpu, &state.particles.stress, n);

@@ -14,9 +14,8 @@
 // grid_update_blocks visits every node this pass added to.
 //
 // The stress is taken from the plasticity step's SVD of the new F (kirchhoff_stress_svd) instead of
-// a second SVD: that saved 0.07 of 0.96 ms at 1M particles on the H100 (docs/performance.md). It
-// differs from kirchhoff_stress by f32 rounding, so the fused path tracks the sorted path closely
-// rather than bit for bit; without elasticity the two are bit-identical (tests/sorted_path.rs).
+// a second SVD, which costs time (docs/performance.md). The sorted path's g2p stores the stress
+// the same way, so the two paths agree (tests/sorted_path.rs).
 // Reads: params, grid_velocity, particles, bins. Writes: particles, grid_fixed, status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

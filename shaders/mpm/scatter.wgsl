@@ -44,8 +44,7 @@ var<workgroup> segment_sums: array<u32, 256>;
 // bin_cell_offsets on a sparse one). REACHED_BLOCKS consecutive threads of a workgroup share a
 // block, SEGMENT_CELLS cells each: `k` is this thread's share and `local` its index in the
 // workgroup, so the block's first thread is local - k. One thread walking all 64 cells in turn,
-// with the other lanes of its warp idle, made the 16M sort 0.13 ms slower on the H100
-// (docs/performance.md, "Occupied-block lists"). It holds a barrier: every thread of the workgroup
+// with the other lanes of its warp idle, made the sort slower on the H100. It holds a barrier: every thread of the workgroup
 // calls it, `has_block` false where a thread has none.
 fn place_cells_together(first: u32, k: u32, local: u32, has_block: bool) {
     let cells = first + k * SEGMENT_CELLS;

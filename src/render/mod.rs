@@ -87,7 +87,7 @@ pub struct RenderSettings {
     pub speed_scale: f32,
     /// Pixels rendered per window pixel along each axis, in (0, 1]: the app draws its 3D view at
     /// this fraction of the window's size and lets the texture filter upscale it. Below 1 on
-    /// software adapters, where fragment work dominates a frame (docs/performance.md). Screenshots
+    /// software adapters, where fragment work is expensive. Screenshots
     /// are always rendered at full size.
     pub resolution_scale: f32,
 }

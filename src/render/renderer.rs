@@ -60,9 +60,9 @@ impl FrameBlock {
 /// it is splatted again ([`FrameInputs::moved`]). The volume shades (shadows, sky occlusion) and
 /// culls buried particles through trilinear look-ups one or more voxels away, so a half-voxel lag
 /// shifts a shadow edge by at most half a voxel, and the buried test's boundary (four voxels deep
-/// inside the snow, hidden behind its surface particles) by as much. On lavapipe the splat and
-/// resolve are about a third of the draw (docs/performance.md), and at one substep per frame the
-/// snow moves far less than a voxel per frame.
+/// inside the snow, hidden behind its surface particles) by as much. Skipping the splat and
+/// resolve saves draw time on slow adapters, and at one substep per frame the snow moves far less
+/// than a voxel per frame.
 pub const VOLUME_REUSE_VOXELS: f32 = 0.5;
 
 /// What the density volume was splatted from: with another key it is splatted again.

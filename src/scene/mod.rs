@@ -1,4 +1,4 @@
-//! Scene files: what to simulate. A scene is a JSON document (format v1, described field by field
+//! Scene files: what to simulate. A scene is a JSON document (format v2, described field by field
 //! in `docs/scene-format.md`) naming the domain, grid, time stepping, gravity, walls, snow material
 //! and the emitters that fill shapes with snow at time zero.
 //!

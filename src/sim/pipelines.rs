@@ -141,8 +141,8 @@ impl Kernels {
 /// wgpu's defaults bound every loop with a hidden 64-bit counter, so that a driver cannot assume
 /// an endless loop away, and clamp every dynamic index. Every loop of the MPM kernels is a `for`
 /// over a count or a stride loop over a buffer's length, so the counter guards nothing there, and
-/// on the H100 it cost a quarter of the substep: the driver no longer unrolled the 27-node stencil
-/// loops (docs/performance.md, "What wgpu adds to the kernels"). The MPM kernels are therefore
+/// on the H100 it made the substep markedly slower (docs/performance.md, "What wgpu adds to the
+/// kernels"). The MPM kernels are therefore
 /// built without it; index clamps stay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RuntimeChecks {

@@ -118,7 +118,7 @@ pub struct BinsReadback {
 /// The sorted path's P2G kernel of a new [`Solver`]; `POWDER_P2G=p2g_tiled|p2g_tiled_subgroup|p2g_gather`
 /// overrides it. Measured (docs/performance.md): on a CPU adapter (lavapipe) `p2g_gather` is the
 /// fastest, since it needs no atomics on the sums; on GPUs `p2g_tiled`, ahead of its subgroup
-/// variant (0.635 against 0.890 ms at 1M particles on the H100).
+/// variant (docs/performance.md, "P2G kernels").
 fn default_p2g(gpu: &Gpu) -> MpmPass {
     let requested = std::env::var("POWDER_P2G").ok().and_then(|name| {
         let pass = MpmPass::sorted_p2g_named(&name);
@@ -136,10 +136,9 @@ fn default_p2g(gpu: &Gpu) -> MpmPass {
 
 /// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted|fused` overrides it (so the
 /// whole test suite can run on any path). Measured (docs/performance.md): the sorted path, on GPUs
-/// since P2G reads the stored stress (0.71 against 0.87 ms per substep for the fused path at 1M
-/// particles on the H100, and faster at 4M and 16M; the fused path is faster only near 100k), and
-/// on a CPU adapter (lavapipe), whose gather P2G needs no atomics (the fused path's g2p2g sums in a
-/// tile, and took as long: 37.8–38.9 against 37.5–37.9 ms per substep at 30k particles).
+/// since P2G reads the stored stress (faster than the fused path at every size measured), and on a
+/// CPU adapter (lavapipe), whose gather P2G needs no atomics (the fused path's g2p2g sums in a
+/// tile, and took as long).
 fn default_path() -> SolverPath {
     let requested = std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name));
     requested.unwrap_or(SolverPath::Sorted)
