@@ -208,6 +208,8 @@ fn material(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
         changed |= slider(ui, "hardening ξ", "", &mut m.hardening, 0.0..=30.0, false);
         changed |= slider(ui, "critical compression θc", "", &mut m.critical_compression, 1e-3..=0.3, true);
         changed |= slider(ui, "critical stretch θs", "", &mut m.critical_stretch, 1e-4..=0.1, true);
+        // Linear: 0 (the paper's model, no cracking) must be reachable.
+        changed |= slider(ui, "tensile strength σF (0: no cracks)", "Pa", &mut m.tensile_strength, 0.0..=2e4, false);
         changed |= slider(ui, "density ρ (applies on reset)", "kg/m³", &mut m.density, 50.0..=1000.0, false);
     }
     if changed {
