@@ -63,7 +63,7 @@ fn more_particles_than_u32_indices_are_refused() {
     let count = u32::MAX as usize + 1;
     match check_fit(&params, count, MpmPass::P2gTiled, limits, None, GridStorage::Dense) {
         Err(StateError::TooManyParticles { count: c, max_count }) => {
-            assert_eq!((c, max_count), (count, u32::MAX as u64))
+            assert_eq!((c, max_count), (count, u32::MAX as u64));
         }
         other => panic!("2^32 particles gave {other:?}"),
     }

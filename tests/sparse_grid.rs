@@ -248,7 +248,7 @@ fn a_grid_too_large_for_a_dense_binding_runs_sparse_on_the_sorted_path_only() {
     for path in [SolverPath::Naive, SolverPath::Fused] {
         match solver.set_path(&gpu, path) {
             Err(SolverError::State(StateError::NeedsDenseGrid { reason, .. })) => {
-                assert!(reason.contains("allows at most"), "{reason}")
+                assert!(reason.contains("allows at most"), "{reason}");
             }
             other => panic!("{path:?}: {other:?}"),
         }

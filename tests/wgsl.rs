@@ -221,7 +221,7 @@ fn the_tiles_hold_the_stencils_they_take() {
     let module = validate("g2p2g", &MpmPass::G2p2g.composed_source());
     let (edge, reach, fused) =
         (u32_named(&module, "BLOCK_EDGE"), u32_named(&module, "BLOCK_REACH"), u32_named(&module, "FUSED_REACH"));
-    assert_eq!(edge, powder::sim::bins::BLOCK_EDGE);
+    assert_eq!(edge, bins::BLOCK_EDGE);
     assert_eq!((reach, fused), (edge + 2, edge + 4));
     assert_eq!(u32_named(&module, "TILE_NODES"), reach.pow(3));
     assert_eq!(MpmPass::G2p2g.tile_nodes(), Some(fused.pow(3)));
@@ -273,7 +273,7 @@ fn the_sorts_constants_agree_with_the_host() {
     // bin_cell_offsets' dispatch, bin_dispatch bin_offsets'), which split a block's cells evenly.
     let module = validate("bin_cell_offsets", &MpmPass::BinCellOffsets.composed_source());
     let (reached, cells) = (u32_named(&module, "REACHED_BLOCKS"), u32_named(&module, "BLOCK_CELLS"));
-    assert_eq!((reached, cells), (powder::sim::bins::REACHED_BLOCKS, powder::sim::bins::BLOCK_CELLS));
+    assert_eq!((reached, cells), (bins::REACHED_BLOCKS, bins::BLOCK_CELLS));
     assert_eq!(u32_named(&module, "SEGMENT_CELLS") * reached, cells);
     assert_eq!(powder::sim::params::WORKGROUP_SIZE % reached, 0, "a block's threads would span two workgroups");
     let (_, sums) = module
@@ -283,7 +283,7 @@ fn the_sorts_constants_agree_with_the_host() {
         .expect("place_cells_together's workgroup sums");
     match module.types[sums.ty].inner {
         naga::TypeInner::Array { size: naga::ArraySize::Constant(n), .. } => {
-            assert_eq!(n.get(), powder::sim::params::WORKGROUP_SIZE, "one segment sum per thread")
+            assert_eq!(n.get(), powder::sim::params::WORKGROUP_SIZE, "one segment sum per thread");
         }
         ref other => panic!("segment_sums is not a sized array: {other:?}"),
     }
@@ -294,7 +294,7 @@ fn the_sorts_constants_agree_with_the_host() {
         .iter()
         .find(|(_, v)| v.name.as_deref() == Some("dispatch_args"))
         .expect("bin_dispatch declares dispatch_args");
-    assert_eq!(module.types[var.ty].inner.size(module.to_ctx()) as u64, powder::sim::bins::INDIRECT_ARGS_BYTES);
+    assert_eq!(module.types[var.ty].inner.size(module.to_ctx()) as u64, bins::INDIRECT_ARGS_BYTES);
     for offset in [bins::P2G_ARGS_OFFSET, bins::UPDATE_ARGS_OFFSET, bins::OFFSETS_ARGS_OFFSET] {
         assert!(offset + 16 <= bins::INDIRECT_ARGS_BYTES && offset % 16 == 0);
     }

@@ -160,7 +160,7 @@ impl Driver {
                 self.scene = scene;
             }
             Err(e) => {
-                messages.error(format!("grid resolution {resolution} refused: {e}; the {old}-cell grid keeps running"))
+                messages.error(format!("grid resolution {resolution} refused: {e}; the {old}-cell grid keeps running"));
             }
         }
     }

@@ -218,7 +218,7 @@ impl GltfModel {
             for primitive in &self.meshes[instance.mesh] {
                 match (skin, &primitive.influences) {
                     (Some(_), Some(influences)) => {
-                        skin_positions(&primitive.positions, influences, &joint_matrices, positions)
+                        skin_positions(&primitive.positions, influences, &joint_matrices, positions);
                     }
                     // A primitive without weights under a skinned node follows the node, as in
                     // most viewers; weights without a skin are ignored.

@@ -24,7 +24,7 @@ pub const VOLUME_FIXED_SCALE: f32 = 1_048_576.0;
 pub const SPLAT_WORKGROUP_SIZE: u32 = 256;
 /// Threads per workgroup of the resolve along x, y, z (`@workgroup_size(8, 8, 4)`): 256 threads, so
 /// few workgroups; lavapipe pays a fixed cost per workgroup.
-const RESOLVE_WORKGROUP: glam::UVec3 = glam::UVec3::new(8, 8, 4);
+const RESOLVE_WORKGROUP: UVec3 = UVec3::new(8, 8, 4);
 /// Format of the volume texture: filterable and writable as a storage texture everywhere.
 pub const VOLUME_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 

@@ -121,7 +121,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
                 out.push(check(format!("{name}.radius"), radius, POSITIVE));
             }
             Emitter::Mesh { transform, .. } => {
-                transform_checks(&mut out, &format!("{name}.transform"), &transform, None)
+                transform_checks(&mut out, &format!("{name}.transform"), &transform, None);
             }
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);

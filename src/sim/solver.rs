@@ -566,10 +566,10 @@ impl Solver {
             }
             (path, MpmPass::GridUpdate) if path.is_binned() => {
                 let updates = step::page_runs(pages, |page| vec![super::grid_update_blocks::dispatch(page)]);
-                step::record_runs(e, k, "grid_update_blocks", &updates, None)
+                step::record_runs(e, k, "grid_update_blocks", &updates, None);
             }
             (_, pass) if pass.takes_round() => {
-                step::record_runs(e, k, "reorder", &step::page_runs(pages, super::reorder::dispatches), None)
+                step::record_runs(e, k, "reorder", &step::page_runs(pages, super::reorder::dispatches), None);
             }
             (_, MpmPass::GridClear | MpmPass::GridUpdate) => step::record_pass(e, k, first, pass, None),
             _ => {
@@ -579,7 +579,7 @@ impl Solver {
                     "g2p2g does not run on a sparse grid"
                 );
                 let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
-                step::record_runs(e, k, pass.name(), &runs, None)
+                step::record_runs(e, k, pass.name(), &runs, None);
             }
         }
         gpu.queue.submit([encoder.finish()]);

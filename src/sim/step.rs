@@ -144,7 +144,7 @@ pub fn record_runs(
                     compute.dispatch_workgroups(x, y, 1);
                 }
                 Dispatch::Indirect(offset) | Dispatch::IndirectRound { offset, .. } => {
-                    compute.dispatch_workgroups_indirect(&state.indirect_args, offset)
+                    compute.dispatch_workgroups_indirect(&state.indirect_args, offset);
                 }
             }
         }
