@@ -111,23 +111,6 @@ fn grid_mass_equals_particle_mass_to_the_fixed_point_resolution(path: SolverPath
     assert!((units - want).abs() <= bound, "block mass {units} units vs {want}");
 }
 
-/// Angular momentum about `c`, APIC spin included (`CpuSolver::total_angular_momentum` explains
-/// it): `Σ (x − c) × m v + m h²/4 (C_zy − C_yz, C_xz − C_zx, C_yx − C_xy)`.
-fn angular_momentum(ps: &[GpuParticle], h: f64, c: Vector3<f64>) -> Vector3<f64> {
-    ps.iter()
-        .map(|p| {
-            let m = p.mass as f64;
-            let a = common::mat3d(&p.affine);
-            let spin = Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
-            (common::vec3d(p.position) - c).cross(&(m * common::vec3d(p.velocity))) + m * h * h / 4.0 * spin
-        })
-        .sum()
-}
-
-fn momentum(ps: &[GpuParticle]) -> Vector3<f64> {
-    ps.iter().map(|p| p.mass as f64 * common::vec3d(p.velocity)).sum()
-}
-
 #[test]
 fn free_motion_conserves_linear_and_angular_momentum_on_the_naive_path() {
     free_motion_conserves_linear_and_angular_momentum(SolverPath::Naive);
@@ -169,7 +152,7 @@ fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
         }
         p.affine = common::padded(spin);
     }
-    let (p0, l0) = (momentum(&ps), angular_momentum(&ps, h, c));
+    let (p0, l0) = (common::momentum(&ps), common::angular_momentum(&ps, h, c));
     let mut solver = Solver::new(&gpu, params, &ps).expect("solver");
     solver.set_path(&gpu, path).expect("path");
 
@@ -196,7 +179,7 @@ fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
         common::assert_ran_on(&gpu, &solver, path);
         done += steps;
         let out = solver.read_particles(&gpu).expect("particles");
-        let (p1, l1) = (momentum(&out), angular_momentum(&out, h, c));
+        let (p1, l1) = (common::momentum(&out), common::angular_momentum(&out, h, c));
         let (dp, dl) = ((p1 - p0).norm(), (l1 - l0).norm());
         let tol_p = done as f64 * per_step;
         // The same momentum errors at lever arms ≤ r_max, plus the spin term m h²/4 · 2|δC| with δC
@@ -213,7 +196,7 @@ fn free_motion_conserves_linear_and_angular_momentum(path: SolverPath) {
     // The APIC spin term is a sizable part of L: leaving it out of the balance (or C out of P2G)
     // would break conservation by far more than the tolerance.
     let out = solver.read_particles(&gpu).expect("particles");
-    let spin_part = angular_momentum(&out, h, c) - angular_momentum(&out, 0.0, c);
+    let spin_part = common::angular_momentum(&out, h, c) - common::angular_momentum(&out, 0.0, c);
     eprintln!("spin part of L: {:.2e}", spin_part.norm());
     assert!(spin_part.norm() > 10.0 * done as f64 * (r_max * per_step), "spin {spin_part}");
 }

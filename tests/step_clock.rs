@@ -52,23 +52,6 @@ fn collision() -> (SolverParams, Vec<GpuParticle>) {
     (params, particles)
 }
 
-fn momentum(ps: &[GpuParticle]) -> Vector3<f64> {
-    ps.iter().map(|p| p.mass as f64 * common::vec3d(p.velocity)).sum()
-}
-
-/// Angular momentum about `c` with the APIC term (tests/conservation.rs, `angular_momentum`):
-/// `Σ (x − c) × m v + m h²/4 (C_zy − C_yz, C_xz − C_zx, C_yx − C_xy)`.
-fn angular_momentum(ps: &[GpuParticle], c: Vector3<f64>) -> Vector3<f64> {
-    ps.iter()
-        .map(|p| {
-            let m = p.mass as f64;
-            let a = common::mat3d(&p.affine);
-            let spin = Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
-            (common::vec3d(p.position) - c).cross(&(m * common::vec3d(p.velocity))) + m * H * H / 4.0 * spin
-        })
-        .sum()
-}
-
 /// How a run chose its substeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Scheme {
@@ -95,7 +78,7 @@ fn run(gpu: &Gpu, scheme: Scheme, frames: u32) -> Run {
     let (params, particles) = collision();
     let mut solver = Solver::new(gpu, params, &particles).expect("solver");
     let c = Vector3::new(0.5, 0.5, 0.5);
-    let (p0, l0) = (momentum(&particles), angular_momentum(&particles, c));
+    let (p0, l0) = (common::momentum(&particles), common::angular_momentum(&particles, H, c));
     let scale = particles.iter().map(|p| p.mass as f64 * common::vec3d(p.velocity).norm()).sum::<f64>();
     let mut out = Run { linear: 0.0, angular: 0.0, frames: Vec::new(), min_jp: 1.0 };
     for frame in 1..=frames {
@@ -111,7 +94,10 @@ fn run(gpu: &Gpu, scheme: Scheme, frames: u32) -> Run {
         .expect("frame");
         let ps = solver.read_particles(gpu).expect("particles");
         let stats = solver.stats(gpu).expect("stats");
-        let (dp, dl) = ((momentum(&ps) - p0).norm() / scale, (angular_momentum(&ps, c) - l0).norm() / l0.norm());
+        let (dp, dl) = (
+            (common::momentum(&ps) - p0).norm() / scale,
+            (common::angular_momentum(&ps, H, c) - l0).norm() / l0.norm(),
+        );
         let jp = ps.iter().map(|p| p.plastic_jacobian as f64).fold(1.0, f64::min);
         let wall = ps.iter().flat_map(|p| p.position).map(|x| x.min(1.0 - x) as f64).fold(1.0, f64::min);
         eprintln!(

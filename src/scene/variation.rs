@@ -79,15 +79,11 @@ pub const GRAIN_INTERIOR_STRENGTH: f64 = 10.0;
 /// lattice cell (jittered inside the cell by a hash of the cell and `seed`), in lattice units.
 fn clump_boundary_distance(q: DVec3, seed: u64) -> f64 {
     let base = q.floor();
-    let seed_of = |dx: i64, dy: i64, dz: i64| site_of(base + DVec3::new(dx as f64, dy as f64, dz as f64), seed);
-    let mut seeds = Vec::with_capacity(27);
-    for dz in -1..=1 {
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                seeds.push(seed_of(dx, dy, dz));
-            }
-        }
-    }
+    // The seeds of the 3³ cells around q's: every seed that can bound q's Voronoi cell.
+    let seeds: [DVec3; 27] = std::array::from_fn(|k| {
+        let offset = DVec3::new((k % 3) as f64 - 1.0, (k / 3 % 3) as f64 - 1.0, (k / 9) as f64 - 1.0);
+        site_of(base + offset, seed)
+    });
     let nearest = seeds.iter().copied().min_by(|a, b| a.distance_squared(q).total_cmp(&b.distance_squared(q)));
     let Some(nearest) = nearest else { return f64::INFINITY };
     // The distance to the bisecting plane between the nearest seed and another one, minimised.

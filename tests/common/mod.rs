@@ -118,6 +118,24 @@ pub fn inside_domain(params: &SolverParams, p: &GpuParticle) -> bool {
     (0..3).all(|a| p.position[a] >= lo[a] && p.position[a] <= hi[a])
 }
 
+/// Total linear momentum `Σ m v`.
+pub fn momentum(ps: &[GpuParticle]) -> nalgebra::Vector3<f64> {
+    ps.iter().map(|p| p.mass as f64 * vec3d(p.velocity)).sum()
+}
+
+/// Angular momentum about `c`, APIC spin included (`CpuSolver::total_angular_momentum` explains
+/// it): `Σ (x − c) × m v + m h²/4 (C_zy − C_yz, C_xz − C_zx, C_yx − C_xy)`, `h` the cell size.
+pub fn angular_momentum(ps: &[GpuParticle], h: f64, c: nalgebra::Vector3<f64>) -> nalgebra::Vector3<f64> {
+    ps.iter()
+        .map(|p| {
+            let m = p.mass as f64;
+            let a = mat3d(&p.affine);
+            let spin = nalgebra::Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
+            (vec3d(p.position) - c).cross(&(m * vec3d(p.velocity))) + m * h * h / 4.0 * spin
+        })
+        .sum()
+}
+
 /// Total kinetic energy ½ Σ m |v|², J.
 pub fn kinetic_energy(particles: &[GpuParticle]) -> f64 {
     particles.iter().map(|p| 0.5 * p.mass as f64 * vec3d(p.velocity).norm_squared()).sum()
