@@ -20,7 +20,7 @@
 #             g2p2g with 5 and 3 Jacobi sweeps in the SVD (4 since 2026-11-24; the run in
 #             docs/performance.md varied 5 → 4 and 3), and without its scatter
 #   reorder   at 1M, lattice and shuffled particle order: naive, and sorted and fused reordering
-#             never and every 1, 16 and 64 substeps (src/sim/reorder.rs)
+#             never and every 1, 16 and 64 substeps (src/sim/sort/reorder.rs)
 #   shuffled  the table's cases with the particles in a shuffled order (snow that has mixed)
 #   spread    sorted and fused at 1M and 16M with the current shaders and with bench-bin/shaders-spread
 #             (a copy of shaders/ whose tile kernels visit a block's particles in a strided order)
@@ -63,7 +63,7 @@ for what in "$@"; do
             --path naive,sorted,fused 2>&1 | tee "$out/table.txt"
         ;;
     pages)
-        # Particle pages (src/sim/state.rs): 1M and 16M in one page and in pages of a quarter
+        # Particle pages (src/sim/page.rs): 1M and 16M in one page and in pages of a quarter
         # (and 16M in halves), then 64M and 100M, past one binding (44.7M on the H100).
         {
             $bin bench --particles 1000000,16000000 --grid 128,256 --substeps 200 --path sorted,fused

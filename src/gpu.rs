@@ -98,7 +98,7 @@ impl Gpu {
         }
         // p2g_tiled_subgroup's shuffles; without them the sorted path uses p2g_tiled.
         required_features |= adapter.features() & wgpu::Features::SUBGROUP;
-        // The reorder's round (src/sim/reorder.rs): Vulkan's push constants, which every Vulkan
+        // The reorder's round (src/sim/sort/reorder.rs): Vulkan's push constants, which every Vulkan
         // adapter has.
         required_features |= wgpu::Features::IMMEDIATES;
         let needed = crate::sim::pipelines::STORAGE_BUFFERS;

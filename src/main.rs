@@ -18,12 +18,12 @@ use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
 use powder::export::OutputDir;
 use powder::gpu::Gpu;
-use powder::headless::{build_solver_with, run_solver, spawn_checked};
 use powder::render::RenderMode;
+use powder::runner::{build_solver_with, run_solver, spawn_checked};
 use powder::scene::Scene;
-use powder::sim::bins::SolverPath;
 use powder::sim::grid_pool::GridMode;
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::SolverPath;
 
 #[derive(Parser)]
 #[command(

@@ -1,4 +1,4 @@
-//! The sort's lists across substeps (src/sim/bins.rs), on lavapipe. `bin_clear` empties only the
+//! The sort's lists across substeps (src/sim/sort/bins.rs), on lavapipe. `bin_clear` empties only the
 //! blocks the last sort listed as touched, not every block of the domain, so anything an earlier
 //! sort left outside that list would survive into later ones: a stale count (particles placed
 //! twice or past their ranges), a stale touched mark (a touched block left off the list, so its
@@ -13,11 +13,11 @@ use std::collections::BTreeSet;
 use glam::Vec3;
 use powder::gpu::Gpu;
 use powder::sim::Solver;
-use powder::sim::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
 use powder::sim::cpu::bins::{home_block, touched_blocks};
 use powder::sim::grid_pool::GridMode;
+use powder::sim::page::ParticlePage;
 use powder::sim::params::{GpuParticle, GridSpec, SolverParams};
-use powder::sim::state::SimState;
+use powder::sim::sort::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -55,7 +55,7 @@ struct PageBins {
     touched: Vec<u32>,
 }
 
-fn read_page_bins(gpu: &Gpu, page: &SimState) -> PageBins {
+fn read_page_bins(gpu: &Gpu, page: &ParticlePage) -> PageBins {
     let read = gpu.read_buffers(&[&page.bin_header, &page.block_bins, &page.block_lists]).expect("bins");
     let header: GpuBinHeader = bytemuck::pod_read_unaligned(&read[0]);
     let bins: Vec<GpuBlockBin> = bytemuck::pod_collect_to_vec(&read[1]);
@@ -82,7 +82,7 @@ fn on_a_boundary(grid: &GridSpec, x: Vec3) -> bool {
 /// once, in its own block; the occupied list exactly the blocks with particles; the touched list
 /// exactly the blocks the CPU twin names from those counts; the touched marks set on those blocks
 /// and no others; no cursor left set. Returns the occupied blocks.
-fn check_page(gpu: &Gpu, grid: &GridSpec, page: &SimState, positions: &[Vec3], what: &str) -> BTreeSet<u32> {
+fn check_page(gpu: &Gpu, grid: &GridSpec, page: &ParticlePage, positions: &[Vec3], what: &str) -> BTreeSet<u32> {
     let b = read_page_bins(gpu, page);
     let n = positions.len();
     assert_eq!(b.header.particle_total as usize, n, "{what}: particles placed");

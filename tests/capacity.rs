@@ -3,9 +3,9 @@
 
 use powder::sim::capacity::{DeviceLimits, PageLayout, check_fit, grid_bytes, page_bytes, particle_bytes};
 use powder::sim::grid_pool::GridStorage;
+use powder::sim::page::StateError;
 use powder::sim::particles::WIDEST_STREAM_BYTES;
-use powder::sim::shaders::MpmPass;
-use powder::sim::state::StateError;
+use powder::sim::passes::MpmPass;
 
 mod common;
 
@@ -218,7 +218,7 @@ static ALLOCATOR: allocations::Watched = allocations::Watched;
 
 #[test]
 fn a_scene_past_the_gpu_is_refused_before_its_particles_are_allocated() {
-    use powder::headless::spawn_checked;
+    use powder::runner::spawn_checked;
     use powder::scene::Scene;
     // The default scene (a 0.3 m ball in a 2 m domain) at grid 400 and 64 particles per cell: a
     // lattice of 481³ = 111M points (16 GB as particles, which the first fill asked for), of which

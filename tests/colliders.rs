@@ -9,7 +9,7 @@ use std::path::Path;
 use glam::Vec3;
 use powder::collider::set::ColliderSet;
 use powder::gpu::Gpu;
-use powder::headless::upload_colliders;
+use powder::runner::upload_colliders;
 use powder::scene::Scene;
 use powder::sim::Solver;
 use powder::sim::params::GpuParticle;

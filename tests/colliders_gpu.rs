@@ -9,10 +9,10 @@ use nalgebra::Vector3;
 use powder::collider::field::{ColliderField, ColliderFrames};
 use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use powder::sim::Solver;
-use powder::sim::bins::SolverPath;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::SolverPath;
 
 const H: f64 = 1.0 / 16.0;
 

@@ -10,12 +10,12 @@ mod common;
 use glam::Vec3;
 use nalgebra::Vector3;
 use powder::sim::Solver;
-use powder::sim::bins::SolverPath;
-use powder::sim::clock::FrameStep;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::p2g::kirchhoff_stress;
+use powder::sim::explicit::clock::FrameStep;
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::SolverPath;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

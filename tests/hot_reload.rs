@@ -10,10 +10,14 @@ use powder::sim::Solver;
 use powder::sim::shaders::source_dir;
 
 fn copy_shaders(to: &Path) {
-    std::fs::create_dir_all(to.join("mpm")).expect("dir");
-    for entry in std::fs::read_dir(source_dir().join("mpm")).expect("shaders/mpm") {
-        let entry = entry.expect("entry");
-        std::fs::copy(entry.path(), to.join("mpm").join(entry.file_name())).expect("copy");
+    for sub in ["mpm", "mpm/explicit"] {
+        std::fs::create_dir_all(to.join(sub)).expect("dir");
+        for entry in std::fs::read_dir(source_dir().join(sub)).expect("shader folder") {
+            let entry = entry.expect("entry");
+            if entry.file_type().expect("file type").is_file() {
+                std::fs::copy(entry.path(), to.join(sub).join(entry.file_name())).expect("copy");
+            }
+        }
     }
 }
 
@@ -52,7 +56,7 @@ fn an_edit_takes_effect_and_a_broken_edit_keeps_the_last_good_kernels() {
 
     // A broken edit: refused with naga's message naming the pass, and the edited-but-good kernels
     // (no gravity) keep running.
-    let p2g = dir.path().join("mpm/p2g.wgsl");
+    let p2g = dir.path().join("mpm/explicit/p2g.wgsl");
     let text = std::fs::read_to_string(&p2g).expect("read");
     let call = "grid_scatter(p, scatter_affine(p, index));";
     assert!(text.contains(call), "p2g.wgsl no longer has the line this test breaks");

@@ -6,7 +6,7 @@ use glam::{DVec3, UVec3, Vec3};
 use powder::sim::Solver;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::interaction::{Interaction, InteractionMode};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
 
 const H: f64 = 1.0 / 16.0;
 

@@ -1,4 +1,4 @@
-//! Particles split into pages (`SimState::new_pages`), on lavapipe: a solver whose particles are
+//! Particles split into pages (`ParticlePage::new_pages`), on lavapipe: a solver whose particles are
 //! three pages of at most 1,000 computes the same grid and the same particles, bit for bit, as one
 //! whose particles are one page, on every path, with a collider, and through the stats and pick
 //! passes. Every particle's fixed-point contributions are the same integers wherever it is stored,
@@ -10,10 +10,10 @@ mod common;
 use glam::Vec3;
 use powder::gpu::Gpu;
 use powder::sim::Solver;
-use powder::sim::bins::SolverPath;
 use powder::sim::capacity::page_bytes;
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::SolverPath;
 
 const H: f64 = 1.0 / 32.0;
 /// Particles per page of the paged solvers: the 2,764 particles of [`scene`] make pages of 1,000,

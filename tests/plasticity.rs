@@ -10,7 +10,7 @@ use glam::{Mat3, Vec3};
 use nalgebra::{Matrix3, Rotation3, Vector3};
 use powder::sim::Solver;
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
 use powder::sim::solver::stable_dt;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

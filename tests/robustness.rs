@@ -11,7 +11,7 @@ use glam::Vec3;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::material::{MAX_HARDENING_EXPONENT, PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN};
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
 use powder::sim::{Solver, SolverStats};
 
 const U: f64 = 1.0 / (1u64 << 24) as f64;

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use powder::headless::run_scene;
+use powder::runner::run_scene;
 use powder::scene::Scene;
 
 #[test]

@@ -1,4 +1,4 @@
-//! The sorted path (src/sim/bins.rs, its P2G kernels, grid_update_blocks) on lavapipe: the sort
+//! The sorted path (src/sim/sort/bins.rs, its P2G kernels, grid_update_blocks) on lavapipe: the sort
 //! places every particle exactly once, in the block the CPU twin (`sim::cpu::bins`) names, for
 //! awkward particle counts and placements; the sorted path computes the same grid and the same
 //! particles as the naive path, bit for bit, because both add the same integers (with the
@@ -11,10 +11,10 @@ use std::collections::BTreeSet;
 use glam::Vec3;
 use powder::gpu::Gpu;
 use powder::sim::Solver;
-use powder::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, SolverPath, block_dims};
 use powder::sim::cpu::bins::{block_counts, home_block, home_cell, touched_blocks};
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::{BLOCK_CELLS, BLOCK_EDGE, SolverPath, block_dims};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

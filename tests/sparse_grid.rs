@@ -9,11 +9,11 @@ mod common;
 
 use glam::Vec3;
 use powder::gpu::Gpu;
-use powder::sim::bins::SolverPath;
 use powder::sim::grid_pool::{GridMode, GridStorage, grid_blocks, pool_blocks_for, touched_block_count};
+use powder::sim::page::StateError;
 use powder::sim::params::{GpuParticle, SolverParams};
-use powder::sim::shaders::MpmPass;
-use powder::sim::state::StateError;
+use powder::sim::passes::MpmPass;
+use powder::sim::sort::bins::SolverPath;
 use powder::sim::{Solver, SolverError};
 
 const H: f64 = 1.0 / 32.0;

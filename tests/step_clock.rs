@@ -7,11 +7,12 @@ mod common;
 use glam::{DVec3, Vec3};
 use nalgebra::Vector3;
 use powder::gpu::Gpu;
-use powder::headless::plan_frame;
+use powder::runner::plan_frame;
 use powder::scene::TimeStep;
 use powder::sim::Solver;
-use powder::sim::clock::{self, FrameReport, FrameStep};
+use powder::sim::explicit::clock::{FrameReport, FrameStep};
 use powder::sim::params::{GpuParticle, SolverParams};
+use powder::sim::record;
 
 /// Output frames per second of the collision tests.
 const FPS: f64 = 60.0;
@@ -184,7 +185,7 @@ fn auto_substeps_stay_within_the_stable_dt_and_a_fixed_dt_past_it_says_by_how_mu
     // bin_dispatch, while the template stays for the next frame.
     let args: Vec<[u32; 4]> =
         bytemuck::pod_collect_to_vec(&gpu.read_buffer(&solver.pages()[0].indirect_args).expect("args"));
-    let (live, template) = args.split_at(3 + clock::GATED_ENTRIES as usize);
+    let (live, template) = args.split_at(3 + record::GATED_ENTRIES as usize);
     assert!(live.iter().all(|a| a[0] * a[1] * a[2] == 0), "dispatches left on past the frame's end: {live:?}");
     assert!(template.iter().all(|a| a[0] * a[1] * a[2] > 0), "template {template:?}");
     // Fixed, three times the stable dt: it runs all four substeps as given, and the clock measures

@@ -5,12 +5,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
-use powder::sim::bins::{self, GpuBinHeader, GpuBlockBin};
-use powder::sim::clock::{self, GpuSubstepClock};
-use powder::sim::p2g_gather::GpuScatterSource;
+use powder::sim::explicit::GpuScatterSource;
+use powder::sim::explicit::clock::{self, GpuSubstepClock};
 use powder::sim::params::{GpuSimParams, GpuSolverStatus};
 use powder::sim::particles::GpuParticlePlastic;
-use powder::sim::shaders::{LIBRARIES, MpmPass};
+use powder::sim::passes::{MpmPass, PASSES};
+use powder::sim::record;
+use powder::sim::shaders::LIBRARIES;
+use powder::sim::sort::bins::{self, GpuBinHeader, GpuBlockBin};
 use wgpu::naga;
 
 mod common;
@@ -56,23 +58,68 @@ fn every_wgsl_file_on_disk_is_covered() {
         .filter(|n| n.ends_with(".wgsl"))
         .collect();
     assert!(top.is_empty(), "WGSL files directly under shaders/ are not validated: {top:?}");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/mpm");
-    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
-        .expect("shaders/mpm exists")
-        .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".wgsl"))
-        .collect();
+    // Every .wgsl under shaders/mpm (its explicit/ folder included) is a library or a pass's file.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut on_disk = BTreeSet::new();
+    for sub in ["mpm", "mpm/explicit"] {
+        for entry in std::fs::read_dir(dir.join(sub)).expect("shader folder exists") {
+            let entry = entry.expect("readable entry");
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().expect("file type").is_dir() {
+                assert_eq!((sub, name.as_str()), ("mpm", "explicit"), "an unexpected shader folder");
+            } else if name.ends_with(".wgsl") {
+                on_disk.insert(format!("{sub}/{name}"));
+            }
+        }
+    }
     let covered: BTreeSet<String> = LIBRARIES
         .iter()
-        .map(|(path, _)| path.trim_start_matches("mpm/").to_string())
-        .chain(MpmPass::ALL.iter().map(|p| format!("{}.wgsl", p.name())))
+        .map(|(path, _)| path.to_string())
+        .chain(PASSES.iter().map(|info| info.file.to_string()))
         .collect();
     assert_eq!(on_disk, covered, "a WGSL file is not validated by this test (or a listed one is missing)");
     // And the embedded copies are the files on disk.
-    for pass in MpmPass::ALL {
-        let text = std::fs::read_to_string(dir.join(format!("{}.wgsl", pass.name()))).expect("pass file");
-        assert_eq!(text, pass.source());
+    for info in PASSES {
+        let text = std::fs::read_to_string(dir.join(info.file)).expect("pass file");
+        assert_eq!(text, info.source, "{}", info.file);
     }
+}
+
+/// The (group, binding) pairs of the globals `entry` reaches, directly or through the functions
+/// it calls: what naga's analysis records as used.
+fn used_bindings(module: &naga::Module, entry: &str) -> BTreeSet<(u32, u32)> {
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(module)
+        .expect("valid module");
+    let index = module.entry_points.iter().position(|e| e.name == entry).expect("entry point");
+    let function = info.get_entry_point(index);
+    module
+        .global_variables
+        .iter()
+        .filter(|(handle, _)| !function[*handle].is_empty())
+        .filter_map(|(_, var)| var.binding.as_ref().map(|b| (b.group, b.binding)))
+        .collect()
+}
+
+#[test]
+fn each_pass_declares_the_bindings_its_wgsl_uses() {
+    // The pass table (src/sim/passes.rs) is what a reader looks up; naga's analysis of the
+    // composed module is the truth. Group 1 (the indirect arguments as storage) is in the layout of
+    // the passes that write dispatch arguments alone.
+    let mut wrong = Vec::new();
+    for info in PASSES {
+        let module = validate(info.name, &info.pass.composed_source());
+        let used = used_bindings(&module, info.name);
+        let declared: BTreeSet<(u32, u32)> =
+            info.bindings.iter().map(|&b| (0, b)).chain(info.writes_dispatch_args.then_some((1, 0))).collect();
+        if used != declared {
+            let group0: Vec<u32> = used.iter().filter(|(g, _)| *g == 0).map(|(_, b)| *b).collect();
+            wrong.push(format!("{}: declared {:?}, uses {:?} (group 0: {group0:?})", info.name, declared, used));
+        }
+    }
+    assert!(wrong.is_empty(), "the pass table's bindings disagree with the WGSL:\n{}", wrong.join("\n"));
 }
 
 #[test]
@@ -200,10 +247,10 @@ fn u32_named(module: &naga::Module, name: &str) -> u32 {
 #[test]
 fn the_clock_gate_knows_the_indirect_argument_layout() {
     // clock_gate copies the template behind the gated entries into them: its counts must be the
-    // host's (src/sim/clock.rs), or it would switch the wrong dispatches.
+    // host's (src/sim/explicit/clock.rs), or it would switch the wrong dispatches.
     let module = validate("clock_gate", &MpmPass::ClockGate.composed_source());
-    assert_eq!(u32_named(&module, "BIN_ENTRIES"), clock::BIN_ENTRIES);
-    assert_eq!(u32_named(&module, "GATED_ENTRIES"), clock::GATED_ENTRIES);
+    assert_eq!(u32_named(&module, "BIN_ENTRIES"), record::BIN_ENTRIES);
+    assert_eq!(u32_named(&module, "GATED_ENTRIES"), record::GATED_ENTRIES);
     // And the clock's tolerance on the frame's end is the twin's.
     let module = validate("clock_advance", &MpmPass::ClockAdvance.composed_source());
     let (_, tolerance) =
@@ -224,8 +271,8 @@ fn the_tiles_hold_the_stencils_they_take() {
     assert_eq!(edge, bins::BLOCK_EDGE);
     assert_eq!((reach, fused), (edge + 2, edge + 4));
     assert_eq!(u32_named(&module, "TILE_NODES"), reach.pow(3));
-    assert_eq!(MpmPass::G2p2g.tile_nodes(), Some(fused.pow(3)));
-    assert!(MpmPass::ALL.iter().all(|p| *p == MpmPass::G2p2g || p.tile_nodes().is_none()));
+    assert_eq!(MpmPass::G2p2g.info().tile_nodes, Some(fused.pow(3)));
+    assert!(MpmPass::ALL.iter().all(|p| *p == MpmPass::G2p2g || p.info().tile_nodes.is_none()));
 }
 
 /// Bytes per element of the storage array `name` in `module`, and its binding.
@@ -244,7 +291,7 @@ fn stream_stride(module: &naga::Module, name: &str) -> (u32, u32) {
 
 #[test]
 fn the_particle_streams_agree_with_the_host() {
-    // The solver binds the streams at 1..=6 in STREAMS order (src/sim/state.rs); each particle's
+    // The solver binds the streams at 1..=6 in STREAMS order (src/sim/page.rs); each particle's
     // elements must be as wide as the host sizes them (src/sim/particles.rs): one element each,
     // except the stress, two vec4s per particle (store_stress in types.wgsl).
     let module = validate("g2p2g", &MpmPass::G2p2g.composed_source());
@@ -254,15 +301,18 @@ fn the_particle_streams_agree_with_the_host() {
         assert_eq!((per_particle * stride, binding), (*bytes as u32, i as u32 + 1), "{name}");
         // A round of the reorder moves one share of the streams through the scratch; C and F, the
         // widest, fill it.
-        assert!(u64::from(per_particle * stride) <= powder::sim::reorder::SCRATCH_BYTES_PER_PARTICLE, "{name}");
+        assert!(u64::from(per_particle * stride) <= powder::sim::sort::reorder::SCRATCH_BYTES_PER_PARTICLE, "{name}");
     }
     assert_eq!(stream_stride(&module, "particle_id"), (4, 19));
     // The scratch is REORDER_SLOTS vec4s per particle (types.wgsl), sized by the host.
     let (slot, binding) = stream_stride(&module, "reorder_scratch");
     assert_eq!(binding, 20);
-    assert_eq!(u64::from(slot * u32_named(&module, "REORDER_SLOTS")), powder::sim::reorder::SCRATCH_BYTES_PER_PARTICLE);
     assert_eq!(
-        powder::sim::state::BINDINGS,
+        u64::from(slot * u32_named(&module, "REORDER_SLOTS")),
+        powder::sim::sort::reorder::SCRATCH_BYTES_PER_PARTICLE
+    );
+    assert_eq!(
+        powder::sim::page::BINDINGS,
         module.global_variables.iter().filter(|(_, v)| v.binding.is_some()).count()
     );
 }

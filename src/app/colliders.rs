@@ -9,8 +9,8 @@ use glam::Vec3;
 
 use powder::collider::set::ColliderSet;
 use powder::gpu::Gpu;
-use powder::headless::upload_colliders;
 use powder::mesh::TriangleMesh;
+use powder::runner::upload_colliders;
 use powder::scene::{Scene, SceneError};
 use powder::sim::params::GridSpec;
 use powder::sim::{Solver, SolverError};

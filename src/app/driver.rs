@@ -4,7 +4,7 @@
 use glam::{DVec3, Vec3};
 
 use powder::gpu::Gpu;
-use powder::headless::{RunError, build_solver};
+use powder::runner::{RunError, build_solver};
 use powder::scene::{Scene, TimeStep};
 use powder::sim::material::SnowMaterial;
 use powder::sim::{Solver, SolverError};

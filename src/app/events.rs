@@ -92,7 +92,7 @@ pub enum AppEvent {
     /// Substeps per frame in [`StepMode::FixedSubsteps`].
     SetSubsteps(u32),
     /// Which passes a substep runs (same results, different speed).
-    SetSolverPath(powder::sim::bins::SolverPath),
+    SetSolverPath(powder::sim::sort::bins::SolverPath),
     /// The fixed substep length, seconds (used while auto dt is off).
     SetDt(f64),
     /// Use the stable dt measured from the particles each frame (`true`) or the fixed dt.

@@ -4,10 +4,11 @@
 use std::time::Instant;
 
 use powder::gpu::Gpu;
-use powder::headless::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
 use powder::scene::TimeStep;
-use powder::sim::clock::FrameStep;
-use powder::sim::{Solver, SolverStats, step};
+use powder::sim::explicit::clock::FrameStep;
+use powder::sim::explicit::substep;
+use powder::sim::{Solver, SolverStats};
 
 use super::events::{AppEvent, StepMode};
 use super::messages::Messages;
@@ -18,7 +19,7 @@ use super::timing::{MAX_TIMED_SUBSTEPS, PassTimer};
 const MAX_CATCH_UP: f64 = 0.1;
 // The substeps of a frame's first submission are the ones timed (Solver::step_timed); the timer
 // has room for them all.
-const _: () = assert!(step::SUBSTEPS_PER_SUBMIT <= MAX_TIMED_SUBSTEPS);
+const _: () = assert!(substep::SUBSTEPS_PER_SUBMIT <= MAX_TIMED_SUBSTEPS);
 /// Weight of the newest sample in the moving averages of substep cost and real-time ratio.
 const AVERAGING: f64 = 0.1;
 
@@ -189,7 +190,7 @@ impl Stepper {
         // The frame's substeps are one collider frame: `prepare` gave the solver the colliders at
         // the frame's start and end, and each substep sees them as far through as its time. The
         // first submission's substeps are timed.
-        let timer = self.timer.as_ref().map(|t| t as &dyn step::SubstepTimer);
+        let timer = self.timer.as_ref().map(|t| t as &dyn substep::SubstepTimer);
         let report = match solver.step_frame(gpu, span, step, timer) {
             Ok(report) => report,
             Err(e) => {
@@ -200,7 +201,7 @@ impl Stepper {
         gpu.wait_idle();
         let sim_ms = start.elapsed().as_secs_f64() * 1e3;
         let substeps = report.substeps.max(1);
-        let timed = substeps.min(step::SUBSTEPS_PER_SUBMIT);
+        let timed = substeps.min(substep::SUBSTEPS_PER_SUBMIT);
         self.pass_ms = self.timer.as_ref().and_then(|t| t.read(gpu, timed)).or(self.pass_ms);
         let per_substep = sim_ms / substeps as f64;
         self.substep_ms = if self.substep_ms > 0.0 {

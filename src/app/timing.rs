@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use powder::gpu::Gpu;
-use powder::sim::step::{PassTimestamps, SubstepTimer};
+use powder::sim::explicit::substep::SubstepTimer;
+use powder::sim::record::PassTimestamps;
 
 /// Two queries (begin, end) per stage of a substep (`SolverPath::stage_names`: four on every path).
 const QUERIES_PER_SUBSTEP: u32 = 8;

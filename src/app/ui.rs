@@ -129,7 +129,7 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
     let path = d.solver().path();
     let mut new_path = path;
     egui::ComboBox::from_label("substep path").selected_text(path.name()).show_ui(ui, |ui| {
-        for p in powder::sim::bins::SolverPath::ALL {
+        for p in powder::sim::sort::bins::SolverPath::ALL {
             ui.selectable_value(&mut new_path, p, p.name());
         }
     })

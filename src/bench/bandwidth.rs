@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::gpu::Gpu;
-use crate::sim::step;
+use crate::sim::record;
 
 /// WGSL of the bandwidth probe.
 pub const COPY_SHADER: &str = include_str!("../../shaders/bench/copy.wgsl");
@@ -40,7 +40,7 @@ pub fn memory_bandwidth(gpu: &Gpu) -> f64 {
             wgpu::BindGroupEntry { binding: 1, resource: destination.as_entire_binding() },
         ],
     });
-    let (x, y) = step::dispatch_size((size / 16) as u32);
+    let (x, y) = record::dispatch_size((size / 16) as u32);
     let runs = 10u32;
     let query_set = gpu.has_timestamps.then(|| {
         device.create_query_set(&wgpu::QuerySetDescriptor {

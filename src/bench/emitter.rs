@@ -36,7 +36,7 @@ pub struct FillTiming {
     /// particles' positions made.
     pub ms: f64,
     /// The brute-force sum's milliseconds for the same lattice points, extrapolated from
-    /// [`BRUTE_FORCE_POINTS`] of them spread over the lattice within the mesh's box.
+    /// `BRUTE_FORCE_POINTS` of them spread over the lattice within the mesh's box.
     pub ms_brute_force: f64,
 }
 

@@ -11,16 +11,17 @@ pub mod sdf;
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
 use crate::gpu::Gpu;
-use crate::headless::{RunError, build_solver_grid};
+use crate::runner::{RunError, build_solver_grid};
 use crate::scene::Scene;
 use crate::sim::Solver;
-use crate::sim::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
+use crate::sim::explicit::GpuScatterSource;
+use crate::sim::explicit::substep;
 use crate::sim::grid_pool::GridMode;
-use crate::sim::p2g_gather::GpuScatterSource;
+use crate::sim::page::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
 use crate::sim::particles::{PARTICLE_BYTES, stream_bytes};
-use crate::sim::shaders::MpmPass;
-use crate::sim::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
-use crate::sim::step::{self, PassTimestamps};
+use crate::sim::passes::MpmPass;
+use crate::sim::record::PassTimestamps;
+use crate::sim::sort::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
 
 /// The middle value of `values` (the upper of the two middle ones for an even count), NaN if empty.
 fn median(mut values: Vec<f64>) -> f64 {
@@ -50,9 +51,9 @@ pub struct BenchCase {
     /// snow that has mixed, where neighbours in space are not neighbours in memory.
     pub shuffled: bool,
     /// Substeps between reorders on the binned paths (0: none), or `None` for the solver's default
-    /// ([`crate::sim::reorder`]).
+    /// ([`crate::sim::sort::reorder`]).
     pub reorder: Option<u32>,
-    /// Particles per page ([`crate::sim::state::SimState::new_pages`]), or `None` for as many as
+    /// Particles per page ([`crate::sim::page::ParticlePage::new_pages`]), or `None` for as many as
     /// fit one binding: smaller pages time the paged solver on a count that would fit one.
     pub page_particles: Option<u32>,
     /// Dense or sparse grid ([`crate::sim::grid_pool`]); `Auto` is the solver's default.
@@ -122,7 +123,7 @@ pub struct BenchResult {
     /// Wall-clock ms per substep with all substeps in a few submissions (includes submit overhead).
     pub wall_ms_per_substep: f64,
     /// Of that, the host's ms per substep to record and submit the command buffers (the GPU runs
-    /// the submissions made so far meanwhile, [`crate::sim::step::SUBSTEPS_PER_SUBMIT`] substeps each).
+    /// the submissions made so far meanwhile, [`crate::sim::explicit::substep::SUBSTEPS_PER_SUBMIT`] substeps each).
     pub record_ms_per_substep: f64,
     /// GPU ms per substep from the first pass's begin to the last pass's end (timestamps), the idle
     /// time between passes included; `None` without timestamp queries.
@@ -132,7 +133,7 @@ pub struct BenchResult {
     /// The stable time step the case ran at, s.
     pub dt: f64,
     /// The largest ratio of that dt to the stable dt of the state a timed substep stepped
-    /// ([`crate::sim::clock::FrameReport::max_ratio`]).
+    /// ([`crate::sim::explicit::clock::FrameReport::max_ratio`]).
     pub max_dt_ratio: f64,
     /// Substeps between reorders the solver ran with (0: none; the naive path never reorders).
     pub reorder_interval: u32,
@@ -191,7 +192,7 @@ pub struct Traffic {
 /// of zeros and zeroing the node's 4-byte cell counter. Its sort reads each 16-byte position twice
 /// and writes a 4-byte index; per touched block it clears and reads the 16-byte bin, reads its list
 /// entry and writes it anew, and on a sparse grid reads and resets the block map (the sort works
-/// from the lists, not over every block of the domain: `src/sim/bins.rs`); and on the substeps
+/// from the lists, not over every block of the domain: `src/sim/sort/bins.rs`); and on the substeps
 /// that reorder (a share `reorders_per_substep`) it reads and writes every stream and id twice and
 /// reads and rewrites the order. The sorted path's P2G stage is `p2g`: with `p2g_gather` it reads each
 /// particle and its index once, writes and reads its 80-byte scatter source once (the floor: a
@@ -256,11 +257,11 @@ fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> (Vec<f64>, f
     let dt = solver.params().dt;
     while left > 0 {
         let n = left.min(SUBSTEPS_PER_BATCH);
-        solver.begin_frame(gpu, n as f64 * dt, crate::sim::clock::FrameStep::Fixed { dt, substeps: n });
+        solver.begin_frame(gpu, n as f64 * dt, crate::sim::explicit::clock::FrameStep::Fixed { dt, substeps: n });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for s in 0..n {
             let ts = PassTimestamps { query_set: &query_set, first: 8 * s };
-            step::record_substep(&mut encoder, solver.kernels(), solver.pages(), s, n, fused, Some(ts));
+            substep::record_substep(&mut encoder, solver.kernels(), solver.pages(), s, n, fused, Some(ts));
         }
         encoder.resolve_query_set(&query_set, 0..8 * n, &resolve, 0);
         gpu.queue.submit([encoder.finish()]);
@@ -334,7 +335,7 @@ pub fn run_case(gpu: &Gpu, case: BenchCase, shaders: Option<&std::path::Path>) -
     let grid_blocks_peak = solver.stats(gpu).map_err(solver_err)?.grid_blocks_peak;
     let touched_nodes = match case.path {
         SolverPath::Naive => nodes,
-        // Each page updates its own touched blocks (sim::step::record_substep).
+        // Each page updates its own touched blocks (sim::explicit::substep::record_substep).
         SolverPath::Sorted | SolverPath::Fused => {
             let headers = solver.read_bin_headers(gpu).map_err(solver_err)?;
             headers.iter().map(|h| h.touched_count as u64).sum::<u64>() * block_nodes

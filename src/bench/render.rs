@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use super::{BenchCase, case_solver, median};
 use crate::gpu::Gpu;
-use crate::headless::RunError;
 use crate::render::offscreen::OffscreenTarget;
 use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
+use crate::runner::RunError;
 
 /// Output size and frame count of a render benchmark.
 #[derive(Clone, Copy, Debug)]

@@ -70,7 +70,7 @@ impl fmt::Display for SdfBenchReport {
 }
 
 /// Builds a bumpy closed sphere of about `triangles_target` triangles in a 2 m domain of
-/// `resolution`³ cells and times `mesh_sdf` on it: [`REPEATS`] static builds, then as many
+/// `resolution`³ cells and times `mesh_sdf` on it: `REPEATS` static builds, then as many
 /// animated frames, each with the mesh rotated, lifted and its bumps shifted, and the vertex
 /// velocities of that motion. Mesh generation is not timed.
 pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport {
@@ -123,7 +123,7 @@ pub fn sdf_benchmark(triangles_target: usize, resolution: u32) -> SdfBenchReport
 }
 
 /// A closed latitude–longitude sphere of about `triangles_target` triangles (`m` bands of `2m`
-/// segments make `4m(m − 1)`), radius [`RADIUS`] with bumps of 5%, counter-clockwise seen from
+/// segments make `4m(m − 1)`), radius `RADIUS` with bumps of 5%, counter-clockwise seen from
 /// outside. `frame` animates it: the bumps travel in longitude, and the whole turns about z and
 /// rises a little, a few millimetres per frame.
 pub fn bumpy_sphere(triangles_target: usize, frame: f32) -> TriangleMesh {

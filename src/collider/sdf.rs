@@ -12,7 +12,7 @@
 //! closest point lies on. It is exact for a closed, consistently wound mesh, needs no ray casting,
 //! and degrades gracefully at a small hole (the rim's edges take their one face's normal, so nodes
 //! whose closest point is near the rim still get the side they are on). Vertices are welded by
-//! position first ([`super::topology`]), because glTF splits them along hard edges.
+//! position first (`collider::topology`), because glTF splits them along hard edges.
 //!
 //! **Unions of parts.** A character built of overlapping closed boxes and capsules has surfaces
 //! inside other parts, where one global pseudo-normal test would call nodes "outside". So the

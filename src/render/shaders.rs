@@ -1,6 +1,6 @@
 //! The WGSL sources of the render passes and how they are put together.
 //!
-//! As for the MPM passes (`src/sim/shaders.rs`), a module is the concatenation of library files and
+//! As for the MPM passes (`src/sim/shaders.rs`, which composes the passes of `src/sim/passes.rs`), a module is the concatenation of library files and
 //! the pass's own file. Every pass starts with `render/types.wgsl` (shared structs, the frame
 //! uniform, tone mapping); the draw passes add `render/lighting.wgsl` (the scene bindings of group 1:
 //! particles and the density volume, the sky and the sun). `tests/render_shaders.rs` validates every

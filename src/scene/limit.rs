@@ -48,7 +48,7 @@ pub(crate) const INF: f64 = f64::INFINITY;
 pub(crate) const FINITE: Limit = Limit::new(-INF, false, INF, false);
 pub(crate) const POSITIVE: Limit = Limit::new(0.0, false, INF, false);
 /// Allowed fixed `time.dt`, seconds. Its lower end in practice is set by `time.fps`: a frame may
-/// take at most [`crate::headless::MAX_SUBSTEPS_PER_FRAME`] substeps.
+/// take at most [`crate::runner::MAX_SUBSTEPS_PER_FRAME`] substeps.
 pub(crate) const DT_RANGE: Limit = Limit::new(0.0, false, 0.1, true);
 /// Largest allowed `max_speed`, m/s.
 pub(crate) const MAX_SPEED_LIMIT: f64 = 1e5;

@@ -29,7 +29,7 @@ pub struct Packing {
     pub strength: f64,
     /// Size of the clumps the snow is packed from, metres; 0 packs it as one mass. With clumps,
     /// particles within one particle spacing of the boundary between two clumps keep the
-    /// material's strength and the rest are [`GRAIN_INTERIOR_STRENGTH`] times as strong, so cracks
+    /// material's strength and the rest are `GRAIN_INTERIOR_STRENGTH` times as strong, so cracks
     /// run between the clumps.
     pub grain: f64,
 }
@@ -57,7 +57,7 @@ impl Packing {
     }
 
     /// The strength of a particle at `p` relative to the material's: `exp(strength · m(p))`, from
-    /// a noise independent of the packing's, times [`GRAIN_INTERIOR_STRENGTH`] inside a clump (more than `spacing` from the boundary
+    /// a noise independent of the packing's, times `GRAIN_INTERIOR_STRENGTH` inside a clump (more than `spacing` from the boundary
     /// between two clumps) where `grain` > 0.
     pub fn strength_factor(&self, p: DVec3, seed: u64, spacing: f64) -> f64 {
         let clump = if self.grain > 0.0 && clump_boundary_distance(p / self.grain, seed) * self.grain > spacing {

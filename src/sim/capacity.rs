@@ -1,17 +1,17 @@
 //! The solver's capacity check: before anything is allocated, whether a grid and a particle set
-//! fit the device, and how the particles are split into pages ([`super::state::SimState`]). Each
+//! fit the device, and how the particles are split into pages ([`super::page::ParticlePage`]). Each
 //! buffer must fit one binding and all of them the GPU's memory; past that the check refuses with
 //! the numbers (needed and available, and the most that fit). GPU-free apart from reading the
 //! device's limits, so `tests/capacity.rs` checks it against the H100's.
 
-use super::bins::{BLOCK_CELLS, GpuBlockBin};
 use super::grid_pool::{GridStorage, grid_blocks};
+use super::page::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES, StateError, scatter_source_bytes_per_particle};
 use super::params::SolverParams;
 use super::particles::PARTICLE_BYTES;
 use super::particles::WIDEST_STREAM_BYTES;
-use super::reorder::SCRATCH_BYTES_PER_PARTICLE;
-use super::shaders::MpmPass;
-use super::state::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES, StateError, scatter_source_bytes_per_particle};
+use super::passes::MpmPass;
+use super::sort::bins::{BLOCK_CELLS, GpuBlockBin};
+use super::sort::reorder::SCRATCH_BYTES_PER_PARTICLE;
 use crate::collider::field::GpuColliderNode;
 
 /// The largest storage buffer the device allows.
@@ -20,7 +20,7 @@ pub fn max_storage_bytes(device: &wgpu::Device) -> u64 {
     limits.max_storage_buffer_binding_size.min(limits.max_buffer_size)
 }
 
-/// How a particle set is split into pages ([`super::state::SimState`]): `pages` of at most `capacity` particles,
+/// How a particle set is split into pages ([`super::page::ParticlePage`]): `pages` of at most `capacity` particles,
 /// each page's buffers within one binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageLayout {
@@ -103,7 +103,7 @@ pub fn check_fit(
         let longest = cells.max_element();
         // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution (a sparse grid's bins: rounded
         // up to whole blocks); solve approximately by bisection.
-        let edge = super::bins::BLOCK_EDGE as f64;
+        let edge = super::sort::bins::BLOCK_EDGE as f64;
         let per_axis = |n: glam::DVec3| if storage.is_sparse() { (n / edge).ceil() * edge } else { n };
         let fits = |s: f64| per_axis((cells * s).ceil() + 5.0).element_product() <= max_nodes;
         let (mut lo, mut hi) = (0.0, 1.0);
@@ -256,7 +256,7 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
 /// stored nodes, and the first page's bins. A dense grid also counts the collider fields of two
 /// frames (allocated once a scene has colliders, counted always so that adding one cannot fail);
 /// a sparse one its block map instead, and its collider fields, dense, are checked when a scene
-/// sets them ([`super::state::SimState::set_colliders`]).
+/// sets them ([`super::page::ParticlePage::set_colliders`]).
 pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
     let stored = storage.stored_nodes(&params.grid) * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES);
     let extra = match storage {
@@ -271,5 +271,5 @@ pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
 /// its uniform block and its counters (rounded up to 1 KiB).
 pub fn page_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
     let blocks = grid_blocks(&params.grid);
-    blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + super::state::cell_bins_bytes(blocks, storage) + 1024
+    blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + super::page::cell_bins_bytes(blocks, storage) + 1024
 }

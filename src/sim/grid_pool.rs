@@ -31,9 +31,9 @@ use std::collections::HashSet;
 
 use glam::{UVec3, Vec3};
 
-use super::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 use super::cpu::bins::home_block;
 use super::params::GridSpec;
+use super::sort::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 
 /// The fewest blocks a pool holds (256 KiB of grid), so that small scenes do not grow it at once.
 pub const MIN_POOL_BLOCKS: u32 = 64;

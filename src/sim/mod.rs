@@ -1,36 +1,35 @@
-//! The MPM snow solver: GPU passes (one module per pass, one WGSL file each), the CPU twin in
-//! [`cpu`], and the parameters they share. See `docs/algorithm.md` for the math.
+//! The MPM snow solver on the GPU, its CPU twin ([`cpu`]) and the parameters they share. See
+//! `docs/architecture.md` for the stages, passes and files of each path, and `docs/algorithm.md`
+//! for the math.
 //!
-//! Kernels ([`pipelines::Kernels`]) are separate from data ([`state::SimState`], one page of
-//! particles over the shared grid; more than one where the particles outgrow one binding); [`step`]
-//! records the passes of a substep in order, page by page; [`solver::Solver`] ties them together.
+//! Shared by any integrator:
+//! - [`passes`]: every compute pass's facts, one row each; [`shaders`] composes their WGSL,
+//!   [`pipelines`] compiles them ([`pipelines::Kernels`], built once per device), [`record`]
+//!   dispatches them over pages;
+//! - [`page`]: one page of particles over the shared grid ([`page::ParticlePage`]; more than one
+//!   where the particles outgrow one binding), its streams in [`particles`], the sparse grid's pool
+//!   in [`grid_pool`], what fits the device in [`capacity`];
+//! - [`sort`]: particles binned by grid block and moved into block order;
+//! - [`params`], [`material`], [`fixed_point`], [`interaction`]: what the passes read.
+//!
+//! Owned by the explicit MLS-MPM integrator: [`explicit`] (the substep's stages, the GPU clock that
+//! picks each substep's dt). [`solver::Solver`] ties kernels, pages and integrator together.
 
-pub mod bins;
 pub mod capacity;
-pub mod clock;
 pub mod cpu;
+pub mod explicit;
 pub mod fixed_point;
-pub mod g2p;
-pub mod g2p2g;
-pub mod grid_clear;
 pub mod grid_pool;
-pub mod grid_update;
-pub mod grid_update_blocks;
 pub mod interaction;
 pub mod material;
-pub mod p2g;
-pub mod p2g_gather;
-pub mod p2g_tiled;
+pub mod page;
 pub mod params;
 pub mod particles;
-pub mod pick;
+pub mod passes;
 pub mod pipelines;
-pub mod reorder;
+pub mod record;
 pub mod shaders;
 pub mod solver;
-pub mod state;
-pub mod stats;
-pub mod step;
-pub mod stress;
+pub mod sort;
 
 pub use solver::{Solver, SolverError, SolverStats};

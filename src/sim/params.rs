@@ -122,7 +122,7 @@ pub struct SolverParams {
     /// Time step of one substep, in seconds, where it is fixed ([`crate::sim::Solver::step`]).
     pub dt: f64,
     /// Courant number of the stable dt `cfl · h / (v_max + c)`: auto frames step by it, and every
-    /// substep's dt is measured against it ([`crate::sim::clock`]).
+    /// substep's dt is measured against it ([`crate::sim::explicit::clock`]).
     pub cfl: f64,
     /// Domain-wall boundary condition.
     pub boundary: Boundary,
@@ -155,7 +155,7 @@ pub struct GpuSimParams {
     pub boundary_friction: f32,
     /// Gravity, m/s².
     pub gravity: [f32; 3],
-    /// Padding: the substep's dt is the substep clock's ([`super::clock::GpuSubstepClock::dt`]),
+    /// Padding: the substep's dt is the substep clock's ([`super::explicit::clock::GpuSubstepClock::dt`]),
     /// which changes every substep.
     pub _pad0: u32,
     /// Shear modulus μ₀, Pa.
@@ -191,9 +191,9 @@ pub struct GpuSimParams {
     pub interaction_velocity: [f32; 3],
     /// Blend rate toward the target, 1/s.
     pub interaction_rate: f32,
-    /// Which particle g2p thread k updates: [`crate::sim::bins::PARTICLE_ORDER_STORED`] (the one
-    /// stored at place k) or [`crate::sim::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
-    /// Set from the solver's path and reorder interval ([`crate::sim::bins::SolverPath::particle_order`]).
+    /// Which particle g2p thread k updates: [`crate::sim::sort::bins::PARTICLE_ORDER_STORED`] (the one
+    /// stored at place k) or [`crate::sim::sort::bins::PARTICLE_ORDER_BINNED`] (the k-th in block order).
+    /// Set from the solver's path and reorder interval ([`crate::sim::sort::bins::SolverPath::particle_order`]).
     pub particle_order: u32,
     /// 1 with several pages of particles, whose touched blocks overlap, and where the grid is
     /// cleared at the start of a substep instead (`sim::step::record_substep`): `grid_update_blocks`

@@ -3,7 +3,7 @@
 //! - no binding holds more than 48 bytes per particle: one page of particles, whose buffers are
 //!   each one binding, holds 44.7M on the H100 (2 GiB bindings) instead of the 14.9M of a single
 //!   144-byte record (26.8M where `p2g_gather`'s 80-byte scatter sources are the widest buffer).
-//!   More particles take more pages ([`super::state::SimState::new_pages`]), and the limit is the
+//!   More particles take more pages ([`super::page::ParticlePage::new_pages`]), and the limit is the
 //!   device's memory ([`super::capacity::check_limits`]);
 //! - a pass reads only the streams it uses: the bin passes and `pick` read 16 bytes of position per
 //!   particle, and `g2p2g` never reads the affine matrix it overwrites.
@@ -18,7 +18,7 @@
 //! The host keeps exchanging whole particles ([`GpuParticle`]): [`ParticleBuffers::new`] splits
 //! them into the streams (τ zero, for the `stress` pass to fill) and [`ParticleBuffers::read`]
 //! joins them back, in the order the host gave them. On the GPU that order does not last: the
-//! sorted path's `reorder` pass (`src/sim/reorder.rs`) moves the particles into block order every
+//! sorted path's `reorder` pass (`src/sim/sort/reorder.rs`) moves the particles into block order every
 //! few substeps, and each carries its place in the host's order with it (`particle_id`). The WGSL side is
 //! `load_particle` / `store_particle` in `shaders/mpm/types.wgsl` (and the render passes' own
 //! bindings of three streams).

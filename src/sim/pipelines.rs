@@ -1,12 +1,12 @@
 //! The compiled MPM kernels: one compute pipeline per pass, all sharing one bind group layout.
-//! The data they run on lives in [`super::state::SimState`]; kernels are built once per device
+//! The data they run on lives in [`super::page::ParticlePage`]; kernels are built once per device
 //! and survive scene loads and grid changes.
 
 use std::collections::HashMap;
 
+use super::page::BINDINGS;
 use super::params::WORKGROUP_SIZE;
-use super::shaders::MpmPass;
-use super::state::BINDINGS;
+use super::passes::MpmPass;
 
 /// Compute pipelines of every MPM pass and their bind group layout (group 0, see `types.wgsl`).
 pub struct Kernels {
@@ -86,7 +86,7 @@ pub fn validate_source(pass: MpmPass, source: &str) -> Result<(), ShaderError> {
 }
 
 /// naga's validator as the device sees the MPM modules: default capabilities, plus subgroup
-/// operations in compute shaders (only [`MpmPass::needs_subgroups`] passes use them, and those are
+/// operations in compute shaders (only [`crate::sim::passes::PassInfo::needs_subgroups`] passes use them, and those are
 /// built only where the device has them) and immediate data (the reorder's round; Vulkan always
 /// has it).
 pub fn validator() -> wgpu::naga::valid::Validator {
@@ -125,9 +125,9 @@ impl Kernels {
     }
 
     /// The pipeline of `pass` (see [`Kernels::has`]) for a dense grid, or for a sparse one where
-    /// `sparse` (its `SPARSE_GRID` variant, [`MpmPass::has_sparse_variant`]; the others serve both).
+    /// `sparse` (its `SPARSE_GRID` variant, [`crate::sim::passes::PassInfo::sparse_variant`]; the others serve both).
     pub fn pipeline(&self, pass: MpmPass, sparse: bool) -> &wgpu::ComputePipeline {
-        &self.pipelines[&(pass, sparse && pass.has_sparse_variant())]
+        &self.pipelines[&(pass, sparse && pass.info().sparse_variant)]
     }
 
     /// Whether `pass` was built: all are, except those needing subgroups on a device without them.
@@ -193,8 +193,8 @@ impl RuntimeChecks {
 }
 
 /// Builds every pass's pipeline from `sources`: group 0 is `layouts[0]` for all, the pass that
-/// [`MpmPass::writes_dispatch_args`] also has group 1, `layouts[1]`, and those that
-/// [`MpmPass::takes_round`] four bytes of immediate data.
+/// [`crate::sim::passes::PassInfo::writes_dispatch_args`] also has group 1, `layouts[1]`, and those that
+/// [`crate::sim::passes::PassInfo::takes_round`] four bytes of immediate data.
 fn build_pipelines(
     device: &wgpu::Device,
     layouts: [&wgpu::BindGroupLayout; 2],
@@ -218,7 +218,7 @@ fn build_pipelines(
     let mut pipelines = HashMap::new();
     let checks = RuntimeChecks::from_env();
     let subgroups = device.features().contains(wgpu::Features::SUBGROUP);
-    for pass in MpmPass::ALL.into_iter().filter(|p| subgroups || !p.needs_subgroups()) {
+    for pass in MpmPass::ALL.into_iter().filter(|p| subgroups || !p.info().needs_subgroups) {
         let missing = || ShaderError { pass: pass.name(), message: "no source given".into() };
         let source = sources.get(&pass).ok_or_else(missing)?;
         validate_source(pass, source)?;
@@ -232,16 +232,16 @@ fn build_pipelines(
         // loop bounding is off; every loop of the MPM kernels runs over a count (RuntimeChecks).
         // `none` also drops index clamps, which only POWDER_SHADER_CHECKS=none asks for.
         let module = unsafe { device.create_shader_module_trusted(descriptor, checks.wgpu()) };
-        let variants: &[bool] = if pass.has_sparse_variant() { &[false, true] } else { &[false] };
+        let variants: &[bool] = if pass.info().sparse_variant { &[false, true] } else { &[false] };
         for &sparse in variants {
             let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
-            constants.extend(pass.tile_nodes().map(|n| ("TILE_NODES", n as f64)));
+            constants.extend(pass.info().tile_nodes.map(|n| ("TILE_NODES", n as f64)));
             constants.push(("SPARSE_GRID", sparse as u32 as f64));
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(pass.name()),
-                layout: Some(if pass.writes_dispatch_args() {
+                layout: Some(if pass.info().writes_dispatch_args {
                     &dispatch_layout
-                } else if pass.takes_round() {
+                } else if pass.info().takes_round {
                     &round_layout
                 } else {
                     &pipeline_layout

@@ -172,12 +172,14 @@ pub fn stencil(params: &SolverParams, x: nalgebra::Vector3<f64>) -> Vec<(usize, 
 /// sort's placed-particle count is every particle after a sorted stage and stays 0 (the buffer's
 /// initial zeros) while only naive stages ran. So a `set_path` that did nothing fails the tests
 /// that compare or parametrise the paths.
-pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim::bins::SolverPath) {
+pub fn assert_ran_on(gpu: &Gpu, solver: &powder::sim::Solver, path: powder::sim::sort::bins::SolverPath) {
     let headers = solver.read_bin_headers(gpu).expect("bin headers");
     let placed: u32 = headers.iter().map(|h| h.particle_total).sum();
     let expected = match path {
-        powder::sim::bins::SolverPath::Naive => 0,
-        powder::sim::bins::SolverPath::Sorted | powder::sim::bins::SolverPath::Fused => solver.particle_count(),
+        powder::sim::sort::bins::SolverPath::Naive => 0,
+        powder::sim::sort::bins::SolverPath::Sorted | powder::sim::sort::bins::SolverPath::Fused => {
+            solver.particle_count()
+        }
     };
     assert_eq!(placed, expected, "the solver did not run on the {} path", path.name());
 }

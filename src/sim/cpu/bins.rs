@@ -1,12 +1,12 @@
-//! The CPU twin of the sorted path's bin passes (`src/sim/bins.rs`): which grid block each particle
+//! The CPU twin of the sorted path's bin passes (`src/sim/sort/bins.rs`): which grid block each particle
 //! belongs to, how many particles each block holds, and which blocks the grid update must visit.
 //! A sort has no numbers to be close to, only sets to be equal to: `tests/sorted_path.rs` checks the
 //! GPU's bins against these exactly.
 
 use glam::{UVec3, Vec3};
 
-use crate::sim::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 use crate::sim::params::GridSpec;
+use crate::sim::sort::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 
 /// The block of the stencil base node of a particle at `position`: its [`home_cell`] divided by
 /// [`BLOCK_CELLS`], as `bin_count` in `shaders/mpm/` computes it.

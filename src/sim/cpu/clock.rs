@@ -1,8 +1,8 @@
-//! The twin of the substep clock ([`crate::sim::clock`]): each substep's dt chosen from the state
+//! The twin of the substep clock ([`crate::sim::explicit::clock`]): each substep's dt chosen from the state
 //! it steps, as `clock_advance.wgsl` chooses it, in f64.
 
 use super::CpuSolver;
-use crate::sim::clock::{FrameReport, FrameStep, TIME_TOLERANCE, choose_dt};
+use crate::sim::explicit::clock::{FrameReport, FrameStep, TIME_TOLERANCE, choose_dt};
 
 impl CpuSolver {
     /// The stable dt of the current state, `cfl · h / (v_max + c)` with `c` the P-wave speed at

@@ -157,7 +157,7 @@ impl CpuSolver {
         let hardening =
             self.particles.iter().map(|p| material.hardening_factor(p.plastic_jacobian)).fold(0.0, f64::max);
         let stable = crate::sim::solver::stable_dt(&self.params, speed, hardening, cfl);
-        let (substeps, dt, _) = crate::headless::plan_frame(duration, step, stable);
+        let (substeps, dt, _) = crate::runner::plan_frame(duration, step, stable);
         self.params.dt = dt;
         self.step_frame(substeps);
         substeps

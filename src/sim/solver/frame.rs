@@ -1,11 +1,11 @@
 //! Stepping the [`Solver`] a frame at a time, each substep's dt chosen on the GPU by the substep
-//! clock ([`crate::sim::clock`]).
+//! clock ([`crate::sim::explicit::clock`]).
 
 use super::{Solver, SolverError};
 use crate::gpu::Gpu;
-use crate::sim::bins::SolverPath;
-use crate::sim::clock::{FrameReport, FrameStep, GpuSubstepClock};
-use crate::sim::step;
+use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
+use crate::sim::explicit::substep;
+use crate::sim::sort::bins::SolverPath;
 
 /// Substeps an auto frame's next batch records beyond the estimate from the last stable dt, as a
 /// fraction of it: a state that stiffens within the batch needs more, and each batch short costs
@@ -15,10 +15,10 @@ const BATCH_MARGIN: f64 = 0.25;
 
 impl Solver {
     /// Runs `substeps` substeps of `params.dt` (does not wait for them), submitted
-    /// [`step::SUBSTEPS_PER_SUBMIT`] at a time so that the GPU starts on the first ones while the
+    /// [`substep::SUBSTEPS_PER_SUBMIT`] at a time so that the GPU starts on the first ones while the
     /// host records the rest. They make up one collider frame: substep k sees the colliders
     /// `(k + 1) / substeps` of the way through it. On the fused path they are one run of
-    /// [`step::record_substep`]: the particles are complete when it ends. The clock measures each
+    /// [`substep::record_substep`]: the particles are complete when it ends. The clock measures each
     /// substep's dt against the stable dt of the state it steps ([`Solver::read_clock`]).
     pub fn step(&self, gpu: &Gpu, substeps: u32) {
         self.step_timed(gpu, substeps, None);
@@ -26,8 +26,8 @@ impl Solver {
 
     /// [`Solver::step`], with the substeps of the first submission timed by `timer` where one is
     /// given: each stage of them writes its timestamps, and the submission ends with
-    /// [`step::SubstepTimer::resolve`].
-    pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn step::SubstepTimer>) {
+    /// [`substep::SubstepTimer::resolve`].
+    pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn substep::SubstepTimer>) {
         let dt = self.params.dt;
         self.begin_frame(gpu, substeps as f64 * dt, FrameStep::Fixed { dt, substeps });
         self.record_substeps(gpu, 0..substeps, substeps, self.path() == SolverPath::Fused, timer);
@@ -46,7 +46,7 @@ impl Solver {
         gpu: &Gpu,
         span: f64,
         step: FrameStep,
-        timer: Option<&dyn step::SubstepTimer>,
+        timer: Option<&dyn substep::SubstepTimer>,
     ) -> Result<FrameReport, SolverError> {
         self.begin_frame(gpu, span, step);
         let max_substeps = match step {
@@ -80,7 +80,7 @@ impl Solver {
     }
 
     /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every
-    /// page's substep dispatches on ([`crate::sim::state::SimState::write_gate_template`]).
+    /// page's substep dispatches on ([`crate::sim::page::ParticlePage::write_gate_template`]).
     pub fn begin_frame(&self, gpu: &Gpu, span: f64, step: FrameStep) {
         let clock = GpuSubstepClock::for_frame(&self.params, span, step);
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
@@ -89,19 +89,19 @@ impl Solver {
         }
     }
 
-    /// Records and submits substeps `range` of a frame of `count` ([`step::record_substep`]),
-    /// [`step::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`.
+    /// Records and submits substeps `range` of a frame of `count` ([`substep::record_substep`]),
+    /// [`substep::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`.
     fn record_substeps(
         &self,
         gpu: &Gpu,
         range: std::ops::Range<u32>,
         count: u32,
         fused: bool,
-        timer: Option<&dyn step::SubstepTimer>,
+        timer: Option<&dyn substep::SubstepTimer>,
     ) {
         let mut done = range.start;
         while done < range.end {
-            let n = (range.end - done).min(step::SUBSTEPS_PER_SUBMIT);
+            let n = (range.end - done).min(substep::SUBSTEPS_PER_SUBMIT);
             let timer = timer.filter(|_| done == range.start);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
@@ -110,7 +110,7 @@ impl Solver {
             }
             for k in done..done + n {
                 let timestamps = timer.map(|t| t.timestamps(k - range.start));
-                step::record_substep(&mut encoder, &self.kernels, &self.pages, k, count, fused, timestamps);
+                substep::record_substep(&mut encoder, &self.kernels, &self.pages, k, count, fused, timestamps);
             }
             if let Some(timer) = timer {
                 timer.resolve(&mut encoder, n);

@@ -2,7 +2,7 @@
 //! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
 //! cell's particles) and `grid_update_blocks` can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
-//! A counting sort in seven dispatches (nine on a sparse grid, [`super::grid_pool`]), recorded as
+//! A counting sort in seven dispatches (nine on a sparse grid, [`crate::sim::grid_pool`]), recorded as
 //! one compute pass (GPU label `sort`). No pass runs over every block of the domain: each works
 //! from the particles, the lists of blocks or the pool, so a large, mostly empty domain costs what
 //! its snow does (docs/performance.md, "Occupied-block lists").
@@ -27,7 +27,7 @@
 //! subgroup pre-reduction relies on.
 //!
 //! `bin_dispatch` writes the dispatch sizes straight into the indirect-argument buffer, through a
-//! bind group of its own ([`MpmPass::writes_dispatch_args`]): a buffer may not be bound for writing
+//! bind group of its own ([`crate::sim::passes::PassInfo::writes_dispatch_args`]): a buffer may not be bound for writing
 //! and used for indirect arguments in the same dispatch.
 //!
 //! The sort orders an index array; every few substeps [`super::reorder`] then moves the particles
@@ -37,9 +37,9 @@
 use bytemuck::{Pod, Zeroable};
 use serde::{Deserialize, Serialize};
 
-use super::shaders::MpmPass;
-use super::state::SimState;
-use super::step::{Dispatch, PageRun, dispatch_of};
+use crate::sim::page::ParticlePage;
+use crate::sim::passes::MpmPass;
+use crate::sim::record::{Dispatch, PageRun, dispatch_of};
 
 /// g2p thread k updates the particle stored at place k (the naive path, and the binned paths
 /// while they reorder the particles themselves: the places are then in block order as of the
@@ -73,7 +73,7 @@ pub enum SolverPath {
     /// grid_clear → p2g → grid_update → g2p: one thread per particle adding straight into global
     /// memory with 27 × 4 atomics, and passes over every node of the dense grid.
     Naive,
-    /// sort → p2g_tiled (or another of [`crate::sim::shaders::MpmPass::SORTED_P2G`]) →
+    /// sort → p2g_tiled (or another of [`crate::sim::passes::MpmPass::SORTED_P2G`]) →
     /// grid_update_blocks → g2p: particles binned by block each substep, P2G
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
     /// (The default, here and for a new `Solver`: see `default_path` in `solver.rs`.)
@@ -190,13 +190,13 @@ pub const SORT_PASSES: [MpmPass; 8] = [
 pub const SPARSE_CELL_PASSES: [MpmPass; 2] = [MpmPass::BinCells, MpmPass::BinCellOffsets];
 
 /// The sort's `bin_clear`.
-fn clear_dispatch(state: &SimState) -> (MpmPass, Dispatch) {
+fn clear_dispatch(state: &ParticlePage) -> (MpmPass, Dispatch) {
     (MpmPass::BinClear, dispatch_of(MpmPass::BinClear, state))
 }
 
 /// The sort's dispatches after its `bin_clear`: the rest of [`SORT_PASSES`] for the state's grid,
 /// then the two of a [`super::reorder`] if `reorder`.
-fn dispatches_after_clear(state: &SimState, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
+fn dispatches_after_clear(state: &ParticlePage, reorder: bool) -> Vec<(MpmPass, Dispatch)> {
     let sparse = state.grid_storage.is_sparse();
     let mut dispatches: Vec<_> = SORT_PASSES[1..]
         .iter()
@@ -213,7 +213,7 @@ fn dispatches_after_clear(state: &SimState, reorder: bool) -> Vec<(MpmPass, Disp
 /// of each page's sort, with a [`super::reorder`] where `reorder` says so for the
 /// page (called once per page, in order). The clears come first because the pages share a sparse
 /// grid's map, whose entries each page's `bin_clear` empties for the blocks it listed last time.
-pub fn sort_runs<'a>(pages: &'a [SimState], reorder: impl Fn(&SimState) -> bool) -> Vec<PageRun<'a>> {
+pub fn sort_runs<'a>(pages: &'a [ParticlePage], reorder: impl Fn(&ParticlePage) -> bool) -> Vec<PageRun<'a>> {
     let mut runs: Vec<PageRun> = pages.iter().map(|page| (page, vec![clear_dispatch(page)])).collect();
     runs.extend(pages.iter().map(|page| (page, dispatches_after_clear(page, reorder(page)))));
     runs

@@ -4,15 +4,15 @@
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
-use super::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath};
 use super::capacity::check_limits;
+use super::explicit::GpuScatterSource;
 use super::grid_pool::GridStorage;
-use super::p2g_gather::GpuScatterSource;
 use super::params::{GpuParticle, GpuPickRay, GpuSimParams, GpuSolverStatus, SolverParams};
 use super::particles::ParticleBuffers;
+use super::passes::MpmPass;
 use super::pipelines::Kernels;
-use super::reorder::SCRATCH_BYTES_PER_PARTICLE;
-use super::shaders::MpmPass;
+use super::sort::bins::{BLOCK_CELLS, GpuBinHeader, GpuBlockBin, SolverPath};
+use super::sort::reorder::SCRATCH_BYTES_PER_PARTICLE;
 use crate::collider::field::{ColliderFrames, GpuColliderNode, GpuColliderSurface};
 
 /// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
@@ -131,19 +131,19 @@ pub enum StateError {
 
 /// GPU buffers of one page of a simulation: its particles, their bins and its uniform block, and
 /// the grid, counters and colliders that all pages of the simulation share
-/// ([`SimState::new_pages`]). Most simulations are one page; a particle set past one binding's
+/// ([`ParticlePage::new_pages`]). Most simulations are one page; a particle set past one binding's
 /// size limit takes several.
-pub struct SimState {
+pub struct ParticlePage {
     /// Uniform block ([`GpuSimParams`]), the page's own: `particle_count` is the page's.
     pub params: wgpu::Buffer,
     /// Particles, as six streams and their ids ([`ParticleBuffers`]).
     pub particles: ParticleBuffers,
     /// The reorder's scratch: one round's share of every particle's streams
-    /// ([`super::reorder::SCRATCH_BYTES_PER_PARTICLE`] each).
+    /// ([`super::sort::reorder::SCRATCH_BYTES_PER_PARTICLE`] each).
     pub reorder_scratch: wgpu::Buffer,
-    /// Which substeps of the binned paths reorder the particles ([`super::reorder`]).
-    pub reorder: super::reorder::ReorderClock,
-    /// Fixed-point mass and momentum, four i32 per stored node ([`SimState::grid_storage`]).
+    /// Which substeps of the binned paths reorder the particles ([`super::sort::reorder`]).
+    pub reorder: super::sort::reorder::ReorderClock,
+    /// Fixed-point mass and momentum, four i32 per stored node ([`ParticlePage::grid_storage`]).
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per stored node.
     pub grid_velocity: wgpu::Buffer,
@@ -162,7 +162,7 @@ pub struct SimState {
     pub colliders: [wgpu::Buffer; 2],
     /// One [`GpuColliderSurface`] per collider (a placeholder while there are none).
     pub collider_surfaces: wgpu::Buffer,
-    /// The substep clock ([`super::clock::GpuSubstepClock`]), one of all pages.
+    /// The substep clock ([`super::explicit::clock::GpuSubstepClock`]), one of all pages.
     pub clock: wgpu::Buffer,
     /// Counters of the bin passes ([`GpuBinHeader`]).
     pub bin_header: wgpu::Buffer,
@@ -176,7 +176,7 @@ pub struct SimState {
     /// grid): counts, then first places within the block, then `bin_scatter`'s cursors.
     pub cell_bins: wgpu::Buffer,
     /// The sorted path's P2G kernel as requested (one of [`MpmPass::SORTED_P2G`]). Private:
-    /// `scatter_sources` is sized for it ([`SimState::set_p2g`]).
+    /// `scatter_sources` is sized for it ([`ParticlePage::set_p2g`]).
     p2g: MpmPass,
     /// `p2g_gather`'s particle data in block order ([`GpuScatterSource`] per particle), or a
     /// one-entry placeholder while another P2G kernel is chosen.
@@ -184,7 +184,7 @@ pub struct SimState {
     /// Indirect dispatch arguments: of the sorted P2G kernels, `grid_update_blocks` and
     /// `bin_offsets`, written by `bin_dispatch` each sort through group 1; then the gated ones of
     /// every other substep dispatch, which `clock_gate` sets, and their template
-    /// ([`super::clock::Gate`], [`SimState::write_gate_template`]).
+    /// ([`super::record::Items`], [`ParticlePage::write_gate_template`]).
     pub indirect_args: wgpu::Buffer,
     /// Group 0 of every pass.
     pub bind_group: wgpu::BindGroup,
@@ -194,7 +194,7 @@ pub struct SimState {
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
-    /// Number of grid blocks ([`super::bins::BLOCK_EDGE`]³ nodes each, covering the grid).
+    /// Number of grid blocks ([`super::sort::bins::BLOCK_EDGE`]³ nodes each, covering the grid).
     pub block_count: u32,
     /// Which passes a substep runs.
     pub path: SolverPath,
@@ -383,12 +383,16 @@ impl Shared {
             }),
             colliders: no_colliders(device),
             collider_surfaces: placeholder(device, "collider_surfaces", &[0; size_of::<GpuColliderSurface>()]),
-            clock: readable_buffer(device, "substep_clock", size_of::<super::clock::GpuSubstepClock>() as u64),
+            clock: readable_buffer(
+                device,
+                "substep_clock",
+                size_of::<super::explicit::clock::GpuSubstepClock>() as u64,
+            ),
         }
     }
 }
 
-/// How [`SimState::new_pages`] lays out a simulation's buffers.
+/// How [`ParticlePage::new_pages`] lays out a simulation's buffers.
 #[derive(Clone, Copy, Debug)]
 pub struct StateOptions {
     /// The substep path the pages start on.
@@ -401,12 +405,12 @@ pub struct StateOptions {
     pub storage: GridStorage,
 }
 
-impl SimState {
+impl ParticlePage {
     /// Uploads `particles` as pages of at most `options.page_capacity` particles (by default as
     /// many as fit one binding: [`check_limits`]) on one grid for `params`, stored as
     /// `options.storage`, to be stepped on `options.path` with the sorted-path P2G kernel
     /// `options.p2g`. Page k holds particles `k·capacity ..` in the host's order; each has its own
-    /// buffers, bins and uniform block, and all share the grid ([`super::step::record_substep`]
+    /// buffers, bins and uniform block, and all share the grid ([`super::explicit::substep::record_substep`]
     /// says how a substep runs over them).
     pub fn new_pages(
         device: &wgpu::Device,
@@ -457,7 +461,7 @@ impl SimState {
         let scatter_sources = storage_buffer(device, "scatter_sources", scatter_sources_bytes(p2g, particle_count));
         let indirect_args = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("indirect_args"),
-            size: super::clock::INDIRECT_ARGS_BYTES,
+            size: super::record::INDIRECT_ARGS_BYTES,
             usage: wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
@@ -488,7 +492,7 @@ impl SimState {
             params: params_buffer,
             particles: particle_buffers,
             reorder_scratch,
-            reorder: super::reorder::ReorderClock::new(super::reorder::default_interval()),
+            reorder: super::sort::reorder::ReorderClock::new(super::sort::reorder::default_interval()),
             grid_fixed: grid.fixed,
             grid_velocity: grid.velocity,
             block_slots: grid.block_slots,
@@ -544,7 +548,7 @@ impl SimState {
     }
 
     /// New zeroed grid buffers for `storage` (a sparse grid's pool grown), for this page and the
-    /// pages that [`SimState::share_grid`] of it, and this page's cell counters, which a sparse
+    /// pages that [`ParticlePage::share_grid`] of it, and this page's cell counters, which a sparse
     /// grid keeps per pool block. The grid and the counters hold nothing between substeps on the
     /// sorted path (each substep's sort and P2G fill them anew), so nothing is copied; the caller
     /// has checked that the buffers fit ([`check_limits`]).
@@ -558,9 +562,9 @@ impl SimState {
         self.take_grid(device, kernels, GridBuffers::new(device, grid, storage));
     }
 
-    /// Takes the grid buffers of `first`, the page that [`SimState::replace_grid`] updated, and
+    /// Takes the grid buffers of `first`, the page that [`ParticlePage::replace_grid`] updated, and
     /// makes this page's cell counters for its storage.
-    pub fn share_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
+    pub fn share_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &ParticlePage) {
         let buffers = GridBuffers {
             fixed: first.grid_fixed.clone(),
             velocity: first.grid_velocity.clone(),
@@ -585,7 +589,7 @@ impl SimState {
         self.path = path;
     }
 
-    /// Chooses the sorted path's P2G kernel (see [`SimState::p2g`]). `p2g_gather` gets its
+    /// Chooses the sorted path's P2G kernel (see [`ParticlePage::p2g`]). `p2g_gather` gets its
     /// `scatter_sources` buffer here, and gives it back when another kernel is chosen. The caller
     /// has checked that the kernel's buffers fit ([`check_limits`]).
     pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
@@ -598,7 +602,7 @@ impl SimState {
         self.p2g = pass;
     }
 
-    /// The sorted path's P2G kernel as requested ([`super::step::sorted_p2g`] says which runs).
+    /// The sorted path's P2G kernel as requested ([`super::explicit::substep::sorted_p2g`] says which runs).
     pub fn p2g(&self) -> MpmPass {
         self.p2g
     }
@@ -647,9 +651,9 @@ impl SimState {
         Ok(())
     }
 
-    /// Takes the collider buffers of `first`, the page that [`SimState::set_colliders`] updated,
+    /// Takes the collider buffers of `first`, the page that [`ParticlePage::set_colliders`] updated,
     /// where they are not already this page's (rebinding).
-    pub fn share_colliders(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &SimState) {
+    pub fn share_colliders(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &ParticlePage) {
         if self.colliders != first.colliders || self.collider_surfaces != first.collider_surfaces {
             self.colliders = first.colliders.clone();
             self.collider_surfaces = first.collider_surfaces.clone();
@@ -657,21 +661,21 @@ impl SimState {
         }
     }
 
-    /// Writes the template of the page's gated dispatches ([`super::clock::Gate`]) and turns
+    /// Writes the template of the page's gated dispatches ([`super::record::Items`]) and turns
     /// them on: done at the start of every frame, so the sizes follow the grid (a sparse grid's
     /// pool grows between frames).
     pub fn write_gate_template(&self, queue: &wgpu::Queue) {
-        use super::clock::Gate;
-        let args: Vec<[u32; 4]> = Gate::ALL
+        use super::record::Items;
+        let args: Vec<[u32; 4]> = Items::ALL
             .iter()
-            .map(|&gate| {
-                let (x, y) = super::step::dispatch_size(super::step::gate_threads(gate, self));
+            .map(|&items| {
+                let (x, y) = super::record::dispatch_size(super::record::item_threads(items, self));
                 [x, y, 1, 0]
             })
             .collect();
         let bytes: &[u8] = bytemuck::cast_slice(&args);
-        queue.write_buffer(&self.indirect_args, Gate::Particles.offset(), bytes);
-        queue.write_buffer(&self.indirect_args, Gate::Particles.template_offset(), bytes);
+        queue.write_buffer(&self.indirect_args, Items::Particles.offset(), bytes);
+        queue.write_buffer(&self.indirect_args, Items::Particles.template_offset(), bytes);
     }
 
     /// Number of i32 words in the fixed-point grid, every stored node's (one `grid_clear` thread

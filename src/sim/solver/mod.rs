@@ -2,14 +2,15 @@
 
 use thiserror::Error;
 
-use super::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
+use super::explicit::substep;
 use super::grid_pool::{GridMode, GridStorage};
 use super::interaction::Interaction;
+use super::page::{ParticlePage, StateError, StateOptions};
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
+use super::passes::MpmPass;
 use super::pipelines::{Kernels, ShaderError};
-use super::shaders::MpmPass;
-use super::state::{SimState, StateError, StateOptions};
-use super::{pick, stats, step};
+use super::record;
+use super::sort::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
 use crate::collider::field::ColliderFrames;
 use crate::gpu::{Gpu, GpuError};
 
@@ -74,8 +75,8 @@ pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl:
 /// The GPU solver: compiled kernels, the simulation's buffers and its parameters.
 pub struct Solver {
     kernels: Kernels,
-    /// The particles' pages over one grid ([`SimState::new_pages`]); at least one.
-    pages: Vec<SimState>,
+    /// The particles' pages over one grid ([`ParticlePage::new_pages`]); at least one.
+    pages: Vec<ParticlePage>,
     /// Particles per page as asked for (`None`: as many as fit one binding).
     page_capacity: Option<u32>,
     /// Dense or sparse grid, as asked for; `pages[0].grid_storage` is what it is now.
@@ -209,7 +210,7 @@ impl Solver {
         let storage = choose_storage(&gpu.device, &params, particles, p2g, page_capacity, grid_mode)?;
         let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity, storage };
-        let pages = SimState::new_pages(&gpu.device, &kernels, &params, particles, options)?;
+        let pages = ParticlePage::new_pages(&gpu.device, &kernels, &params, particles, options)?;
         let solver = Self {
             kernels,
             pages,
@@ -244,7 +245,7 @@ impl Solver {
     fn refresh_stress(&self, gpu: &Gpu) {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for page in &self.pages {
-            super::stress::record(&mut encoder, &self.kernels, page, None);
+            record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stress, None);
         }
         gpu.queue.submit([encoder.finish()]);
     }
@@ -345,7 +346,7 @@ impl Solver {
 
     /// The GPU buffers, page by page: page k holds the particles after those of the pages before it,
     /// in the host's order.
-    pub fn pages(&self) -> &[SimState] {
+    pub fn pages(&self) -> &[ParticlePage] {
         &self.pages
     }
 
@@ -450,7 +451,7 @@ impl Solver {
     }
 
     /// Moves the particles into block order every `interval` substeps on the binned paths (0:
-    /// never); see [`super::reorder`].
+    /// never); see [`super::sort::reorder`].
     pub fn set_reorder_interval(&mut self, gpu: &Gpu, interval: u32) {
         for page in &mut self.pages {
             page.reorder.set_interval(interval);
@@ -465,7 +466,7 @@ impl Solver {
 
     /// The kernel the sorted path's P2G stage runs.
     pub fn p2g_pass(&self) -> MpmPass {
-        step::sorted_p2g(&self.kernels, &self.pages[0])
+        substep::sorted_p2g(&self.kernels, &self.pages[0])
     }
 
     /// The names of the four timed stages of a substep as this solver runs them:
@@ -513,7 +514,7 @@ impl Solver {
         let storage = choose_storage(device, &params, particles, p2g, capacity, self.grid_mode)?;
         let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity: capacity, storage };
-        self.pages = SimState::new_pages(device, &self.kernels, &params, particles, options)?;
+        self.pages = ParticlePage::new_pages(device, &self.kernels, &params, particles, options)?;
         for page in &mut self.pages {
             page.reorder.set_interval(interval);
         }
@@ -557,29 +558,31 @@ impl Solver {
                 // In a substep the previous grid update zeroed the sums and the cell counters; a
                 // stage run alone may follow a sort that no grid update did.
                 self.record_clean_bins(e);
-                step::record_runs(e, k, "sort", &super::bins::sort_runs(pages, |_| false), None);
+                record::record_runs(e, k, "sort", &super::sort::bins::sort_runs(pages, |_| false), None);
             }
             (path, MpmPass::P2g) if path.is_binned() => {
                 for page in pages {
-                    step::record_sorted_p2g(e, k, page, None);
+                    substep::record_sorted_p2g(e, k, page, None);
                 }
             }
             (path, MpmPass::GridUpdate) if path.is_binned() => {
-                let updates = step::page_runs(pages, |page| vec![super::grid_update_blocks::dispatch(page)]);
-                step::record_runs(e, k, "grid_update_blocks", &updates, None);
+                let updates = record::page_runs(pages, |page| {
+                    vec![(MpmPass::GridUpdateBlocks, record::dispatch_of(MpmPass::GridUpdateBlocks, page))]
+                });
+                record::record_runs(e, k, "grid_update_blocks", &updates, None);
             }
-            (_, pass) if pass.takes_round() => {
-                step::record_runs(e, k, "reorder", &step::page_runs(pages, super::reorder::dispatches), None);
+            (_, pass) if pass.info().takes_round => {
+                record::record_runs(e, k, "reorder", &record::page_runs(pages, super::sort::reorder::dispatches), None);
             }
-            (_, MpmPass::GridClear | MpmPass::GridUpdate) => step::record_pass(e, k, first, pass, None),
+            (_, MpmPass::GridClear | MpmPass::GridUpdate) => record::record_pass(e, k, first, pass, None),
             _ => {
                 // g2p2g finds nodes by their dense index; a sparse grid has no such places.
                 assert!(
                     !(first.grid_storage.is_sparse() && pass == MpmPass::G2p2g),
                     "g2p2g does not run on a sparse grid"
                 );
-                let runs = step::page_runs(pages, |page| vec![(pass, step::dispatch_of(pass, page))]);
-                step::record_runs(e, k, pass.name(), &runs, None);
+                let runs = record::page_runs(pages, |page| vec![(pass, record::dispatch_of(pass, page))]);
+                record::record_runs(e, k, pass.name(), &runs, None);
             }
         }
         gpu.queue.submit([encoder.finish()]);
@@ -636,7 +639,9 @@ impl Solver {
             touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
             header,
             // bin_dispatch's entries, ahead of the clock's gated ones.
-            dispatch_args: bytemuck::pod_read_unaligned(&dispatch_args[..super::bins::INDIRECT_ARGS_BYTES as usize]),
+            dispatch_args: bytemuck::pod_read_unaligned(
+                &dispatch_args[..super::sort::bins::INDIRECT_ARGS_BYTES as usize],
+            ),
             bins,
             order,
         })
@@ -714,7 +719,7 @@ impl Solver {
         gpu.queue.write_buffer(status_buffer, 8, maxima);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for page in &self.pages {
-            stats::record(&mut encoder, &self.kernels, page, None);
+            record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stats, None);
         }
         gpu.queue.submit([encoder.finish()]);
         let bytes = gpu.read_buffer(status_buffer)?;
@@ -754,7 +759,7 @@ impl Solver {
         gpu.queue.write_buffer(&first.status, offset, &f32::INFINITY.to_bits().to_le_bytes());
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for page in &self.pages {
-            pick::record(&mut encoder, &self.kernels, page, None);
+            record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Pick, None);
         }
         gpu.queue.submit([encoder.finish()]);
         let bytes = gpu.read_buffer(&first.status)?;

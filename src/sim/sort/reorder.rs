@@ -13,12 +13,12 @@
 //! A round moves one share of every particle: position, velocity, Jp, material and host index;
 //! then C; then F; then τ. The scratch holds one share ([`SCRATCH_BYTES_PER_PARTICLE`], the widest)
 //! instead of all the streams: 48 bytes per particle instead of 172, which is 35 % less GPU memory
-//! per particle in all ([`super::capacity::particle_bytes`]). The round is the passes' immediate data
-//! ([`super::step::Dispatch::Round`]).
+//! per particle in all ([`crate::sim::capacity::particle_bytes`]). The round is the passes' immediate data
+//! ([`crate::sim::record::Dispatch::Round`]).
 //!
 //! Each particle carries its index in the host's order (`particle_id`), and
-//! [`super::particles::ParticleBuffers::read`] puts the particles back by it
-//! ([`super::particles::join`]): readbacks, exports and the CPU twin see the scene's order
+//! [`crate::sim::particles::ParticleBuffers::read`] puts the particles back by it
+//! ([`crate::sim::particles::join`]): readbacks, exports and the CPU twin see the scene's order
 //! whatever the GPU did. The sums P2G makes are integers, whose order does not matter, so a
 //! reordered run is bit-identical to one that is not; `tests/sorted_path.rs` checks that, and that
 //! a reorder moves every particle once into the block order of the sort's CPU twin.
@@ -33,9 +33,10 @@
 use std::sync::atomic::AtomicU32;
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::shaders::MpmPass;
-use super::state::SimState;
-use super::step::{Dispatch, thread_count};
+use crate::sim::page::ParticlePage;
+use crate::sim::passes::MpmPass;
+use crate::sim::record::Dispatch;
+use crate::sim::record::{Items, item_threads};
 
 /// Substeps between reorders for a new solver (`POWDER_REORDER=N` overrides it; 0 turns the
 /// reorder off). Measured in docs/performance.md.
@@ -100,11 +101,11 @@ pub const SCRATCH_BYTES_PER_PARTICLE: u64 = 48;
 
 /// The dispatches of a reorder, to follow the sort's: `reorder` then `reorder_copy` for each
 /// round, one thread per particle each.
-pub fn dispatches(state: &SimState) -> Vec<(MpmPass, Dispatch)> {
+pub fn dispatches(state: &ParticlePage) -> Vec<(MpmPass, Dispatch)> {
     (0..ROUNDS)
         .flat_map(|round| {
             [MpmPass::Reorder, MpmPass::ReorderCopy]
-                .map(|pass| (pass, Dispatch::Round { threads: thread_count(pass, state), round }))
+                .map(|pass| (pass, Dispatch::Round { threads: item_threads(Items::Particles, state), round }))
         })
         .collect()
 }

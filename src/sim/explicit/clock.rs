@@ -5,65 +5,19 @@
 //! hardening factor, over every page), `clock_advance` (one thread: the stable dt of that state,
 //! the substep's dt, the frame's time so far, whether the substep runs) and `clock_gate` (one
 //! thread per page: the page's indirect dispatch arguments on or off). All other dispatches of a
-//! substep are indirect ([`super::step::record_substep`]), so the host can record more substeps
+//! substep are indirect ([`super::substep::record_substep`]), so the host can record more substeps
 //! than a frame turns out to need: those past its end are empty dispatches. The host reads the
-//! clock once per batch of substeps ([`super::Solver::step_frame`]) and records another batch only
+//! clock once per batch of substeps ([`crate::sim::Solver::step_frame`]) and records another batch only
 //! if the frame has not ended.
 //!
 //! A frame either covers a span of time in substeps of the stable dt ([`FrameStep::Auto`]) or is a
 //! planned number of substeps of a fixed dt ([`FrameStep::Fixed`]); either way each substep's dt /
 //! stable dt is measured and the frame's largest reported ([`FrameReport::max_ratio`]). The CPU twin
-//! chooses the same way ([`choose_dt`], [`super::cpu::CpuSolver::step_span`]).
+//! chooses the same way ([`choose_dt`], [`crate::sim::cpu::CpuSolver::step_span`]).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::params::SolverParams;
-
-/// Index of the first gated entry in a page's indirect arguments (the entries before it are
-/// `bin_dispatch`'s, [`super::bins::INDIRECT_ARGS_BYTES`]); `BIN_ENTRIES` in `clock_gate.wgsl`.
-pub const BIN_ENTRIES: u32 = 3;
-const _: () = assert!(BIN_ENTRIES as u64 * ENTRY_BYTES == super::bins::INDIRECT_ARGS_BYTES);
-/// Gated entries, one per dispatch size a substep uses ([`Gate`]); `GATED_ENTRIES` in
-/// `clock_gate.wgsl`. Their template follows them.
-pub const GATED_ENTRIES: u32 = 5;
-/// Bytes of one entry of indirect arguments: workgroups x, y, z and an unused word.
-pub const ENTRY_BYTES: u64 = 16;
-/// Bytes of a page's indirect arguments: `bin_dispatch`'s, the gated ones and their template.
-pub const INDIRECT_ARGS_BYTES: u64 = (BIN_ENTRIES + 2 * GATED_ENTRIES) as u64 * ENTRY_BYTES;
-
-/// The dispatch sizes of a substep that are fixed by the state (those `bin_dispatch` sizes are
-/// not among them, nor the one-thread passes, which write indirect arguments and so cannot read
-/// theirs from the same buffer; `bin_dispatch` checks the clock itself): each has a gated entry
-/// of indirect arguments, which `clock_gate` sets to its template or to zero.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gate {
-    /// One thread per particle of the page.
-    Particles = 0,
-    /// One thread per fixed-point word of the grid (`grid_clear`).
-    GridWords = 1,
-    /// One thread per grid node (`grid_update`).
-    Nodes = 2,
-    /// `bin_clear`'s threads.
-    BinClear = 3,
-    /// `bin_cell_offsets`'s threads.
-    CellOffsets = 4,
-}
-
-impl Gate {
-    /// Every gate, in entry order.
-    pub const ALL: [Gate; GATED_ENTRIES as usize] =
-        [Gate::Particles, Gate::GridWords, Gate::Nodes, Gate::BinClear, Gate::CellOffsets];
-
-    /// Byte offset of the gate's live entry in a page's indirect arguments.
-    pub fn offset(self) -> u64 {
-        (BIN_ENTRIES + self as u32) as u64 * ENTRY_BYTES
-    }
-
-    /// Byte offset of the gate's template entry.
-    pub fn template_offset(self) -> u64 {
-        (BIN_ENTRIES + GATED_ENTRIES + self as u32) as u64 * ENTRY_BYTES
-    }
-}
+use crate::sim::params::SolverParams;
 
 /// How the substeps of a frame get their dt.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -230,13 +184,5 @@ mod tests {
         assert_eq!(choose_dt(1.0 / 60.0, f64::INFINITY, 1000), 1.0 / 60.0);
         // Past the limit the substeps stretch to end the frame in `left` of them.
         assert_eq!(choose_dt(1.0, 1e-3, 10), 0.1);
-    }
-
-    #[test]
-    fn gates_and_template_follow_the_bin_entries() {
-        assert_eq!(Gate::Particles.offset(), 48);
-        assert_eq!(Gate::CellOffsets.offset() + ENTRY_BYTES, Gate::Particles.template_offset());
-        assert_eq!(Gate::CellOffsets.template_offset() + ENTRY_BYTES, INDIRECT_ARGS_BYTES);
-        assert!(Gate::ALL.iter().enumerate().all(|(i, g)| *g as usize == i));
     }
 }

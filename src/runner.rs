@@ -10,10 +10,10 @@ use crate::fragments::{Fragments, LINK_FACTOR, find_fragments};
 use crate::gpu::Gpu;
 use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
 use crate::sim::capacity::DeviceLimits;
-use crate::sim::clock::{FrameReport, FrameStep};
+use crate::sim::explicit::clock::{FrameReport, FrameStep};
 use crate::sim::grid_pool::GridMode;
+use crate::sim::page::StateError;
 use crate::sim::params::GpuParticle;
-use crate::sim::state::StateError;
 use crate::sim::{Solver, SolverError, SolverStats};
 
 /// Most substeps one frame may take. A frame that would need more (a state so stiff or fast that
@@ -171,7 +171,7 @@ pub fn build_solver_grid(
 /// substep's dt is chosen on the GPU from the state it steps ([`Solver::step_frame`]).
 ///
 /// Moving colliders are sampled at the start and end of each part of the frame of at most
-/// [`SUBSTEPS_PER_COLLIDER_FRAME`] substeps (an auto frame is split into equal parts of time by its
+/// `SUBSTEPS_PER_COLLIDER_FRAME` substeps (an auto frame is split into equal parts of time by its
 /// estimated substeps), each a collider frame of its own whose substeps blend the two; static ones
 /// are uploaded once (when the solver has none yet).
 pub fn advance(
