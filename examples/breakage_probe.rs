@@ -3,13 +3,27 @@
 //!
 //! `cargo run --release --example breakage_probe -- SCENE|default RESOLUTION FRAMES [KEY=VALUE ...]`
 //!
-//! KEY=VALUE are scene overrides as for `powder run --set`. The substep is the stable one from the
-//! particles' fastest speed and stiffest hardening at the start of each frame, as `powder run`
+//! KEY=VALUE are scene overrides as for `powder run --set`. Each substep's dt is the stable one of
+//! the state it steps (from the particles' fastest speed and stiffest hardening), as `powder run`
 //! chooses it.
 
 use powder::fragments::{LINK_FACTOR, find_fragments};
-use powder::scene::Scene;
+use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::scene::{Scene, TimeStep};
 use powder::sim::cpu::CpuSolver;
+use powder::sim::explicit::clock::FrameStep;
+
+/// A frame of the scene as `powder run` steps it ([`powder::runner::advance`]): substeps of the
+/// stable dt of the state each steps under `"dt": "auto"`, else whole substeps of the fixed dt.
+fn frame_step(scene: &Scene) -> FrameStep {
+    match scene.time.dt {
+        TimeStep::Auto => FrameStep::Auto { max_substeps: MAX_SUBSTEPS_PER_FRAME },
+        TimeStep::Fixed(_) => {
+            let (substeps, dt, _) = plan_frame(scene.frame_duration(), scene.time.dt, f64::INFINITY);
+            FrameStep::Fixed { dt, substeps }
+        }
+    }
+}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +41,7 @@ fn main() -> anyhow::Result<()> {
     println!("{} particles, link {link:.4} m", particles.len());
     let mut substeps = 0u64;
     for frame in 1..=frames {
-        substeps += solver.advance_frame(scene.frame_duration(), scene.time.dt, scene.time.cfl) as u64;
+        substeps += solver.step_span(scene.frame_duration(), frame_step(&scene)).substeps as u64;
         let positions: Vec<[f32; 3]> = solver.gpu_particles().iter().map(|p| p.position).collect();
         let f = find_fragments(&positions, None, link)?;
         let jp: Vec<f64> = solver.particles.iter().map(|p| p.plastic_jacobian).collect();

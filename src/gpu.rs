@@ -7,6 +7,11 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+/// Storage buffers per compute shader stage the device must allow: the simulation's bind group
+/// holds this many (`crate::sim::pipelines::STORAGE_BUFFERS`, which a compile-time assertion ties
+/// to it). lavapipe allows 32; WebGPU's default is only 8.
+pub const STORAGE_BUFFERS_NEEDED: u32 = 22;
+
 /// Failures while setting up the GPU.
 #[derive(Debug, Error)]
 pub enum GpuError {
@@ -101,7 +106,7 @@ impl Gpu {
         // The reorder's round (src/sim/sort/reorder.rs): Vulkan's push constants, which every Vulkan
         // adapter has.
         required_features |= wgpu::Features::IMMEDIATES;
-        let needed = crate::sim::pipelines::STORAGE_BUFFERS;
+        let needed = STORAGE_BUFFERS_NEEDED;
         let offered = adapter.limits().max_storage_buffers_per_shader_stage;
         if offered < needed {
             return Err(GpuError::RequestDevice {

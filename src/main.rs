@@ -23,6 +23,7 @@ use powder::runner::{build_solver_with, run_solver, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::passes::MpmPass;
+use powder::sim::solver::SolverOptions;
 use powder::sim::sort::bins::SolverPath;
 
 #[derive(Parser)]
@@ -226,7 +227,7 @@ fn run(args: RunArgs) -> Result<()> {
         filling.set_position(p.done);
     })?;
     filling.finish_and_clear();
-    let solver = build_solver_with(&gpu, &scene, &particles, &name)?;
+    let solver = build_solver_with(&gpu, &scene, &particles, &name, SolverOptions::default())?;
     let particle_count = particles.len();
     drop(particles);
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };

@@ -11,9 +11,9 @@ use crate::gpu::Gpu;
 use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
 use crate::sim::capacity::DeviceLimits;
 use crate::sim::explicit::clock::{FrameReport, FrameStep};
-use crate::sim::grid_pool::GridMode;
 use crate::sim::page::StateError;
 use crate::sim::params::GpuParticle;
+use crate::sim::solver::SolverOptions;
 use crate::sim::{Solver, SolverError, SolverStats};
 
 /// Most substeps one frame may take. A frame that would need more (a state so stiff or fast that
@@ -96,7 +96,7 @@ pub struct RunSummary {
 pub fn build_solver(gpu: &Gpu, scene: &Scene, source_name: &str) -> Result<Solver, RunError> {
     let limits = crate::sim::capacity::device_limits(&gpu.device);
     let particles = spawn_checked(scene, limits, source_name, &mut log_progress())?;
-    build_solver_with(gpu, scene, &particles, source_name)
+    build_solver_with(gpu, scene, &particles, source_name, SolverOptions::default())
 }
 
 /// The scene's particles, made only once their count is known to fit: the emitters are sampled
@@ -115,45 +115,18 @@ pub fn spawn_checked(
     Ok(scene.make_particles(&samples, source_name)?)
 }
 
-/// [`build_solver`] with the scene's grid and material but the given particles.
+/// [`build_solver`] with the scene's grid and material but the given particles, stored as
+/// `options` say ([`Solver::with_options`]): the one path by which the app, `run` and `bench` build
+/// a solver.
 pub fn build_solver_with(
     gpu: &Gpu,
     scene: &Scene,
     particles: &[GpuParticle],
     source_name: &str,
+    options: SolverOptions,
 ) -> Result<Solver, RunError> {
-    build_solver_paged(gpu, scene, particles, source_name, None)
-}
-
-/// [`build_solver_with`] with pages of at most `page_capacity` particles
-/// ([`Solver::with_page_capacity`]).
-pub fn build_solver_paged(
-    gpu: &Gpu,
-    scene: &Scene,
-    particles: &[GpuParticle],
-    source_name: &str,
-    page_capacity: Option<u32>,
-) -> Result<Solver, RunError> {
-    build_solver_grid(gpu, scene, particles, source_name, page_capacity, GridMode::Auto)
-}
-
-/// [`build_solver_paged`] with the grid stored as `grid_mode` says ([`Solver::with_grid`]).
-pub fn build_solver_grid(
-    gpu: &Gpu,
-    scene: &Scene,
-    particles: &[GpuParticle],
-    source_name: &str,
-    page_capacity: Option<u32>,
-    grid_mode: GridMode,
-) -> Result<Solver, RunError> {
-    let params = scene.solver_params();
-    // The collider fields cover the whole domain on any grid: a scene with colliders must fit them.
-    let fields = if scene.colliders.is_empty() {
-        Ok(())
-    } else {
-        crate::sim::capacity::check_collider_fields(&gpu.device, &params).map_err(SolverError::from)
-    };
-    fields.and_then(|()| Solver::with_grid(gpu, params, particles, page_capacity, grid_mode)).map_err(|e| match e {
+    let options = SolverOptions { colliders: !scene.colliders.is_empty(), ..options };
+    Solver::with_options(gpu, scene.solver_params(), particles, options).map_err(|e| match e {
         SolverError::State(s @ (StateError::GridTooLarge { .. } | StateError::CollidersTooLarge { .. })) => {
             RunError::GridTooLarge {
                 source_name: source_name.to_string(),

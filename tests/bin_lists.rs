@@ -6,6 +6,8 @@
 //! block). Here particles fly across many blocks between sorts, and after each run the bins of the
 //! last sort must be exactly those of the positions it sorted, with nothing else set anywhere.
 
+use powder::sim::solver::SolverOptions;
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -150,7 +152,13 @@ fn fly(gpu: &Gpu, solver: &Solver, what: &str) -> (BTreeSet<u32>, BTreeSet<u32>,
 fn the_bins_of_each_sort_are_those_of_its_particles_wherever_earlier_ones_were() {
     let gpu = common::gpu();
     let particles = cloud(3_000, 17);
-    let mut solver = Solver::with_grid(&gpu, params(), &particles, None, GridMode::Dense).expect("solver");
+    let mut solver = Solver::with_options(
+        &gpu,
+        params(),
+        &particles,
+        SolverOptions { page_capacity: None, grid_mode: GridMode::Dense, ..Default::default() },
+    )
+    .expect("solver");
     solver.set_path(&gpu, SolverPath::Sorted).expect("the sorted path");
     let (first, last, _) = fly(&gpu, &solver, "dense grid");
     // The premise: blocks the first sort filled were empty by the last one, so only bin_clear
@@ -167,9 +175,21 @@ fn the_bins_of_each_sort_are_those_of_its_particles_wherever_earlier_ones_were()
 fn a_sparse_grid_over_pages_maps_exactly_the_touched_blocks_of_the_last_sort() {
     let gpu = common::gpu();
     let particles = cloud(3_000, 18);
-    let mut dense = Solver::with_grid(&gpu, params(), &particles, Some(1_100), GridMode::Dense).expect("solver");
+    let mut dense = Solver::with_options(
+        &gpu,
+        params(),
+        &particles,
+        SolverOptions { page_capacity: Some(1_100), grid_mode: GridMode::Dense, ..Default::default() },
+    )
+    .expect("solver");
     dense.set_path(&gpu, SolverPath::Sorted).expect("the sorted path");
-    let sparse = Solver::with_grid(&gpu, params(), &particles, Some(1_100), GridMode::Sparse).expect("solver");
+    let sparse = Solver::with_options(
+        &gpu,
+        params(),
+        &particles,
+        SolverOptions { page_capacity: Some(1_100), grid_mode: GridMode::Sparse, ..Default::default() },
+    )
+    .expect("solver");
     assert_eq!((dense.pages().len(), sparse.pages().len()), (3, 3), "three pages of particles");
     let (.., on_dense) = fly(&gpu, &dense, "dense grid, three pages");
     let (first, last, on_sparse) = fly(&gpu, &sparse, "sparse grid, three pages");

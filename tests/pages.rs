@@ -5,6 +5,8 @@
 //! and integer sums do not depend on their order, so any difference is a page left out, counted
 //! twice or bound to the wrong buffers.
 
+use powder::sim::solver::SolverOptions;
+
 mod common;
 
 use glam::Vec3;
@@ -34,7 +36,9 @@ fn scene() -> Vec<GpuParticle> {
 /// every third substep on the binned paths.
 fn pair(gpu: &Gpu, particles: &[GpuParticle], path: SolverPath) -> (Solver, Solver) {
     let make = |page| {
-        let mut solver = Solver::with_page_capacity(gpu, params(), particles, page).expect("solver");
+        let mut solver =
+            Solver::with_options(gpu, params(), particles, SolverOptions { page_capacity: page, ..Default::default() })
+                .expect("solver");
         solver.set_path(gpu, path).expect("path");
         solver.set_reorder_interval(gpu, 3);
         solver
@@ -248,8 +252,14 @@ fn a_new_paged_solver_steps_right_before_any_setter() {
     // update would zero sums the others still read.
     let gpu = common::gpu();
     let particles = scene();
-    let one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
-    let paged = Solver::with_page_capacity(&gpu, params(), &particles, Some(PAGE)).expect("solver");
+    let one = Solver::with_options(&gpu, params(), &particles, SolverOptions::default()).expect("solver");
+    let paged = Solver::with_options(
+        &gpu,
+        params(),
+        &particles,
+        SolverOptions { page_capacity: Some(PAGE), ..Default::default() },
+    )
+    .expect("solver");
     assert_eq!(paged.pages().len(), 3);
     one.step(&gpu, 8);
     paged.step(&gpu, 8);
@@ -262,13 +272,19 @@ fn a_reset_into_several_pages_steps_like_one_page() {
     // sums; replaced by all 2,764 they are two, whose uniform blocks must now say to add them.
     let gpu = common::gpu();
     let particles = scene();
-    let mut solver = Solver::with_page_capacity(&gpu, params(), &particles[..1000], Some(2000)).expect("solver");
+    let mut solver = Solver::with_options(
+        &gpu,
+        params(),
+        &particles[..1000],
+        SolverOptions { page_capacity: Some(2000), ..Default::default() },
+    )
+    .expect("solver");
     solver.set_path(&gpu, SolverPath::Sorted).expect("path");
     assert_eq!(solver.set_p2g(&gpu, MpmPass::P2gGather), MpmPass::P2gGather);
     solver.replace_particles(&gpu, &particles).expect("reset");
     assert_eq!(solver.pages().len(), 2);
     assert_eq!(solver.p2g_pass(), MpmPass::P2gGather, "the reset kept the kernel");
-    let mut one = Solver::with_page_capacity(&gpu, params(), &particles, None).expect("solver");
+    let mut one = Solver::with_options(&gpu, params(), &particles, SolverOptions::default()).expect("solver");
     one.set_path(&gpu, SolverPath::Sorted).expect("path");
     one.set_p2g(&gpu, MpmPass::P2gGather);
     one.step(&gpu, 8);

@@ -9,8 +9,9 @@ mod common;
 
 use glam::Vec3;
 use powder::sim::cpu::CpuSolver;
+use powder::sim::interaction::Interaction;
 use powder::sim::material::{MAX_HARDENING_EXPONENT, PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN};
-use powder::sim::params::{GpuParticle, SolverParams};
+use powder::sim::params::{GpuParticle, PageUniforms, SolverParams};
 use powder::sim::passes::MpmPass;
 use powder::sim::{Solver, SolverStats};
 
@@ -141,7 +142,7 @@ fn node_sums_past_i32_stay_exact() {
     // src/sim/fixed_point.rs), so the node must hold exactly 4000 q, with nothing counted.
     let gpu = common::gpu();
     let params = common::params(16, H, 5e-4);
-    let g = params.to_gpu(1);
+    let g = params.to_gpu(&PageUniforms { particle_count: 1, ..Default::default() }, &Interaction::default());
     let (m, vol, at_node, centre) = cluster(&params);
     let q = ((0.421875f32 * m) * g.mass_scale).round() as i64; // as the GPU computes it
     let n = 4000;
@@ -165,7 +166,7 @@ fn momentum_sums_past_i32_stay_exact_and_keep_their_sign() {
     // racing, and sent the particles backwards); the 64-bit sum must be exact.
     let gpu = common::gpu();
     let params = common::params(16, H, 5e-4);
-    let g = params.to_gpu(1);
+    let g = params.to_gpu(&PageUniforms { particle_count: 1, ..Default::default() }, &Interaction::default());
     let (m, vol, at_node, centre) = cluster(&params);
     let q_mass = ((0.421875f32 * m) * g.mass_scale).round() as i64;
     let q = (((0.421875f32 * m) * 50.0) * g.momentum_scale).round() as i64;

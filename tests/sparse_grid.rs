@@ -5,6 +5,8 @@
 //! so any difference is a node stored in the wrong place, a block without a pool block, or a pool
 //! block shared by two grid blocks.
 
+use powder::sim::solver::SolverOptions;
+
 mod common;
 
 use glam::Vec3;
@@ -31,7 +33,13 @@ fn scene() -> Vec<GpuParticle> {
 /// A solver on the sorted path with its grid stored as `mode`, pages of `page` particles,
 /// reordering every third substep.
 fn solver(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle], page: Option<u32>, mode: GridMode) -> Solver {
-    let mut solver = Solver::with_grid(gpu, params, particles, page, mode).expect("solver");
+    let mut solver = Solver::with_options(
+        gpu,
+        params,
+        particles,
+        SolverOptions { page_capacity: page, grid_mode: mode, ..Default::default() },
+    )
+    .expect("solver");
     solver.set_path(gpu, SolverPath::Sorted).expect("the sorted path");
     solver.set_reorder_interval(gpu, 3);
     solver
@@ -234,9 +242,20 @@ fn a_grid_too_large_for_a_dense_binding_runs_sparse_on_the_sorted_path_only() {
     params.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(400.0, h, params.max_speed);
     let lo = Vec3::splat(0.5);
     let particles = common::block(lo, lo + 8.0 * h as f32, h as f32, 400.0, |_| Vec3::ZERO);
-    let dense = Solver::with_grid(&gpu, params, &particles, None, GridMode::Dense);
+    let dense = Solver::with_options(
+        &gpu,
+        params,
+        &particles,
+        SolverOptions { page_capacity: None, grid_mode: GridMode::Dense, ..Default::default() },
+    );
     assert!(matches!(dense, Err(SolverError::State(StateError::GridTooLarge { .. }))), "the dense grid fit");
-    let mut solver = Solver::with_grid(&gpu, params, &particles, None, GridMode::Auto).expect("a sparse grid");
+    let mut solver = Solver::with_options(
+        &gpu,
+        params,
+        &particles,
+        SolverOptions { page_capacity: None, grid_mode: GridMode::Auto, ..Default::default() },
+    )
+    .expect("a sparse grid");
     assert!(solver.grid_storage().is_sparse());
     assert_eq!(solver.path(), SolverPath::Sorted);
     solver.step(&gpu, 20);
@@ -263,7 +282,13 @@ fn a_simulation_on_another_path_moves_to_the_sorted_path_when_its_grid_turns_spa
     let gpu = common::gpu();
     let lo = Vec3::splat(0.5);
     let particles = common::block(lo, lo + 8.0 * H as f32, H as f32, 400.0, |_| Vec3::ZERO);
-    let mut solver = Solver::with_grid(&gpu, params(), &particles, None, GridMode::Auto).expect("solver");
+    let mut solver = Solver::with_options(
+        &gpu,
+        params(),
+        &particles,
+        SolverOptions { page_capacity: None, grid_mode: GridMode::Auto, ..Default::default() },
+    )
+    .expect("solver");
     solver.set_path(&gpu, SolverPath::Fused).expect("the fused path on a dense grid");
     assert_eq!(solver.grid_storage(), GridStorage::Dense);
     let h = 1.0 / 200.0;

@@ -48,7 +48,7 @@ fn apply_interaction(v: vec3<f32>, position: vec3<f32>) -> vec3<f32> {
     return v + (goal - v) * blend;
 }
 
-// The colliders' condition (src/collider/field.rs, apply_colliders): at or inside a collider the
+// The colliders' condition (its CPU twin: src/sim/cpu/colliders.rs, apply_colliders): at or inside a collider the
 // node velocity is constrained relative to the collider's own velocity, with the collider's
 // boundary kind and friction. The frame's start and end states are blended by substep_blend().
 fn apply_colliders(v: vec3<f32>, node: u32) -> vec3<f32> {

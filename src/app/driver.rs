@@ -143,12 +143,8 @@ impl Driver {
         }
         let mut params = scene.solver_params();
         params.dt = self.solver.params().dt;
-        // The scene's colliders cover the whole domain on any grid (a sparse one too).
-        let fields = match self.colliders.count() {
-            0 => Ok(()),
-            _ => powder::sim::capacity::check_collider_fields(&gpu.device, &params).map_err(Into::into),
-        };
-        match fields.and_then(|()| self.solver.rebuild_grid(gpu, params)) {
+        // The solver refuses a grid the scene's collider fields do not fit.
+        match self.solver.rebuild_grid(gpu, params) {
             Ok(()) => {
                 let cells = params.grid.cells;
                 messages.info(format!(

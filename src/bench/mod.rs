@@ -11,7 +11,7 @@ pub mod sdf;
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 
 use crate::gpu::Gpu;
-use crate::runner::{RunError, build_solver_grid};
+use crate::runner::{RunError, build_solver_with};
 use crate::scene::Scene;
 use crate::sim::Solver;
 use crate::sim::explicit::GpuScatterSource;
@@ -21,6 +21,7 @@ use crate::sim::page::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES};
 use crate::sim::particles::{PARTICLE_BYTES, stream_bytes};
 use crate::sim::passes::MpmPass;
 use crate::sim::record::PassTimestamps;
+use crate::sim::solver::SolverOptions;
 use crate::sim::sort::bins::{BLOCK_EDGE, GpuBlockBin, SolverPath};
 
 /// The middle value of `values` (the upper of the two middle ones for an even count), NaN if empty.
@@ -74,7 +75,13 @@ pub fn case_solver(
     if case.shuffled {
         particles.shuffle(&mut rand::rngs::StdRng::seed_from_u64(0x5eed));
     }
-    let mut solver = build_solver_grid(gpu, &scene, &particles, "bench", case.page_particles, case.grid_mode)?;
+    let mut solver = build_solver_with(
+        gpu,
+        &scene,
+        &particles,
+        "bench",
+        SolverOptions { page_capacity: case.page_particles, grid_mode: case.grid_mode, ..Default::default() },
+    )?;
     // Edited kernels first, so that the stable dt below comes from them too.
     if let Some(dir) = shaders {
         solver.reload_kernels(gpu, dir).map_err(|source| RunError::Shader { dir: dir.to_path_buf(), source })?;

@@ -5,8 +5,6 @@
 
 use glam::Vec3;
 
-use super::params::GpuSimParams;
-
 /// What the user's tool does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum InteractionMode {
@@ -49,16 +47,6 @@ pub struct Interaction {
 }
 
 impl Interaction {
-    /// Writes the interaction into the uniform block.
-    pub fn write_into(&self, gpu: &mut GpuSimParams) {
-        gpu.interaction_mode = self.mode.gpu_code();
-        gpu.interaction_center = self.center.to_array();
-        gpu.interaction_radius = self.radius;
-        gpu.interaction_velocity = self.velocity.to_array();
-        gpu.interaction_rate = self.rate;
-        gpu.repel_speed = self.repel_speed;
-    }
-
     /// The node velocity `v` of a node at `position` after the tool acted for `dt` seconds (f64, as
     /// the CPU twin uses it; `grid_update.wgsl` does the same in f32).
     pub fn apply(&self, v: glam::DVec3, position: glam::DVec3, dt: f64) -> glam::DVec3 {

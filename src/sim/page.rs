@@ -445,7 +445,10 @@ impl ParticlePage {
         let node_count = params.grid.node_count() as u32;
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("sim_params"),
-            contents: bytemuck::bytes_of(&params.to_gpu(particle_count)),
+            contents: bytemuck::bytes_of(&params.to_gpu(
+                &super::params::PageUniforms { particle_count, ..Default::default() },
+                &super::interaction::Interaction::default(),
+            )),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let particle_buffers = ParticleBuffers::new(device, particles, READABLE_STORAGE);

@@ -10,6 +10,7 @@ use glam::{DVec3, UVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::fixed_point::FixedPoint;
+use super::interaction::Interaction;
 
 /// Largest f32 below 2³¹: a contribution clamped to it still converts to i32 without saturating.
 const CONTRIBUTION_LIMIT: f32 = 2_147_483_520.0;
@@ -211,9 +212,28 @@ pub struct GpuSimParams {
     pub _pad: [u32; 3],
 }
 
+/// What a page's uniform block carries beside the scene's parameters and the interaction: the
+/// solver's state as it stands for that page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageUniforms {
+    /// Particles of the page.
+    pub particle_count: u32,
+    /// Colliders uploaded.
+    pub collider_count: u32,
+    /// Which particle g2p's thread k updates (`PARTICLE_ORDER_*` in [`super::sort::bins`]).
+    pub particle_order: u32,
+    /// Several pages share the grid: the grid update keeps the sums it reads.
+    pub keep_grid_sums: bool,
+    /// Blocks in a sparse grid's pool (0 on a dense grid).
+    pub grid_pool_blocks: u32,
+    /// This page's sort hands a sparse grid's pool blocks out anew (the first page's).
+    pub reset_grid_blocks: bool,
+}
+
 impl SolverParams {
-    /// The f32 uniform block for `particle_count` particles.
-    pub fn to_gpu(&self, particle_count: u32) -> GpuSimParams {
+    /// The whole f32 uniform block of a page: the scene's parameters, the page's state and the
+    /// mouse tool's `interaction`. The one place the block is filled.
+    pub fn to_gpu(&self, page: &PageUniforms, interaction: &Interaction) -> GpuSimParams {
         let g = &self.grid;
         let m = &self.material;
         let f = |v: DVec3| -> [f32; 3] { v.as_vec3().to_array() };
@@ -221,7 +241,7 @@ impl SolverParams {
             grid_origin: f(g.grid_origin()),
             cell_size: g.cell_size as f32,
             node_dims: g.node_dims().to_array(),
-            particle_count,
+            particle_count: page.particle_count,
             wall_lo: [GRID_PADDING; 3],
             boundary_kind: self.boundary.kind.gpu_code(),
             wall_hi: (g.cells + UVec3::splat(GRID_PADDING)).to_array(),
@@ -237,17 +257,17 @@ impl SolverParams {
             mass_scale: self.fixed_point.mass_scale as f32,
             momentum_scale: self.fixed_point.momentum_scale as f32,
             contribution_limit: CONTRIBUTION_LIMIT,
-            interaction_mode: 0,
-            repel_speed: 0.0,
-            collider_count: 0,
-            interaction_center: [0.0; 3],
-            interaction_radius: 0.0,
-            interaction_velocity: [0.0; 3],
-            interaction_rate: 0.0,
-            particle_order: 0,
-            keep_grid_sums: 0,
-            grid_pool_blocks: 0,
-            reset_grid_blocks: 0,
+            interaction_mode: interaction.mode.gpu_code(),
+            repel_speed: interaction.repel_speed,
+            collider_count: page.collider_count,
+            interaction_center: interaction.center.to_array(),
+            interaction_radius: interaction.radius,
+            interaction_velocity: interaction.velocity.to_array(),
+            interaction_rate: interaction.rate,
+            particle_order: page.particle_order,
+            keep_grid_sums: page.keep_grid_sums as u32,
+            grid_pool_blocks: page.grid_pool_blocks,
+            reset_grid_blocks: page.reset_grid_blocks as u32,
             tensile_strength: m.tensile_strength as f32,
             _pad: [0; 3],
         }

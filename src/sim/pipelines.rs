@@ -33,9 +33,10 @@ fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
 }
 
 /// Storage buffers the MPM bind group layout holds (all bindings but the two uniform blocks):
-/// the device must allow this many per compute shader stage ([`crate::gpu::Gpu::from_adapter`]
-/// checks it). lavapipe allows 32; WebGPU's default is only 8.
+/// the device must allow this many per compute shader stage, which the device setup asks for
+/// ([`crate::gpu::STORAGE_BUFFERS_NEEDED`]).
 pub const STORAGE_BUFFERS: u32 = BINDINGS as u32 - 2;
+const _: () = assert!(STORAGE_BUFFERS == crate::gpu::STORAGE_BUFFERS_NEEDED, "the device setup asks for too few");
 
 /// A shader that failed to build, with naga's (or the driver's) message.
 #[derive(Debug, thiserror::Error)]

@@ -9,8 +9,9 @@ pub mod xvfb;
 use glam::{DVec3, UVec3, Vec3};
 use powder::gpu::Gpu;
 use powder::sim::fixed_point::FixedPoint;
+use powder::sim::interaction::Interaction;
 use powder::sim::material::SnowMaterial;
-use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, SolverParams};
+use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, PageUniforms, SolverParams};
 
 /// A device on the Vulkan backend. Fails loudly if wgpu picked anything else, so a silent fallback
 /// (e.g. to GL) cannot make the GPU tests pass on the wrong driver.
@@ -75,7 +76,7 @@ pub fn padded(m: glam::Mat3) -> [[f32; 4]; 3] {
 /// The fixed-point scales exactly as the GPU uses them (the f64 scales rounded to f32), widened:
 /// (mass units per kg, momentum units per kg·m/s).
 pub fn gpu_scales(params: &SolverParams) -> (f64, f64) {
-    let g = params.to_gpu(1);
+    let g = params.to_gpu(&PageUniforms { particle_count: 1, ..Default::default() }, &Interaction::default());
     (g.mass_scale as f64, g.momentum_scale as f64)
 }
 

@@ -3,8 +3,9 @@
 
 use nalgebra::Vector3;
 
+use super::colliders::apply_colliders;
 use super::{CpuGrid, clamp_speed};
-use crate::collider::field::{ColliderFrames, apply_colliders};
+use crate::collider::field::ColliderFrames;
 use crate::sim::interaction::Interaction;
 use crate::sim::params::{Boundary, BoundaryKind, GRID_PADDING, SolverParams};
 
@@ -37,7 +38,7 @@ pub fn apply_wall(v: Vector3<f64>, n: Vector3<f64>, boundary: &Boundary) -> Vect
 
 /// Turns node momentum into velocity for every node: `vi = P/M + dt·g` for nodes with mass, then
 /// the tool, then the colliders (their frame blended by the given fraction,
-/// [`crate::collider::field::apply_colliders`]), then the walls each node touches (x-low, x-high,
+/// [`super::colliders::apply_colliders`]), then the walls each node touches (x-low, x-high,
 /// y-low, y-high, z-low, z-high, in that order), then the `max_speed` clamp. Nodes without mass get velocity zero.
 ///
 /// A node touches a lower wall along axis a when `i_a ≤ GRID_PADDING` and the upper one when

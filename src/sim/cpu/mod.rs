@@ -8,6 +8,7 @@
 
 pub mod bins;
 pub mod clock;
+pub mod colliders;
 pub mod g2p;
 pub mod grid_clear;
 pub mod grid_update;
@@ -146,21 +147,6 @@ impl CpuSolver {
             self.collider_blend = (k + 1) as f64 / substeps as f64;
             self.substep();
         }
-    }
-
-    /// One output frame of `duration` seconds as `powder run` steps it: the stable substep from
-    /// the fastest particle and the stiffest hardening at the frame's start (Courant number
-    /// `cfl`), or the fixed `step`, split into whole substeps. Returns the substeps taken.
-    pub fn advance_frame(&mut self, duration: f64, step: crate::scene::TimeStep, cfl: f64) -> u32 {
-        let speed = self.particles.iter().map(|p| p.velocity.norm()).fold(0.0, f64::max);
-        let material = self.params.material;
-        let hardening =
-            self.particles.iter().map(|p| material.hardening_factor(p.plastic_jacobian)).fold(0.0, f64::max);
-        let stable = crate::sim::solver::stable_dt(&self.params, speed, hardening, cfl);
-        let (substeps, dt, _) = crate::runner::plan_frame(duration, step, stable);
-        self.params.dt = dt;
-        self.step_frame(substeps);
-        substeps
     }
 
     /// One substep of `params.dt`: grid_clear, p2g, grid_update, g2p.

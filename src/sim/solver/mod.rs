@@ -1,4 +1,6 @@
-//! [`Solver`]: kernels plus state, stepped on the GPU, with readbacks for export and tests.
+//! [`Solver`]: kernels plus pages of particles over one grid, stepped on the GPU. Built in
+//! [`build`] (one path, [`SolverOptions`]), stepped frame by frame in [`frame`], read back in
+//! [`readback`]; this file holds its parameters, paths and passes run alone.
 
 use thiserror::Error;
 
@@ -6,15 +8,20 @@ use super::explicit::substep;
 use super::grid_pool::{GridMode, GridStorage};
 use super::interaction::Interaction;
 use super::page::{ParticlePage, StateError, StateOptions};
-use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, SolverParams};
+use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, PageUniforms, SolverParams};
 use super::passes::MpmPass;
 use super::pipelines::{Kernels, ShaderError};
 use super::record;
-use super::sort::bins::{GpuBinHeader, GpuBlockBin, SolverPath};
+use super::sort::bins::SolverPath;
 use crate::collider::field::ColliderFrames;
 use crate::gpu::{Gpu, GpuError};
 
+mod build;
 mod frame;
+mod readback;
+
+pub use build::SolverOptions;
+pub use readback::BinsReadback;
 
 /// Failures of the solver.
 #[derive(Debug, Error)]
@@ -81,6 +88,8 @@ pub struct Solver {
     page_capacity: Option<u32>,
     /// Dense or sparse grid, as asked for; `pages[0].grid_storage` is what it is now.
     grid_mode: GridMode,
+    /// The scene has colliders, whose fields every grid must fit ([`SolverOptions::colliders`]).
+    expects_colliders: bool,
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
@@ -95,151 +104,7 @@ pub struct Solver {
     last_stable_dt: std::cell::Cell<Option<f64>>,
 }
 
-/// The sorted path's bins as the last `sort` left them.
-#[derive(Clone, Debug)]
-pub struct BinsReadback {
-    /// The counters.
-    pub header: GpuBinHeader,
-    /// The indirect dispatch sizes `bin_dispatch` wrote (workgroups x, y, z, unused): the sorted
-    /// P2G kernels' (per occupied block), `grid_update_blocks`'s (per touched block) and
-    /// `bin_offsets`'s (eight threads per occupied block).
-    pub dispatch_args: [[u32; 4]; 3],
-    /// One bin per grid block.
-    pub bins: Vec<GpuBlockBin>,
-    /// The occupied blocks, in the order `bin_count` found them.
-    pub occupied: Vec<u32>,
-    /// The touched blocks, in an arbitrary order (each workgroup of `bin_offsets` reserves its list
-    /// places and its ranges with separate atomics).
-    pub touched: Vec<u32>,
-    /// Particle indices (in the host's order, as [`Solver::read_particles`] returns them) in block
-    /// order.
-    pub order: Vec<u32>,
-}
-
-/// The sorted path's P2G kernel of a new [`Solver`]; `POWDER_P2G=p2g_tiled|p2g_tiled_subgroup|p2g_gather`
-/// overrides it. Measured (docs/performance.md): on a CPU adapter (lavapipe) `p2g_gather` is the
-/// fastest, since it needs no atomics on the sums; on GPUs `p2g_tiled`, ahead of its subgroup
-/// variant (docs/performance.md, "P2G kernels").
-fn default_p2g(gpu: &Gpu) -> MpmPass {
-    let requested = std::env::var("POWDER_P2G").ok().and_then(|name| {
-        let pass = MpmPass::sorted_p2g_named(&name);
-        if pass.is_none() {
-            log::warn!("POWDER_P2G={name:?} is not p2g_tiled, p2g_tiled_subgroup or p2g_gather; using the default");
-        }
-        pass
-    });
-    requested.unwrap_or(if gpu.info.device_type == wgpu::DeviceType::Cpu {
-        MpmPass::P2gGather
-    } else {
-        MpmPass::P2gTiled
-    })
-}
-
-/// The path a new [`Solver`] starts on; `POWDER_SOLVER_PATH=naive|sorted|fused` overrides it (so the
-/// whole test suite can run on any path). Measured (docs/performance.md): the sorted path, on GPUs
-/// since P2G reads the stored stress (faster than the fused path at every size measured), and on a
-/// CPU adapter (lavapipe), whose gather P2G needs no atomics (the fused path's g2p2g sums in a
-/// tile, and took as long).
-fn default_path() -> SolverPath {
-    let requested = std::env::var("POWDER_SOLVER_PATH").ok().and_then(|name| SolverPath::from_name(&name));
-    requested.unwrap_or(SolverPath::Sorted)
-}
-
-/// The grid storage for `particles` on `params`' grid as `mode` asks: dense, sparse (a pool with
-/// room for the blocks the particles touch, [`super::grid_pool::pool_blocks_for`]), or for
-/// [`GridMode::Auto`] dense unless the dense grid does not fit the GPU, and then sparse. A sparse
-/// grid runs the sorted path only: the caller switches to it. The caller checks that the result
-/// fits.
-fn choose_storage(
-    device: &wgpu::Device,
-    params: &SolverParams,
-    particles: &[GpuParticle],
-    p2g: MpmPass,
-    page_capacity: Option<u32>,
-    mode: GridMode,
-) -> Result<GridStorage, StateError> {
-    let sparse = || {
-        let positions = particles.iter().map(|p| glam::Vec3::from(p.position));
-        let needed = super::grid_pool::touched_block_count(&params.grid, positions);
-        GridStorage::Sparse { pool_blocks: super::grid_pool::pool_blocks_for(&params.grid, needed) }
-    };
-    Ok(match mode {
-        GridMode::Dense => GridStorage::Dense,
-        GridMode::Sparse => sparse(),
-        GridMode::Auto => {
-            let dense =
-                super::capacity::check_limits(device, params, particles.len(), p2g, page_capacity, GridStorage::Dense);
-            match dense {
-                Err(StateError::GridTooLarge { .. } | StateError::OutOfMemory { .. }) => sparse(),
-                _ => GridStorage::Dense,
-            }
-        }
-    })
-}
-
-/// `path`, or the sorted path on a sparse grid (the only one that runs there), logged where that
-/// changes it.
-fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
-    if storage.is_sparse() && path != SolverPath::Sorted {
-        log::info!("the grid is sparse, which only the sorted path runs on: {} → sorted", path.name());
-        return SolverPath::Sorted;
-    }
-    path
-}
-
 impl Solver {
-    /// Compiles the kernels and uploads `particles`, in as few pages as the device's binding
-    /// size allows (one, unless there are tens of millions).
-    pub fn new(gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<Self, SolverError> {
-        Self::with_page_capacity(gpu, params, particles, None)
-    }
-
-    /// [`Solver::with_page_capacity`] with its grid stored as `grid_mode` says: dense, sparse (a
-    /// pool of blocks, [`super::grid_pool`]: the solver then starts on the sorted path, the only one
-    /// that runs on it), or [`GridMode::Auto`] (dense while the dense grid fits, as for the other
-    /// constructors).
-    pub fn with_grid(
-        gpu: &Gpu,
-        params: SolverParams,
-        particles: &[GpuParticle],
-        page_capacity: Option<u32>,
-        grid_mode: GridMode,
-    ) -> Result<Self, SolverError> {
-        let kernels = Kernels::new(&gpu.device);
-        let (path, p2g) = (default_path(), default_p2g(gpu));
-        let storage = choose_storage(&gpu.device, &params, particles, p2g, page_capacity, grid_mode)?;
-        let path = sorted_if_sparse(path, storage);
-        let options = StateOptions { path, p2g, page_capacity, storage };
-        let pages = ParticlePage::new_pages(&gpu.device, &kernels, &params, particles, options)?;
-        let solver = Self {
-            kernels,
-            pages,
-            page_capacity,
-            grid_mode,
-            params,
-            interaction: Interaction::default(),
-            collider_count: 0,
-            clear_bins_first: std::cell::Cell::new(false),
-            last_stable_dt: std::cell::Cell::new(None),
-        };
-        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
-        solver.write_uniforms(gpu);
-        solver.refresh_stress(gpu);
-        Ok(solver)
-    }
-
-    /// [`Solver::new`] with pages of at most `page_capacity` particles (`None`: as many as fit one
-    /// binding). Smaller pages than the device needs cost time; they let tests and benchmarks
-    /// run the paged solver on small scenes.
-    pub fn with_page_capacity(
-        gpu: &Gpu,
-        params: SolverParams,
-        particles: &[GpuParticle],
-        page_capacity: Option<u32>,
-    ) -> Result<Self, SolverError> {
-        Self::with_grid(gpu, params, particles, page_capacity, GridMode::Auto)
-    }
-
     /// Fills the particles' stored stress from their F and Jp (the `stress` pass): after an upload,
     /// whose stress stream starts at zero, and after a material change.
     fn refresh_stress(&self, gpu: &Gpu) {
@@ -486,15 +351,16 @@ impl Solver {
 
     fn write_uniforms(&self, gpu: &Gpu) {
         for page in &self.pages {
-            let mut uniforms = self.params.to_gpu(page.particle_count);
-            uniforms.collider_count = self.collider_count;
-            uniforms.particle_order = page.path.particle_order(page.reorder.interval() > 0);
-            uniforms.keep_grid_sums = (self.pages.len() > 1) as u32;
-            uniforms.grid_pool_blocks = page.grid_storage.pool_blocks();
-            // The first page's sort hands the pool's blocks out anew; the others' add to them.
-            uniforms.reset_grid_blocks = (page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0])) as u32;
-            self.interaction.write_into(&mut uniforms);
-            page.write_params(&gpu.queue, &uniforms);
+            let state = PageUniforms {
+                particle_count: page.particle_count,
+                collider_count: self.collider_count,
+                particle_order: page.path.particle_order(page.reorder.interval() > 0),
+                keep_grid_sums: self.pages.len() > 1,
+                grid_pool_blocks: page.grid_storage.pool_blocks(),
+                // The first page's sort hands the pool's blocks out anew; the others' add to them.
+                reset_grid_blocks: page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0]),
+            };
+            page.write_params(&gpu.queue, &self.params.to_gpu(&state, &self.interaction));
         }
         // A pass run alone ([`Solver::run_pass`]) steps by params.dt at the end of the collider
         // frame, until a frame's first substep sets the clock.
@@ -511,8 +377,8 @@ impl Solver {
     fn replace_state(&mut self, gpu: &Gpu, params: SolverParams, particles: &[GpuParticle]) -> Result<(), SolverError> {
         let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
         let (device, capacity) = (&gpu.device, self.page_capacity);
-        let storage = choose_storage(device, &params, particles, p2g, capacity, self.grid_mode)?;
-        let path = sorted_if_sparse(path, storage);
+        let storage = build::choose_storage(device, &params, particles, p2g, capacity, self.grid_mode)?;
+        let path = build::sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity: capacity, storage };
         self.pages = ParticlePage::new_pages(device, &self.kernels, &params, particles, options)?;
         for page in &mut self.pages {
@@ -529,6 +395,9 @@ impl Solver {
     /// are (clamped into the new domain if it is smaller). If the new grid does not fit the GPU,
     /// the error says why and the old state keeps running.
     pub fn rebuild_grid(&mut self, gpu: &Gpu, params: SolverParams) -> Result<(), SolverError> {
+        if self.expects_colliders {
+            super::capacity::check_collider_fields(&gpu.device, &params)?;
+        }
         let mut particles = self.read_particles(gpu)?;
         let (lo, hi) = (params.grid.domain_min.as_vec3(), params.grid.domain_max().as_vec3());
         for p in &mut particles {
@@ -600,146 +469,6 @@ impl Solver {
                 encoder.clear_buffer(buffer, 0, None);
             }
         }
-    }
-
-    /// Copies the counters of every page's last `sort` back, page by page.
-    pub fn read_bin_headers(&self, gpu: &Gpu) -> Result<Vec<GpuBinHeader>, SolverError> {
-        let buffers: Vec<&wgpu::Buffer> = self.pages.iter().map(|page| &page.bin_header).collect();
-        let read = gpu.read_buffers(&buffers)?;
-        Ok(read.iter().map(|bytes| bytemuck::pod_read_unaligned(bytes)).collect())
-    }
-
-    /// Copies the bins of the first page's last `sort` back, particle order included (for tests of
-    /// the sort).
-    pub fn read_bins(&self, gpu: &Gpu) -> Result<BinsReadback, SolverError> {
-        let s = &self.pages[0];
-        let read = gpu.read_buffers(&[
-            &s.block_lists,
-            &s.bin_header,
-            &s.indirect_args,
-            &s.block_bins,
-            &s.particle_order,
-            &s.particles.id,
-        ])?;
-        let [lists, header, dispatch_args, bins, stored_order, ids]: [Vec<u8>; 6] =
-            read.try_into().expect("read_buffers returns one readback per buffer");
-        let lists: Vec<u32> = bytemuck::pod_collect_to_vec(&lists);
-        let header: GpuBinHeader = bytemuck::pod_read_unaligned(&header);
-        let bins = bytemuck::pod_collect_to_vec(&bins);
-        // particle_order holds places in the GPU's (reordered) storage; name the particles by
-        // their host index instead. A place out of range (a broken sort) stays as it is, for the
-        // tests to report.
-        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&ids);
-        let ids = &ids[..s.particle_count as usize];
-        let stored_order: Vec<u32> = bytemuck::pod_collect_to_vec(&stored_order);
-        let order = stored_order.iter().map(|&k| ids.get(k as usize).copied().unwrap_or(k)).collect();
-        let blocks = s.block_count as usize;
-        Ok(BinsReadback {
-            occupied: lists[..(header.occupied_count as usize).min(blocks)].to_vec(),
-            touched: lists[blocks..blocks + (header.touched_count as usize).min(blocks)].to_vec(),
-            header,
-            // bin_dispatch's entries, ahead of the clock's gated ones.
-            dispatch_args: bytemuck::pod_read_unaligned(
-                &dispatch_args[..super::sort::bins::INDIRECT_ARGS_BYTES as usize],
-            ),
-            bins,
-            order,
-        })
-    }
-
-    /// Copies the particles back to the host, in the order the host gave them (page by page).
-    pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, SolverError> {
-        let mut particles = Vec::with_capacity(self.particle_count() as usize);
-        for page in &self.pages {
-            particles.extend(page.particles.read(gpu)?);
-        }
-        Ok(particles)
-    }
-
-    /// Copies the fixed-point grid back to the host: per node the exact integer sums of mass and
-    /// momentum x, y, z (each kept on the GPU as a low and a high i32 word).
-    pub fn read_grid_fixed(&self, gpu: &Gpu) -> Result<Vec<[i64; 4]>, SolverError> {
-        let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_fixed)?;
-        let words: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
-        let wide = |low: u32, high: u32| ((high as i32 as i64) << 32) | low as i64;
-        let sums = words.iter().map(|w| [wide(w[0], w[1]), wide(w[2], w[3]), wide(w[4], w[5]), wide(w[6], w[7])]);
-        Ok(self.dense_grid(sums.collect(), slots))
-    }
-
-    /// Copies the grid velocities (xyz) and masses (w) back to the host, one per node of the dense
-    /// grid ([`super::params::GridSpec::node_index`]; on a sparse grid zero where a block had no
-    /// pool block in the last substep).
-    pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
-        let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_velocity)?;
-        Ok(self.dense_grid(bytemuck::pod_collect_to_vec(&bytes), slots))
-    }
-
-    /// Copies `buffer` (one entry per stored node) back, and on a sparse grid the block map the last
-    /// sort left, in the same readback.
-    fn read_grid_buffer(&self, gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<(Vec<u8>, Option<Vec<u32>>), SolverError> {
-        if !self.grid_storage().is_sparse() {
-            return Ok((gpu.read_buffer(buffer)?, None));
-        }
-        let [stored, slots]: [Vec<u8>; 2] = gpu
-            .read_buffers(&[buffer, &self.pages[0].block_slots])?
-            .try_into()
-            .expect("read_buffers returns one readback per buffer");
-        Ok((stored, Some(bytemuck::pod_collect_to_vec(&slots))))
-    }
-
-    /// `stored` (one entry per stored node) in the dense grid's order: itself on a dense grid; on a
-    /// sparse one (whose block map is `slots`) each node's entry found through the map.
-    fn dense_grid<T: Copy + Default>(&self, stored: Vec<T>, slots: Option<Vec<u32>>) -> Vec<T> {
-        let Some(slots) = slots else {
-            return stored;
-        };
-        let grid = &self.params.grid;
-        let d = grid.node_dims();
-        let mut dense = vec![T::default(); grid.node_count() as usize];
-        for k in 0..d.z {
-            for j in 0..d.y {
-                for i in 0..d.x {
-                    if let Some(place) = super::grid_pool::sparse_place(grid, &slots, glam::UVec3::new(i, j, k)) {
-                        dense[grid.node_index(i, j, k)] = stored[place];
-                    }
-                }
-            }
-        }
-        dense
-    }
-
-    /// Runs the `stats` pass and reads the status back; the counters restart from zero.
-    pub fn stats(&self, gpu: &Gpu) -> Result<SolverStats, SolverError> {
-        // The maxima start fresh for this pass; the counters (first 8 bytes) keep what the passes
-        // since the last report added.
-        let reset = GpuSolverStatus::reset();
-        let maxima = &bytemuck::bytes_of(&reset)[8..24];
-        // The status buffer is one of all pages, which the stats pass of each folds into.
-        let status_buffer = &self.pages[0].status;
-        gpu.queue.write_buffer(status_buffer, 8, maxima);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        for page in &self.pages {
-            record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stats, None);
-        }
-        gpu.queue.submit([encoder.finish()]);
-        let bytes = gpu.read_buffer(status_buffer)?;
-        let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
-        gpu.queue.write_buffer(status_buffer, 0, &[0u8; 8]);
-        // fused_count and the pool's counts, the struct's last three words (the sort resets
-        // grid_blocks_used every substep anyway).
-        const TAIL: usize = std::mem::offset_of!(GpuSolverStatus, fused_count);
-        const _: () = assert!(TAIL + 12 == size_of::<GpuSolverStatus>());
-        gpu.queue.write_buffer(status_buffer, TAIL as u64, &[0u8; 12]);
-        Ok(SolverStats {
-            max_speed: f32::from_bits(status.max_speed_bits) as f64,
-            max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
-            min_plastic_jacobian: f32::from_bits(status.min_plastic_jacobian_bits) as f64,
-            max_plastic_jacobian: f32::from_bits(status.max_plastic_jacobian_bits) as f64,
-            overflow_count: status.overflow_count,
-            nonfinite_count: status.nonfinite_count,
-            fused_particles: status.fused_count,
-            grid_blocks_peak: status.grid_blocks_peak,
-        })
     }
 
     /// Distance along the ray from `origin` in unit direction `direction` to the nearest particle
