@@ -7,7 +7,7 @@ use std::path::Path;
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::explicit::GpuScatterSource;
 use powder::sim::explicit::clock::{self, GpuSubstepClock};
-use powder::sim::params::{GpuSimParams, GpuSolverStatus};
+use powder::sim::params::{GpuPickRay, GpuSimParams, GpuSolverStatus};
 use powder::sim::particles::GpuParticlePlastic;
 use powder::sim::passes::{MpmPass, PASSES};
 use powder::sim::record;
@@ -183,6 +183,7 @@ fn shared_struct_layouts_agree() {
                 ]
             ),
         ),
+        ("PickRay", rust_layout!(GpuPickRay, [origin, radius, direction])),
         ("ColliderNode", rust_layout!(GpuColliderNode, [normal, distance, velocity, surface])),
         ("ColliderSurface", rust_layout!(GpuColliderSurface, [kind, friction])),
         ("BinHeader", rust_layout!(GpuBinHeader, [particle_total, occupied_count, touched_count, listed_touched])),

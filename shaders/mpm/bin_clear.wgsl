@@ -5,10 +5,10 @@
 // mostly empty domain the pass over every block was most of a substep (docs/performance.md,
 // "Occupied-block lists").
 //
-// A fixed number of threads (src/sim/step.rs: thread_count) strides over the list, since the
+// A fixed number of threads (src/sim/passes.rs: Items::BinClear) strides over the list, since the
 // count is known on the GPU only. Thread 0 also zeroes the counters: no thread of this pass reads
 // them (listed_touched is a copy bin_dispatch made). With several pages every page's bin_clear runs
-// before any page's bin_count (src/sim/bins.rs), so that no page empties a map entry that another
+// before any page's bin_count (src/sim/sort/bins.rs), so that no page empties a map entry that another
 // page's bin_offsets has just set.
 // The cell counters are not cleared here: grid_update_blocks zeroes those of the blocks it visits
 // once the substep's P2G has read them.

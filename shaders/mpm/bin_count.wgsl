@@ -5,10 +5,10 @@
 // particle; it reads the 16-byte position only. Reads: params, particles. Writes:
 // block_bins[].count, cell_bins, block_lists (occupied part), bin_header.occupied_count.
 //
-// The particles are mostly in block order (src/sim/reorder.rs), so most threads of a workgroup
+// The particles are mostly in block order (src/sim/sort/reorder.rs), so most threads of a workgroup
 // count into the same one or two blocks: 256 global atomics on one address. Those of the blocks of
-// the workgroup's first and last thread are summed in workgroup memory and added once; on the H100
-// that took the sort from 1.09 to 0.75 ms at 16M particles (docs/performance.md).
+// the workgroup's first and last thread are summed in workgroup memory and added once, which made
+// the sort markedly faster (docs/performance.md).
 
 // The blocks of the workgroup's first and last thread (none: 0xffffffff), and their counts.
 var<workgroup> lead_blocks: array<u32, 2>;

@@ -1,5 +1,5 @@
 // bin_dispatch: turn the block counts into indirect dispatch sizes, spilling past 65 535
-// workgroups into y as dispatch_size in src/sim/step.rs does (the passes skip the slots past their
+// workgroups into y as dispatch_size in src/sim/record.rs does (the passes skip the slots past their
 // count). It runs twice in a sort: after bin_count, for bin_offsets (eight threads per occupied
 // block); and at the end, for p2g_tiled (one workgroup per occupied block) and grid_update_blocks
 // (one per touched block), when it also notes how many blocks the touched list holds, for the next

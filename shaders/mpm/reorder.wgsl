@@ -10,7 +10,7 @@
 //          round still finds it at the particles' old places.
 //
 // After all four, the particle at place k is the k-th in block order, so the passes that read
-// through particle_order read consecutive memory. The host sets the round (src/sim/reorder.rs).
+// through particle_order read consecutive memory. The host sets the round (src/sim/sort/reorder.rs).
 // One thread per place. Reads: params, particle_order, the round's streams.
 // Writes: reorder_scratch.
 

@@ -6,7 +6,7 @@
 // Threads per workgroup; the host overrides it with params::WORKGROUP_SIZE.
 override WORKGROUP_SIZE: u32 = 256u;
 // Whether the grid is a sparse pool of blocks (src/sim/grid_pool.rs): the passes that find nodes
-// through grid_place are built with it off and on (MpmPass::has_sparse_variant), so that on a
+// through grid_place are built with it off and on (PassInfo::sparse_variant), so that on a
 // dense grid they carry no code for the map; params.grid_pool_blocks says the same at run time.
 override SPARSE_GRID: bool = false;
 
@@ -165,7 +165,7 @@ struct SolverStatus {
     grid_blocks_peak: atomic<u32>,
 }
 
-// The substep clock (src/sim/clock.rs): the host sets a frame's first eight words, and every
+// The substep clock (src/sim/explicit/clock.rs): the host sets a frame's first eight words, and every
 // substep clock_advance chooses that substep's dt from the state it steps and writes the rest.
 // The substep passes read dt and the collider blend from here (substep_dt, substep_blend), not
 // from the uniform block: lavapipe compiles a shader variant per uniform value it inlines
@@ -213,7 +213,7 @@ struct PickRay {
     _pad0: f32,
 }
 
-// Group 0 is the simulation state (src/sim/state.rs makes the bind group).
+// Group 0 is the simulation state (src/sim/page.rs makes the bind group).
 @group(0) @binding(0) var<uniform> params: SimParams;
 // The particles as six streams, one buffer each (src/sim/particles.rs says why): position (xyz)
 // and mass (w); velocity (xyz) and initial volume (w); C; F_E; Jp and material; and τ. Passes go
@@ -222,8 +222,7 @@ struct PickRay {
 @group(0) @binding(2) var<storage, read_write> particle_velocity: array<vec4<f32>>;
 // C and F as three padded columns each (the layout of mat3x3<f32>), declared as vec4s so that a
 // store writes whole 16-byte columns: a mat3x3 store writes 12 of each 16 bytes, and such partial
-// writes cost g2p 0.08 ms of 0.35 at 1M particles on the H100 when τ was stored that way
-// (docs/performance.md).
+// writes were measured to slow g2p down markedly (docs/performance.md).
 @group(0) @binding(3) var<storage, read_write> particle_affine: array<array<vec4<f32>, 3>>;
 @group(0) @binding(4) var<storage, read_write> particle_deformation: array<array<vec4<f32>, 3>>;
 @group(0) @binding(5) var<storage, read_write> particle_plastic: array<ParticlePlastic>;
@@ -244,7 +243,7 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // entry each while the scene has no colliders (params.collider_count = 0).
 @group(0) @binding(11) var<storage, read> colliders: array<ColliderNode>;
 @group(0) @binding(12) var<storage, read> collider_surfaces: array<ColliderSurface>;
-// The sorted path's bins (src/sim/bins.rs): counters, one BlockBin per grid block, the lists of
+// The sorted path's bins (src/sim/sort/bins.rs): counters, one BlockBin per grid block, the lists of
 // occupied blocks (0 .. block_count) and touched blocks (block_count .. 2·block_count), the
 // particle indices in block order (and within a block in cell order), and the cell counters.
 @group(0) @binding(13) var<storage, read_write> bin_header: BinHeader;
@@ -262,7 +261,7 @@ const GRID_FIXED_WORDS: u32 = 8u;
 // order, and the host puts them back by this when it reads them (src/sim/particles.rs).
 @group(0) @binding(19) var<storage, read_write> particle_id: array<u32>;
 // The reorder's scratch: REORDER_SLOTS 16-byte slots per particle, which hold one round's share of
-// a particle's streams at a time (src/sim/reorder.rs), as REORDER_SLOTS planes of particle_count
+// a particle's streams at a time (src/sim/sort/reorder.rs), as REORDER_SLOTS planes of particle_count
 // slots (reorder_slot).
 @group(0) @binding(20) var<storage, read_write> reorder_scratch: array<vec4<u32>>;
 const REORDER_SLOTS: u32 = 3u;
@@ -367,7 +366,7 @@ fn store_particle(index: u32, p: Particle) {
     particle_plastic[index] = ParticlePlastic(p.plastic_jacobian, p.material, p.damage, p.strength);
 }
 
-// The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/step.rs).
+// The flat thread index of a dispatch that may spill into y (see dispatch_size in src/sim/record.rs).
 fn flat_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * WORKGROUP_SIZE + local;
 }
@@ -447,7 +446,7 @@ fn block_index(coords: vec3<u32>) -> u32 {
     return coords.x + d.x * (coords.y + d.y * coords.z);
 }
 
-// The slot of a 2D-spilled workgroup grid (see dispatch_size in src/sim/step.rs), for passes that
+// The slot of a 2D-spilled workgroup grid (see dispatch_size in src/sim/record.rs), for passes that
 // run one workgroup per block.
 fn workgroup_slot(workgroup: vec3<u32>, workgroups: vec3<u32>) -> u32 {
     return workgroup.y * workgroups.x + workgroup.x;

@@ -12,7 +12,7 @@ use super::passes::MpmPass;
 pub struct Kernels {
     /// Layout of the simulation-state bind group.
     pub layout: wgpu::BindGroupLayout,
-    /// Layout of group 1, which only `bin_dispatch` has: the indirect arguments it writes
+    /// Layout of group 1, which only `bin_dispatch` and `clock_gate` have: the indirect arguments they write
     /// (`bin_dispatch.wgsl`). They cannot be in group 0: a buffer bound as writable storage cannot
     /// be read as indirect arguments by the same dispatch, and group 0 is bound to every one.
     pub dispatch_args_layout: wgpu::BindGroupLayout,

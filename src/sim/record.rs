@@ -146,9 +146,9 @@ pub fn record_runs(
     });
     for (state, dispatches) in runs {
         compute.set_bind_group(0, &state.bind_group, &[]);
-        // Group 1 is in the layout of bin_dispatch alone (PassInfo::writes_dispatch_args); a
+        // Group 1 is in the layouts of bin_dispatch and clock_gate alone (PassInfo::writes_dispatch_args); a
         // dispatch whose layout lacks it does not count it as bound, so indirect_args is storage
-        // for bin_dispatch only and indirect arguments for the rest.
+        // for those two only and indirect arguments for the rest.
         compute.set_bind_group(1, &state.dispatch_args_group, &[]);
         for &(pass, dispatch) in dispatches {
             compute.set_pipeline(kernels.pipeline(pass, state.grid_storage.is_sparse()));

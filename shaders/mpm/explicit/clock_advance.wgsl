@@ -1,5 +1,5 @@
 // clock_advance: chooses the current substep's dt from the state it is about to step, and
-// whether it runs at all (src/sim/clock.rs has the host's side). One thread, once per substep,
+// whether it runs at all (src/sim/explicit/clock.rs has the host's side). One thread, once per substep,
 // after clock_stats over every page and before clock_gate.
 // Reads: params, clock (with clock_stats's maxima). Writes: clock.
 //
@@ -30,7 +30,7 @@ fn clock_advance() {
         return;
     }
     // Compared as bits so that NaN and +∞ (whose bits order above every finite value) fall back
-    // to the bounds the solver enforces, as stable_dt in src/sim/solver.rs does.
+    // to the bounds the solver enforces, as stable_dt in src/sim/solver/mod.rs does.
     var speed = bitcast<f32>(speed_bits);
     if (speed_bits > bitcast<u32>(params.max_speed)) {
         speed = params.max_speed;

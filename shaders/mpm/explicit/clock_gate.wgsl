@@ -1,12 +1,12 @@
 // clock_gate: turns the page's substep dispatches on or off by clock.running. One thread per page,
-// after clock_advance. Every dispatch of a substep is indirect (src/sim/step.rs): those of a fixed
+// after clock_advance. Every dispatch of a substep is indirect (src/sim/explicit/substep.rs): those of a fixed
 // size from the gated entries, which this pass copies from the template the host wrote (on) or
 // zeroes (off), and those bin_dispatch sizes from the first entries, which it zeroes when off
 // (bin_dispatch, which writes them, is not indirect and writes zeros itself when off). So the host can record more substeps than a frame
 // needs, and those past its end cost only empty dispatches.
 // Reads: clock.running, the template. Writes: dispatch_args.
 
-// The page's indirect arguments (src/sim/bins.rs): bin_dispatch's BIN_ENTRIES, then the
+// The page's indirect arguments (src/sim/sort/bins.rs): bin_dispatch's BIN_ENTRIES, then the
 // GATED_ENTRIES live ones, then their template. Group 1, as for bin_dispatch (src/sim/pipelines.rs).
 @group(1) @binding(0) var<storage, read_write> dispatch_args: array<vec4<u32>>;
 

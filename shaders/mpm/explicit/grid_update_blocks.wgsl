@@ -7,7 +7,7 @@
 // Nodes outside the touched blocks keep their last velocity; no particle's stencil reads them this
 // substep (g2p reads exactly the stencils the sorted P2G wrote).
 //
-// With several pages of particles (src/sim/state.rs) each page's touched blocks are updated in
+// With several pages of particles (src/sim/page.rs) each page's touched blocks are updated in
 // turn, and a block two pages touch is updated twice: params.keep_grid_sums then leaves the sums in
 // place, so the second update reads what the first did and writes the same velocity, and the
 // grid is cleared at the start of the next substep instead.

@@ -3,8 +3,9 @@
 //!
 //! It follows `docs/algorithm.md` step by step, guards included (speed clamps, walls, position,
 //! `Jp` and hardening clamps), but sums in f64 instead of fixed point and has no non-finite reset.
-//! One module per GPU pass: [`grid_clear`], [`p2g`], [`grid_update`], [`g2p`], and [`bins`] for the
-//! sorted path's binning; [`svd`] holds the signed SVD the snow model needs.
+//! One module per GPU pass: [`grid_clear`], [`p2g`], [`grid_update`] (with the colliders'
+//! condition in [`colliders`]), [`g2p`], [`bins`] for the sort's binning and [`clock`] for each
+//! substep's dt; [`svd`] holds the signed SVD the snow model needs.
 
 pub mod bins;
 pub mod clock;

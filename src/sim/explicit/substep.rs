@@ -11,10 +11,9 @@ use crate::sim::record::{
 use crate::sim::sort::bins::{self, SolverPath};
 
 /// Substeps recorded into one command buffer before it is submitted. The GPU starts on a
-/// submission only once it is recorded, and recording a substep took the host 0.07–0.3 ms on the
-/// H100's machine (0.04–0.1 ms since a substep is one compute pass), a good part of the GPU's
-/// 0.5 ms for a substep of 1M particles; in submissions of a few substeps the host records the
-/// next while the GPU runs the last (docs/performance.md, "Recording while the GPU runs").
+/// submission only once it is recorded, and recording a substep costs the host a good part of what
+/// the GPU takes to run one; in submissions of a few substeps the host records the next while the
+/// GPU runs the last (docs/performance.md, "Recording while the GPU runs").
 pub const SUBSTEPS_PER_SUBMIT: u32 = 8;
 
 /// Timestamps for the substeps of a run's first submission ([`crate::sim::Solver::step_timed`]): the
@@ -78,7 +77,7 @@ impl<'a> Stage<'a> {
 }
 
 /// The stages of substep `index` of a run of `count` over `pages`, in the order they run (see
-/// [`record_substep`]), `fused` or not, each dispatch gated ([`Dispatch::gated`]) and the clock's
+/// [`record_substep`]), `fused` or not, each dispatch gated ([`gated`]) and the clock's
 /// passes ahead of the sort (or grid_clear) stage.
 fn substep_stages<'a>(
     kernels: &Kernels,

@@ -2,7 +2,7 @@
 //! every substep, so that `p2g_tiled` can run one workgroup per block (and `p2g_gather` find each
 //! cell's particles) and `grid_update_blocks` can skip the blocks no particle reaches. CPU twin: [`crate::sim::cpu::bins`].
 //!
-//! A counting sort in seven dispatches (nine on a sparse grid, [`crate::sim::grid_pool`]), recorded as
+//! A counting sort in six dispatches (eight on a sparse grid, [`crate::sim::grid_pool`]), recorded as
 //! one compute pass (GPU label `sort`). No pass runs over every block of the domain: each works
 //! from the particles, the lists of blocks or the pool, so a large, mostly empty domain costs what
 //! its snow does (docs/performance.md, "Occupied-block lists").
@@ -63,10 +63,9 @@ pub fn block_dims(node_dims: glam::UVec3) -> glam::UVec3 {
     node_dims.map(|n| n.div_ceil(BLOCK_EDGE))
 }
 
-/// How a substep is computed. The naive and sorted paths produce bit-identical grids and particles:
-/// every particle's fixed-point contributions are the same integers, and integer sums do not depend
-/// on their order. The fused path differs from them by the f32 rounding of its stress
-/// (`tests/sorted_path.rs`).
+/// How a substep is computed. The three paths produce bit-identical grids and particles: every
+/// particle's fixed-point contributions are the same integers, and integer sums do not depend on
+/// their order (`tests/sorted_path.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SolverPath {
@@ -76,7 +75,7 @@ pub enum SolverPath {
     /// sort → p2g_tiled (or another of [`crate::sim::passes::MpmPass::SORTED_P2G`]) →
     /// grid_update_blocks → g2p: particles binned by block each substep, P2G
     /// summed in workgroup memory per block, grid passes over the touched blocks only.
-    /// (The default, here and for a new `Solver`: see `default_path` in `solver.rs`.)
+    /// (The default, here and for a new `Solver`: see `default_path` in `solver/build.rs`.)
     #[default]
     Sorted,
     /// The sorted path with g2p and the next substep's P2G fused: a run of substeps (one
@@ -122,8 +121,8 @@ impl SolverPath {
     }
 
     /// The `particle_order` uniform of the path, given whether it reorders the particles
-    /// ([`super::reorder`]). With the reorder, g2p reading the places in order was measured faster
-    /// than going through the sort's index (docs/performance.md: 3.53 → 3.37 ms at 16M); without
+    /// ([`super::reorder`]). With the reorder, g2p reads the places in order, which was measured
+    /// faster than going through the sort's index (docs/performance.md); without
     /// it, the index keeps neighbouring threads on neighbouring grid nodes.
     pub fn particle_order(self, reorders: bool) -> u32 {
         if self.is_binned() && !reorders { PARTICLE_ORDER_BINNED } else { PARTICLE_ORDER_STORED }
