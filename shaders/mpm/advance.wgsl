@@ -66,8 +66,8 @@ fn advanced(stored: Particle) -> Advanced {
     // The position P2G scattered from (the same unless the particle came in outside the domain).
     p.position = scatter_position(p.position);
     let s = stencil_at(p.position);
-    // One clamped index for the 27 reads instead of a clamp per node: g2p 0.140 -> 0.125 ms and
-    // g2p2g 0.481 -> 0.399 ms at 1M particles on the H100 (docs/performance.md).
+    // One clamped index for the 27 reads instead of a clamp per node: measured faster for g2p and
+    // g2p2g (docs/performance.md).
     let first = stencil_first_node(s);
     var blocks: StencilBlocks;
     if (SPARSE_GRID) {

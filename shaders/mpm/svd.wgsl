@@ -15,7 +15,7 @@
 
 // Jacobi converges quadratically: tests/svd_gpu.rs's worst errors are the same with 4 sweeps as
 // with 5, 3 sweeps still pass (the scaled case's reconstruction error 16.5 U against 8.9), and 2
-// fail (3.5e5 U). 5 → 4 saved 2 % of g2p2g at 1M particles on the H100 (docs/performance.md).
+// fail (3.5e5 U). 5 → 4 made g2p2g measurably faster (docs/performance.md).
 const JACOBI_SWEEPS: u32 = 4u;
 // Below this a Givens rotation or Jacobi pivot is skipped: it would divide by ~0, and its effect
 // is below f32 resolution anyway.

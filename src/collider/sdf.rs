@@ -31,8 +31,7 @@
 //!
 //! **Cost.** About (band + triangle size)³ node visits per triangle, a few closest-point queries
 //! each, plus serial work linear in the mesh (welding, union–find). `powder::bench::sdf` measures
-//! it: a 99k-triangle sphere on a 128³-cell grid with a 3-cell band builds in about 210 ms on the
-//! 2-core build machine and 75 ms on 16 cores (release build).
+//! it (docs/performance.md has the build times).
 
 use glam::{DVec3, UVec3, Vec3};
 use rayon::iter::Either;
