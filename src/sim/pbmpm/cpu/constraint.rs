@@ -199,10 +199,40 @@ mod tests {
         }
         let h = params.grid.cell_size;
         let want = -(4.0 / (h * h * p.mass)) * target_impulse(&params.material, dt, &p, &state[0].affine).0;
-        // The fixed-point residual after 60 steps: the iteration contracts by ≥ 2× per step here
-        // (1 + κ·2μ ≈ 2.4), so 1e-12 relative of |D| (~1e-2) is met with room.
+        // The step is this particle's linearized problem, so each one cuts the error by about the
+        // size of the strain (2 %): after 60 steps only rounding is left, 1e-12 relative with room.
         assert!((state[0].affine - want).norm() <= 1e-12 * want.norm(), "{} vs {want}", state[0].affine);
         // It pushes back: the compressed direction expands.
         assert!(state[0].affine[(1, 1)] > 0.0);
+    }
+
+    #[test]
+    fn one_step_solves_a_lone_particles_linearized_problem() {
+        // The step size is the linearization of a lone particle's problem (module docs, "The
+        // step"), so with relaxation 1 one step lands on its implicit step up to the problem's
+        // nonlinearity, however stiff: here E = 1e8 Pa and ν = 0.45 (λ = 4.5 μ), at 1/240 s on
+        // 0.1 m cells (κ·(λ + 2μ) ≈ 3,700), with F_E a rotated strain of ~1e-3.
+        let mut params = test_scene::params();
+        (params.material.youngs_modulus, params.material.poisson_ratio) = (1e8, 0.45);
+        let mut p = CpuParticle::from_gpu(&test_scene::particle(Vec3::splat(0.4), Vec3::ZERO));
+        let rot = nalgebra::Rotation3::from_euler_angles(0.2, 0.5, -0.3).into_inner();
+        let strain = Matrix3::new(1.2e-3, 3e-4, 0.0, 3e-4, -1.5e-3, -2e-4, 0.0, -2e-4, -8e-4);
+        p.deformation = rot * (Matrix3::identity() + strain);
+        let dt = 1.0 / 240.0;
+        let mut one = [StepState::default()];
+        project(&params, dt, 1.0, &[p], &mut one);
+        let mut converged = one;
+        for _ in 0..20 {
+            project(&params, dt, 1.0, &[p], &mut converged);
+        }
+        // The stiff answer undoes the strain: D ≈ −R ε Rᵀ, to 1/(κk) and the strain's square
+        // (measured 1.5e-3 relative). Leaving the volumetric stiffness out of the step size makes
+        // this iteration diverge (|D| reaches 0.25 in 21 steps).
+        let undo = -(rot * strain * rot.transpose());
+        assert!((converged[0].affine - undo).norm() <= 0.01 * undo.norm(), "{} vs {undo}", converged[0].affine);
+        // One step is within 1 % of it (measured 1.8e-3: the strain's square and its coupling to
+        // the rotation are what the linearization leaves).
+        let err = (one[0].affine - converged[0].affine).norm() / converged[0].affine.norm();
+        assert!(err <= 0.01, "one step: relative error {err:e}");
     }
 }
