@@ -319,11 +319,12 @@ fn compaction_lowers_jp_as_in_the_explicit_integrator() {
         results.push(jp);
     }
     assert!(ex_min < 0.97 && ex_jp < 1.0, "explicit: mean Jp {ex_jp}, min {ex_min}");
-    // Amount, with small steps: the mean compaction 1 − Jp within 25 % of the explicit twin's
-    // (measured 0.91×; the two differ in how the impact's wave is resolved and in when the
-    // hardening acts, within the step here, from one substep to the next there).
+    // Amount, with small steps: the mean compaction 1 − Jp within 10 % of the explicit twin's
+    // (measured 1.00×). At 1/240 s the same impact compacts 3.6× as much (mean Jp 0.47): the part
+    // of the impact's strain that 5 iterations leave unresolved at the end of a step is past the
+    // yield limit, and the plasticity keeps it (docs/pbmpm.md, "Compaction and motion per step").
     let ratio = (1.0 - results[0]) / (1.0 - ex_jp);
-    assert!((0.75..=1.25).contains(&ratio), "compaction ratio PB-MPM / explicit {ratio}");
+    assert!((0.9..=1.1).contains(&ratio), "compaction ratio PB-MPM / explicit {ratio}");
 }
 
 #[test]
