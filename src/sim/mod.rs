@@ -26,6 +26,7 @@ pub mod page;
 pub mod params;
 pub mod particles;
 pub mod passes;
+pub mod pbmpm;
 pub mod pipelines;
 pub mod record;
 pub mod shaders;

@@ -1,0 +1,167 @@
+//! The position-based MPM integrator (PB-MPM, after Lewin 2024, "A Position Based Material Point
+//! Method"): its settings here, its f64 CPU twin in [`cpu`]. `docs/pbmpm.md` describes the method
+//! and what each setting and material parameter does in it.
+//!
+//! A step of PB-MPM solves for each particle's displacement over the step instead of integrating
+//! forces: every iteration gathers grid displacements to the particles, moves each particle's
+//! affine displacement toward its material's constraint, and scatters back. The step length is
+//! limited by how far the snow moves (about a cell per step), not by how fast waves cross a cell,
+//! so stiff or hardened snow needs no more steps than soft snow.
+
+pub mod cpu;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::runner::MAX_SUBSTEPS_PER_FRAME;
+
+/// Allowed [`PbmpmSettings::iterations`]: one projection at least; past 64 a step costs as much as
+/// an explicit frame of stiff snow, which is what the method is for avoiding.
+pub const ITERATIONS_RANGE: (u32, u32) = (1, 64);
+/// Allowed [`PbmpmSettings::dt`], seconds: `(0, 0.1]`, as a scene's fixed `time.dt`.
+pub const DT_MAX: f64 = 0.1;
+/// Largest [`PbmpmSettings::motion_cfl`]: a particle may move at most one cell per step, the
+/// reach of the one-cell halo around each tile that a fused GPU pass loads.
+pub const MOTION_CFL_MAX: f64 = 1.0;
+/// Upper end (open) of [`PbmpmSettings::relaxation`]: a relaxed fixed-point iteration of a
+/// symmetric problem diverges from a factor of 2 on.
+pub const RELAXATION_MAX: f64 = 2.0;
+
+/// How the PB-MPM integrator steps. Serialized as a JSON object; every field has a default.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PbmpmSettings {
+    /// Constraint iterations per step (each: project, scatter, grid update, gather). More look
+    /// stiffer: the solution converges to the elastic answer of the material's moduli as this
+    /// grows, and fewer iterations leave the snow softer than its moduli say.
+    pub iterations: u32,
+    /// The longest step, seconds. A frame runs in equal steps no longer than this and no longer
+    /// than the motion limit ([`PbmpmSettings::motion_cfl`]).
+    pub dt: f64,
+    /// The most a particle may move in one step, in cells: a frame takes enough steps that the
+    /// fastest particle at its start moves at most this far per step.
+    pub motion_cfl: f64,
+    /// Relaxation factor of each constraint projection: 1 takes the step the local linearized
+    /// problem asks for, below 1 under-relaxes (slower, softer), above 1 over-relaxes.
+    pub relaxation: f64,
+}
+
+impl Default for PbmpmSettings {
+    fn default() -> Self {
+        Self { iterations: 5, dt: 1.0 / 240.0, motion_cfl: 0.5, relaxation: 1.5 }
+    }
+}
+
+/// A setting outside its allowed range.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[error("pbmpm.{field} = {value} is out of range: allowed {allowed}")]
+pub struct PbmpmSettingsError {
+    /// The field, as in the JSON object (`iterations`, `dt`, `motion_cfl`, `relaxation`).
+    pub field: &'static str,
+    /// The value found, as text.
+    pub value: String,
+    /// What would have been accepted, e.g. `(0, 2)`.
+    pub allowed: String,
+}
+
+impl PbmpmSettings {
+    /// Checks every field against its range; the error names the first field out of range.
+    pub fn validate(&self) -> Result<(), PbmpmSettingsError> {
+        let (lo, hi) = ITERATIONS_RANGE;
+        if !(lo..=hi).contains(&self.iterations) {
+            return Err(PbmpmSettingsError {
+                field: "iterations",
+                value: self.iterations.to_string(),
+                allowed: format!("an integer in [{lo}, {hi}]"),
+            });
+        }
+        let checks = [
+            ("dt", self.dt, self.dt > 0.0 && self.dt <= DT_MAX, format!("(0, {DT_MAX}]")),
+            (
+                "motion_cfl",
+                self.motion_cfl,
+                self.motion_cfl > 0.0 && self.motion_cfl <= MOTION_CFL_MAX,
+                format!("(0, {MOTION_CFL_MAX}]"),
+            ),
+            (
+                "relaxation",
+                self.relaxation,
+                self.relaxation > 0.0 && self.relaxation < RELAXATION_MAX,
+                format!("(0, {RELAXATION_MAX})"),
+            ),
+        ];
+        // NaN fails every comparison above, so it is reported like any other value out of range.
+        for (field, value, ok, allowed) in checks {
+            if !ok {
+                return Err(PbmpmSettingsError { field, value: value.to_string(), allowed });
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps of a frame of `duration` seconds: `(steps, dt)` with `steps · dt = duration`,
+    /// `dt ≤` [`PbmpmSettings::dt`] and `dt · speed ≤ motion_cfl · cell_size`, where `speed`
+    /// (m/s) is the fastest particle's. A speed that is not finite counts as `max_speed`. At most
+    /// [`MAX_SUBSTEPS_PER_FRAME`] steps: past that the steps get longer than the motion limit.
+    pub fn plan_frame(&self, duration: f64, speed: f64, max_speed: f64, cell_size: f64) -> (u32, f64) {
+        let speed = if speed.is_finite() { speed.min(max_speed) } else { max_speed };
+        let motion = if speed > 0.0 { self.motion_cfl * cell_size / speed } else { f64::INFINITY };
+        let limit = self.dt.min(motion);
+        let wanted = (duration / limit).ceil().clamp(1.0, MAX_SUBSTEPS_PER_FRAME as f64);
+        let steps = wanted as u32;
+        (steps, duration / steps as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_round_trip_through_json() {
+        let s = PbmpmSettings::default();
+        assert_eq!(s.validate(), Ok(()));
+        let json = serde_json::to_string(&s).expect("serializes");
+        assert_eq!(serde_json::from_str::<PbmpmSettings>(&json).expect("parses"), s);
+        // Missing fields take their defaults; unknown ones are refused.
+        let partial: PbmpmSettings = serde_json::from_str(r#"{"iterations": 8}"#).expect("parses");
+        assert_eq!(partial, PbmpmSettings { iterations: 8, ..s });
+        assert!(serde_json::from_str::<PbmpmSettings>(r#"{"iteration": 8}"#).is_err());
+    }
+
+    #[test]
+    fn errors_name_the_field_and_its_range() {
+        let bad = |s: PbmpmSettings| s.validate().expect_err("out of range").to_string();
+        let d = PbmpmSettings::default();
+        assert_eq!(
+            bad(PbmpmSettings { iterations: 0, ..d }),
+            "pbmpm.iterations = 0 is out of range: allowed an integer in [1, 64]"
+        );
+        assert_eq!(bad(PbmpmSettings { dt: 0.0, ..d }), "pbmpm.dt = 0 is out of range: allowed (0, 0.1]");
+        assert_eq!(
+            bad(PbmpmSettings { motion_cfl: 1.5, ..d }),
+            "pbmpm.motion_cfl = 1.5 is out of range: allowed (0, 1]"
+        );
+        assert_eq!(
+            bad(PbmpmSettings { relaxation: f64::NAN, ..d }),
+            "pbmpm.relaxation = NaN is out of range: allowed (0, 2)"
+        );
+        assert_eq!(bad(PbmpmSettings { relaxation: 2.0, ..d }), "pbmpm.relaxation = 2 is out of range: allowed (0, 2)");
+    }
+
+    #[test]
+    fn frames_split_by_the_step_and_by_motion() {
+        let s = PbmpmSettings { dt: 0.01, motion_cfl: 0.5, ..PbmpmSettings::default() };
+        // At rest: the fixed step alone, 1/30 s in 4 steps of 1/120 s.
+        let (n, dt) = s.plan_frame(1.0 / 30.0, 0.0, 50.0, 0.05);
+        assert_eq!(n, 4);
+        assert!((dt - 1.0 / 120.0).abs() < 1e-15);
+        // 10 m/s on 5 cm cells: at most 2.5 ms per step, so 14 steps (13.33 rounded up).
+        let (n, dt) = s.plan_frame(1.0 / 30.0, 10.0, 50.0, 0.05);
+        assert_eq!(n, 14);
+        assert!(dt * 10.0 <= 0.5 * 0.05);
+        // A speed that is not finite counts as max_speed; the step count is capped.
+        assert_eq!(s.plan_frame(1.0, f64::NAN, 50.0, 0.05).0, 2000);
+        assert_eq!(s.plan_frame(100.0, 50.0, 50.0, 1e-3).0, MAX_SUBSTEPS_PER_FRAME);
+    }
+}
