@@ -8,7 +8,8 @@
 //! chooses it.
 
 use powder::fragments::{LINK_FACTOR, find_fragments};
-use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::runner::plan_frame;
+use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::scene::{Scene, TimeStep};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::explicit::clock::FrameStep;

@@ -13,12 +13,10 @@ use crate::sim::capacity::DeviceLimits;
 use crate::sim::explicit::clock::{FrameReport, FrameStep};
 use crate::sim::page::StateError;
 use crate::sim::params::GpuParticle;
+use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use crate::sim::solver::SolverOptions;
 use crate::sim::{Solver, SolverError, SolverStats};
 
-/// Most substeps one frame may take. A frame that would need more (a state so stiff or fast that
-/// the stable dt collapsed) is run with this many and a warning, rather than stalling for hours.
-pub const MAX_SUBSTEPS_PER_FRAME: u32 = 20_000;
 /// Most substeps of one collider frame where colliders move: their pose is sampled at each part's
 /// start and end ([`advance`]).
 const SUBSTEPS_PER_COLLIDER_FRAME: u32 = 64;

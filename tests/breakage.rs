@@ -12,7 +12,8 @@
 //! lies on a seam: the pieces come from cracking alone.
 
 use powder::fragments::{Fragments, LINK_FACTOR, find_fragments};
-use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::runner::plan_frame;
+use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::scene::{Scene, TimeStep};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::explicit::clock::FrameStep;

@@ -10,7 +10,7 @@ use powder::sim::Solver;
 use powder::sim::shaders::source_dir;
 
 fn copy_shaders(to: &Path) {
-    for sub in ["mpm", "mpm/explicit"] {
+    for sub in ["mpm", "mpm/explicit", "mpm/pbmpm"] {
         std::fs::create_dir_all(to.join(sub)).expect("dir");
         for entry in std::fs::read_dir(source_dir().join(sub)).expect("shader folder") {
             let entry = entry.expect("entry");

@@ -7,12 +7,12 @@
 
 use glam::{DVec3, UVec3, Vec3};
 use nalgebra::Vector3;
-use powder::scene::TimeStep;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::svd::signed_svd;
+use powder::sim::explicit::clock::FrameStep;
 use powder::sim::fixed_point::FixedPoint;
 use powder::sim::material::{PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN, SnowMaterial};
-use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, SolverParams};
+use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, MAX_SUBSTEPS_PER_FRAME, SolverParams};
 use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
 
@@ -286,8 +286,9 @@ fn compaction_lowers_jp_as_in_the_explicit_integrator() {
     let min_jp =
         |ps: &[powder::sim::cpu::CpuParticle]| ps.iter().map(|q| q.plastic_jacobian).fold(f64::INFINITY, f64::min);
 
-    let mut ex = CpuSolver::new(p, &ps);
-    let substeps = ex.advance_frame(0.1, TimeStep::Auto, 0.4);
+    // Explicit substeps of the stable dt of each state (Courant number 0.4), as powder run takes them.
+    let mut ex = CpuSolver::new(SolverParams { cfl: 0.4, ..p }, &ps);
+    let substeps = ex.step_span(0.1, FrameStep::Auto { max_substeps: MAX_SUBSTEPS_PER_FRAME }).substeps;
     let (ex_jp, ex_min) = (mean_jp(&ex.particles), min_jp(&ex.particles));
     eprintln!("explicit ({substeps} substeps): mean Jp {ex_jp:.4}, min {ex_min:.4}");
 

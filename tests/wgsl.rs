@@ -61,12 +61,12 @@ fn every_wgsl_file_on_disk_is_covered() {
     // Every .wgsl under shaders/mpm (its explicit/ folder included) is a library or a pass's file.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     let mut on_disk = BTreeSet::new();
-    for sub in ["mpm", "mpm/explicit"] {
+    for sub in ["mpm", "mpm/explicit", "mpm/pbmpm"] {
         for entry in std::fs::read_dir(dir.join(sub)).expect("shader folder exists") {
             let entry = entry.expect("readable entry");
             let name = entry.file_name().to_string_lossy().into_owned();
             if entry.file_type().expect("file type").is_dir() {
-                assert_eq!((sub, name.as_str()), ("mpm", "explicit"), "an unexpected shader folder");
+                assert!(sub == "mpm" && ["explicit", "pbmpm"].contains(&name.as_str()), "an unexpected shader folder: {sub}/{name}");
             } else if name.ends_with(".wgsl") {
                 on_disk.insert(format!("{sub}/{name}"));
             }
@@ -161,6 +161,7 @@ fn shared_struct_layouts_agree() {
                     grid_pool_blocks,
                     reset_grid_blocks,
                     tensile_strength,
+                    pb_relaxation,
                 ]
             ),
         ),

@@ -89,6 +89,12 @@ fn read_wide(slot: u32) -> f32 {
 // and `node` in the dense grid (node_index: its position, and its collider state), from its
 // fixed-point sums.
 fn updated_node(place: u32, node: u32) -> vec4<f32> {
+    return constrained_node(place, node, substep_dt() * params.gravity);
+}
+
+// updated_node with `dv` for the velocity change before the conditions: the explicit substep's
+// gravity impulse, or zero for PB-MPM, whose particles carry gravity in their predicted motion.
+fn constrained_node(place: u32, node: u32, dv: vec3<f32>) -> vec4<f32> {
     let base = GRID_FIXED_WORDS * place;
     let mass = read_wide(base) / params.mass_scale;
     if (mass <= 0.0) {
@@ -96,7 +102,7 @@ fn updated_node(place: u32, node: u32) -> vec4<f32> {
     }
     let momentum = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u))
         / params.momentum_scale;
-    var v = momentum / mass + substep_dt() * params.gravity;
+    var v = momentum / mass + dv;
 
     let nx = params.node_dims.x;
     let ny = params.node_dims.y;

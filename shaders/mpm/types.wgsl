@@ -68,7 +68,9 @@ struct SimParams {
     // The tensile strength σ_F, Pa: a particle whose largest principal Cauchy stress exceeds it
     // cracks (snow.wgsl). 0: no cracking.
     tensile_strength: f32,
-    _pad2: u32,
+    // PB-MPM's relaxation factor of each constraint step (pb_iterate.wgsl); 0 under the explicit
+    // integrator.
+    pb_relaxation: f32,
     _pad3: u32,
     _pad4: u32,
 }

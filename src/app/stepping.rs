@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use powder::gpu::Gpu;
-use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
+use powder::runner::plan_frame;
+use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::scene::TimeStep;
 use powder::sim::explicit::clock::FrameStep;
 use powder::sim::explicit::substep;

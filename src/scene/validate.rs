@@ -15,7 +15,7 @@ use super::limit::{
     PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, YOUNGS_MODULUS_RANGE, number,
 };
 use super::{MAX_PARTICLES, SCENE_VERSION, Scene, TimeStep};
-use crate::runner::MAX_SUBSTEPS_PER_FRAME;
+use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
 
 /// One scalar rule: the field's path, its current value and its range, and why the range is what
 /// it is where that depends on other fields.

@@ -12,14 +12,17 @@
 //! - [`sort`]: particles binned by grid block and moved into block order;
 //! - [`params`], [`material`], [`fixed_point`], [`interaction`]: what the passes read.
 //!
-//! Owned by the explicit MLS-MPM integrator: [`explicit`] (the substep's stages, the GPU clock that
-//! picks each substep's dt). [`solver::Solver`] ties kernels, pages and integrator together.
+//! The integrators ([`integrator::Integrator`]) are peers over those: the explicit MLS-MPM integrator
+//! in [`explicit`] (the substep's stages, the GPU clock that picks each substep's dt) and
+//! position-based MPM in [`pbmpm`] (its settings, its step's passes and its CPU twin).
+//! [`solver::Solver`] ties kernels, pages and the chosen integrator together.
 
 pub mod capacity;
 pub mod cpu;
 pub mod explicit;
 pub mod fixed_point;
 pub mod grid_pool;
+pub mod integrator;
 pub mod interaction;
 pub mod material;
 pub mod page;

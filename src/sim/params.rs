@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 use super::fixed_point::FixedPoint;
 use super::interaction::Interaction;
 
+
+/// Most substeps (or PB-MPM steps) one frame may take. A frame that would need more (a state so
+/// stiff or fast that the stable dt collapsed) is run with this many and a warning, rather than
+/// stalling for hours.
+pub const MAX_SUBSTEPS_PER_FRAME: u32 = 20_000;
+
 /// Largest f32 below 2³¹: a contribution clamped to it still converts to i32 without saturating.
 const CONTRIBUTION_LIMIT: f32 = 2_147_483_520.0;
 use super::material::SnowMaterial;
@@ -208,13 +214,15 @@ pub struct GpuSimParams {
     pub reset_grid_blocks: u32,
     /// Tensile strength σ_F, Pa (0: no cracking).
     pub tensile_strength: f32,
+    /// PB-MPM's relaxation factor of each constraint step (0 under the explicit integrator).
+    pub pb_relaxation: f32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 3],
+    pub _pad: [u32; 2],
 }
 
 /// What a page's uniform block carries beside the scene's parameters and the interaction: the
 /// solver's state as it stands for that page.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PageUniforms {
     /// Particles of the page.
     pub particle_count: u32,
@@ -228,6 +236,9 @@ pub struct PageUniforms {
     pub grid_pool_blocks: u32,
     /// This page's sort hands a sparse grid's pool blocks out anew (the first page's).
     pub reset_grid_blocks: bool,
+    /// PB-MPM's relaxation factor ([`super::pbmpm::PbmpmSettings::relaxation`]); 0 when the
+    /// explicit integrator steps.
+    pub pb_relaxation: f32,
 }
 
 impl SolverParams {
@@ -269,7 +280,8 @@ impl SolverParams {
             grid_pool_blocks: page.grid_pool_blocks,
             reset_grid_blocks: page.reset_grid_blocks as u32,
             tensile_strength: m.tensile_strength as f32,
-            _pad: [0; 3],
+            pb_relaxation: page.pb_relaxation,
+            _pad: [0; 2],
         }
     }
 }

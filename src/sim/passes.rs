@@ -66,6 +66,14 @@ pub enum MpmPass {
     ClockAdvance,
     /// Every substep: the page's dispatches on or off by whether the substep runs.
     ClockGate,
+    /// PB-MPM, every step: its dt and collider blend.
+    PbClock,
+    /// PB-MPM, every step: each particle's predicted motion, its impulse cleared.
+    PbBegin,
+    /// PB-MPM, every iteration: gather, constraint step, scatter.
+    PbIterate,
+    /// PB-MPM, every iteration: the grid's conditions on the nodes' motion.
+    PbGrid,
 }
 
 /// Which part of the solver a pass belongs to.
@@ -75,6 +83,8 @@ pub enum Owner {
     Shared,
     /// The explicit MLS-MPM integrator (`src/sim/explicit/`, `shaders/mpm/explicit/`).
     Explicit,
+    /// The position-based integrator (`src/sim/pbmpm/`, `shaders/mpm/pbmpm/`).
+    Pbmpm,
 }
 
 /// How many workgroups a pass runs.
@@ -173,11 +183,11 @@ const TOUCHED: Shape = Indirect(bins::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 25] = [
+pub const PASSES: [PassInfo; 29] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
-    pass!(G2p,              "mpm/explicit", "g2p",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 8, 9, 16, 22, 23],                Some("cpu/g2p.rs")).sparse(),
+    pass!(G2p,              "mpm",          "g2p",                Shared,   Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 8, 9, 16, 22, 23],                Some("cpu/g2p.rs")).sparse(),
     pass!(BinClear,         "mpm",          "bin_clear",          Shared,   Threads(Items::BinClear),            &[0, 9, 13, 14, 15, 22],                                 None),
     pass!(BinCount,         "mpm",          "bin_count",          Shared,   Threads(Items::Particles),           &[0, 1, 13, 14, 15, 17],                                 Some("cpu/bins.rs")).sparse(),
     pass!(BinOffsets,       "mpm",          "bin_offsets",        Shared,   Indirect(bins::OFFSETS_ARGS_OFFSET), &[0, 9, 13, 14, 15, 17, 22],                             Some("cpu/bins.rs")),
@@ -199,12 +209,16 @@ pub const PASSES: [PassInfo; 25] = [
     pass!(ClockStats,       "mpm/explicit", "clock_stats",        Explicit, Threads(Items::Particles),           &[0, 2, 5, 23],                                          Some("cpu/clock.rs")),
     pass!(ClockAdvance,     "mpm/explicit", "clock_advance",      Explicit, Single,                              &[0, 23],                                                Some("cpu/clock.rs")),
     pass!(ClockGate,        "mpm/explicit", "clock_gate",         Explicit, Single,                              &[23],                                                   None).writes_args(),
+    pass!(PbClock,          "mpm/pbmpm",    "pb_clock",           Pbmpm,    Single,                              &[23],                                                   None),
+    pass!(PbBegin,          "mpm/pbmpm",    "pb_begin",           Pbmpm,    Threads(Items::Particles),           &[0, 2, 20, 23],                                         Some("pbmpm/cpu/integrate.rs")),
+    pass!(PbIterate,        "mpm/pbmpm",    "pb_iterate",         Pbmpm,    Threads(Items::Particles),           &[0],                                                    Some("pbmpm/cpu/constraint.rs + transfer.rs")).rounds(),
+    pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0],                                                    Some("pbmpm/cpu/grid.rs")),
 ];
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 25] = {
-        let mut all = [MpmPass::GridClear; 25];
+    pub const ALL: [MpmPass; 29] = {
+        let mut all = [MpmPass::GridClear; 29];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;
@@ -253,8 +267,12 @@ mod tests {
         for (i, info) in PASSES.iter().enumerate() {
             assert_eq!(info.pass as usize, i, "{} is out of order", info.name);
             assert!(info.file.ends_with(&format!("/{}.wgsl", info.name)), "{}", info.file);
-            let explicit_dir = info.file.starts_with("mpm/explicit/");
-            assert_eq!(explicit_dir, info.owner == Owner::Explicit, "{} lies in the wrong folder", info.name);
+            let folder = match info.owner {
+                Owner::Shared => "mpm/",
+                Owner::Explicit => "mpm/explicit/",
+                Owner::Pbmpm => "mpm/pbmpm/",
+            };
+            assert_eq!(info.file, format!("{folder}{}.wgsl", info.name), "{} lies in the wrong folder", info.name);
         }
     }
 }

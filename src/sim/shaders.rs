@@ -58,11 +58,11 @@ pub fn composed_sources_from(
         .collect()
 }
 
-/// The newest modification time among the shader files under `dir` (`mpm/`, `mpm/explicit/` and
+/// The newest modification time among the shader files under `dir` (`mpm/`, `mpm/explicit/`, `mpm/pbmpm/` and
 /// `render/`), for change detection.
 pub fn newest_modification(dir: &std::path::Path) -> Option<std::time::SystemTime> {
     let newest = |sub: &str| -> Option<std::time::SystemTime> {
         std::fs::read_dir(dir.join(sub)).ok()?.filter_map(|e| e.ok()?.metadata().ok()?.modified().ok()).max()
     };
-    ["mpm", "mpm/explicit", "render"].into_iter().filter_map(newest).max()
+    ["mpm", "mpm/explicit", "mpm/pbmpm", "render"].into_iter().filter_map(newest).max()
 }

@@ -9,11 +9,12 @@
 //! so stiff or hardened snow needs no more steps than soft snow.
 
 pub mod cpu;
+pub mod gpu;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::runner::MAX_SUBSTEPS_PER_FRAME;
+use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
 
 /// Allowed [`PbmpmSettings::iterations`]: one projection at least; past 64 a step costs as much as
 /// an explicit frame of stiff snow, which is what the method is for avoiding.

@@ -4,6 +4,7 @@
 use super::{Solver, SolverError};
 use crate::gpu::Gpu;
 use crate::sim::grid_pool::{GridMode, GridStorage};
+use crate::sim::integrator::Integrator;
 use crate::sim::interaction::Interaction;
 use crate::sim::page::{ParticlePage, StateError, StateOptions};
 use crate::sim::params::{GpuParticle, SolverParams};
@@ -13,7 +14,7 @@ use crate::sim::sort::bins::SolverPath;
 
 /// How a new solver stores its particles and grid. The defaults suit every scene; tests and
 /// benchmarks set them to run the paged solver or the sparse grid on small scenes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverOptions {
     /// Particles per page at most (`None`: as many as fit one binding). Smaller pages than the
     /// device needs cost time.
@@ -24,11 +25,13 @@ pub struct SolverOptions {
     /// The scene has colliders. Their fields cover the whole domain whatever the grid's storage,
     /// so the solver refuses a grid (now or on [`Solver::rebuild_grid`]) whose fields do not fit.
     pub colliders: bool,
+    /// The integrator that steps the snow ([`Solver::set_integrator`] changes it later).
+    pub integrator: Integrator,
 }
 
 impl Default for SolverOptions {
     fn default() -> Self {
-        Self { page_capacity: None, grid_mode: GridMode::Auto, colliders: false }
+        Self { page_capacity: None, grid_mode: GridMode::Auto, colliders: false, integrator: Integrator::Explicit }
     }
 }
 
@@ -125,7 +128,7 @@ impl Solver {
         particles: &[GpuParticle],
         options: SolverOptions,
     ) -> Result<Self, SolverError> {
-        let SolverOptions { page_capacity, grid_mode, colliders } = options;
+        let SolverOptions { page_capacity, grid_mode, colliders, integrator } = options;
         if colliders {
             crate::sim::capacity::check_collider_fields(&gpu.device, &params)?;
         }
@@ -135,12 +138,13 @@ impl Solver {
         let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity, storage };
         let pages = ParticlePage::new_pages(&gpu.device, &kernels, &params, particles, options)?;
-        let solver = Self {
+        let mut solver = Self {
             kernels,
             pages,
             page_capacity,
             grid_mode,
             expects_colliders: colliders,
+            integrator: Integrator::Explicit,
             params,
             interaction: Interaction::default(),
             collider_count: 0,
@@ -148,7 +152,7 @@ impl Solver {
             last_stable_dt: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
-        solver.write_uniforms(gpu);
+        solver.set_integrator(gpu, integrator)?;
         solver.refresh_stress(gpu);
         Ok(solver)
     }

@@ -5,6 +5,7 @@ use super::{Solver, SolverError};
 use crate::gpu::Gpu;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::explicit::substep;
+use crate::sim::pbmpm::PbmpmSettings;
 use crate::sim::sort::bins::SolverPath;
 
 /// Substeps an auto frame's next batch records beyond the estimate from the last stable dt, as a
@@ -29,6 +30,10 @@ impl Solver {
     /// [`substep::SubstepTimer::resolve`].
     pub fn step_timed(&self, gpu: &Gpu, substeps: u32, timer: Option<&dyn substep::SubstepTimer>) {
         let dt = self.params.dt;
+        if self.integrator.pbmpm().is_some() {
+            self.step_pbmpm(gpu, substeps, dt);
+            return;
+        }
         self.begin_frame(gpu, substeps as f64 * dt, FrameStep::Fixed { dt, substeps });
         self.record_substeps(gpu, 0..substeps, substeps, self.path() == SolverPath::Fused, timer);
     }
@@ -48,6 +53,9 @@ impl Solver {
         step: FrameStep,
         timer: Option<&dyn substep::SubstepTimer>,
     ) -> Result<FrameReport, SolverError> {
+        if let Some(settings) = self.integrator.pbmpm().copied() {
+            return self.step_pbmpm_frame(gpu, span, &settings);
+        }
         self.begin_frame(gpu, span, step);
         let max_substeps = match step {
             FrameStep::Fixed { substeps, .. } => {
@@ -77,6 +85,35 @@ impl Solver {
                 return Ok(FrameReport::from_clock(&clock));
             }
         }
+    }
+
+    /// A PB-MPM frame of `span` seconds: as many equal steps as `settings` ask for at the speed of
+    /// the fastest particle now ([`PbmpmSettings::plan_frame`]: no longer than its `dt`, and no
+    /// particle moving more than `motion_cfl` cells per step), then the clock read back.
+    fn step_pbmpm_frame(&self, gpu: &Gpu, span: f64, settings: &PbmpmSettings) -> Result<FrameReport, SolverError> {
+        let speed = self.stats(gpu)?.max_speed;
+        let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);
+        self.step_pbmpm(gpu, steps, dt);
+        Ok(FrameReport::from_clock(&self.read_clock(gpu)?))
+    }
+
+    /// Runs `steps` PB-MPM steps of `dt` seconds (does not wait), as one collider frame: step k
+    /// sees the colliders `(k + 1) / steps` of the way through it ([`crate::sim::pbmpm::gpu`]).
+    /// Submitted [`substep::SUBSTEPS_PER_SUBMIT`] steps at a time.
+    pub fn step_pbmpm(&self, gpu: &Gpu, steps: u32, dt: f64) {
+        let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
+        self.begin_frame(gpu, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps });
+        let mut done = 0;
+        while done < steps {
+            let n = (steps - done).min(substep::SUBSTEPS_PER_SUBMIT);
+            let mut encoder =
+                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pbmpm") });
+            crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, iterations);
+            gpu.queue.submit([encoder.finish()]);
+            done += n;
+        }
+        // PB-MPM leaves the sums zero but not the sort's bins as a binned substep expects them.
+        self.clear_bins_first.set(true);
     }
 
     /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every

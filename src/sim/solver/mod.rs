@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use super::explicit::substep;
 use super::grid_pool::{GridMode, GridStorage};
+use super::integrator::Integrator;
 use super::interaction::Interaction;
 use super::page::{ParticlePage, StateError, StateOptions};
 use super::params::{GpuParticle, GpuPickRay, GpuSolverStatus, PageUniforms, SolverParams};
@@ -32,6 +33,12 @@ pub enum SolverError {
     /// A GPU operation failed.
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// PB-MPM settings out of range.
+    #[error(transparent)]
+    PbmpmSettings(#[from] crate::sim::pbmpm::PbmpmSettingsError),
+    /// PB-MPM was asked for on a sparse grid, which only the explicit sorted path runs on.
+    #[error("PB-MPM runs on a dense grid only, and this grid is sparse (too large to store densely): use the explicit integrator or a coarser grid")]
+    PbmpmNeedsDenseGrid,
     /// The grid changed; that needs a new state, not new parameters.
     #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]
     GridChanged {
@@ -90,6 +97,8 @@ pub struct Solver {
     grid_mode: GridMode,
     /// The scene has colliders, whose fields every grid must fit ([`SolverOptions::colliders`]).
     expects_colliders: bool,
+    /// What steps the snow: explicit substeps or PB-MPM steps ([`Solver::set_integrator`]).
+    integrator: Integrator,
     params: SolverParams,
     interaction: Interaction,
     collider_count: u32,
@@ -113,6 +122,23 @@ impl Solver {
             record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stress, None);
         }
         gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Switches the integrator (checked first: settings in range, PB-MPM on a dense grid only).
+    /// The particles carry over; the next frame steps with the new one.
+    pub fn set_integrator(&mut self, gpu: &Gpu, integrator: Integrator) -> Result<(), SolverError> {
+        integrator.validate()?;
+        if integrator.pbmpm().is_some() && self.grid_storage().is_sparse() {
+            return Err(SolverError::PbmpmNeedsDenseGrid);
+        }
+        self.integrator = integrator;
+        self.write_uniforms(gpu);
+        Ok(())
+    }
+
+    /// The integrator that steps the snow.
+    pub fn integrator(&self) -> Integrator {
+        self.integrator
     }
 
     /// The current parameters.
@@ -359,6 +385,7 @@ impl Solver {
                 grid_pool_blocks: page.grid_storage.pool_blocks(),
                 // The first page's sort hands the pool's blocks out anew; the others' add to them.
                 reset_grid_blocks: page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0]),
+                pb_relaxation: self.integrator.pbmpm().map_or(0.0, |s| s.relaxation as f32),
             };
             page.write_params(&gpu.queue, &self.params.to_gpu(&state, &self.interaction));
         }
