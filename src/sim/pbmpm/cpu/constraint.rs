@@ -25,10 +25,16 @@
 //! `m h²/4`, so `w = 4 / (h² m)` per unit of D) and the linearized snow stress
 //! (`2μ ε + λ tr ε I`), that factor is `1 + κ·2μ` for the deviatoric part of the residual and
 //! `1 + κ(2μ + 3λ)` for its isotropic part, with `κ = 4 dt² V⁰ / (h² m) = 4 dt² / (h² ρ)` and the
-//! hardened moduli. The relaxation setting multiplies the step. Treating the particle as if it
-//! alone moved its stencil under-estimates how far its neighbours' steps add to its own, which
-//! keeps the simultaneous (Jacobi) update of all particles stable; in the stiff limit the step
-//! is a full geometric projection of the strain, as in the reference PB-MPM.
+//! hardened moduli. The relaxation setting multiplies the step.
+//!
+//! This is the step a particle would need if it alone moved its stencil (then the gather returns
+//! its D unchanged, and one step with relaxation 1 solves its linearized problem). In a body the
+//! scatter averages each particle's change of D with its neighbours', and scatter-then-gather
+//! never amplifies (the gather is the scatter's adjoint in the mass-weighted inner products, and
+//! by Jensen's inequality the scatter's norm is at most 1), so the grid answers all particles'
+//! simultaneous (Jacobi) steps by no more than each assumed: the iteration does not overstep,
+//! and a relaxation below 2 converges (to the linearization's accuracy). In the stiff limit the
+//! step undoes the particle's strain geometrically, as the reference PB-MPM's projection does.
 //!
 //! **Plasticity within the step.** The stress is taken at the singular values of `F'` clamped to
 //! the elastic range `[1 − θc, 1 + θs]` (the state the end-of-step plasticity will keep), so snow
@@ -141,16 +147,26 @@ mod tests {
 
     #[test]
     fn stress_matches_the_explicit_kirchhoff_stress_inside_the_elastic_range() {
-        // τ = P Fᵀ for states inside [1 − θc, 1 + θs], uncracked and cracked, hardened or not.
+        // τ = P Fᵀ for states inside [1 − θc, 1 + θs], uncracked and cracked, hardened or not: one
+        // compressed (all τᵢ < 0), one stretched along a rotated axis (τ₁ > 0, which a cracked
+        // particle drops).
         let m = SnowMaterial::default();
         let rot = nalgebra::Rotation3::from_euler_angles(0.3, -0.7, 1.1).into_inner();
-        let f = rot * Matrix3::new(0.99, 0.002, 0.0, 0.001, 1.004, -0.003, 0.0, 0.002, 0.985);
-        for (jp, damage) in [(1.0, 0.0), (0.97, 0.0), (1.02, 1.0)] {
-            let tau = snow_response(&m, &f, jp, damage).stress * f.transpose();
-            let want = kirchhoff_stress(&m, &f, jp, damage);
-            // Relative 1e-11 of the stress scale: two SVDs of the same matrix and a few products.
-            assert!((tau - want).norm() <= 1e-11 * want.norm().max(m.mu0() * 1e-3), "{tau} vs {want}");
+        let compressed = rot * Matrix3::new(0.99, 0.002, 0.0, 0.001, 1.004, -0.003, 0.0, 0.002, 0.985);
+        let stretched = rot * Matrix3::from_diagonal(&Vector3::new(1.006, 0.999, 1.0)) * rot.transpose();
+        for f in [compressed, stretched] {
+            for (jp, damage) in [(1.0, 0.0), (0.97, 0.0), (1.02, 1.0), (0.97, 1.0)] {
+                let tau = snow_response(&m, &f, jp, damage).stress * f.transpose();
+                let want = kirchhoff_stress(&m, &f, jp, damage);
+                // Relative 1e-11 of the stress scale: two SVDs of the same matrix and a few products.
+                assert!((tau - want).norm() <= 1e-11 * want.norm().max(m.mu0() * 1e-3), "{tau} vs {want}");
+            }
         }
+        // The stretched state carries tension, and a cracked particle none: its largest principal
+        // stress is 0 (to rounding of stresses ~ 1e3 Pa), the uncracked one's 894 Pa.
+        let largest = |damage| snow_response(&m, &stretched, 1.0, damage).stress.symmetric_eigenvalues().max();
+        assert!(largest(0.0) > 100.0, "{}", largest(0.0));
+        assert!(largest(1.0).abs() < 1e-9, "{}", largest(1.0));
     }
 
     #[test]
