@@ -9,10 +9,10 @@
 
 use powder::fragments::{LINK_FACTOR, find_fragments};
 use powder::runner::plan_frame;
-use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::scene::{Scene, TimeStep};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::explicit::clock::FrameStep;
+use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 
 /// A frame of the scene as `powder run` steps it ([`powder::runner::advance`]): substeps of the
 /// stable dt of the state each steps under `"dt": "auto"`, else whole substeps of the fixed dt.

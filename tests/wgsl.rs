@@ -66,7 +66,10 @@ fn every_wgsl_file_on_disk_is_covered() {
             let entry = entry.expect("readable entry");
             let name = entry.file_name().to_string_lossy().into_owned();
             if entry.file_type().expect("file type").is_dir() {
-                assert!(sub == "mpm" && ["explicit", "pbmpm"].contains(&name.as_str()), "an unexpected shader folder: {sub}/{name}");
+                assert!(
+                    sub == "mpm" && ["explicit", "pbmpm"].contains(&name.as_str()),
+                    "an unexpected shader folder: {sub}/{name}"
+                );
             } else if name.ends_with(".wgsl") {
                 on_disk.insert(format!("{sub}/{name}"));
             }

@@ -5,10 +5,10 @@ use std::time::Instant;
 
 use powder::gpu::Gpu;
 use powder::runner::plan_frame;
-use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::scene::TimeStep;
 use powder::sim::explicit::clock::FrameStep;
 use powder::sim::explicit::substep;
+use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
 use powder::sim::{Solver, SolverStats};
 
 use super::events::{AppEvent, StepMode};

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use super::fixed_point::FixedPoint;
 use super::interaction::Interaction;
 
-
 /// Most substeps (or PB-MPM steps) one frame may take. A frame that would need more (a state so
 /// stiff or fast that the stable dt collapsed) is run with this many and a warning, rather than
 /// stalling for hours.

@@ -37,8 +37,8 @@ fn gather(position: vec3<f32>) -> Gathered {
 
 // The first Piola–Kirchhoff stress of the trial deformation f (snow_response in
 // src/sim/pbmpm/cpu/constraint.rs): fixed corotated at the singular values clamped to the elastic
-// range, hardened by the compaction the step would keep; a cracked particle carries no tension.
-// Returns P and, in the extra column, the hardened μ and λ.
+// range, with the moduli hardened by the particle's Jp at the step's start; a cracked particle
+// carries no tension. Also returns those moduli.
 struct Response {
     stress: mat3x3<f32>,
     mu: f32,
@@ -48,18 +48,10 @@ struct Response {
 fn snow_response(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> Response {
     let d = svd3(f);
     let s = clamp(d.sigma, vec3<f32>(1.0 - params.critical_compression), vec3<f32>(1.0 + params.critical_stretch));
-    let j = s.x * s.y * s.z;
-    var trial_jp = clamp(
-        plastic_jacobian * abs(d.sigma.x * d.sigma.y * d.sigma.z / j),
-        PLASTIC_JACOBIAN_MIN,
-        PLASTIC_JACOBIAN_MAX,
-    );
-    if (damage > 0.0) {
-        trial_jp = min(trial_jp, plastic_jacobian);
-    }
-    let hc = hardening_factor(trial_jp);
+    let hc = hardening_factor(plastic_jacobian);
     let mu = params.mu0 * hc;
     let lambda = params.lambda0 * hc;
+    let j = s.x * s.y * s.z;
     let others = vec3<f32>(s.y * s.z, s.x * s.z, s.x * s.y);
     var p = 2.0 * mu * (s - vec3<f32>(1.0)) + lambda * (j - 1.0) * others;
     if (damage > 0.0) {

@@ -37,7 +37,9 @@ pub enum SolverError {
     #[error(transparent)]
     PbmpmSettings(#[from] crate::sim::pbmpm::PbmpmSettingsError),
     /// PB-MPM was asked for on a sparse grid, which only the explicit sorted path runs on.
-    #[error("PB-MPM runs on a dense grid only, and this grid is sparse (too large to store densely): use the explicit integrator or a coarser grid")]
+    #[error(
+        "PB-MPM runs on a dense grid only, and this grid is sparse (too large to store densely): use the explicit integrator or a coarser grid"
+    )]
     PbmpmNeedsDenseGrid,
     /// The grid changed; that needs a new state, not new parameters.
     #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]

@@ -13,8 +13,8 @@ use nalgebra::Vector3;
 
 use super::PbmpmGrid;
 use crate::collider::field::ColliderFrames;
-use crate::sim::cpu::colliders::apply_colliders;
 use crate::sim::cpu::clamp_speed;
+use crate::sim::cpu::colliders::apply_colliders;
 use crate::sim::cpu::grid_update::apply_wall;
 use crate::sim::params::{GRID_PADDING, SolverParams};
 

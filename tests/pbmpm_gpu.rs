@@ -1,0 +1,147 @@
+//! PB-MPM on the GPU (lavapipe) against its CPU twin (`src/sim/pbmpm/cpu/`) and against closed
+//! forms: free fall exact to the discrete integrator, momentum of colliding snow conserved, a
+//! block settling on the floor as the twin settles it, and stiffness that does not limit the step.
+
+mod common;
+
+use glam::Vec3;
+use powder::sim::Solver;
+use powder::sim::integrator::Integrator;
+use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::pbmpm::PbmpmSettings;
+use powder::sim::pbmpm::cpu::PbmpmCpu;
+use powder::sim::solver::SolverOptions;
+
+/// A solver stepping with PB-MPM at `settings`.
+fn pbmpm_solver(gpu: &powder::gpu::Gpu, params: SolverParams, particles: &[GpuParticle]) -> Solver {
+    let options = SolverOptions { integrator: Integrator::Pbmpm(PbmpmSettings::default()), ..Default::default() };
+    Solver::with_options(gpu, params, particles, options).expect("solver")
+}
+
+#[test]
+fn free_fall_is_exact_to_the_discrete_integrator() {
+    // A block in the air, far from every wall: the grid sees a uniform motion, which the
+    // projection leaves alone (F stays I), so after n steps of dt each particle has fallen
+    // v_n = v0 + n g dt, x_n = x0 + (n v0 + n(n+1)/2 g dt) dt (pb_begin adds g dt before moving).
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let params = common::params(16, h, 1e-3);
+    let v0 = Vec3::new(0.3, -0.2, 0.5);
+    let particles = common::block(Vec3::new(0.4, 0.4, 0.6), Vec3::new(0.6, 0.6, 0.8), h as f32, 400.0, |_| v0);
+    let solver = pbmpm_solver(&gpu, params, &particles);
+    let (n, dt) = (12u32, 1.0 / 240.0);
+    solver.step_pbmpm(&gpu, n, dt);
+    let after = solver.read_particles(&gpu).expect("particles");
+    let g = -9.81;
+    let nf = n as f64;
+    let mut worst = (0.0f64, 0.0f64);
+    for (p, q) in particles.iter().zip(&after) {
+        for a in 0..3 {
+            let ga = if a == 2 { g } else { 0.0 };
+            let want_v = v0[a] as f64 + nf * ga * dt;
+            let want_x = p.position[a] as f64 + (nf * v0[a] as f64 + nf * (nf + 1.0) / 2.0 * ga * dt) * dt;
+            worst.0 = worst.0.max((q.position[a] as f64 - want_x).abs());
+            worst.1 = worst.1.max((q.velocity[a] as f64 - want_v).abs());
+        }
+    }
+    // f32: positions near 0.7 m carry ulps of 6e-8 m, and 12 steps of 5 iterations each add a
+    // gathered velocity whose weights sum to one only to f32 rounding (a few 1e-7 relative of
+    // ~1 m/s, times dt). 2e-6 m and 2e-5 m/s are well above that and far below one step's motion
+    // under gravity (g dt² = 5.7e-4 m).
+    assert!(worst.0 < 2e-6, "position error {:e} m", worst.0);
+    assert!(worst.1 < 2e-5, "velocity error {:e} m/s", worst.1);
+}
+
+#[test]
+fn colliding_snow_keeps_its_momentum() {
+    // Two blocks thrown at each other in zero gravity, walls never reached. P2G sums the momentum
+    // in fixed point (exact), the projection moves only the affine part (no momentum), and G2P
+    // gathers in f32: the total may drift by f32 rounding of each particle's velocity.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let mut params = common::params(16, h, 1e-3);
+    params.gravity = glam::DVec3::ZERO;
+    let mut particles = common::block(Vec3::new(0.25, 0.4, 0.4), Vec3::new(0.45, 0.6, 0.6), h as f32, 400.0, |_| {
+        Vec3::new(2.0, 0.0, 0.0)
+    });
+    particles.extend(common::block(Vec3::new(0.55, 0.42, 0.4), Vec3::new(0.75, 0.62, 0.6), h as f32, 400.0, |_| {
+        Vec3::new(-2.0, 0.3, 0.0)
+    }));
+    let before = common::momentum(&particles);
+    let solver = pbmpm_solver(&gpu, params, &particles);
+    solver.step_pbmpm(&gpu, 24, 1.0 / 240.0);
+    let after_ps = solver.read_particles(&gpu).expect("particles");
+    let after = common::momentum(&after_ps);
+    let scale: f64 = particles.iter().map(|p| p.mass as f64 * 2.0).sum();
+    let drift = (after - before).norm() / scale;
+    eprintln!("momentum {before:?} → {after:?}, drift {drift:e} of Σ m|v|");
+    // f32 velocities (ulp 2.4e-7 at 2 m/s) summed over 3,000 particles with random signs: about
+    // 1e-7 of Σ m|v| per step. 1e-5 over 24 steps allows that and catches any systematic loss
+    // (a scatter that dropped a node's share would lose percents).
+    assert!(drift < 1e-5, "momentum drift {drift:e}");
+    // They met: both blocks slowed.
+    let mean_vx = |ps: &[GpuParticle]| ps.iter().map(|p| p.velocity[0] as f64).sum::<f64>() / ps.len() as f64;
+    let half = particles.len() / 2;
+    assert!(mean_vx(&after_ps[..half]) < 1.9, "left block still at {}", mean_vx(&after_ps[..half]));
+}
+
+#[test]
+fn a_block_settles_on_the_floor_as_the_twin_settles_it() {
+    // A block dropped onto the floor inside slip walls, 60 steps of 1/240 s: the floor's nodes
+    // (z ≤ 0) reach it after it has fallen about 6 cm, about half way, and for the rest it is
+    // compressed and pushed back by the constraint. The GPU against
+    // the f64 twin, particle by particle.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let mut params = common::params(16, h, 1e-3);
+    params.boundary.kind = BoundaryKind::Slip;
+    let particles =
+        common::block(Vec3::new(0.3, 0.3, 0.12), Vec3::new(0.55, 0.55, 0.32), h as f32, 400.0, |_| Vec3::ZERO);
+    let solver = pbmpm_solver(&gpu, params, &particles);
+    let mut twin = PbmpmCpu::new(params, PbmpmSettings::default(), &particles).expect("twin");
+    let (steps, dt) = (60, 1.0 / 240.0);
+    solver.step_pbmpm(&gpu, steps, dt);
+    for k in 0..steps {
+        twin.collider_blend = (k + 1) as f64 / steps as f64;
+        twin.step(dt);
+    }
+    let gpu_ps = solver.read_particles(&gpu).expect("particles");
+    let twin_ps = twin.gpu_particles();
+    let mut worst = 0.0f64;
+    for (a, b) in gpu_ps.iter().zip(&twin_ps) {
+        let d = (Vec3::from(a.position) - Vec3::from(b.position)).length() as f64;
+        worst = worst.max(d);
+    }
+    let fell = particles.iter().zip(&twin_ps).map(|(a, b)| (a.position[2] - b.position[2]) as f64).sum::<f64>()
+        / particles.len() as f64;
+    eprintln!("worst particle distance GPU vs twin {worst:e} m; the twin's mean fall {fell:e} m");
+    // Both solve the same iterations, the GPU in f32: an SVD per particle per iteration rounds
+    // at ~1e-6 relative, amplified by the contact with the floor. 1e-4 m (1/600 of a cell) is
+    // far below the centimetres the block falls, so a wrong term in either would show.
+    assert!(fell > 0.04, "the block did not reach the floor ({fell} m)");
+    assert!(worst < 1e-4, "GPU and twin differ by {worst:e} m");
+}
+
+#[test]
+fn stiffness_does_not_limit_the_step() {
+    // E from 1e4 to 1e8 Pa at the same 1/240 s step, 0.25 s of a block falling onto the floor: no
+    // non-finite state, no particle outside the domain. Explicit MPM at 1e8 Pa would need a dt of
+    // about 3e-6 s on this grid.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    for youngs in [1e4, 1e6, 1e8] {
+        let mut params = common::params(16, h, 1e-3);
+        params.material.youngs_modulus = youngs;
+        let particles =
+            common::block(Vec3::new(0.3, 0.3, 0.2), Vec3::new(0.5, 0.5, 0.4), h as f32, 400.0, |_| Vec3::ZERO);
+        let solver = pbmpm_solver(&gpu, params, &particles);
+        solver.step_pbmpm(&gpu, 60, 1.0 / 240.0);
+        let after = solver.read_particles(&gpu).expect("particles");
+        let stats = solver.stats(&gpu).expect("stats");
+        assert_eq!(stats.nonfinite_count, 0, "E = {youngs}: non-finite particles");
+        assert!(after.iter().all(common::particle_is_finite), "E = {youngs}: non-finite state");
+        assert!(after.iter().all(|p| common::inside_domain(&params, p)), "E = {youngs}: a particle left");
+        let top = after.iter().map(|p| p.position[2]).fold(f32::MIN, f32::max);
+        assert!(top < 0.4, "E = {youngs}: did not fall (top {top})");
+    }
+}
