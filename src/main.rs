@@ -22,6 +22,7 @@ use powder::render::RenderMode;
 use powder::runner::{build_solver_with, run_solver, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::grid_pool::GridMode;
+use powder::sim::integrator::Integrator;
 use powder::sim::passes::MpmPass;
 use powder::sim::solver::SolverOptions;
 use powder::sim::sort::bins::SolverPath;
@@ -104,6 +105,10 @@ enum Command {
         /// Override a scene value, e.g. --set material.youngs_modulus=5e4 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
+        /// The integrator that steps the snow: explicit (MLS-MPM substeps of the stable dt, for
+        /// accurate bakes) or pbmpm (position-based MPM, real time). Default: the scene's.
+        #[arg(long, value_parser = Integrator::NAMES)]
+        integrator: Option<String>,
     },
     /// Count the pieces the snow of PLY frames (from `powder run`) is in: particles closer than 1.5
     /// initial spacings belong to one piece. Prints one row per file: pieces, chunks (pieces of at
@@ -181,7 +186,58 @@ enum Command {
         /// axis (default 64).
         #[arg(long, value_name = "TRIANGLES", conflicts_with = "sdf")]
         emitter: Option<usize>,
+        /// Time whole app frames of a scene instead: each frame simulates 1/60 s with the scene's
+        /// integrator (or each of --integrator) and draws the particles offscreen at --size;
+        /// reports frames per second and simulated seconds per wall second.
+        #[arg(long, conflicts_with_all = ["sdf", "emitter"])]
+        realtime: bool,
+        /// With --realtime: the scene file (default: the built-in default scene).
+        #[arg(long, requires = "realtime")]
+        scene: Option<PathBuf>,
+        /// With --realtime: integrators to time, comma-separated (explicit, pbmpm). Default: the
+        /// scene's.
+        #[arg(long, value_delimiter = ',', value_parser = Integrator::NAMES, requires = "realtime")]
+        integrator: Vec<String>,
+        /// With --realtime: timed frames.
+        #[arg(long, default_value_t = 120, requires = "realtime")]
+        frames: u32,
+        /// With --realtime: override a scene value, e.g. --set grid.resolution=128 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", requires = "realtime")]
+        overrides: Vec<String>,
     },
+}
+
+/// `scene` with its integrator switched to the one called `name` (its settings kept where the kind
+/// stays the same).
+fn with_integrator(mut scene: Scene, name: Option<&str>) -> Scene {
+    if let Some(name) = name
+        && scene.integrator.name() != name
+    {
+        scene.integrator = Integrator::from_name(name).expect("clap checked the name");
+    }
+    scene
+}
+
+/// `powder bench --realtime`: app frames of the scene with each integrator asked for.
+fn realtime_bench(
+    path: Option<&PathBuf>,
+    integrators: &[String],
+    frames: u32,
+    overrides: &[String],
+    (width, height): (u32, u32),
+) -> Result<()> {
+    anyhow::ensure!((1..=100_000).contains(&frames), "--frames must be in [1, 100000]");
+    let (scene, _) = load_scene(path, overrides)?;
+    let gpu = Gpu::new_headless()?;
+    println!("GPU: {}", gpu.describe());
+    let names: Vec<Option<&str>> =
+        if integrators.is_empty() { vec![None] } else { integrators.iter().map(|n| Some(n.as_str())).collect() };
+    for name in names {
+        let scene = with_integrator(scene.clone(), name);
+        let result = powder::bench::realtime::run_realtime(&gpu, &scene, frames, width, height)?;
+        println!("{}", result.report(width, height));
+    }
+    Ok(())
 }
 
 fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, String)> {
@@ -205,11 +261,13 @@ struct RunArgs {
     out: PathBuf,
     overwrite: bool,
     overrides: Vec<String>,
+    integrator: Option<String>,
 }
 
 fn run(args: RunArgs) -> Result<()> {
-    let RunArgs { scene: scene_path, frames, out, overwrite, overrides } = args;
+    let RunArgs { scene: scene_path, frames, out, overwrite, overrides, integrator } = args;
     let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
+    let scene = with_integrator(scene, integrator.as_deref());
     // Before the GPU is set up: a refused directory costs nothing and changes nothing.
     let out_dir = OutputDir::inspect(&out, overwrite)?;
     let gpu = Gpu::new_headless()?;
@@ -252,14 +310,17 @@ fn run(args: RunArgs) -> Result<()> {
         bar.set_message(format!("max speed {:.2} m/s", stats.max_speed));
     })?;
     bar.finish_and_clear();
-    eprintln!(
-        "wrote {} frames to {} ({} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt)",
-        summary.frames_written,
-        out.display(),
-        summary.substeps,
-        summary.simulated_time,
-        summary.max_dt_ratio
-    );
+    let stepping = match scene.integrator {
+        Integrator::Explicit => format!(
+            "{} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt",
+            summary.substeps, summary.simulated_time, summary.max_dt_ratio
+        ),
+        Integrator::Pbmpm(s) => format!(
+            "{} PB-MPM steps of {} iterations, {:.3} s simulated",
+            summary.substeps, s.iterations, summary.simulated_time
+        ),
+    };
+    eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
     if let Some(f) = &summary.fragments {
         eprintln!("frame {frames}: {}", f.summary());
     }
@@ -498,8 +559,8 @@ fn mesh_bench<R: std::fmt::Display>(
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Run { scene, frames, out, overwrite, overrides }) => {
-            run(RunArgs { scene, frames, out, overwrite, overrides })
+        Some(Command::Run { scene, frames, out, overwrite, overrides, integrator }) => {
+            run(RunArgs { scene, frames, out, overwrite, overrides, integrator })
         }
         Some(Command::Fragments { files, spacing }) => {
             print!("{}", powder::fragments::frame_table(&files, spacing)?);
@@ -510,6 +571,9 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Some(Command::Bench { emitter: Some(triangles), grid, .. }) => {
             mesh_bench("--emitter", triangles, &grid, 64, powder::bench::emitter::emitter_benchmark)
+        }
+        Some(Command::Bench { realtime: true, scene, integrator, frames, overrides, size, .. }) => {
+            realtime_bench(scene.as_ref(), &integrator, frames, &overrides, size)
         }
         Some(Command::Bench {
             particles,
@@ -528,6 +592,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             grid_storage,
             sdf: None,
             emitter: None,
+            ..
         }) => {
             let render = if render {
                 let (width, height) = size;

@@ -123,7 +123,7 @@ pub fn build_solver_with(
     source_name: &str,
     options: SolverOptions,
 ) -> Result<Solver, RunError> {
-    let options = SolverOptions { colliders: !scene.colliders.is_empty(), ..options };
+    let options = SolverOptions { colliders: !scene.colliders.is_empty(), integrator: scene.integrator, ..options };
     Solver::with_options(gpu, scene.solver_params(), particles, options).map_err(|e| match e {
         SolverError::State(s @ (StateError::GridTooLarge { .. } | StateError::CollidersTooLarge { .. })) => {
             RunError::GridTooLarge {

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 pub mod bandwidth;
 pub mod emitter;
+pub mod realtime;
 pub mod render;
 pub mod sdf;
 

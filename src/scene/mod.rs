@@ -33,6 +33,7 @@ pub use variation::Packing;
 
 use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;
+use crate::sim::integrator::Integrator;
 use crate::sim::material::SnowMaterial;
 use crate::sim::params::{Boundary, GpuParticle, GridSpec, SolverParams};
 
@@ -84,6 +85,10 @@ pub struct Scene {
     /// Seed of the particle jitter. Optional, default 1.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// What steps the snow: `{"kind": "explicit"}` (the default) or `{"kind": "pbmpm", ...}` with
+    /// any of the PB-MPM settings ([`crate::sim::pbmpm::PbmpmSettings`]). Optional.
+    #[serde(default)]
+    pub integrator: Integrator,
     /// Speed limit in m/s. Optional: `None` means [`Scene::effective_max_speed`]'s default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_speed: Option<f64>,

@@ -71,6 +71,7 @@ pub fn scene_for_model(path: &Path) -> Result<Scene, SceneError> {
         seed: 1,
         packing: Default::default(),
         max_speed: None,
+        integrator: Default::default(),
         emitters: Vec::new(),
         colliders: vec![collider],
         assets: SceneAssets::default(),

@@ -258,6 +258,9 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         let allowed = format!("(0, {}]", number(MAX_SPEED_LIMIT));
         return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
+    if let Err(e) = scene.integrator.validate() {
+        return Err(SceneError::invalid(source, &format!("integrator.{}", e.field), &e.value, e.allowed));
+    }
     substeps_fit(scene, source)?;
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;

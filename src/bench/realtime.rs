@@ -1,0 +1,134 @@
+//! Whole app frames of a scene, as the app runs them in real time: each frame simulates 1/60 s
+//! (the frame's share of simulated time at 60 frames per second) with the scene's integrator, then
+//! draws the particles offscreen, and waits for the GPU. Reports frames per second and simulated
+//! seconds per wall second: at least 1.0 keeps real time.
+
+use std::time::Instant;
+
+use super::median;
+use crate::collider::set::ColliderSet;
+use crate::gpu::Gpu;
+use crate::render::offscreen::OffscreenTarget;
+use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
+use crate::runner::{RunError, advance, build_solver};
+use crate::scene::{Scene, TimeStep};
+
+/// Simulated seconds per app frame: the app's real-time mode at 60 frames per second.
+pub const FRAME_SPAN: f64 = 1.0 / 60.0;
+/// Frames run before the timed ones (kernel compilation, first uploads).
+const WARM_UP: u32 = 3;
+
+/// What a run of app frames measured.
+#[derive(Clone, Debug)]
+pub struct RealtimeResult {
+    /// The integrator's name.
+    pub integrator: &'static str,
+    /// Particles simulated.
+    pub particles: u32,
+    /// Grid cells per axis (the largest).
+    pub cells: u32,
+    /// Timed frames.
+    pub frames: u32,
+    /// Substeps (explicit) or steps (PB-MPM) over the timed frames.
+    pub steps: u64,
+    /// Median milliseconds of the simulation part of a frame.
+    pub sim_ms: f64,
+    /// Median milliseconds of the drawing part.
+    pub render_ms: f64,
+    /// Wall seconds of all timed frames.
+    pub wall_s: f64,
+}
+
+impl RealtimeResult {
+    /// Frames per second over the timed frames.
+    pub fn fps(&self) -> f64 {
+        self.frames as f64 / self.wall_s
+    }
+
+    /// Simulated seconds per wall second.
+    pub fn realtime_ratio(&self) -> f64 {
+        self.frames as f64 * FRAME_SPAN / self.wall_s
+    }
+
+    /// One line for the console.
+    pub fn report(&self, width: u32, height: u32) -> String {
+        format!(
+            "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, sim {:.2} ms + render {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
+            self.integrator,
+            self.particles,
+            self.cells,
+            self.frames,
+            FRAME_SPAN,
+            self.steps as f64 / self.frames as f64,
+            self.sim_ms,
+            self.render_ms,
+            self.fps(),
+            self.realtime_ratio()
+        )
+    }
+}
+
+/// Runs `frames` app frames of `scene` (after a short warm-up) at `width`×`height`.
+pub fn run_realtime(
+    gpu: &Gpu,
+    scene: &Scene,
+    frames: u32,
+    width: u32,
+    height: u32,
+) -> Result<RealtimeResult, RunError> {
+    let mut solver = build_solver(gpu, scene, "bench")?;
+    let mut colliders = ColliderSet::from_scene(scene, "bench")?;
+    let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
+    let target = OffscreenTarget::new(&gpu.device, width, height, format);
+    let mut renderer = Renderer::new(&gpu.device, format, Renderer::recommended_sample_count(&gpu.info));
+    renderer.resize(&gpu.device, width, height);
+    let grid = solver.params().grid;
+    let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
+    let mut camera = Camera::default();
+    camera.frame(domain_min, domain_max);
+    let settings = RenderSettings { mode: RenderMode::Particles, ..RenderSettings::default() };
+    let particle_radius = 0.5 * scene.particle_spacing() as f32;
+    let (mut sim, mut render, mut steps, mut t) = (Vec::new(), Vec::new(), 0u64, 0.0);
+    let solver_error = |source| RunError::Solver { source_name: "bench".into(), source };
+    let mut started = Instant::now();
+    for i in 0..frames + WARM_UP {
+        if i == WARM_UP {
+            started = Instant::now();
+        }
+        let start = Instant::now();
+        let stable = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_error)?.0;
+        let report =
+            advance(gpu, &mut solver, &mut colliders, t, FRAME_SPAN, TimeStep::Auto, stable).map_err(solver_error)?;
+        t += FRAME_SPAN;
+        let simulated = Instant::now();
+        let inputs = FrameInputs {
+            camera: &camera,
+            settings: &settings,
+            particles: solver.particle_pages(),
+            particle_count: solver.particle_count(),
+            particle_radius,
+            domain_min,
+            domain_max,
+            moved: None,
+        };
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.wait_idle();
+        if i >= WARM_UP {
+            sim.push((simulated - start).as_secs_f64() * 1e3);
+            render.push(simulated.elapsed().as_secs_f64() * 1e3);
+            steps += report.substeps as u64;
+        }
+    }
+    Ok(RealtimeResult {
+        integrator: scene.integrator.name(),
+        particles: solver.particle_count(),
+        cells: grid.cells.max_element(),
+        frames,
+        steps,
+        sim_ms: median(sim),
+        render_ms: median(render),
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
