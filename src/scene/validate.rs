@@ -259,7 +259,7 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
     if let Err(e) = scene.integrator.validate() {
-        return Err(SceneError::invalid(source, &format!("integrator.{}", e.field), &e.value, e.allowed));
+        return Err(SceneError::invalid(source, format!("integrator.{}", e.field), &e.value, e.allowed));
     }
     substeps_fit(scene, source)?;
     let lo = scene.domain.min;
