@@ -84,6 +84,8 @@ fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     }
 }
 
+// The command line is parsed once at startup: a large Bench variant costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Simulate a scene without a window and write each frame's particles as binary PLY files.
