@@ -506,3 +506,21 @@ fn set_value_takes_only_json_numbers_and_whole_keys() {
     scene.set_value("emitters[0].radius", "0.25", "cli").unwrap();
     assert_eq!(scene.material.density, 500.0);
 }
+
+#[test]
+fn the_integrator_section_chooses_and_checks_pbmpm() {
+    use powder::sim::integrator::Integrator;
+    use powder::sim::pbmpm::PbmpmSettings;
+    // Left out: explicit. Given with a subset of the PB-MPM settings: the rest default.
+    assert_eq!(load(&base()).expect("scene").integrator, Integrator::Explicit);
+    let scene = modified(|d| d["integrator"] = serde_json::json!({"kind": "pbmpm", "iterations": 12})).expect("scene");
+    assert_eq!(scene.integrator, Integrator::Pbmpm(PbmpmSettings { iterations: 12, ..PbmpmSettings::default() }));
+    // Out of range: one message naming the field and its range.
+    let bad = modified(|d| d["integrator"] = serde_json::json!({"kind": "pbmpm", "relaxation": 2.5}));
+    assert_invalid(bad, "integrator.relaxation", "(0, 2)");
+    let bad = modified(|d| d["integrator"] = serde_json::json!({"kind": "pbmpm", "iterations": 0}));
+    assert_invalid(bad, "integrator.iterations", "an integer in [1, 64]");
+    // An unknown kind or setting is refused by the parser.
+    assert!(modified(|d| d["integrator"] = serde_json::json!({"kind": "implicit"})).is_err());
+    assert!(modified(|d| d["integrator"] = serde_json::json!({"kind": "pbmpm", "iteration": 3})).is_err());
+}
