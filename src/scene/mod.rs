@@ -85,10 +85,6 @@ pub struct Scene {
     /// Seed of the particle jitter. Optional, default 1.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// What steps the snow: `{"kind": "explicit"}` (the default) or `{"kind": "pbmpm", ...}` with
-    /// any of the PB-MPM settings ([`crate::sim::pbmpm::PbmpmSettings`]). Optional.
-    #[serde(default)]
-    pub integrator: Integrator,
     /// Speed limit in m/s. Optional: `None` means [`Scene::effective_max_speed`]'s default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_speed: Option<f64>,
@@ -97,6 +93,10 @@ pub struct Scene {
     /// Solids the snow meets (format v2). Optional, default none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub colliders: Vec<ColliderConfig>,
+    /// What steps the snow: `{"kind": "explicit"}` (the default) or `{"kind": "pbmpm", ...}` with
+    /// any of the PB-MPM settings ([`crate::sim::pbmpm::PbmpmSettings`]). Optional.
+    #[serde(default)]
+    pub integrator: Integrator,
     /// The files the scene refers to, loaded (not part of the JSON).
     #[serde(skip)]
     pub assets: SceneAssets,
