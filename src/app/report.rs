@@ -65,6 +65,9 @@ pub struct Report {
     pub animation_playing: bool,
     /// Frames per second after the first 5 frames (which compile pipelines), up to the last frame.
     pub mean_fps: f64,
+    /// The UI's frame times: the wall-clock intervals between presented frames after the first 5
+    /// frames, their median, 99th percentile, longest and mean (`null` before two frames).
+    pub ui_frame_ms: Option<super::timing::FrameTimeSummary>,
     /// The error messages the run posted (refused requests), oldest first.
     pub errors: Vec<String>,
     /// The process's resident memory every [`RESIDENT_SAMPLE_FRAMES`] drawn frames: pairs of

@@ -15,7 +15,7 @@ use super::events::AppEvent;
 use super::gfx::{EguiFrame, Graphics, Presented};
 use super::messages::Messages;
 use super::report::{RESIDENT_SAMPLE_FRAMES, Report, resident_bytes, screen_rect};
-use super::timing::FrameClock;
+use super::timing::{FrameClock, FrameTimes};
 use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
@@ -48,6 +48,8 @@ pub struct Running {
     /// Messages for the user.
     pub messages: Messages,
     clock: FrameClock,
+    /// The intervals between presented frames.
+    frame_times: FrameTimes,
     events: Vec<AppEvent>,
     last_screenshot: Option<PathBuf>,
     pending_screenshot: Option<PathBuf>,
@@ -95,6 +97,7 @@ impl Running {
             show_ui,
             messages: Messages::default(),
             clock: FrameClock::default(),
+            frame_times: FrameTimes::default(),
             events: Vec::new(),
             last_screenshot: None,
             pending_screenshot: None,
@@ -133,6 +136,7 @@ impl Running {
         self.gfx.resize(width, height);
         if self.gfx.drawable() && !was_drawable {
             self.clock.restart(); // the minimised time is not simulated
+            self.frame_times.restart(); // nor is it a frame time
         }
     }
 
@@ -201,6 +205,7 @@ impl Running {
         // mostly the CPU side of recording and submitting.
         self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
         if presented == Presented::Yes {
+            self.frame_times.presented(std::time::Instant::now());
             self.frames += 1;
             if self.frames % RESIDENT_SAMPLE_FRAMES == 0
                 && let Some(bytes) = resident_bytes()
@@ -231,6 +236,7 @@ impl Running {
             show_ui,
             messages,
             clock,
+            frame_times,
             last_screenshot,
             gpu_name,
             draw_ms,
@@ -241,6 +247,7 @@ impl Running {
             driver,
             render,
             clock,
+            frame_times,
             messages,
             gpu_name,
             last_screenshot: last_screenshot.as_deref(),
@@ -354,6 +361,7 @@ impl Running {
         let mut report = self.driver.report(&self.gfx.gpu)?;
         report.frames = self.frames;
         report.mean_fps = self.clock.mean_fps();
+        report.ui_frame_ms = self.frame_times.summary();
         report.errors = self.messages.all_errors().to_vec();
         report.resident_bytes = self.resident.clone();
         let size = self.gfx.window.inner_size();

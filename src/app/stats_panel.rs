@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use egui::{Color32, RichText, Ui};
 
 use super::events::{AppEvent, StepMode};
+use super::timing::RECENT_FRAMES;
 use super::ui::{PanelModel, short};
 
 /// How often the Stats section's numbers are refreshed: often enough to follow them, rarely enough
@@ -32,6 +33,9 @@ impl StatsText {
         let mut rows = Vec::new();
         let mut row = |name: &str, value: String| rows.push((name.to_string(), value));
         row("fps", format!("{:.1} ({:.1} ms/frame)", model.clock.fps, model.clock.frame_ms));
+        if let Some(t) = model.frame_times.recent(RECENT_FRAMES) {
+            row("UI frame time", format!("median {:.0} ms, 99% {:.0} ms (last {})", t.p50_ms, t.p99_ms, t.frames));
+        }
         row("simulation", format!("{:.1} ms for {} substeps", last.sim_ms, last.substeps));
         if last.substeps > 0 {
             row("  per substep", format!("{:.2} ms (wall clock)", last.sim_ms / last.substeps as f64));

@@ -16,7 +16,7 @@ use super::messages::{Level, Messages};
 use super::presets::material_presets;
 use super::scene_panel::{self, ScenePanelState};
 use super::stats_panel;
-use super::timing::FrameClock;
+use super::timing::{FrameClock, FrameTimes};
 
 /// What the panel shows, borrowed from the app for one frame.
 pub struct PanelModel<'a> {
@@ -26,6 +26,8 @@ pub struct PanelModel<'a> {
     pub render: &'a RenderSettings,
     /// Frame rate.
     pub clock: &'a FrameClock,
+    /// The intervals between presented frames.
+    pub frame_times: &'a FrameTimes,
     /// Recent messages.
     pub messages: &'a Messages,
     /// The adapter, in words.
