@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec3};
 
-use powder::gpu::Gpu;
+use powder::gpu::{Gpu, PendingRead};
 use powder::runner::{RunError, build_solver};
 use powder::scene::{Scene, TimeStep};
 use powder::sim::material::SnowMaterial;
@@ -15,7 +15,7 @@ use super::hot_reload::FileWatcher;
 use super::messages::Messages;
 use super::report::{Report, bounds, summarise};
 use super::scene_files::{self, Opened};
-use super::stepping::{SceneTime, Stepper};
+use super::stepping::{Prepare, SceneTime, Stepper};
 use super::tool::Tool;
 
 /// Scene, solver and stepping policy.
@@ -222,21 +222,36 @@ impl Driver {
         }
     }
 
-    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The
-    /// colliders of the frame's span go to the solver before its substeps.
-    pub fn advance(&mut self, gpu: &Gpu, wall_dt: f64, messages: &mut Messages) {
+    /// One UI frame's share of the simulation ([`Stepper::advance`]): `wall_dt` seconds of wall
+    /// clock passed since the last one; with `hold`, the batch in flight is looked at but nothing
+    /// new is submitted. A frame's colliders go to the solver when it starts, the mouse tool before
+    /// each batch; `copy` records into each batch's last submission.
+    pub fn advance(
+        &mut self,
+        gpu: &Gpu,
+        wall_dt: f64,
+        hold: bool,
+        messages: &mut Messages,
+        copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
+    ) {
         let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
         let Self { stepper, solver, tool, colliders, .. } = self;
-        stepper.advance(gpu, solver, time, wall_dt, messages, |solver, sim_time, span| {
-            let max_speed = solver.params().max_speed;
-            tool.apply(gpu, solver, span, max_speed);
-            if span <= 0.0 {
-                return Ok(());
+        let prepare = |solver: &mut Solver, what: Prepare| match what {
+            Prepare::Batch { span } => {
+                let max_speed = solver.params().max_speed;
+                tool.apply(gpu, solver, span, max_speed);
+                Ok(())
             }
-            colliders
+            Prepare::Frame { sim_time, span } => colliders
                 .upload(gpu, solver, sim_time, span)
-                .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}"))
-        });
+                .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}")),
+        };
+        stepper.advance(gpu, solver, time, wall_dt, hold, messages, prepare, copy);
+    }
+
+    /// Whether a batch of substeps is on the GPU.
+    pub fn busy(&self) -> bool {
+        self.stepper.busy()
     }
 
     /// Whether the scene file or a glTF file it refers to changed on disk since the last call
@@ -253,6 +268,8 @@ impl Driver {
         report.scene = self.scene_name.clone();
         (report.simulated_time, report.substeps) = (sim_time, substeps);
         report.max_dt_ratio = self.stepper.max_dt_ratio();
+        report.sim_frames = self.stepper.frames_finished();
+        report.real_time_ratio = self.stepper.real_time_ratio();
         report.youngs_modulus = self.scene.material.youngs_modulus;
         report.grid_resolution = self.scene.grid.resolution;
         report.collider_count = self.colliders.count();

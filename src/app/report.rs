@@ -37,8 +37,17 @@ pub struct Report {
     pub youngs_modulus: f64,
     /// Grid cells along the longest domain edge.
     pub grid_resolution: u32,
-    /// Frames drawn.
+    /// Frames drawn (UI frames presented).
     pub frames: u64,
+    /// Frames drawn while the simulation showed a finished state (what `--frames` counts): no
+    /// batch of substeps on the GPU, and no frame of the simulation in progress unless paused.
+    pub settled_frames: u64,
+    /// Frames of the simulation finished (scene frames, real-time steps or N substeps, as the
+    /// stepping mode plans them).
+    pub sim_frames: u64,
+    /// Simulated seconds per wall-clock second over the last few seconds of stepping (`null`
+    /// while paused or before a second was measured).
+    pub real_time_ratio: Option<f64>,
     /// The window's inner size at the end, pixels.
     pub window_size: [u32; 2],
     /// The 3D view's (and the screenshot's) size, pixels.

@@ -1,5 +1,8 @@
 //! The open window's state and one frame of the loop: egui pass (panels and view input → events),
-//! events applied, substeps run, scene and UI drawn, screenshot taken.
+//! events applied, the simulation's share of the frame (the batch of substeps in flight looked at,
+//! the next one submitted), scene and UI drawn, screenshot taken. Nothing here waits for the
+//! simulation longer than its budget per frame, except events that read its state back, which are
+//! held (the frame goes on being drawn) until its batch in flight is done.
 
 use std::path::PathBuf;
 
@@ -8,6 +11,7 @@ use glam::Vec3;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
+use powder::gpu::Gpu;
 use powder::render::{Camera, RenderSettings};
 
 use super::driver::Driver;
@@ -15,6 +19,7 @@ use super::events::AppEvent;
 use super::gfx::{EguiFrame, Graphics, Presented};
 use super::messages::Messages;
 use super::report::{RESIDENT_SAMPLE_FRAMES, Report, resident_bytes, screen_rect};
+use super::shown::Shown;
 use super::timing::{FrameClock, FrameTimes};
 use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
@@ -39,6 +44,12 @@ pub struct Running {
     egui_state: egui_winit::State,
     /// Scene, solver and stepping.
     pub driver: Driver,
+    /// The device the simulation runs on: the window's, or one of its own ([`super::shown`]).
+    sim_gpu: Gpu,
+    /// The particles the view draws.
+    shown: Shown,
+    /// Events for the simulation waiting for its batch in flight to finish, in order.
+    deferred: Vec<AppEvent>,
     camera: Camera,
     /// A box to frame once the view's aspect ratio is known (in the next egui pass).
     frame_request: Option<(Vec3, Vec3)>,
@@ -59,6 +70,8 @@ pub struct Running {
     full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
+    /// Frames drawn while the simulation showed a finished state ([`Running::settled`]).
+    pub settled_frames: u64,
     /// Resident memory every `RESIDENT_SAMPLE_FRAMES` frames, for the report.
     resident: Vec<[u64; 2]>,
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
@@ -71,8 +84,9 @@ pub struct Running {
 }
 
 impl Running {
-    /// Wraps a freshly opened window and a driver.
-    pub fn new(gfx: Graphics, driver: Driver, show_ui: bool) -> Self {
+    /// Wraps a freshly opened window and a driver whose simulation runs on `sim_gpu` (the window's
+    /// device, or one of its own: `separate`).
+    pub fn new(gfx: Graphics, sim_gpu: Gpu, separate: bool, driver: Driver, show_ui: bool) -> Self {
         let egui_ctx = egui::Context::default();
         let max_texture = gfx.gpu.device.limits().max_texture_dimension_2d as usize;
         let egui_state = egui_winit::State::new(
@@ -85,11 +99,15 @@ impl Running {
         );
         let gpu_name = gfx.gpu.describe();
         let render = default_render_settings(&gfx.gpu.info);
+        let shown = Shown::new(&gfx.gpu, separate);
         let mut running = Self {
             gfx,
             egui_ctx,
             egui_state,
             driver,
+            shown,
+            sim_gpu,
+            deferred: Vec::new(),
             camera: Camera::default(),
             frame_request: None,
             render,
@@ -107,6 +125,7 @@ impl Running {
             draw_ms: 0.0,
             full_view_size: None,
             frames: 0,
+            settled_frames: 0,
             resident: Vec::new(),
         };
         running.frame_domain();
@@ -155,7 +174,7 @@ impl Running {
 
     /// A fault that ends the app: device lost or an uncaptured GPU error.
     pub fn fault(&self) -> Option<String> {
-        if self.gfx.gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
+        if [&self.gfx.gpu, &self.sim_gpu].iter().any(|gpu| gpu.lost.load(std::sync::atomic::Ordering::SeqCst)) {
             return Some(format!(
                 "the GPU device was lost (driver reset or crash, frame {}); powder cannot continue",
                 self.frames
@@ -183,11 +202,29 @@ impl Running {
         }
         let mut next = Next::Continue;
         for event in events {
-            if self.apply(event) == Next::Quit {
+            if self.must_wait(&event) {
+                self.deferred.push(event);
+            } else if self.apply(event) == Next::Quit {
                 next = Next::Quit;
             }
         }
-        self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
+        let Self { driver, sim_gpu, shown, messages, .. } = self;
+        let hold = !self.deferred.is_empty();
+        driver.advance(sim_gpu, wall_dt, hold, messages, &mut |solver, encoder| {
+            shown.record_copy(sim_gpu, solver, encoder)
+        });
+        if !self.deferred.is_empty() && !self.driver.busy() {
+            // The batch is done: what waited for it reads the simulation now, without waiting.
+            for event in std::mem::take(&mut self.deferred) {
+                if self.apply(event) == Next::Quit {
+                    next = Next::Quit;
+                }
+            }
+        }
+        self.shown.sync(&self.sim_gpu, self.driver.solver(), self.driver.busy());
+        // A copy of the particles from the simulation's device: the batches it follows are those
+        // the motion bound below covers, or an event that made the bound unknown.
+        self.shown.poll(&self.sim_gpu);
         let colliders_moved = self.update_collider_meshes();
         // An estimate of how far the snow moved since the last frame drawn (frames skipped by the
         // surface add up), unknown once something the solver's stats do not see pushed it: the
@@ -198,7 +235,8 @@ impl Running {
             self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
         };
         self.moved_since_drawn = self.moved_since_drawn.zip(bound).map(|(a, b)| a + b);
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, self.moved_since_drawn);
+        let settled = self.settled();
+        let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, self.moved_since_drawn);
         let draw_start = std::time::Instant::now();
         let presented = self.gfx.draw(Some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
@@ -207,6 +245,7 @@ impl Running {
         if presented == Presented::Yes {
             self.frame_times.presented(std::time::Instant::now());
             self.frames += 1;
+            self.settled_frames += u64::from(settled);
             if self.frames % RESIDENT_SAMPLE_FRAMES == 0
                 && let Some(bytes) = resident_bytes()
             {
@@ -285,6 +324,32 @@ impl Running {
         (frame, events)
     }
 
+    /// Whether `event` must wait for the simulation's batch in flight: it reads the simulation
+    /// back (and a batch is on the GPU), or it goes to the simulation after one that waits.
+    fn must_wait(&self, event: &AppEvent) -> bool {
+        let to_simulation = !event.is_stepping()
+            && !matches!(
+                event,
+                AppEvent::Quit
+                    | AppEvent::SetRender(_)
+                    | AppEvent::ToggleUi
+                    | AppEvent::FrameDomain
+                    | AppEvent::Screenshot(_)
+                    | AppEvent::RequestWindowSize(..)
+                    | AppEvent::SetMinimized(_)
+                    | AppEvent::SimulateResize(..)
+                    | AppEvent::SimulateDeviceLoss
+            );
+        (to_simulation && !self.deferred.is_empty()) || (event.reads_simulation() && self.driver.busy())
+    }
+
+    /// Whether the view shows a finished state of the simulation: no batch of substeps on the GPU,
+    /// no frame of the simulation in progress (unless paused), the view's copy of the particles
+    /// up to date and no event waiting. Scripted runs count such frames (`--frames`).
+    pub fn settled(&self) -> bool {
+        self.driver.stepper().settled() && self.shown.current() && self.deferred.is_empty()
+    }
+
     /// Applies one event between frames.
     fn apply(&mut self, event: AppEvent) -> Next {
         match event {
@@ -309,14 +374,15 @@ impl Running {
                         .messages
                         .error(format!("render shader reload failed, the last good pipelines keep drawing: {e}")),
                 }
-                self.driver.apply(&self.gfx.gpu, AppEvent::ReloadShaders, &mut self.messages);
+                self.driver.apply(&self.sim_gpu, AppEvent::ReloadShaders, &mut self.messages);
             }
             other => {
                 // Requests for the simulation may replace or push the particles; the Stats
                 // numbers are taken again at once.
                 self.moved_since_drawn = None;
                 self.panel.refresh_stats();
-                if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
+                self.shown.invalidate();
+                if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
                     self.frame_domain();
                     self.set_title();
                 }
@@ -346,7 +412,7 @@ impl Running {
     }
 
     fn frame_snow(&mut self) {
-        match self.driver.particle_bounds(&self.gfx.gpu) {
+        match self.driver.particle_bounds(&self.sim_gpu) {
             Ok(Some((lo, hi))) => {
                 let pad = Vec3::splat(self.driver.spacing() as f32);
                 self.frame_request = Some((lo - pad, hi + pad));
@@ -358,8 +424,9 @@ impl Running {
 
     /// The `--report` summary: the driver's, plus the window and where the snow is on screen.
     pub fn report(&self) -> Result<Report, powder::sim::SolverError> {
-        let mut report = self.driver.report(&self.gfx.gpu)?;
+        let mut report = self.driver.report(&self.sim_gpu)?;
         report.frames = self.frames;
+        report.settled_frames = self.settled_frames;
         report.mean_fps = self.clock.mean_fps();
         report.ui_frame_ms = self.frame_times.summary();
         report.errors = self.messages.all_errors().to_vec();
@@ -385,7 +452,7 @@ impl Running {
             return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
         };
         // Splatted afresh: the frame before may not have been drawn.
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, None);
+        let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, None);
         screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());

@@ -2,7 +2,7 @@
 //! clock ([`crate::sim::explicit::clock`]).
 
 use super::{Solver, SolverError};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, PendingRead};
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::explicit::substep;
 use crate::sim::sort::bins::SolverPath;
@@ -12,6 +12,22 @@ use crate::sim::sort::bins::SolverPath;
 /// a wait for the GPU and a readback; substeps recorded past the frame's end cost only empty
 /// dispatches.
 const BATCH_MARGIN: f64 = 0.25;
+
+/// Substeps of a frame submitted by [`Solver::submit_batch`] and not yet seen finished.
+pub struct Batch {
+    /// The batch's last submission.
+    pub submission: wgpu::SubmissionIndex,
+    /// Substeps recorded (those past an auto frame's end are empty).
+    pub substeps: u32,
+    clock: PendingRead,
+}
+
+impl Batch {
+    /// Whether the GPU has finished the batch (as of the last [`Gpu::poll`]).
+    pub fn finished(&self) -> bool {
+        self.clock.ready()
+    }
+}
 
 impl Solver {
     /// Runs `substeps` substeps of `params.dt` (does not wait for them), submitted
@@ -90,7 +106,9 @@ impl Solver {
     }
 
     /// Records and submits substeps `range` of a frame of `count` ([`substep::record_substep`]),
-    /// [`substep::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`.
+    /// [`substep::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`,
+    /// and `last` records more into the last one. Returns the last submission (`None` for an empty
+    /// range).
     fn record_substeps(
         &self,
         gpu: &Gpu,
@@ -98,8 +116,22 @@ impl Solver {
         count: u32,
         fused: bool,
         timer: Option<&dyn substep::SubstepTimer>,
-    ) {
+    ) -> Option<wgpu::SubmissionIndex> {
+        self.record_substeps_then(gpu, range, count, fused, timer, &mut |_| {})
+    }
+
+    /// [`Solver::record_substeps`], with `last` recording more into the last submission.
+    fn record_substeps_then(
+        &self,
+        gpu: &Gpu,
+        range: std::ops::Range<u32>,
+        count: u32,
+        fused: bool,
+        timer: Option<&dyn substep::SubstepTimer>,
+        last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
+    ) -> Option<wgpu::SubmissionIndex> {
         let mut done = range.start;
+        let mut submission = None;
         while done < range.end {
             let n = (range.end - done).min(substep::SUBSTEPS_PER_SUBMIT);
             let timer = timer.filter(|_| done == range.start);
@@ -115,8 +147,68 @@ impl Solver {
             if let Some(timer) = timer {
                 timer.resolve(&mut encoder, n);
             }
-            gpu.queue.submit([encoder.finish()]);
             done += n;
+            if done >= range.end {
+                last(&mut encoder);
+            }
+            submission = Some(gpu.queue.submit([encoder.finish()]));
+        }
+        submission
+    }
+
+    /// Records and submits the next `substeps` substeps (at least one) of the frame that
+    /// [`Solver::begin_frame`] set up for `step`, and returns at once: nothing waits for the GPU.
+    /// The clock on the GPU carries the frame on from where the last batch left it (its time,
+    /// substeps, ratios and end), so a frame stepped in several batches runs the same substeps,
+    /// with the same dt and collider blend, as one stepped at once ([`Solver::step_frame`]); where
+    /// an auto frame ends inside the batch, the rest of it are empty dispatches. On the fused path
+    /// each batch of a [`FrameStep::Fixed`] frame is a run of its own (the particles are complete
+    /// after it, and the fused path gives the sorted path's results); an auto frame's substeps run
+    /// as the sorted path's, as in [`Solver::step_frame`]. The first submission's substeps are timed
+    /// by `timer`. The last submission ends with a copy of the clock, which [`Solver::batch_clock`]
+    /// reads once the batch has finished, and whatever `last` records (copies of the state, say;
+    /// the read it returns is started with the clock's).
+    pub fn submit_batch(
+        &self,
+        gpu: &Gpu,
+        step: FrameStep,
+        substeps: u32,
+        timer: Option<&dyn substep::SubstepTimer>,
+        last: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
+    ) -> Batch {
+        let n = substeps.max(1);
+        let fused = matches!(step, FrameStep::Fixed { .. }) && self.path() == SolverPath::Fused;
+        let count = if fused { n } else { u32::MAX };
+        let (mut clock, mut more) = (None, None);
+        let submission = self
+            .record_substeps_then(gpu, 0..n, count, fused, timer, &mut |encoder| {
+                clock = Some(gpu.record_read(encoder, &[&self.pages[0].clock]));
+                more = last(self, encoder);
+            })
+            .expect("a batch records at least one substep");
+        let clock = clock.expect("the last submission records the clock's copy");
+        clock.start();
+        if let Some(more) = more {
+            more.start();
+        }
+        Batch { submission, clock, substeps: n }
+    }
+
+    /// The clock as `batch` left it, once the GPU has finished it and the device has been polled
+    /// ([`Gpu::poll`]); `None` before. Like [`Solver::read_clock`], it remembers the stable dt.
+    pub fn batch_clock(&self, batch: &Batch) -> Option<Result<GpuSubstepClock, SolverError>> {
+        let bytes = match batch.clock.take()? {
+            Ok(mut parts) => parts.pop().unwrap_or_default(),
+            Err(e) => return Some(Err(e.into())),
+        };
+        let clock: GpuSubstepClock = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSubstepClock>()]);
+        self.remember_stable_dt(&clock);
+        Some(Ok(clock))
+    }
+
+    fn remember_stable_dt(&self, clock: &GpuSubstepClock) {
+        if clock.substeps > 0 && clock.stable_dt.is_finite() && clock.stable_dt > 0.0 {
+            self.last_stable_dt.set(Some(clock.stable_dt as f64));
         }
     }
 
@@ -125,9 +217,7 @@ impl Solver {
     pub fn read_clock(&self, gpu: &Gpu) -> Result<GpuSubstepClock, SolverError> {
         let bytes = gpu.read_buffer(&self.pages[0].clock)?;
         let clock: GpuSubstepClock = bytemuck::pod_read_unaligned(&bytes);
-        if clock.substeps > 0 && clock.stable_dt.is_finite() && clock.stable_dt > 0.0 {
-            self.last_stable_dt.set(Some(clock.stable_dt as f64));
-        }
+        self.remember_stable_dt(&clock);
         Ok(clock)
     }
 

@@ -21,6 +21,7 @@ mod frame;
 mod readback;
 
 pub use build::SolverOptions;
+pub use frame::Batch;
 pub use readback::BinsReadback;
 
 /// Failures of the solver.
