@@ -69,6 +69,7 @@ impl Driver {
         if self.stepper.apply(&event) {
             return false;
         }
+        self.stepper.state_changed();
         match event {
             AppEvent::SetMaterial(material) => self.edit(gpu, messages, |s| s.material = material),
             AppEvent::ResetMaterial => {
@@ -222,14 +223,18 @@ impl Driver {
         }
     }
 
-    /// One UI frame's share of the simulation ([`Stepper::advance`]): `wall_dt` seconds of wall
-    /// clock passed since the last one; with `hold`, the batch in flight is looked at but nothing
-    /// new is submitted. A frame's colliders go to the solver when it starts, the mouse tool before
-    /// each batch; `copy` records into each batch's last submission.
-    pub fn advance(
+    /// Starts a UI frame's share of the simulation ([`Stepper::start_ui_frame`]): `wall_dt`
+    /// seconds of wall clock passed since the last one.
+    pub fn start_ui_frame(&mut self, wall_dt: f64) {
+        self.stepper.start_ui_frame(wall_dt);
+    }
+
+    /// The simulation's work in a UI frame ([`Stepper::step`]): the batch in flight looked at,
+    /// and unless `hold`, the next submitted. A frame's colliders go to the solver when it starts,
+    /// the mouse tool before each batch; `copy` records into each batch's last submission.
+    pub fn step(
         &mut self,
         gpu: &Gpu,
-        wall_dt: f64,
         hold: bool,
         messages: &mut Messages,
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
@@ -246,12 +251,17 @@ impl Driver {
                 .upload(gpu, solver, sim_time, span)
                 .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}")),
         };
-        stepper.advance(gpu, solver, time, wall_dt, hold, messages, prepare, copy);
+        stepper.step(gpu, solver, time, hold, messages, prepare, copy);
     }
 
-    /// Whether a batch of substeps is on the GPU.
+    /// Whether a batch of substeps (or the stats a frame is planned from) is on the GPU.
     pub fn busy(&self) -> bool {
         self.stepper.busy()
+    }
+
+    /// Says that the simulation runs on a device of its own ([`Stepper::set_own_device`]).
+    pub fn set_own_device(&mut self, own: bool) {
+        self.stepper.set_own_device(own);
     }
 
     /// Whether the scene file or a glTF file it refers to changed on disk since the last call

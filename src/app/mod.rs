@@ -109,7 +109,8 @@ impl App {
             gfx.watch_errors(&sim_gpu);
             log::info!("the simulation runs on a device of its own (a software adapter: see app/shown.rs)");
         }
-        let driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
+        let mut driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
+        driver.set_own_device(separate);
         Ok(Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui))
     }
 

@@ -50,6 +50,10 @@ pub struct Running {
     shown: Shown,
     /// Events for the simulation waiting for its batch in flight to finish, in order.
     deferred: Vec<AppEvent>,
+    /// The particles changed since the 3D view was last rendered.
+    view_stale: bool,
+    /// The camera, render settings and view size the 3D view was last rendered with.
+    drawn_view: Option<(Camera, RenderSettings, Option<(u32, u32)>)>,
     camera: Camera,
     /// A box to frame once the view's aspect ratio is known (in the next egui pass).
     frame_request: Option<(Vec3, Vec3)>,
@@ -108,6 +112,8 @@ impl Running {
             shown,
             sim_gpu,
             deferred: Vec::new(),
+            view_stale: true,
+            drawn_view: None,
             camera: Camera::default(),
             frame_request: None,
             render,
@@ -192,7 +198,9 @@ impl Running {
             return Next::Continue;
         }
         let wall_dt = self.clock.tick().as_secs_f64();
+        let frame_start = std::time::Instant::now();
         let (egui_frame, mut events) = self.run_egui(event_loop);
+        let egui_ms = frame_start.elapsed().as_secs_f64() * 1e3;
         if self.shader_watcher.as_mut().is_some_and(|w| w.changed()) {
             events.push(AppEvent::ReloadShaders);
         }
@@ -208,11 +216,12 @@ impl Running {
                 next = Next::Quit;
             }
         }
-        let Self { driver, sim_gpu, shown, messages, .. } = self;
-        let hold = !self.deferred.is_empty();
-        driver.advance(sim_gpu, wall_dt, hold, messages, &mut |solver, encoder| {
-            shown.record_copy(sim_gpu, solver, encoder)
-        });
+        // Where the simulation has a device of its own, its next batch is submitted after the
+        // draw: a software driver's compute threads serve both devices, and a frame that renders
+        // the view anew (a batch just came back) then has them to itself.
+        let after_draw = self.shown.copies();
+        self.driver.start_ui_frame(wall_dt);
+        self.step_simulation(after_draw);
         if !self.deferred.is_empty() && !self.driver.busy() {
             // The batch is done: what waited for it reads the simulation now, without waiting.
             for event in std::mem::take(&mut self.deferred) {
@@ -224,7 +233,13 @@ impl Running {
         self.shown.sync(&self.sim_gpu, self.driver.solver(), self.driver.busy());
         // A copy of the particles from the simulation's device: the batches it follows are those
         // the motion bound below covers, or an event that made the bound unknown.
-        self.shown.poll(&self.sim_gpu);
+        let copied = self.shown.poll(&self.sim_gpu);
+        // The particles the view draws changed: a copy arrived, or (sharing the device) a batch ran.
+        let ui_sim = self.driver.stepper().ui_frame();
+        if copied || (!self.shown.copies() && ui_sim.batches + ui_sim.collected > 0) {
+            self.view_stale = true;
+        }
+        let sim_ms = frame_start.elapsed().as_secs_f64() * 1e3 - egui_ms;
         let colliders_moved = self.update_collider_meshes();
         // An estimate of how far the snow moved since the last frame drawn (frames skipped by the
         // surface add up), unknown once something the solver's stats do not see pushed it: the
@@ -236,12 +251,29 @@ impl Running {
         };
         self.moved_since_drawn = self.moved_since_drawn.zip(bound).map(|(a, b)| a + b);
         let settled = self.settled();
+        // The 3D view is rendered again only when something it shows changed; otherwise the last
+        // one is shown again (the panel's layer likewise): while the simulation is slower than
+        // the frame rate, most frames draw only egui.
+        let view = (self.camera, self.render, self.full_view_size);
+        let stale = self.view_stale
+            || self.drawn_view != Some(view)
+            || self.moved_since_drawn.is_none()
+            || colliders_moved
+            || self.driver.tool.is_held();
         let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, self.moved_since_drawn);
         let draw_start = std::time::Instant::now();
-        let presented = self.gfx.draw(Some(&inputs), egui_frame);
+        let presented = self.gfx.draw(stale.then_some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
         // mostly the CPU side of recording and submitting.
         self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
+        log::debug!(
+            "frame {}: {:.1} ms since the last, egui {egui_ms:.1} ms, events and simulation {sim_ms:.1} ms, draw {:.1} ms \
+             (3D view {})",
+            self.frames,
+            wall_dt * 1e3,
+            self.draw_ms,
+            if stale { "rendered" } else { "reused" }
+        );
         if presented == Presented::Yes {
             self.frame_times.presented(std::time::Instant::now());
             self.frames += 1;
@@ -251,7 +283,13 @@ impl Running {
             {
                 self.resident.push([self.frames, bytes]);
             }
-            self.moved_since_drawn = Some(0.0);
+            if stale {
+                self.moved_since_drawn = Some(0.0);
+                (self.view_stale, self.drawn_view) = (false, Some(view));
+            }
+        }
+        if after_draw {
+            self.step_simulation(false);
         }
         if let Some(path) = self.pending_screenshot.take() {
             // A screenshot failure from a key press is a message; the script treats it as fatal.
@@ -322,6 +360,14 @@ impl Running {
         let frame =
             EguiFrame { primitives, textures: output.textures_delta, pixels_per_point: output.pixels_per_point };
         (frame, events)
+    }
+
+    /// The simulation's work in this UI frame ([`Driver::step`]); with `hold` (or events waiting)
+    /// nothing new is submitted.
+    fn step_simulation(&mut self, hold: bool) {
+        let Self { driver, sim_gpu, shown, messages, deferred, .. } = self;
+        let hold = hold || !deferred.is_empty();
+        driver.step(sim_gpu, hold, messages, &mut |solver, encoder| shown.record_copy(sim_gpu, solver, encoder));
     }
 
     /// Whether `event` must wait for the simulation's batch in flight: it reads the simulation

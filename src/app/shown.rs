@@ -50,6 +50,8 @@ struct Mirror {
     pending: Option<(PendingRead, Vec<u32>)>,
     /// The particles changed since the last copy was recorded.
     stale: bool,
+    /// A copy was taken over since the last [`Shown::poll`].
+    arrived: bool,
 }
 
 /// Streams copied: position, velocity, plastic state ([`STREAMS`] indices).
@@ -70,8 +72,14 @@ impl Shown {
             }),
             pending: None,
             stale: true,
+            arrived: false,
         });
         Self { mirror }
+    }
+
+    /// Whether the view draws copies (the simulation has a device of its own).
+    pub fn copies(&self) -> bool {
+        self.mirror.is_some()
     }
 
     /// The particles changed outside a batch (an event): a copy is made on its own at the next
@@ -87,6 +95,8 @@ impl Shown {
     /// window draws the solver's buffers.
     pub fn record_copy(&mut self, sim: &Gpu, solver: &Solver, encoder: &mut wgpu::CommandEncoder) -> Option<PendingRead> {
         let mirror = self.mirror.as_mut()?;
+        // The last batch's copy, if it is back, before this one takes its place.
+        mirror.take_over();
         let pages = solver.particle_pages();
         let buffers: Vec<&wgpu::Buffer> =
             pages.iter().flat_map(|p| [&p.position, &p.velocity, &p.plastic]).collect();
@@ -113,28 +123,17 @@ impl Shown {
     }
 
     /// Takes a finished copy over to the window's device (polling the simulation's device without
-    /// waiting). Returns whether the drawn particles changed.
+    /// waiting). Returns whether the drawn particles changed since the last call.
     pub fn poll(&mut self, sim: &Gpu) -> bool {
         let Some(mirror) = &mut self.mirror else { return false };
-        let Some((read, counts)) = &mirror.pending else { return false };
-        read.start(); // a no-op where the batch already asked for the mapping
-        if !read.ready() {
-            sim.poll(None, None);
-        }
-        let Some(result) = read.take() else { return false };
-        let counts = counts.clone();
-        mirror.pending = None;
-        match result {
-            Ok(parts) => {
-                mirror.upload(&counts, &parts);
-                true
-            }
-            Err(e) => {
-                log::warn!("copying the particles for drawing failed: {e}");
-                mirror.stale = true;
-                false
+        if let Some((read, _)) = &mirror.pending {
+            read.start(); // a no-op where the batch already asked for the mapping
+            if !read.ready() {
+                sim.poll(None, None);
             }
         }
+        mirror.take_over();
+        std::mem::take(&mut mirror.arrived)
     }
 
     /// Whether the drawn particles are those of the solver's latest finished work (no copy on its
@@ -153,6 +152,24 @@ impl Shown {
 }
 
 impl Mirror {
+    /// Takes the copy on its way over to the window's device if it is back.
+    fn take_over(&mut self) {
+        let Some((read, counts)) = &self.pending else { return };
+        let Some(result) = read.take() else { return };
+        let counts = counts.clone();
+        self.pending = None;
+        match result {
+            Ok(parts) => {
+                self.upload(&counts, &parts);
+                self.arrived = true;
+            }
+            Err(e) => {
+                log::warn!("copying the particles for drawing failed: {e}");
+                self.stale = true;
+            }
+        }
+    }
+
     /// Writes the streams read back (three per page) into the window's buffers, made anew where a
     /// page's count changed.
     fn upload(&mut self, counts: &[u32], parts: &[Vec<u8>]) {

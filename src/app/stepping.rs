@@ -27,7 +27,7 @@ use powder::runner::{MAX_SUBSTEPS_PER_FRAME, plan_frame};
 use powder::scene::TimeStep;
 use powder::sim::explicit::clock::{FrameStep, GpuSubstepClock};
 use powder::sim::explicit::substep;
-use powder::sim::solver::Batch;
+use powder::sim::solver::{Batch, PendingStats};
 use powder::sim::{Solver, SolverStats};
 
 use super::events::{AppEvent, StepMode};
@@ -50,6 +50,10 @@ const MIN_RATE_WINDOW: Duration = Duration::from_secs(1);
 pub const BEHIND_REAL_TIME: f64 = 0.9;
 /// The simulation budget per UI frame a stepper starts with, wall-clock milliseconds.
 pub const DEFAULT_BUDGET_MS: f64 = 20.0;
+/// Where the simulation has a device of its own, the wall-clock milliseconds a batch is sized to:
+/// long enough that the UI's polls (once a UI frame) rarely find the simulation's queue idle,
+/// short enough that Pause and Reset stop it soon and the view follows it several times a second.
+pub const OWN_DEVICE_BATCH_MS: f64 = 100.0;
 
 /// What one frame simulated.
 #[derive(Clone, Copy, Debug, Default)]
@@ -268,6 +272,10 @@ pub struct Stepper {
     substep_ms: Option<f64>,
     frame: Option<Frame>,
     in_flight: Option<InFlight>,
+    /// The stats a new frame is planned from, on their way back.
+    stats_pending: Option<PendingStats>,
+    /// The simulation has a device of its own: its batches do not hold up the window's drawing.
+    own_device: bool,
     rate: RateMeter,
 }
 
@@ -298,13 +306,35 @@ impl Stepper {
             substep_ms: None,
             frame: None,
             in_flight: None,
+            stats_pending: None,
+            own_device: false,
             rate: RateMeter::default(),
         }
     }
 
-    /// Takes over the user's choices (mode, substeps, budget, pause) from `old` (a new scene).
+    /// Takes over the user's choices (mode, substeps, budget, pause) from `old` (a new scene), and
+    /// its device's place.
     pub fn keep_choices_of(&mut self, old: &Stepper) {
         (self.mode, self.substeps, self.budget_ms, self.paused) = (old.mode, old.substeps, old.budget_ms, old.paused);
+        self.own_device = old.own_device;
+    }
+
+    /// Says that the simulation's device is its own, not the window's: its batches are then sized
+    /// to [`OWN_DEVICE_BATCH_MS`] instead of the budget per UI frame, and a UI frame never waits
+    /// for them.
+    pub fn set_own_device(&mut self, own: bool) {
+        self.own_device = own;
+    }
+
+    /// The solver's state was changed by an event: stats read before it no longer describe it.
+    pub fn state_changed(&mut self) {
+        self.stats_pending = None;
+    }
+
+    /// Wall-clock milliseconds of simulation work a batch is sized to: the budget per UI frame, or
+    /// where the simulation has its own device, [`OWN_DEVICE_BATCH_MS`].
+    fn batch_budget_ms(&self) -> f64 {
+        if self.own_device { OWN_DEVICE_BATCH_MS } else { self.budget_ms }
     }
 
     /// Applies a stepping event; returns `false` for events that are not about stepping. A change
@@ -359,26 +389,27 @@ impl Stepper {
         self.stats = None;
         self.max_dt_ratio = 0.0;
         self.frame = None;
+        self.stats_pending = None;
         if let Some(flight) = &mut self.in_flight {
             flight.orphan = true;
         }
         self.rate.clear();
     }
 
-    /// One UI frame's share of the simulation; `wall_dt` seconds of wall clock passed since the
-    /// last one. First the batch in flight is looked at: if the GPU has finished it, its frame
-    /// moves on by what it covered (and ends, if it did: then nothing more is submitted this UI
-    /// frame, so that the finished frame is drawn). Then, unless paused or `hold`, the next batch
-    /// is submitted (a new frame planned first if none is in progress), and more while the budget
-    /// lasts and each is back in time.
-    ///
-    /// A frame's span of simulated time is planned from the stable dt at its start (a scene frame,
-    /// the substeps per frame, or the real-time budget); with auto dt the GPU then chooses each
-    /// substep's dt from the state it steps, taking more substeps than planned where the snow
-    /// stiffens. `prepare` readies the solver: [`Prepare::Frame`] when a frame with substeps
-    /// starts (its colliders), [`Prepare::Batch`] before each batch (the mouse tool); its error is
-    /// shown and the substeps run anyway. `copy` records into each batch's last submission (the
-    /// copy of the particles the window draws, where the simulation has a device of its own).
+    /// Starts a UI frame's share of the simulation: `wall_dt` seconds of wall clock passed since
+    /// the last one. Then [`Stepper::step`], once or more.
+    pub fn start_ui_frame(&mut self, wall_dt: f64) {
+        self.ui = UiFrameSim::default();
+        if let Some(frame) = &mut self.frame {
+            frame.ui_frames += 1;
+        }
+        if self.mode == StepMode::RealTime && !self.paused {
+            self.debt = (self.debt + wall_dt).min(MAX_CATCH_UP);
+        }
+    }
+
+    /// [`Stepper::start_ui_frame`] and one [`Stepper::step`].
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn advance(
         &mut self,
@@ -388,23 +419,48 @@ impl Stepper {
         wall_dt: f64,
         hold: bool,
         messages: &mut Messages,
+        prepare: impl FnMut(&mut Solver, Prepare) -> Result<(), String>,
+        copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
+    ) {
+        self.start_ui_frame(wall_dt);
+        self.step(gpu, solver, time, hold, messages, prepare, copy);
+    }
+
+    /// The simulation's work in a UI frame. First the batch in flight is looked at: if the GPU
+    /// has finished it, its frame moves on by what it covered (and ends, if it did: then nothing
+    /// more is submitted this UI frame, so that the finished frame is drawn). Then, unless paused
+    /// or `hold`, the next batch is submitted (a new frame planned first if none is in progress),
+    /// and more while the budget lasts and each is back in time.
+    ///
+    /// A frame's span of simulated time is planned from the stable dt at its start (a scene frame,
+    /// the substeps per frame, or the real-time budget); with auto dt the GPU then chooses each
+    /// substep's dt from the state it steps, taking more substeps than planned where the snow
+    /// stiffens. `prepare` readies the solver: [`Prepare::Frame`] when a frame with substeps
+    /// starts (its colliders), [`Prepare::Batch`] before each batch (the mouse tool); its error is
+    /// shown and the substeps run anyway. `copy` records into each batch's last submission (the
+    /// copy of the particles the window draws, where the simulation has a device of its own).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        gpu: &Gpu,
+        solver: &mut Solver,
+        time: SceneTime,
+        hold: bool,
+        messages: &mut Messages,
         mut prepare: impl FnMut(&mut Solver, Prepare) -> Result<(), String>,
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) {
         let start = Instant::now();
         let spent_ms = || start.elapsed().as_secs_f64() * 1e3;
-        self.ui = UiFrameSim::default();
-        if let Some(frame) = &mut self.frame {
-            frame.ui_frames += 1;
-        }
-        if self.mode == StepMode::RealTime && !self.paused {
-            self.debt = (self.debt + wall_dt).min(MAX_CATCH_UP);
-        }
+        // The budget left in this UI frame, and how long it may wait for the GPU: not at all where
+        // the simulation has its own device (its work does not hold up the drawing).
+        let budget = self.batch_budget_ms();
+        let own_device = self.own_device;
+        let left_ms = |spent: f64| if own_device { 0.0 } else { budget - spent };
         loop {
             if let Some(flight) = &self.in_flight {
                 let expected_left = flight.expected_ms.map(|ms| ms - flight.submitted.elapsed().as_secs_f64() * 1e3);
-                let wait = batch_wait(self.budget_ms - spent_ms(), expected_left);
-                gpu.poll(Some(&flight.batch.submission), Some(wait));
+                gpu.poll(Some(&flight.batch.submission), Some(batch_wait(left_ms(spent_ms()), expected_left)));
                 let Some(result) = solver.batch_clock(&flight.batch) else { break };
                 let Some(flight) = self.in_flight.take() else { break };
                 match result {
@@ -425,6 +481,25 @@ impl Stepper {
             if hold {
                 break;
             }
+            if let Some(pending) = &self.stats_pending {
+                // The stats pass is short: a shared device waits for it within the budget.
+                let wait = Duration::from_secs_f64(left_ms(spent_ms()).max(0.0) / 1e3);
+                gpu.poll(Some(&pending.submission), Some(wait));
+                let Some(result) = solver.take_stats(pending) else { break };
+                self.stats_pending = None;
+                match result {
+                    Ok(stats) => {
+                        let stable = solver.stable_dt_of(gpu, &stats, time.cfl);
+                        if !self.begin(gpu, solver, stable, stats, time, messages, &mut prepare) {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        messages.error(format!("reading the solver's stats failed: {e}"));
+                        break;
+                    }
+                }
+            }
             if self.frame.as_ref().is_some_and(|f| f.cut) {
                 self.finish_frame(gpu, true);
             }
@@ -432,11 +507,18 @@ impl Stepper {
             if self.paused && !self.step_requested && !single_in_progress {
                 break;
             }
-            if self.frame.is_none() && (self.ui.frames_finished > 0 || !self.begin(gpu, solver, time, messages, &mut prepare)) {
-                break;
+            if self.frame.is_none() {
+                // A finished frame is drawn before the next starts; real time waits for a whole dt
+                // owed (the dt of the last frame: the next one's is not known yet).
+                let owed = self.step_requested || self.mode != StepMode::RealTime || self.debt >= self.last_dt();
+                if self.ui.frames_finished > 0 || !owed {
+                    break;
+                }
+                self.stats_pending = Some(solver.request_stats(gpu));
+                continue;
             }
             let Some(frame) = &mut self.frame else { break };
-            let n = batch_substeps(self.budget_ms - spent_ms(), self.ui.batches == 0, self.substep_ms, frame.left());
+            let n = batch_substeps(budget - spent_ms(), self.ui.batches == 0, self.substep_ms, frame.left());
             if n == 0 {
                 break;
             }
@@ -449,6 +531,7 @@ impl Stepper {
                 frame.timed = Some(n.min(substep::SUBSTEPS_PER_SUBMIT));
             }
             frame.recorded += n;
+            log::debug!("batch of {n} substeps submitted (frame at {:.4} of {:.4} s)", frame.clock.time, frame.span);
             let expected_ms = self.substep_ms.map(|ms| ms * n as f64);
             self.in_flight = Some(InFlight { batch, submitted: Instant::now(), expected_ms, orphan: false });
             self.ui.batches += 1;
@@ -461,25 +544,21 @@ impl Stepper {
         }
     }
 
-    /// Plans a frame and readies the solver for it; `false` if it has no substeps (real time
-    /// waiting for a whole dt) or the solver's stats could not be read. The stats are read with
-    /// nothing of the simulation in flight, so the wait is for the `stats` pass alone.
+    /// Plans a frame from the stats of the state it starts from (read back without waiting, once
+    /// nothing of the simulation was in flight) and `stable`, their stable dt, and readies the
+    /// solver for it; `false` if it has no substeps (real time waiting for a whole dt).
+    #[allow(clippy::too_many_arguments)]
     fn begin(
         &mut self,
         gpu: &Gpu,
         solver: &mut Solver,
+        stable: f64,
+        stats: SolverStats,
         time: SceneTime,
         messages: &mut Messages,
         prepare: &mut impl FnMut(&mut Solver, Prepare) -> Result<(), String>,
     ) -> bool {
         let single = std::mem::take(&mut self.step_requested);
-        let (stable, stats) = match solver.stable_dt(gpu, time.cfl) {
-            Ok(v) => v,
-            Err(e) => {
-                messages.error(format!("reading the solver's stats failed: {e}"));
-                return false;
-            }
-        };
         self.stable_dt = stable;
         self.stats = Some(stats);
         let dt = if self.auto_dt { stable } else { self.fixed_dt };
@@ -528,7 +607,7 @@ impl Stepper {
     /// the rest is dropped: owing more would only make the next frames slower.
     fn plan_real_time(&mut self, dt: f64) -> u32 {
         let wanted = ((self.debt / dt).floor().min(MAX_SUBSTEPS_PER_FRAME as f64)) as u32;
-        let affordable = batch_substeps(self.budget_ms, true, self.substep_ms, MAX_SUBSTEPS_PER_FRAME);
+        let affordable = batch_substeps(self.batch_budget_ms(), true, self.substep_ms, MAX_SUBSTEPS_PER_FRAME);
         let n = wanted.min(affordable);
         self.debt = if n < wanted { 0.0 } else { self.debt - n as f64 * dt };
         n
@@ -542,6 +621,7 @@ impl Stepper {
         let ran = clock.substeps.saturating_sub(frame.clock.substeps);
         // Seen finished at this poll: an upper bound of the batch's time where it was not waited for.
         let ms = flight.submitted.elapsed().as_secs_f64() * 1e3;
+        log::debug!("batch back after {ms:.1} ms: {ran} substeps ran, frame at {:.4} s", clock.time);
         frame.sim_ms += ms;
         if ran > 0 {
             let per_substep = ms / ran as f64;
@@ -599,14 +679,23 @@ impl Stepper {
         self.sim_time + self.frame.as_ref().map_or(0.0, |f| f.clock.time as f64)
     }
 
-    /// Whether a batch is on the GPU.
-    pub fn busy(&self) -> bool {
-        self.in_flight.is_some()
+    /// The dt a real-time frame would take: the last stable dt (auto) or the fixed dt.
+    fn last_dt(&self) -> f64 {
+        if self.auto_dt { self.stable_dt } else { self.fixed_dt }
     }
-    /// Whether the simulation shows a finished state: no batch in flight, and no frame in
+
+    /// Whether a batch or the stats are on the GPU.
+    pub fn busy(&self) -> bool {
+        self.in_flight.is_some() || self.stats_pending.is_some()
+    }
+    /// Whether the simulation shows a finished state: nothing on the GPU, and no frame in
     /// progress unless paused (a paused frame waits for Play).
     pub fn settled(&self) -> bool {
-        self.in_flight.is_none() && (self.frame.is_none() || (self.paused && !self.step_requested))
+        !self.busy() && (self.frame.is_none() || (self.paused && !self.step_requested))
+    }
+    /// Whether the simulation has a device of its own.
+    pub fn own_device(&self) -> bool {
+        self.own_device
     }
     /// Paused?
     pub fn paused(&self) -> bool {
@@ -748,6 +837,63 @@ mod tests {
         assert_eq!(coarser_resolution(64, 1.2), None);
         assert_eq!(coarser_resolution(64, f64::NAN), None);
         assert_eq!(coarser_resolution(12, 0.5), Some(8));
+    }
+
+    /// The default scene on the GPU, with a budget of 1 ms per UI frame: on lavapipe a substep
+    /// takes hundreds of milliseconds. Each UI frame submits at most one batch, of one substep once
+    /// one is known to cost more than the budget, and returns without waiting for it; the scene
+    /// frame carries over; Pause stops the submissions at the very next UI frame, Play resumes them.
+    #[test]
+    fn a_slow_simulation_gets_one_substep_per_ui_frame_and_pause_stops_it_at_once() {
+        let gpu = Gpu::new_headless().expect("a Vulkan adapter");
+        let scene = powder::scene::Scene::builtin_default();
+        let mut solver = powder::runner::build_solver(&gpu, &scene, "default").expect("solver");
+        let mut stepper = Stepper::new(&gpu, StepMode::SceneFrames, true, solver.params().dt);
+        stepper.apply(&AppEvent::SetRealTimeBudget(1.0));
+        let time = SceneTime { cfl: scene.time.cfl, frame_duration: scene.frame_duration() };
+        let mut messages = Messages::default();
+        let mut ui_frame = |stepper: &mut Stepper, solver: &mut Solver| {
+            let measured = stepper.substep_ms();
+            stepper.advance(&gpu, solver, time, 1.0 / 60.0, false, &mut messages, |_, _| Ok(()), &mut |_, _| None);
+            // The rest of a UI frame (drawing).
+            std::thread::sleep(Duration::from_millis(5));
+            (stepper.ui_frame(), measured)
+        };
+        let (mut collected, mut frames) = (0, 0);
+        while collected < 3 {
+            let (ui, measured) = ui_frame(&mut stepper, &mut solver);
+            assert!(ui.batches <= 1, "UI frame {frames}: {ui:?}");
+            if measured.is_none_or(|ms| ms > 1.0) {
+                assert!(ui.substeps <= 1, "UI frame {frames}: {ui:?} at {measured:?} ms a substep");
+            }
+            collected += ui.collected;
+            frames += 1;
+            assert!(frames < 100_000, "no batch came back");
+        }
+        eprintln!("{frames} UI frames for 3 batches, {:?} ms a substep", stepper.substep_ms());
+        assert!(frames > 3, "the UI frames waited for the batches");
+        let (done, span) = stepper.frame_progress().expect("the scene frame carries over");
+        assert!(done > 0.0 && done < span, "{done} of {span} s");
+        // Pause: from the next UI frame on, nothing is submitted; the batch in flight is looked at.
+        stepper.apply(&AppEvent::TogglePause);
+        let mut paused_frames = 0;
+        while stepper.busy() || paused_frames < 3 {
+            let (ui, _) = ui_frame(&mut stepper, &mut solver);
+            assert_eq!(ui.batches, 0, "a batch was submitted while paused: {ui:?}");
+            paused_frames += 1;
+            assert!(paused_frames < 100_000, "the batch in flight never came back");
+        }
+        assert!(stepper.settled());
+        let progress = stepper.frame_progress();
+        assert_eq!(ui_frame(&mut stepper, &mut solver).0.batches, 0);
+        assert_eq!(stepper.frame_progress(), progress, "the paused frame moved");
+        // Play: the same frame goes on at the next UI frame.
+        stepper.apply(&AppEvent::TogglePause);
+        assert_eq!(ui_frame(&mut stepper, &mut solver).0.batches, 1);
+        assert_eq!(stepper.frame_progress().map(|p| p.1), progress.map(|p| p.1));
+        while stepper.busy() {
+            ui_frame(&mut stepper, &mut solver);
+        }
     }
 
     #[test]

@@ -151,9 +151,13 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
                 events.push(AppEvent::SetSubsteps(n.round() as u32));
             }
         }
-        let mut ms = budget;
-        if slider(ui, "sim budget per UI frame", "ms", &mut ms, 1.0..=500.0, true) {
-            events.push(AppEvent::SetRealTimeBudget(ms));
+        if d.stepper().own_device() {
+            ui.label(RichText::new("the simulation runs on a device of its own (software driver): drawing never waits for it").small().weak());
+        } else {
+            let mut ms = budget;
+            if slider(ui, "sim budget per UI frame", "ms", &mut ms, 1.0..=500.0, true) {
+                events.push(AppEvent::SetRealTimeBudget(ms));
+            }
         }
         // From the Stats numbers, so the text changes only when they refresh (`ui_layer.rs`).
         let stable = state.stats.as_ref().map_or(d.stepper().stable_dt(), |s| s.stable_dt);

@@ -22,7 +22,7 @@ mod readback;
 
 pub use build::SolverOptions;
 pub use frame::Batch;
-pub use readback::BinsReadback;
+pub use readback::{BinsReadback, PendingStats};
 
 /// Failures of the solver.
 #[derive(Debug, Error)]
@@ -503,9 +503,15 @@ impl Solver {
     /// ([`Solver::fit_grid_pool`]).
     pub fn stable_dt(&mut self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
         let s = self.stats(gpu)?;
+        Ok((self.stable_dt_of(gpu, &s, cfl), s))
+    }
+
+    /// [`Solver::stable_dt`] from stats already read ([`Solver::take_stats`]): the sparse grid's
+    /// pool fitted to them, and the stable dt of the state they describe.
+    pub fn stable_dt_of(&mut self, gpu: &Gpu, s: &SolverStats, cfl: f64) -> f64 {
         self.fit_grid_pool(gpu, s.grid_blocks_peak);
         let stable = stable_dt(&self.params, s.max_speed, s.max_hardening, cfl);
         self.last_stable_dt.set(Some(stable));
-        Ok((stable, s))
+        stable
     }
 }
