@@ -154,6 +154,8 @@ impl Driver {
                 ));
                 // The new grid has no colliders yet: they are sampled onto it for the next frame.
                 self.colliders.set_grid(params.grid);
+                // The new state has a new substep clock: the frame in progress ends where it was.
+                self.stepper.cut_frame();
                 self.scene = scene;
             }
             Err(e) => {
@@ -230,12 +232,14 @@ impl Driver {
     }
 
     /// The simulation's work in a UI frame ([`Stepper::step`]): the batch in flight looked at,
-    /// and unless `hold`, the next submitted. A frame's colliders go to the solver when it starts,
+    /// and unless `hold`, the next submitted (a new frame only once the UI frame is `drawn`, if
+    /// one just finished). A frame's colliders go to the solver when it starts,
     /// the mouse tool before each batch; `copy` records into each batch's last submission.
     pub fn step(
         &mut self,
         gpu: &Gpu,
         hold: bool,
+        drawn: bool,
         messages: &mut Messages,
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) {
@@ -247,11 +251,11 @@ impl Driver {
                 tool.apply(gpu, solver, span, max_speed);
                 Ok(())
             }
-            Prepare::Frame { sim_time, span } => colliders
-                .upload(gpu, solver, sim_time, span)
-                .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}")),
+            Prepare::Frame { sim_time, span } => colliders.upload(gpu, solver, sim_time, span).map_err(|e| {
+                format!("the colliders could not be given to the solver; the snow runs without them: {e}")
+            }),
         };
-        stepper.step(gpu, solver, time, hold, messages, prepare, copy);
+        stepper.step(gpu, solver, time, hold, drawn, messages, prepare, copy);
     }
 
     /// Whether a batch of substeps (or the stats a frame is planned from) is on the GPU.
@@ -280,6 +284,7 @@ impl Driver {
         report.max_dt_ratio = self.stepper.max_dt_ratio();
         report.sim_frames = self.stepper.frames_finished();
         report.real_time_ratio = self.stepper.real_time_ratio();
+        report.simulation_device = if self.stepper.own_device() { "own" } else { "shared" };
         report.youngs_modulus = self.scene.material.youngs_modulus;
         report.grid_resolution = self.scene.grid.resolution;
         report.collider_count = self.colliders.count();

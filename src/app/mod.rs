@@ -173,7 +173,12 @@ impl ApplicationHandler for App {
                     self.script.start();
                 }
                 match next {
-                    Next::Continue => self.finish_if_done(event_loop),
+                    Next::Continue => {
+                        self.finish_if_done(event_loop);
+                        if let (false, Some(running)) = (self.closing, &mut self.running) {
+                            running.after_frame();
+                        }
+                    }
                     Next::Quit => self.stop(event_loop, Ok(())),
                     Next::Fail(message) => self.stop(event_loop, Err(anyhow!(message))),
                 }
@@ -201,9 +206,15 @@ impl ApplicationHandler for App {
             return self.stop(event_loop, Err(anyhow!(fault)));
         }
         if running.gfx.drawable() {
-            // Draw continuously: the simulation runs, and egui needs frames to respond.
-            running.window().request_redraw();
-            event_loop.set_control_flow(ControlFlow::Wait);
+            // Draw continuously (the simulation runs, and egui needs frames to respond), at most
+            // running::MAX_FPS frames a second.
+            let next = running.next_frame_at();
+            if std::time::Instant::now() >= next {
+                running.window().request_redraw();
+                event_loop.set_control_flow(ControlFlow::Wait);
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+            }
         } else {
             // Minimised: no frames and no busy loop; wake only for the script's next step.
             let flow = self.script.next_at().map_or(ControlFlow::Wait, ControlFlow::WaitUntil);

@@ -39,8 +39,8 @@ pub struct Report {
     pub grid_resolution: u32,
     /// Frames drawn (UI frames presented).
     pub frames: u64,
-    /// Frames drawn while the simulation showed a finished state (what `--frames` counts): no
-    /// batch of substeps on the GPU, and no frame of the simulation in progress unless paused.
+    /// Frames drawn that showed a newly finished frame of the simulation (no batch of substeps on
+    /// the GPU, none of its frames half done), or any state while paused: what `--frames` counts.
     pub settled_frames: u64,
     /// Frames of the simulation finished (scene frames, real-time steps or N substeps, as the
     /// stepping mode plans them).
@@ -48,6 +48,9 @@ pub struct Report {
     /// Simulated seconds per wall-clock second over the last few seconds of stepping (`null`
     /// while paused or before a second was measured).
     pub real_time_ratio: Option<f64>,
+    /// The device the simulation runs on: `"shared"` (the window's) or `"own"` (a second device
+    /// of the adapter, on software drivers).
+    pub simulation_device: &'static str,
     /// The window's inner size at the end, pixels.
     pub window_size: [u32; 2],
     /// The 3D view's (and the screenshot's) size, pixels.

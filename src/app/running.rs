@@ -25,6 +25,9 @@ use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
 
+/// The most frames a second the window draws.
+pub const MAX_FPS: f64 = 60.0;
+
 /// What the loop should do after a frame or an event.
 #[derive(Debug, PartialEq)]
 pub enum Next {
@@ -52,6 +55,8 @@ pub struct Running {
     deferred: Vec<AppEvent>,
     /// The particles changed since the 3D view was last rendered.
     view_stale: bool,
+    /// The simulation's step is due after the frame ([`Running::after_frame`]).
+    step_after_draw: bool,
     /// The camera, render settings and view size the 3D view was last rendered with.
     drawn_view: Option<(Camera, RenderSettings, Option<(u32, u32)>)>,
     camera: Camera,
@@ -74,8 +79,11 @@ pub struct Running {
     full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
-    /// Frames drawn while the simulation showed a finished state ([`Running::settled`]).
+    /// Frames drawn that showed a new finished state of the simulation, or any state while paused
+    /// ([`Running::settled`]).
     pub settled_frames: u64,
+    /// The simulation's finished frames as of the last frame counted in `settled_frames`.
+    counted_sim_frames: u64,
     /// Resident memory every `RESIDENT_SAMPLE_FRAMES` frames, for the report.
     resident: Vec<[u64; 2]>,
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
@@ -113,6 +121,7 @@ impl Running {
             sim_gpu,
             deferred: Vec::new(),
             view_stale: true,
+            step_after_draw: false,
             drawn_view: None,
             camera: Camera::default(),
             frame_request: None,
@@ -132,11 +141,19 @@ impl Running {
             full_view_size: None,
             frames: 0,
             settled_frames: 0,
+            counted_sim_frames: 0,
             resident: Vec::new(),
         };
         running.frame_domain();
         running.set_title();
         running
+    }
+
+    /// When the next frame may start: at most [`MAX_FPS`] frames a second. A faster loop would
+    /// only take the CPU from the simulation (on a software driver, the same cores) and from
+    /// the window system.
+    pub fn next_frame_at(&self) -> std::time::Instant {
+        self.clock.last_tick() + std::time::Duration::from_secs_f64(1.0 / MAX_FPS)
     }
 
     /// The window.
@@ -191,6 +208,9 @@ impl Running {
 
     /// Runs one frame. Returns what the loop should do next.
     pub fn frame(&mut self, event_loop: &ActiveEventLoop) -> Next {
+        // Nothing here waits on the window's device, so it is polled for its callbacks (a lost
+        // device among them) without waiting.
+        self.gfx.gpu.poll(None, None);
         if let Some(fault) = self.fault() {
             return Next::Fail(fault);
         }
@@ -217,11 +237,11 @@ impl Running {
             }
         }
         // Where the simulation has a device of its own, its next batch is submitted after the
-        // draw: a software driver's compute threads serve both devices, and a frame that renders
-        // the view anew (a batch just came back) then has them to itself.
+        // draw (`after_frame`): a software driver's compute threads serve both devices, and a
+        // frame that renders the view anew (a batch just came back) then has them to itself.
         let after_draw = self.shown.copies();
         self.driver.start_ui_frame(wall_dt);
-        self.step_simulation(after_draw);
+        self.step_simulation(after_draw, false);
         if !self.deferred.is_empty() && !self.driver.busy() {
             // The batch is done: what waited for it reads the simulation now, without waiting.
             for event in std::mem::take(&mut self.deferred) {
@@ -250,7 +270,10 @@ impl Running {
             self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
         };
         self.moved_since_drawn = self.moved_since_drawn.zip(bound).map(|(a, b)| a + b);
-        let settled = self.settled();
+        // A finished state counts once (the next frame may show it again before the simulation's
+        // next frame starts), any state while paused every time.
+        let sim_frames = self.driver.stepper().frames_finished();
+        let settled = self.settled() && (self.driver.stepper().paused() || sim_frames > self.counted_sim_frames);
         // The 3D view is rendered again only when something it shows changed; otherwise the last
         // one is shown again (the panel's layer likewise): while the simulation is slower than
         // the frame rate, most frames draw only egui.
@@ -277,7 +300,10 @@ impl Running {
         if presented == Presented::Yes {
             self.frame_times.presented(std::time::Instant::now());
             self.frames += 1;
-            self.settled_frames += u64::from(settled);
+            if settled {
+                self.settled_frames += 1;
+                self.counted_sim_frames = sim_frames;
+            }
             if self.frames % RESIDENT_SAMPLE_FRAMES == 0
                 && let Some(bytes) = resident_bytes()
             {
@@ -288,9 +314,7 @@ impl Running {
                 (self.view_stale, self.drawn_view) = (false, Some(view));
             }
         }
-        if after_draw {
-            self.step_simulation(false);
-        }
+        self.step_after_draw = after_draw;
         if let Some(path) = self.pending_screenshot.take() {
             // A screenshot failure from a key press is a message; the script treats it as fatal.
             if let Err(e) = self.screenshot(&path) {
@@ -362,12 +386,22 @@ impl Running {
         (frame, events)
     }
 
-    /// The simulation's work in this UI frame ([`Driver::step`]); with `hold` (or events waiting)
-    /// nothing new is submitted.
-    fn step_simulation(&mut self, hold: bool) {
+    /// After a frame, once the app goes on: where the simulation has a device of its own, its next
+    /// batch is submitted now that the frame is drawn (see [`Running::frame`]). A scripted run
+    /// that ends with the frame writes its report and screenshot before this, from the state the
+    /// frame showed.
+    pub fn after_frame(&mut self) {
+        if std::mem::take(&mut self.step_after_draw) {
+            self.step_simulation(false, true);
+        }
+    }
+
+    /// The simulation's work in this UI frame ([`Driver::step`]), before or after (`drawn`) the
+    /// draw; with `hold` (or events waiting) nothing new is submitted.
+    fn step_simulation(&mut self, hold: bool, drawn: bool) {
         let Self { driver, sim_gpu, shown, messages, deferred, .. } = self;
         let hold = hold || !deferred.is_empty();
-        driver.step(sim_gpu, hold, messages, &mut |solver, encoder| shown.record_copy(sim_gpu, solver, encoder));
+        driver.step(sim_gpu, hold, drawn, messages, &mut |solver, encoder| shown.record_copy(sim_gpu, solver, encoder));
     }
 
     /// Whether `event` must wait for the simulation's batch in flight: it reads the simulation

@@ -93,13 +93,17 @@ impl Shown {
     /// Records the copy of `solver`'s particles into `encoder` (on the simulation's device `sim`),
     /// the last of a batch; returns the read to start once it is submitted. Nothing where the
     /// window draws the solver's buffers.
-    pub fn record_copy(&mut self, sim: &Gpu, solver: &Solver, encoder: &mut wgpu::CommandEncoder) -> Option<PendingRead> {
+    pub fn record_copy(
+        &mut self,
+        sim: &Gpu,
+        solver: &Solver,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Option<PendingRead> {
         let mirror = self.mirror.as_mut()?;
         // The last batch's copy, if it is back, before this one takes its place.
         mirror.take_over();
         let pages = solver.particle_pages();
-        let buffers: Vec<&wgpu::Buffer> =
-            pages.iter().flat_map(|p| [&p.position, &p.velocity, &p.plastic]).collect();
+        let buffers: Vec<&wgpu::Buffer> = pages.iter().flat_map(|p| [&p.position, &p.velocity, &p.plastic]).collect();
         let read = sim.record_read(encoder, &buffers);
         mirror.pending = Some((read.clone(), pages.iter().map(|p| p.count).collect()));
         mirror.stale = false;

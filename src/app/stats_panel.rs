@@ -58,7 +58,8 @@ impl StatsText {
         if last.substeps > 0 {
             let over = if last.ui_frames > 1 { format!(" over {} UI frames", last.ui_frames) } else { String::new() };
             let (n, span, ms) = (last.substeps, short(last.span), last.sim_ms);
-            row("last sim frame", format!("{n} substeps over {span} s in {ms:.1} ms{over}"));
+            let plural = if n == 1 { "" } else { "s" };
+            row("last sim frame", format!("{n} substep{plural} over {span} s in {ms:.1} ms{over}"));
         }
         if let Some(ms) = d.stepper().substep_ms() {
             row("  per substep", format!("{ms:.2} ms (wall clock)"));

@@ -53,7 +53,7 @@ pub const DEFAULT_BUDGET_MS: f64 = 20.0;
 /// Where the simulation has a device of its own, the wall-clock milliseconds a batch is sized to:
 /// long enough that the UI's polls (once a UI frame) rarely find the simulation's queue idle,
 /// short enough that Pause and Reset stop it soon and the view follows it several times a second.
-pub const OWN_DEVICE_BATCH_MS: f64 = 100.0;
+pub const OWN_DEVICE_BATCH_MS: f64 = 250.0;
 
 /// What one frame simulated.
 #[derive(Clone, Copy, Debug, Default)]
@@ -144,16 +144,18 @@ pub fn batch_wait(budget_left_ms: f64, expected_left_ms: Option<f64>) -> Duratio
     }
 }
 
-/// A coarser grid resolution that should keep real time at `ratio` simulated seconds per wall
-/// second, from `resolution` cells along the longest edge; `None` if there is none below it. With
-/// the scene's particles per cell (after a reset), a substep's cost scales with the cells and the
-/// substeps per second with 1/h: the cost of a simulated second grows as the resolution to the
-/// fourth. Rounded to a multiple of 8, at least 8.
+/// A coarser grid resolution to try at `ratio` simulated seconds per wall second, from
+/// `resolution` cells along the longest edge; `None` if there is none below it. With the scene's
+/// particles per cell (after a reset), a substep's cost scales with the cells and the substeps per
+/// second with 1/h: the cost of a simulated second grows as the resolution to the fourth, so
+/// `resolution · ratio^¼` should keep real time. Rounded to a multiple of 8, at least 8, and at
+/// most a halving at a time: a grid far coarser than the scene was made for loses its shapes, and
+/// the line offers the next step if it is still behind.
 pub fn coarser_resolution(resolution: u32, ratio: f64) -> Option<u32> {
     if !(ratio > 0.0) || ratio >= 1.0 || resolution <= 8 {
         return None;
     }
-    let ideal = resolution as f64 * ratio.powf(0.25);
+    let ideal = (resolution as f64 * ratio.powf(0.25)).max(resolution as f64 / 2.0);
     let rounded = ((ideal / 8.0).round() as u32 * 8).max(8);
     let coarser = if rounded >= resolution { resolution.saturating_sub(8).max(8) } else { rounded };
     (coarser < resolution).then_some(coarser)
@@ -374,7 +376,9 @@ impl Stepper {
         true
     }
 
-    fn cut_frame(&mut self) {
+    /// Ends the frame in progress where its batch in flight leaves it (the next one is planned
+    /// anew): its plan no longer holds, or the solver's state was rebuilt under it.
+    pub fn cut_frame(&mut self) {
         if let Some(frame) = &mut self.frame {
             frame.cut = true;
         }
@@ -423,14 +427,14 @@ impl Stepper {
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) {
         self.start_ui_frame(wall_dt);
-        self.step(gpu, solver, time, hold, messages, prepare, copy);
+        self.step(gpu, solver, time, hold, false, messages, prepare, copy);
     }
 
     /// The simulation's work in a UI frame. First the batch in flight is looked at: if the GPU
-    /// has finished it, its frame moves on by what it covered (and ends, if it did: then nothing
-    /// more is submitted this UI frame, so that the finished frame is drawn). Then, unless paused
-    /// or `hold`, the next batch is submitted (a new frame planned first if none is in progress),
-    /// and more while the budget lasts and each is back in time.
+    /// has finished it, its frame moves on by what it covered (and ends, if it did: then the next
+    /// frame starts only once this UI frame has been `drawn`, so that the finished frame is
+    /// shown). Then, unless paused or `hold`, the next batch is submitted (a new frame planned
+    /// first if none is in progress), and more while the budget lasts and each is back in time.
     ///
     /// A frame's span of simulated time is planned from the stable dt at its start (a scene frame,
     /// the substeps per frame, or the real-time budget); with auto dt the GPU then chooses each
@@ -446,6 +450,7 @@ impl Stepper {
         solver: &mut Solver,
         time: SceneTime,
         hold: bool,
+        drawn: bool,
         messages: &mut Messages,
         mut prepare: impl FnMut(&mut Solver, Prepare) -> Result<(), String>,
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
@@ -482,8 +487,9 @@ impl Stepper {
                 break;
             }
             if let Some(pending) = &self.stats_pending {
-                // The stats pass is short: a shared device waits for it within the budget.
-                let wait = Duration::from_secs_f64(left_ms(spent_ms()).max(0.0) / 1e3);
+                // The stats pass is short, and nothing else of the simulation is in flight: the UI
+                // frame waits for it within its budget.
+                let wait = Duration::from_secs_f64((self.budget_ms - spent_ms()).max(0.0) / 1e3);
                 gpu.poll(Some(&pending.submission), Some(wait));
                 let Some(result) = solver.take_stats(pending) else { break };
                 self.stats_pending = None;
@@ -511,7 +517,7 @@ impl Stepper {
                 // A finished frame is drawn before the next starts; real time waits for a whole dt
                 // owed (the dt of the last frame: the next one's is not known yet).
                 let owed = self.step_requested || self.mode != StepMode::RealTime || self.debt >= self.last_dt();
-                if self.ui.frames_finished > 0 || !owed {
+                if (self.ui.frames_finished > 0 && !drawn) || !owed {
                     break;
                 }
                 self.stats_pending = Some(solver.request_stats(gpu));
@@ -526,9 +532,15 @@ impl Stepper {
                 messages.error(e);
             }
             let timer = self.timer.as_ref().filter(|_| frame.timed.is_none());
-            let batch = solver.submit_batch(gpu, frame.step, n, timer.map(|t| t as &dyn substep::SubstepTimer), copy);
+            // On a device of its own, a batch is one submission: on a software driver a submission
+            // waits until the queue's earlier work is done, so a second one would hold up this UI
+            // frame. Sharing the window's device, the GPU starts on the first substeps while the
+            // rest are recorded.
+            let per_submit = if own_device { u32::MAX } else { substep::SUBSTEPS_PER_SUBMIT };
+            let timer = timer.map(|t| t as &dyn substep::SubstepTimer);
+            let batch = solver.submit_batch(gpu, frame.step, n, per_submit, timer, copy);
             if timer.is_some() {
-                frame.timed = Some(n.min(substep::SUBSTEPS_PER_SUBMIT));
+                frame.timed = Some(n.min(per_submit));
             }
             frame.recorded += n;
             log::debug!("batch of {n} substeps submitted (frame at {:.4} of {:.4} s)", frame.clock.time, frame.span);
@@ -575,6 +587,7 @@ impl Stepper {
             return false;
         }
         let span = substeps as f64 * dt;
+        log::debug!("frame planned: {substeps} substeps of {dt:e} s (stable dt {stable:e} s)");
         if let Err(e) = prepare(solver, Prepare::Frame { sim_time: self.sim_time, span }) {
             messages.error(e);
         }
@@ -830,8 +843,9 @@ mod tests {
         assert_eq!(coarser_resolution(64, 0.06), Some(32));
         // Nearly real time: one step of 8 coarser.
         assert_eq!(coarser_resolution(64, 0.85), Some(56));
-        // Far behind: never below 8.
-        assert_eq!(coarser_resolution(64, 1e-6), Some(8));
+        // Far behind: half the resolution at a time, never below 8.
+        assert_eq!(coarser_resolution(64, 1e-6), Some(32));
+        assert_eq!(coarser_resolution(16, 1e-6), Some(8));
         // Nothing coarser to offer, or no need.
         assert_eq!(coarser_resolution(8, 0.01), None);
         assert_eq!(coarser_resolution(64, 1.2), None);

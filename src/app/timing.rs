@@ -116,6 +116,11 @@ impl FrameClock {
         since
     }
 
+    /// When the latest frame started.
+    pub fn last_tick(&self) -> Instant {
+        self.last
+    }
+
     /// Forgets the time spent while no frames were drawn (minimised), so it is not simulated.
     pub fn restart(&mut self) {
         *self = Self {

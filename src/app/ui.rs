@@ -152,7 +152,13 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
             }
         }
         if d.stepper().own_device() {
-            ui.label(RichText::new("the simulation runs on a device of its own (software driver): drawing never waits for it").small().weak());
+            ui.label(
+                RichText::new(
+                    "the simulation runs on a device of its own (software driver): drawing never waits for it",
+                )
+                .small()
+                .weak(),
+            );
         } else {
             let mut ms = budget;
             if slider(ui, "sim budget per UI frame", "ms", &mut ms, 1.0..=500.0, true) {

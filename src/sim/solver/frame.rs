@@ -117,10 +117,12 @@ impl Solver {
         fused: bool,
         timer: Option<&dyn substep::SubstepTimer>,
     ) -> Option<wgpu::SubmissionIndex> {
-        self.record_substeps_then(gpu, range, count, fused, timer, &mut |_| {})
+        self.record_substeps_then(gpu, range, count, fused, timer, substep::SUBSTEPS_PER_SUBMIT, &mut |_| {})
     }
 
-    /// [`Solver::record_substeps`], with `last` recording more into the last submission.
+    /// [`Solver::record_substeps`], `per_submit` substeps per submission (at least one), with
+    /// `last` recording more into the last submission.
+    #[allow(clippy::too_many_arguments)]
     fn record_substeps_then(
         &self,
         gpu: &Gpu,
@@ -128,15 +130,19 @@ impl Solver {
         count: u32,
         fused: bool,
         timer: Option<&dyn substep::SubstepTimer>,
+        per_submit: u32,
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
         let mut done = range.start;
         let mut submission = None;
         while done < range.end {
-            let n = (range.end - done).min(substep::SUBSTEPS_PER_SUBMIT);
+            let n = (range.end - done).min(per_submit.max(1));
             let timer = timer.filter(|_| done == range.start);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+            if done == range.start {
+                self.record_stale_stress(&mut encoder);
+            }
             if self.path().is_binned() && self.clear_bins_first.replace(false) {
                 self.record_clean_bins(&mut encoder);
             }
@@ -164,15 +170,20 @@ impl Solver {
     /// an auto frame ends inside the batch, the rest of it are empty dispatches. On the fused path
     /// each batch of a [`FrameStep::Fixed`] frame is a run of its own (the particles are complete
     /// after it, and the fused path gives the sorted path's results); an auto frame's substeps run
-    /// as the sorted path's, as in [`Solver::step_frame`]. The first submission's substeps are timed
-    /// by `timer`. The last submission ends with a copy of the clock, which [`Solver::batch_clock`]
-    /// reads once the batch has finished, and whatever `last` records (copies of the state, say;
-    /// the read it returns is started with the clock's).
+    /// as the sorted path's, as in [`Solver::step_frame`]. They are submitted `per_submit` at a
+    /// time ([`substep::SUBSTEPS_PER_SUBMIT`], so that the GPU starts on the first while the host
+    /// records the rest; or all at once, where a submission waits for the queue's earlier work, as
+    /// on a software driver). The first submission's substeps are timed by `timer`. The last
+    /// submission ends with a copy of the clock, which [`Solver::batch_clock`] reads once the batch
+    /// has finished, and whatever `last` records (copies of the state, say; the read it returns is
+    /// started with the clock's).
+    #[allow(clippy::too_many_arguments)]
     pub fn submit_batch(
         &self,
         gpu: &Gpu,
         step: FrameStep,
         substeps: u32,
+        per_submit: u32,
         timer: Option<&dyn substep::SubstepTimer>,
         last: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) -> Batch {
@@ -181,7 +192,7 @@ impl Solver {
         let count = if fused { n } else { u32::MAX };
         let (mut clock, mut more) = (None, None);
         let submission = self
-            .record_substeps_then(gpu, 0..n, count, fused, timer, &mut |encoder| {
+            .record_substeps_then(gpu, 0..n, count, fused, timer, per_submit, &mut |encoder| {
                 clock = Some(gpu.record_read(encoder, &[&self.pages[0].clock]));
                 more = last(self, encoder);
             })
