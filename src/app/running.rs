@@ -25,6 +25,9 @@ use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
 
+/// What the 3D view was rendered from besides the particles: camera, render settings, view size.
+type ViewInputs = (Camera, RenderSettings, Option<(u32, u32)>);
+
 /// The most frames a second the window draws.
 pub const MAX_FPS: f64 = 60.0;
 
@@ -58,7 +61,7 @@ pub struct Running {
     /// The simulation's step is due after the frame ([`Running::after_frame`]).
     step_after_draw: bool,
     /// The camera, render settings and view size the 3D view was last rendered with.
-    drawn_view: Option<(Camera, RenderSettings, Option<(u32, u32)>)>,
+    drawn_view: Option<ViewInputs>,
     camera: Camera,
     /// A box to frame once the view's aspect ratio is known (in the next egui pass).
     frame_request: Option<(Vec3, Vec3)>,

@@ -25,7 +25,7 @@ struct RealTimeLine {
 
 /// A ratio to two significant digits (at least two decimals): 0.0013, 0.06, 1.23.
 fn short_ratio(ratio: f64) -> String {
-    if !(ratio > 0.0) || !ratio.is_finite() {
+    if ratio.is_nan() || ratio <= 0.0 || ratio.is_infinite() {
         return "0".to_string();
     }
     let decimals = ((-ratio.log10()).floor().max(0.0) as usize + 2).min(9);

@@ -152,7 +152,7 @@ pub fn batch_wait(budget_left_ms: f64, expected_left_ms: Option<f64>) -> Duratio
 /// most a halving at a time: a grid far coarser than the scene was made for loses its shapes, and
 /// the line offers the next step if it is still behind.
 pub fn coarser_resolution(resolution: u32, ratio: f64) -> Option<u32> {
-    if !(ratio > 0.0) || ratio >= 1.0 || resolution <= 8 {
+    if ratio.is_nan() || ratio <= 0.0 || ratio >= 1.0 || resolution <= 8 {
         return None;
     }
     let ideal = (resolution as f64 * ratio.powf(0.25)).max(resolution as f64 / 2.0);
