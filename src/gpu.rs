@@ -237,6 +237,112 @@ impl Gpu {
     }
 }
 
+/// A copy of GPU buffers to the host that nobody waits for: [`Gpu::record_read`] records the copies
+/// into a command encoder; once that is submitted, [`PendingRead::start`] asks for the mapping,
+/// which completes when the GPU has finished the submission and the device is polled
+/// ([`Gpu::poll`]); [`PendingRead::take`] then returns the bytes. Clones are the same read.
+#[derive(Clone)]
+pub struct PendingRead {
+    staging: wgpu::Buffer,
+    sizes: Vec<u64>,
+    started: Arc<std::sync::atomic::AtomicBool>,
+    state: Arc<std::sync::Mutex<Option<Result<(), wgpu::BufferAsyncError>>>>,
+}
+
+impl PendingRead {
+    /// Asks for the mapping: call once the submission carrying the copies was submitted. Later
+    /// calls do nothing.
+    pub fn start(&self) {
+        if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let state = self.state.clone();
+        self.staging.slice(..).map_async(wgpu::MapMode::Read, move |result| {
+            if let Ok(mut slot) = state.lock() {
+                *slot = Some(result);
+            }
+        });
+    }
+
+    /// Whether the bytes are there (or the copy failed): [`PendingRead::take`] will not be `None`.
+    pub fn ready(&self) -> bool {
+        self.state.lock().map_or(true, |slot| slot.is_some())
+    }
+
+    /// The bytes of each buffer, in the order given to [`Gpu::record_read`], once the mapping has
+    /// completed; `None` before.
+    pub fn take(&self) -> Option<Result<Vec<Vec<u8>>, GpuError>> {
+        let fail = |reason: String| GpuError::Readback { label: "pending read".to_string(), reason };
+        let state = match self.state.lock() {
+            Ok(mut slot) => slot.take()?,
+            Err(e) => return Some(Err(fail(e.to_string()))),
+        };
+        if let Err(e) = state {
+            return Some(Err(fail(e.to_string())));
+        }
+        let bytes = match self.staging.slice(..).get_mapped_range() {
+            Ok(view) => {
+                let mut at = 0usize;
+                let parts = self.sizes.iter().map(|&n| {
+                    let part = view[at..at + n as usize].to_vec();
+                    at += n as usize;
+                    part
+                });
+                Ok(parts.collect())
+            }
+            Err(e) => Err(fail(e.to_string())),
+        };
+        self.staging.unmap();
+        Some(bytes)
+    }
+}
+
+impl Gpu {
+    /// Records copies of the whole of each of `buffers` (each needs `COPY_SRC`) into `encoder`,
+    /// into one staging buffer, for a [`PendingRead`].
+    pub fn record_read(&self, encoder: &mut wgpu::CommandEncoder, buffers: &[&wgpu::Buffer]) -> PendingRead {
+        let sizes: Vec<u64> = buffers.iter().map(|b| b.size()).collect();
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pending_read"),
+            size: sizes.iter().sum::<u64>().max(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut offset = 0;
+        for (buffer, &size) in buffers.iter().zip(&sizes) {
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, offset, size);
+            offset += size;
+        }
+        PendingRead {
+            staging,
+            sizes,
+            started: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            state: Arc::new(std::sync::Mutex::new(None)),
+        }
+    }
+
+    /// Runs the callbacks of work the GPU has finished (mappings), waiting at most `wait` for
+    /// `submission` to finish (not at all with `None` or a zero wait). Returns whether the device
+    /// reported all submitted work done, or the submission when one was given.
+    pub fn poll(&self, submission: Option<&wgpu::SubmissionIndex>, wait: Option<std::time::Duration>) -> bool {
+        let poll = match (submission, wait) {
+            (Some(index), Some(timeout)) if !timeout.is_zero() => {
+                wgpu::PollType::Wait { submission_index: Some(index.clone()), timeout: Some(timeout) }
+            }
+            _ => wgpu::PollType::Poll,
+        };
+        match self.device.poll(poll) {
+            Ok(status) => status.wait_finished(),
+            Err(wgpu::PollError::Timeout) => false,
+            Err(e) => {
+                // The device is lost; the lost flag and callback report that.
+                log::error!("polling the GPU failed: {e}");
+                false
+            }
+        }
+    }
+}
+
 /// Bytes of the largest device-local memory heap of `device`'s Vulkan adapter: the GPU memory a
 /// solver's buffers must fit in (on lavapipe, the machine's memory). wgpu has no portable query for
 /// it, so this asks Vulkan directly; `None` where the device is not a Vulkan one.

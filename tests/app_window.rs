@@ -150,6 +150,38 @@ fn resizing_to_tiny_and_zero_size_and_back_keeps_running_and_exits_cleanly() {
     assert!(number(&r, "mean_z").is_finite());
 }
 
+/// A scene frame of the block takes many substeps; the window keeps drawing while they run. On a
+/// software adapter the simulation has a device of its own and a scene frame spans many UI frames
+/// (`frames` counts them all, `settled_frames` those that showed a finished scene frame, which
+/// `--frames` counts). A grid change sent while a batch of substeps is on the GPU waits for it
+/// and is then applied.
+#[test]
+fn the_window_keeps_drawing_while_a_scene_frame_is_simulated() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = write(dir.path(), "block.json", BLOCK_SCENE);
+    let json = dir.path().join("report.json");
+    let args = [scene.to_str().expect("utf-8"), "--frames", "3", "--size", "320x240", "--script", "0.2:grid=12"];
+    let run = x.powder(&[&args[..], &["--report", json.to_str().expect("utf-8")]].concat());
+    assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
+    let r = report(&json);
+    eprintln!(
+        "{} frames drawn, {} settled, {} scene frames, UI frame times {}, simulation on {}",
+        r["frames"], r["settled_frames"], r["sim_frames"], r["ui_frame_ms"], r["simulation_device"]
+    );
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["grid_resolution"], 12, "{r}");
+    assert_eq!(r["settled_frames"], 3, "{r}");
+    // Three scene frames of 1/30 s, and the part of one that ran before the grid changed (the
+    // frame in progress then ends where it was; the particles and the time are kept).
+    let t = number(&r, "simulated_time");
+    assert!((0.1 - 1e-9..0.1 + 1.0 / 30.0).contains(&t), "{r}");
+    assert!(r["ui_frame_ms"]["frames"].as_u64().is_some_and(|n| n > 0), "{r}");
+    if r["simulation_device"] == "own" {
+        assert!(number(&r, "frames") > number(&r, "settled_frames"), "no frame drawn during a scene frame: {r}");
+    }
+}
+
 #[test]
 fn a_broken_scene_file_exits_nonzero_with_the_reason() {
     let x = Xvfb::start();

@@ -3,7 +3,7 @@
 
 use glam::{DVec3, Vec3};
 
-use powder::gpu::Gpu;
+use powder::gpu::{Gpu, PendingRead};
 use powder::runner::{RunError, build_solver};
 use powder::scene::{Scene, TimeStep};
 use powder::sim::material::SnowMaterial;
@@ -15,7 +15,7 @@ use super::hot_reload::FileWatcher;
 use super::messages::Messages;
 use super::report::{Report, bounds, summarise};
 use super::scene_files::{self, Opened};
-use super::stepping::{SceneTime, Stepper};
+use super::stepping::{Prepare, SceneTime, Stepper};
 use super::tool::Tool;
 
 /// Scene, solver and stepping policy.
@@ -69,6 +69,7 @@ impl Driver {
         if self.stepper.apply(&event) {
             return false;
         }
+        self.stepper.state_changed();
         match event {
             AppEvent::SetMaterial(material) => self.edit(gpu, messages, |s| s.material = material),
             AppEvent::ResetMaterial => {
@@ -82,6 +83,10 @@ impl Driver {
                     messages.error(e.to_string());
                 }
             }
+            AppEvent::SetIntegrator(integrator) => match self.solver.set_integrator(gpu, integrator) {
+                Ok(()) => self.scene.integrator = integrator,
+                Err(e) => messages.error(format!("integrator refused: {e}")),
+            },
             AppEvent::Reset => self.reset(gpu, messages),
             AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
             AppEvent::ReloadScene => {
@@ -153,6 +158,8 @@ impl Driver {
                 ));
                 // The new grid has no colliders yet: they are sampled onto it for the next frame.
                 self.colliders.set_grid(params.grid);
+                // The new state has a new substep clock: the frame in progress ends where it was.
+                self.stepper.cut_frame();
                 self.scene = scene;
             }
             Err(e) => {
@@ -222,21 +229,47 @@ impl Driver {
         }
     }
 
-    /// Simulates one frame: `wall_dt` seconds of wall clock passed since the last one. The
-    /// colliders of the frame's span go to the solver before its substeps.
-    pub fn advance(&mut self, gpu: &Gpu, wall_dt: f64, messages: &mut Messages) {
+    /// Starts a UI frame's share of the simulation ([`Stepper::start_ui_frame`]): `wall_dt`
+    /// seconds of wall clock passed since the last one.
+    pub fn start_ui_frame(&mut self, wall_dt: f64) {
+        self.stepper.start_ui_frame(wall_dt);
+    }
+
+    /// The simulation's work in a UI frame ([`Stepper::step`]): the batch in flight looked at,
+    /// and unless `hold`, the next submitted (a new frame only once the UI frame is `drawn`, if
+    /// one just finished). A frame's colliders go to the solver when it starts,
+    /// the mouse tool before each batch; `copy` records into each batch's last submission.
+    pub fn step(
+        &mut self,
+        gpu: &Gpu,
+        hold: bool,
+        drawn: bool,
+        messages: &mut Messages,
+        copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
+    ) {
         let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
         let Self { stepper, solver, tool, colliders, .. } = self;
-        stepper.advance(gpu, solver, time, wall_dt, messages, |solver, sim_time, span| {
-            let max_speed = solver.params().max_speed;
-            tool.apply(gpu, solver, span, max_speed);
-            if span <= 0.0 {
-                return Ok(());
+        let prepare = |solver: &mut Solver, what: Prepare| match what {
+            Prepare::Batch { span } => {
+                let max_speed = solver.params().max_speed;
+                tool.apply(gpu, solver, span, max_speed);
+                Ok(())
             }
-            colliders
-                .upload(gpu, solver, sim_time, span)
-                .map_err(|e| format!("the colliders could not be given to the solver; the snow runs without them: {e}"))
-        });
+            Prepare::Frame { sim_time, span } => colliders.upload(gpu, solver, sim_time, span).map_err(|e| {
+                format!("the colliders could not be given to the solver; the snow runs without them: {e}")
+            }),
+        };
+        stepper.step(gpu, solver, time, hold, drawn, messages, prepare, copy);
+    }
+
+    /// Whether a batch of substeps (or the stats a frame is planned from) is on the GPU.
+    pub fn busy(&self) -> bool {
+        self.stepper.busy()
+    }
+
+    /// Says that the simulation runs on a device of its own ([`Stepper::set_own_device`]).
+    pub fn set_own_device(&mut self, own: bool) {
+        self.stepper.set_own_device(own);
     }
 
     /// Whether the scene file or a glTF file it refers to changed on disk since the last call
@@ -253,6 +286,9 @@ impl Driver {
         report.scene = self.scene_name.clone();
         (report.simulated_time, report.substeps) = (sim_time, substeps);
         report.max_dt_ratio = self.stepper.max_dt_ratio();
+        report.sim_frames = self.stepper.frames_finished();
+        report.real_time_ratio = self.stepper.real_time_ratio();
+        report.simulation_device = if self.stepper.own_device() { "own" } else { "shared" };
         report.youngs_modulus = self.scene.material.youngs_modulus;
         report.grid_resolution = self.scene.grid.resolution;
         report.collider_count = self.colliders.count();

@@ -25,6 +25,36 @@ pub enum StepMode {
     SceneFrames,
 }
 
+impl AppEvent {
+    /// Whether applying it reads the simulation's state back from the GPU (or replaces the
+    /// solver): it waits, without blocking the UI, until no batch of substeps is on the GPU, and
+    /// the simulation events after it wait with it.
+    pub fn reads_simulation(&self) -> bool {
+        matches!(
+            self,
+            AppEvent::SetGridResolution(_)
+                | AppEvent::ToolStart { .. }
+                | AppEvent::FrameSnow
+                | AppEvent::LoadScene(_)
+                | AppEvent::ReloadScene
+        )
+    }
+
+    /// Whether it is about stepping alone (applied at once, even while others wait).
+    pub fn is_stepping(&self) -> bool {
+        matches!(
+            self,
+            AppEvent::SetStepMode(_)
+                | AppEvent::SetSubsteps(_)
+                | AppEvent::SetDt(_)
+                | AppEvent::SetAutoDt(_)
+                | AppEvent::SetRealTimeBudget(_)
+                | AppEvent::TogglePause
+                | AppEvent::Step
+        )
+    }
+}
+
 impl StepMode {
     /// Every mode, in the order the UI lists them.
     pub const ALL: [StepMode; 3] = [StepMode::RealTime, StepMode::FixedSubsteps, StepMode::SceneFrames];
@@ -93,11 +123,14 @@ pub enum AppEvent {
     SetSubsteps(u32),
     /// Which passes a substep runs (same results, different speed).
     SetSolverPath(powder::sim::sort::bins::SolverPath),
+    /// Step with this integrator (and its settings) from the next frame; the particles carry over.
+    SetIntegrator(powder::sim::integrator::Integrator),
     /// The fixed substep length, seconds (used while auto dt is off).
     SetDt(f64),
     /// Use the stable dt measured from the particles each frame (`true`) or the fixed dt.
     SetAutoDt(bool),
-    /// Wall-clock milliseconds per frame that real-time mode may spend simulating.
+    /// Wall-clock milliseconds of each UI frame the simulation may take (its substeps per batch,
+    /// and in real-time mode the simulated time it tries for).
     SetRealTimeBudget(f64),
     /// Move the particles onto a grid of this many cells along the longest domain edge.
     SetGridResolution(u32),

@@ -138,13 +138,7 @@ impl Graphics {
         // instead of wgpu's default of panicking inside the event loop. Installed before any
         // pipeline is made, so a broken renderer shader is caught too.
         let gpu_error = Arc::new(Mutex::new(None));
-        let sink = gpu_error.clone();
-        gpu.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            log::error!("GPU error: {e}");
-            if let Ok(mut slot) = sink.lock() {
-                slot.get_or_insert(e.to_string());
-            }
-        }));
+        report_errors(&gpu, &gpu_error);
         let size = window.inner_size();
         let config = wgpu::SurfaceConfiguration {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
@@ -185,6 +179,11 @@ impl Graphics {
             self.config.height = height;
             self.surface.configure(&self.gpu.device, &self.config);
         }
+    }
+
+    /// Reports `other`'s uncaptured errors (the simulation's own device) as the window's.
+    pub fn watch_errors(&self, other: &Gpu) {
+        report_errors(other, &self.gpu_error);
     }
 
     /// The first uncaptured GPU (validation) error, if one happened.
@@ -318,6 +317,18 @@ impl Graphics {
             Err(e) => log::warn!("the window surface was lost and could not be recreated yet: {e}"),
         }
     }
+}
+
+/// Sends `gpu`'s uncaptured errors to `sink` (the first is kept) instead of wgpu's default of
+/// panicking inside the event loop.
+fn report_errors(gpu: &Gpu, sink: &Arc<Mutex<Option<String>>>) {
+    let sink = sink.clone();
+    gpu.device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        log::error!("GPU error: {e}");
+        if let Ok(mut slot) = sink.lock() {
+            slot.get_or_insert(e.to_string());
+        }
+    }));
 }
 
 /// What egui produced for one frame.

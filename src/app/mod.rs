@@ -8,7 +8,8 @@
 //! (timed window actions for tests), [`presets`] (materials and built-in scenes),
 //! [`scene_files`] (opening scene files and bare glTF models, the scenes folder), [`hot_reload`]
 //! (shader and scene files watched for changes), [`stepping`] (how much simulated time a frame
-//! advances), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
+//! advances, within a budget per UI frame), [`shown`] (the simulation's device and the particles
+//! the view draws), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
 pub mod colliders;
 pub mod driver;
@@ -24,6 +25,7 @@ pub mod scene_files;
 pub mod scene_panel;
 pub mod screenshot;
 pub mod script;
+pub mod shown;
 pub mod stats_panel;
 pub mod stepping;
 pub mod timing;
@@ -56,7 +58,8 @@ pub struct AppOptions {
     pub scene_name: String,
     /// Window inner size, physical pixels.
     pub window_size: (u32, u32),
-    /// Close after this many drawn frames (scripted runs).
+    /// Close after this many frames drawn with the simulation settled (scripted runs:
+    /// [`running::Running::settled`]).
     pub frames: Option<u64>,
     /// Save a screenshot of the last frame here (with `frames`).
     pub screenshot: Option<PathBuf>,
@@ -101,8 +104,14 @@ impl App {
         log::info!("GPU: {}", gfx.gpu.describe());
         let (scene, name) = (self.options.scene.clone(), self.options.scene_name.clone());
         let source = scene_files::source_of_name(&name);
-        let driver = Driver::new(&gfx.gpu, scene, name, source, self.options.step_mode)?;
-        Ok(Running::new(gfx, driver, self.options.show_ui))
+        let (sim_gpu, separate) = shown::simulation_gpu(&gfx.gpu);
+        if separate {
+            gfx.watch_errors(&sim_gpu);
+            log::info!("the simulation runs on a device of its own (a software adapter: see app/shown.rs)");
+        }
+        let mut driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
+        driver.set_own_device(separate);
+        Ok(Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui))
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, result: anyhow::Result<()>) {
@@ -116,7 +125,7 @@ impl App {
     /// After a frame: a scripted run ends once its frames are drawn and its script has played.
     fn finish_if_done(&mut self, event_loop: &ActiveEventLoop) {
         let (Some(frames), Some(running)) = (self.options.frames, &mut self.running) else { return };
-        if running.frames < frames || !self.script.done() {
+        if running.settled_frames < frames || !self.script.done() {
             return;
         }
         let mut result = Ok(());
@@ -164,7 +173,12 @@ impl ApplicationHandler for App {
                     self.script.start();
                 }
                 match next {
-                    Next::Continue => self.finish_if_done(event_loop),
+                    Next::Continue => {
+                        self.finish_if_done(event_loop);
+                        if let (false, Some(running)) = (self.closing, &mut self.running) {
+                            running.after_frame();
+                        }
+                    }
                     Next::Quit => self.stop(event_loop, Ok(())),
                     Next::Fail(message) => self.stop(event_loop, Err(anyhow!(message))),
                 }
@@ -192,9 +206,15 @@ impl ApplicationHandler for App {
             return self.stop(event_loop, Err(anyhow!(fault)));
         }
         if running.gfx.drawable() {
-            // Draw continuously: the simulation runs, and egui needs frames to respond.
-            running.window().request_redraw();
-            event_loop.set_control_flow(ControlFlow::Wait);
+            // Draw continuously (the simulation runs, and egui needs frames to respond), at most
+            // running::MAX_FPS frames a second.
+            let next = running.next_frame_at();
+            if std::time::Instant::now() >= next {
+                running.window().request_redraw();
+                event_loop.set_control_flow(ControlFlow::Wait);
+            } else {
+                event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+            }
         } else {
             // Minimised: no frames and no busy loop; wake only for the script's next step.
             let flow = self.script.next_at().map_or(ControlFlow::Wait, ControlFlow::WaitUntil);

@@ -37,8 +37,20 @@ pub struct Report {
     pub youngs_modulus: f64,
     /// Grid cells along the longest domain edge.
     pub grid_resolution: u32,
-    /// Frames drawn.
+    /// Frames drawn (UI frames presented).
     pub frames: u64,
+    /// Frames drawn that showed a newly finished frame of the simulation (no batch of substeps on
+    /// the GPU, none of its frames half done), or any state while paused: what `--frames` counts.
+    pub settled_frames: u64,
+    /// Frames of the simulation finished (scene frames, real-time steps or N substeps, as the
+    /// stepping mode plans them).
+    pub sim_frames: u64,
+    /// Simulated seconds per wall-clock second over the last few seconds of stepping (`null`
+    /// while paused or before a second was measured).
+    pub real_time_ratio: Option<f64>,
+    /// The device the simulation runs on: `"shared"` (the window's) or `"own"` (a second device
+    /// of the adapter, on software drivers).
+    pub simulation_device: &'static str,
     /// The window's inner size at the end, pixels.
     pub window_size: [u32; 2],
     /// The 3D view's (and the screenshot's) size, pixels.
@@ -65,6 +77,9 @@ pub struct Report {
     pub animation_playing: bool,
     /// Frames per second after the first 5 frames (which compile pipelines), up to the last frame.
     pub mean_fps: f64,
+    /// The UI's frame times: the wall-clock intervals between presented frames after the first 5
+    /// frames, their median, 99th percentile, longest and mean (`null` before two frames).
+    pub ui_frame_ms: Option<super::timing::FrameTimeSummary>,
     /// The error messages the run posted (refused requests), oldest first.
     pub errors: Vec<String>,
     /// The process's resident memory every [`RESIDENT_SAMPLE_FRAMES`] drawn frames: pairs of

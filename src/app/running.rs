@@ -1,5 +1,8 @@
 //! The open window's state and one frame of the loop: egui pass (panels and view input → events),
-//! events applied, substeps run, scene and UI drawn, screenshot taken.
+//! events applied, the simulation's share of the frame (the batch of substeps in flight looked at,
+//! the next one submitted), scene and UI drawn, screenshot taken. Nothing here waits for the
+//! simulation longer than its budget per frame, except events that read its state back, which are
+//! held (the frame goes on being drawn) until its batch in flight is done.
 
 use std::path::PathBuf;
 
@@ -8,6 +11,7 @@ use glam::Vec3;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
+use powder::gpu::Gpu;
 use powder::render::{Camera, RenderSettings};
 
 use super::driver::Driver;
@@ -15,10 +19,17 @@ use super::events::AppEvent;
 use super::gfx::{EguiFrame, Graphics, Presented};
 use super::messages::Messages;
 use super::report::{RESIDENT_SAMPLE_FRAMES, Report, resident_bytes, screen_rect};
-use super::timing::FrameClock;
+use super::shown::Shown;
+use super::timing::{FrameClock, FrameTimes};
 use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
+
+/// What the 3D view was rendered from besides the particles: camera, render settings, view size.
+type ViewInputs = (Camera, RenderSettings, Option<(u32, u32)>);
+
+/// The most frames a second the window draws.
+pub const MAX_FPS: f64 = 60.0;
 
 /// What the loop should do after a frame or an event.
 #[derive(Debug, PartialEq)]
@@ -39,6 +50,18 @@ pub struct Running {
     egui_state: egui_winit::State,
     /// Scene, solver and stepping.
     pub driver: Driver,
+    /// The device the simulation runs on: the window's, or one of its own ([`super::shown`]).
+    sim_gpu: Gpu,
+    /// The particles the view draws.
+    shown: Shown,
+    /// Events for the simulation waiting for its batch in flight to finish, in order.
+    deferred: Vec<AppEvent>,
+    /// The particles changed since the 3D view was last rendered.
+    view_stale: bool,
+    /// The simulation's step is due after the frame ([`Running::after_frame`]).
+    step_after_draw: bool,
+    /// The camera, render settings and view size the 3D view was last rendered with.
+    drawn_view: Option<ViewInputs>,
     camera: Camera,
     /// A box to frame once the view's aspect ratio is known (in the next egui pass).
     frame_request: Option<(Vec3, Vec3)>,
@@ -48,6 +71,8 @@ pub struct Running {
     /// Messages for the user.
     pub messages: Messages,
     clock: FrameClock,
+    /// The intervals between presented frames.
+    frame_times: FrameTimes,
     events: Vec<AppEvent>,
     last_screenshot: Option<PathBuf>,
     pending_screenshot: Option<PathBuf>,
@@ -57,6 +82,11 @@ pub struct Running {
     full_view_size: Option<(u32, u32)>,
     /// Frames drawn so far.
     pub frames: u64,
+    /// Frames drawn that showed a new finished state of the simulation, or any state while paused
+    /// ([`Running::settled`]).
+    pub settled_frames: u64,
+    /// The simulation's finished frames as of the last frame counted in `settled_frames`.
+    counted_sim_frames: u64,
     /// Resident memory every `RESIDENT_SAMPLE_FRAMES` frames, for the report.
     resident: Vec<[u64; 2]>,
     /// Debug builds: watches `shaders/mpm/` and `shaders/render/` and reloads the kernels and
@@ -69,8 +99,9 @@ pub struct Running {
 }
 
 impl Running {
-    /// Wraps a freshly opened window and a driver.
-    pub fn new(gfx: Graphics, driver: Driver, show_ui: bool) -> Self {
+    /// Wraps a freshly opened window and a driver whose simulation runs on `sim_gpu` (the window's
+    /// device, or one of its own: `separate`).
+    pub fn new(gfx: Graphics, sim_gpu: Gpu, separate: bool, driver: Driver, show_ui: bool) -> Self {
         let egui_ctx = egui::Context::default();
         let max_texture = gfx.gpu.device.limits().max_texture_dimension_2d as usize;
         let egui_state = egui_winit::State::new(
@@ -83,11 +114,18 @@ impl Running {
         );
         let gpu_name = gfx.gpu.describe();
         let render = default_render_settings(&gfx.gpu.info);
+        let shown = Shown::new(&gfx.gpu, separate);
         let mut running = Self {
             gfx,
             egui_ctx,
             egui_state,
             driver,
+            shown,
+            sim_gpu,
+            deferred: Vec::new(),
+            view_stale: true,
+            step_after_draw: false,
+            drawn_view: None,
             camera: Camera::default(),
             frame_request: None,
             render,
@@ -95,6 +133,7 @@ impl Running {
             show_ui,
             messages: Messages::default(),
             clock: FrameClock::default(),
+            frame_times: FrameTimes::default(),
             events: Vec::new(),
             last_screenshot: None,
             pending_screenshot: None,
@@ -104,11 +143,20 @@ impl Running {
             draw_ms: 0.0,
             full_view_size: None,
             frames: 0,
+            settled_frames: 0,
+            counted_sim_frames: 0,
             resident: Vec::new(),
         };
         running.frame_domain();
         running.set_title();
         running
+    }
+
+    /// When the next frame may start: at most [`MAX_FPS`] frames a second. A faster loop would
+    /// only take the CPU from the simulation (on a software driver, the same cores) and from
+    /// the window system.
+    pub fn next_frame_at(&self) -> std::time::Instant {
+        self.clock.last_tick() + std::time::Duration::from_secs_f64(1.0 / MAX_FPS)
     }
 
     /// The window.
@@ -133,6 +181,7 @@ impl Running {
         self.gfx.resize(width, height);
         if self.gfx.drawable() && !was_drawable {
             self.clock.restart(); // the minimised time is not simulated
+            self.frame_times.restart(); // nor is it a frame time
         }
     }
 
@@ -151,7 +200,7 @@ impl Running {
 
     /// A fault that ends the app: device lost or an uncaptured GPU error.
     pub fn fault(&self) -> Option<String> {
-        if self.gfx.gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
+        if [&self.gfx.gpu, &self.sim_gpu].iter().any(|gpu| gpu.lost.load(std::sync::atomic::Ordering::SeqCst)) {
             return Some(format!(
                 "the GPU device was lost (driver reset or crash, frame {}); powder cannot continue",
                 self.frames
@@ -162,6 +211,9 @@ impl Running {
 
     /// Runs one frame. Returns what the loop should do next.
     pub fn frame(&mut self, event_loop: &ActiveEventLoop) -> Next {
+        // Nothing here waits on the window's device, so it is polled for its callbacks (a lost
+        // device among them) without waiting.
+        self.gfx.gpu.poll(None, None);
         if let Some(fault) = self.fault() {
             return Next::Fail(fault);
         }
@@ -169,7 +221,9 @@ impl Running {
             return Next::Continue;
         }
         let wall_dt = self.clock.tick().as_secs_f64();
+        let frame_start = std::time::Instant::now();
         let (egui_frame, mut events) = self.run_egui(event_loop);
+        let egui_ms = frame_start.elapsed().as_secs_f64() * 1e3;
         if self.shader_watcher.as_mut().is_some_and(|w| w.changed()) {
             events.push(AppEvent::ReloadShaders);
         }
@@ -179,11 +233,36 @@ impl Running {
         }
         let mut next = Next::Continue;
         for event in events {
-            if self.apply(event) == Next::Quit {
+            if self.must_wait(&event) {
+                self.deferred.push(event);
+            } else if self.apply(event) == Next::Quit {
                 next = Next::Quit;
             }
         }
-        self.driver.advance(&self.gfx.gpu, wall_dt, &mut self.messages);
+        // Where the simulation has a device of its own, its next batch is submitted after the
+        // draw (`after_frame`): a software driver's compute threads serve both devices, and a
+        // frame that renders the view anew (a batch just came back) then has them to itself.
+        let after_draw = self.shown.copies();
+        self.driver.start_ui_frame(wall_dt);
+        self.step_simulation(after_draw, false);
+        if !self.deferred.is_empty() && !self.driver.busy() {
+            // The batch is done: what waited for it reads the simulation now, without waiting.
+            for event in std::mem::take(&mut self.deferred) {
+                if self.apply(event) == Next::Quit {
+                    next = Next::Quit;
+                }
+            }
+        }
+        self.shown.sync(&self.sim_gpu, self.driver.solver(), self.driver.busy());
+        // A copy of the particles from the simulation's device: the batches it follows are those
+        // the motion bound below covers, or an event that made the bound unknown.
+        let copied = self.shown.poll(&self.sim_gpu);
+        // The particles the view draws changed: a copy arrived, or (sharing the device) a batch ran.
+        let ui_sim = self.driver.stepper().ui_frame();
+        if copied || (!self.shown.copies() && ui_sim.batches + ui_sim.collected > 0) {
+            self.view_stale = true;
+        }
+        let sim_ms = frame_start.elapsed().as_secs_f64() * 1e3 - egui_ms;
         let colliders_moved = self.update_collider_meshes();
         // An estimate of how far the snow moved since the last frame drawn (frames skipped by the
         // surface add up), unknown once something the solver's stats do not see pushed it: the
@@ -194,21 +273,51 @@ impl Running {
             self.driver.stepper().motion_bound(self.driver.gravity().length()).map(|m| m as f32)
         };
         self.moved_since_drawn = self.moved_since_drawn.zip(bound).map(|(a, b)| a + b);
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, self.moved_since_drawn);
+        // A finished state counts once (the next frame may show it again before the simulation's
+        // next frame starts), any state while paused every time.
+        let sim_frames = self.driver.stepper().frames_finished();
+        let settled = self.settled() && (self.driver.stepper().paused() || sim_frames > self.counted_sim_frames);
+        // The 3D view is rendered again only when something it shows changed; otherwise the last
+        // one is shown again (the panel's layer likewise): while the simulation is slower than
+        // the frame rate, most frames draw only egui.
+        let view = (self.camera, self.render, self.full_view_size);
+        let stale = self.view_stale
+            || self.drawn_view != Some(view)
+            || self.moved_since_drawn.is_none()
+            || colliders_moved
+            || self.driver.tool.is_held();
+        let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, self.moved_since_drawn);
         let draw_start = std::time::Instant::now();
-        let presented = self.gfx.draw(Some(&inputs), egui_frame);
+        let presented = self.gfx.draw(stale.then_some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
         // mostly the CPU side of recording and submitting.
         self.draw_ms = draw_start.elapsed().as_secs_f64() * 1e3;
+        log::debug!(
+            "frame {}: {:.1} ms since the last, egui {egui_ms:.1} ms, events and simulation {sim_ms:.1} ms, draw {:.1} ms \
+             (3D view {})",
+            self.frames,
+            wall_dt * 1e3,
+            self.draw_ms,
+            if stale { "rendered" } else { "reused" }
+        );
         if presented == Presented::Yes {
+            self.frame_times.presented(std::time::Instant::now());
             self.frames += 1;
+            if settled {
+                self.settled_frames += 1;
+                self.counted_sim_frames = sim_frames;
+            }
             if self.frames % RESIDENT_SAMPLE_FRAMES == 0
                 && let Some(bytes) = resident_bytes()
             {
                 self.resident.push([self.frames, bytes]);
             }
-            self.moved_since_drawn = Some(0.0);
+            if stale {
+                self.moved_since_drawn = Some(0.0);
+                (self.view_stale, self.drawn_view) = (false, Some(view));
+            }
         }
+        self.step_after_draw = after_draw;
         if let Some(path) = self.pending_screenshot.take() {
             // A screenshot failure from a key press is a message; the script treats it as fatal.
             if let Err(e) = self.screenshot(&path) {
@@ -231,6 +340,7 @@ impl Running {
             show_ui,
             messages,
             clock,
+            frame_times,
             last_screenshot,
             gpu_name,
             draw_ms,
@@ -241,6 +351,7 @@ impl Running {
             driver,
             render,
             clock,
+            frame_times,
             messages,
             gpu_name,
             last_screenshot: last_screenshot.as_deref(),
@@ -278,6 +389,50 @@ impl Running {
         (frame, events)
     }
 
+    /// After a frame, once the app goes on: where the simulation has a device of its own, its next
+    /// batch is submitted now that the frame is drawn (see [`Running::frame`]). A scripted run
+    /// that ends with the frame writes its report and screenshot before this, from the state the
+    /// frame showed.
+    pub fn after_frame(&mut self) {
+        if std::mem::take(&mut self.step_after_draw) {
+            self.step_simulation(false, true);
+        }
+    }
+
+    /// The simulation's work in this UI frame ([`Driver::step`]), before or after (`drawn`) the
+    /// draw; with `hold` (or events waiting) nothing new is submitted.
+    fn step_simulation(&mut self, hold: bool, drawn: bool) {
+        let Self { driver, sim_gpu, shown, messages, deferred, .. } = self;
+        let hold = hold || !deferred.is_empty();
+        driver.step(sim_gpu, hold, drawn, messages, &mut |solver, encoder| shown.record_copy(sim_gpu, solver, encoder));
+    }
+
+    /// Whether `event` must wait for the simulation's batch in flight: it reads the simulation
+    /// back (and a batch is on the GPU), or it goes to the simulation after one that waits.
+    fn must_wait(&self, event: &AppEvent) -> bool {
+        let to_simulation = !event.is_stepping()
+            && !matches!(
+                event,
+                AppEvent::Quit
+                    | AppEvent::SetRender(_)
+                    | AppEvent::ToggleUi
+                    | AppEvent::FrameDomain
+                    | AppEvent::Screenshot(_)
+                    | AppEvent::RequestWindowSize(..)
+                    | AppEvent::SetMinimized(_)
+                    | AppEvent::SimulateResize(..)
+                    | AppEvent::SimulateDeviceLoss
+            );
+        (to_simulation && !self.deferred.is_empty()) || (event.reads_simulation() && self.driver.busy())
+    }
+
+    /// Whether the view shows a finished state of the simulation: no batch of substeps on the GPU,
+    /// no frame of the simulation in progress (unless paused), the view's copy of the particles
+    /// up to date and no event waiting. Scripted runs count such frames (`--frames`).
+    pub fn settled(&self) -> bool {
+        self.driver.stepper().settled() && self.shown.current() && self.deferred.is_empty()
+    }
+
     /// Applies one event between frames.
     fn apply(&mut self, event: AppEvent) -> Next {
         match event {
@@ -302,14 +457,15 @@ impl Running {
                         .messages
                         .error(format!("render shader reload failed, the last good pipelines keep drawing: {e}")),
                 }
-                self.driver.apply(&self.gfx.gpu, AppEvent::ReloadShaders, &mut self.messages);
+                self.driver.apply(&self.sim_gpu, AppEvent::ReloadShaders, &mut self.messages);
             }
             other => {
                 // Requests for the simulation may replace or push the particles; the Stats
                 // numbers are taken again at once.
                 self.moved_since_drawn = None;
                 self.panel.refresh_stats();
-                if self.driver.apply(&self.gfx.gpu, other, &mut self.messages) {
+                self.shown.invalidate();
+                if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
                     self.frame_domain();
                     self.set_title();
                 }
@@ -339,7 +495,7 @@ impl Running {
     }
 
     fn frame_snow(&mut self) {
-        match self.driver.particle_bounds(&self.gfx.gpu) {
+        match self.driver.particle_bounds(&self.sim_gpu) {
             Ok(Some((lo, hi))) => {
                 let pad = Vec3::splat(self.driver.spacing() as f32);
                 self.frame_request = Some((lo - pad, hi + pad));
@@ -351,9 +507,11 @@ impl Running {
 
     /// The `--report` summary: the driver's, plus the window and where the snow is on screen.
     pub fn report(&self) -> Result<Report, powder::sim::SolverError> {
-        let mut report = self.driver.report(&self.gfx.gpu)?;
+        let mut report = self.driver.report(&self.sim_gpu)?;
         report.frames = self.frames;
+        report.settled_frames = self.settled_frames;
         report.mean_fps = self.clock.mean_fps();
+        report.ui_frame_ms = self.frame_times.summary();
         report.errors = self.messages.all_errors().to_vec();
         report.resident_bytes = self.resident.clone();
         let size = self.gfx.window.inner_size();
@@ -377,7 +535,7 @@ impl Running {
             return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
         };
         // Splatted afresh: the frame before may not have been drawn.
-        let inputs = frame_inputs(&self.driver, &self.camera, &self.render, None);
+        let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, None);
         screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());

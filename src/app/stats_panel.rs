@@ -5,7 +5,9 @@ use std::time::{Duration, Instant};
 
 use egui::{Color32, RichText, Ui};
 
-use super::events::{AppEvent, StepMode};
+use super::events::AppEvent;
+use super::stepping::{BEHIND_REAL_TIME, coarser_resolution};
+use super::timing::RECENT_FRAMES;
 use super::ui::{PanelModel, short};
 
 /// How often the Stats section's numbers are refreshed: often enough to follow them, rarely enough
@@ -13,12 +15,30 @@ use super::ui::{PanelModel, short};
 /// each frame cost about 10 ms of a frame on lavapipe).
 pub const REFRESH: Duration = Duration::from_millis(500);
 
+/// How fast the simulation runs against the wall clock, and the fix when it is behind.
+struct RealTimeLine {
+    text: String,
+    behind: bool,
+    /// A coarser grid resolution that should keep real time.
+    fix: Option<u32>,
+}
+
+/// A ratio to two significant digits (at least two decimals): 0.0013, 0.06, 1.23.
+fn short_ratio(ratio: f64) -> String {
+    if ratio.is_nan() || ratio <= 0.0 || ratio.is_infinite() {
+        return "0".to_string();
+    }
+    let decimals = ((-ratio.log10()).floor().max(0.0) as usize + 2).min(9);
+    let text = format!("{ratio:.decimals$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// The Stats section's numbers as of their last refresh.
 pub struct StatsText {
     taken: Instant,
     rows: Vec<(String, String)>,
-    /// The real-time line, and whether it is a warning.
-    real_time: Option<(String, bool)>,
+    /// The real-time line.
+    real_time: Option<RealTimeLine>,
     /// The stable dt, seconds (also shown by the Simulation section).
     pub stable_dt: f64,
 }
@@ -32,9 +52,20 @@ impl StatsText {
         let mut rows = Vec::new();
         let mut row = |name: &str, value: String| rows.push((name.to_string(), value));
         row("fps", format!("{:.1} ({:.1} ms/frame)", model.clock.fps, model.clock.frame_ms));
-        row("simulation", format!("{:.1} ms for {} substeps", last.sim_ms, last.substeps));
+        if let Some(t) = model.frame_times.recent(RECENT_FRAMES) {
+            row("UI frame time", format!("median {:.0} ms, 99% {:.0} ms (last {})", t.p50_ms, t.p99_ms, t.frames));
+        }
         if last.substeps > 0 {
-            row("  per substep", format!("{:.2} ms (wall clock)", last.sim_ms / last.substeps as f64));
+            let over = if last.ui_frames > 1 { format!(" over {} UI frames", last.ui_frames) } else { String::new() };
+            let (n, span, ms) = (last.substeps, short(last.span), last.sim_ms);
+            let plural = if n == 1 { "" } else { "s" };
+            row("last sim frame", format!("{n} substep{plural} over {span} s in {ms:.1} ms{over}"));
+        }
+        if let Some(ms) = d.stepper().substep_ms() {
+            row("  per substep", format!("{ms:.2} ms (wall clock)"));
+        }
+        if let Some((done, span)) = d.stepper().frame_progress() {
+            row("sim frame", format!("{:.0}% of {} s done", 100.0 * done / span.max(f64::MIN_POSITIVE), short(span)));
         }
         row("draw + present", format!("{:.1} ms", model.draw_ms));
         if let Some(ms) = d.stepper().pass_ms() {
@@ -64,17 +95,18 @@ impl StatsText {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
             }
         }
-        let (mode, ..) = d.stepper().settings();
-        let real_time = (mode == StepMode::RealTime && !d.stepper().paused()).then(|| {
-            let (ratio, behind) = d.stepper().real_time();
-            if behind {
-                let text = format!(
-                    "behind real time: simulating {}% of real time (the substeps do not fit the time budget)",
-                    short(100.0 * ratio)
-                );
-                (text, true)
+        let running = !d.stepper().paused();
+        let real_time = d.stepper().real_time_ratio().filter(|_| running).map(|ratio| {
+            let resolution = d.scene().grid.resolution;
+            if ratio < BEHIND_REAL_TIME {
+                let fix = coarser_resolution(resolution, ratio);
+                let text = match fix {
+                    Some(r) => format!("behind real time: {}× — try grid {r}³", short_ratio(ratio)),
+                    None => format!("behind real time: {}×", short_ratio(ratio)),
+                };
+                RealTimeLine { text, behind: true, fix }
             } else {
-                (format!("real time ({:.0}%)", 100.0 * ratio.min(1.0)), false)
+                RealTimeLine { text: format!("real time: {}×", short_ratio(ratio)), behind: false, fix: None }
             }
         });
         Self { taken: Instant::now(), rows, real_time, stable_dt: d.stepper().stable_dt() }
@@ -94,11 +126,21 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
             ui.end_row();
         }
     });
-    if let Some((line, behind)) = &text.real_time {
-        if *behind {
-            ui.label(RichText::new(line).color(Color32::from_rgb(255, 170, 60)));
+    if let Some(line) = &text.real_time {
+        if line.behind {
+            ui.label(RichText::new(&line.text).color(Color32::from_rgb(255, 170, 60)));
         } else {
-            ui.label(line);
+            ui.label(&line.text);
+        }
+        if let Some(resolution) = line.fix {
+            let button = ui.button(format!("Use grid {resolution} and restart")).on_hover_text(
+                "A coarser grid: a simulated second costs about the fourth power of the resolution (cells × substeps) \
+                 once the scene is respawned at its particles per cell. Restarts the scene.",
+            );
+            if button.clicked() {
+                events.push(AppEvent::SetGridResolution(resolution));
+                events.push(AppEvent::Reset);
+            }
         }
     }
     ui.label(RichText::new(model.gpu_name).small().weak());
@@ -110,4 +152,19 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
             ui.label(RichText::new(path.display().to_string()).small());
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_ratio;
+
+    #[test]
+    fn ratios_keep_two_significant_digits() {
+        assert_eq!(short_ratio(0.06), "0.06");
+        assert_eq!(short_ratio(0.0013), "0.0013");
+        assert_eq!(short_ratio(0.9), "0.9");
+        assert_eq!(short_ratio(1.234), "1.23");
+        assert_eq!(short_ratio(0.0), "0");
+        assert_eq!(short_ratio(f64::NAN), "0");
+    }
 }

@@ -1,6 +1,6 @@
 //! How long things take: GPU timestamps of the four passes of the first batch of substeps each
-//! frame (where the adapter has timestamp queries), averaged per substep, and wall-clock frame
-//! times.
+//! frame (where the adapter has timestamp queries), averaged per substep, wall-clock frame rate,
+//! and the UI's frame times (the intervals between presented frames) with their percentiles.
 
 use std::time::{Duration, Instant};
 
@@ -116,6 +116,11 @@ impl FrameClock {
         since
     }
 
+    /// When the latest frame started.
+    pub fn last_tick(&self) -> Instant {
+        self.last
+    }
+
     /// Forgets the time spent while no frames were drawn (minimised), so it is not simulated.
     pub fn restart(&mut self) {
         *self = Self {
@@ -137,6 +142,83 @@ impl FrameClock {
     }
 }
 
+/// Frame intervals kept at most (4 MiB; hours of frames): later ones are not recorded.
+const MAX_FRAME_SAMPLES: usize = 1 << 20;
+/// Frames the Stats panel's percentiles cover: the most recent this many.
+pub const RECENT_FRAMES: usize = 300;
+
+/// The UI's frame times: the wall-clock interval between one presented frame and the next, which
+/// is what the user sees (event handling, the egui pass, the simulation's share and the draw
+/// together). The intervals that follow the first [`WARM_UP_FRAMES`] presents (pipelines compile
+/// then) are kept, and so is none across a time without frames (minimised).
+#[derive(Default)]
+pub struct FrameTimes {
+    last: Option<Instant>,
+    presents: u64,
+    ms: Vec<f32>,
+}
+
+/// Percentiles of frame times, milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct FrameTimeSummary {
+    /// Intervals summarised.
+    pub frames: usize,
+    /// Median.
+    pub p50_ms: f64,
+    /// 99th percentile (nearest rank).
+    pub p99_ms: f64,
+    /// Longest.
+    pub max_ms: f64,
+    /// Mean.
+    pub mean_ms: f64,
+}
+
+impl FrameTimes {
+    /// A frame was presented at `now`.
+    pub fn presented(&mut self, now: Instant) {
+        self.presents += 1;
+        if let Some(last) = self.last.replace(now)
+            && self.presents > WARM_UP_FRAMES + 1
+            && self.ms.len() < MAX_FRAME_SAMPLES
+        {
+            self.ms.push((now - last).as_secs_f32() * 1e3);
+        }
+    }
+
+    /// The next present starts a new interval (nothing was drawn meanwhile: minimised).
+    pub fn restart(&mut self) {
+        self.last = None;
+    }
+
+    /// Percentiles of every interval recorded; `None` before the first.
+    pub fn summary(&self) -> Option<FrameTimeSummary> {
+        summarise_ms(&self.ms)
+    }
+
+    /// Percentiles of the last `n` intervals; `None` before the first.
+    pub fn recent(&self, n: usize) -> Option<FrameTimeSummary> {
+        summarise_ms(&self.ms[self.ms.len().saturating_sub(n)..])
+    }
+}
+
+/// Median, 99th percentile (nearest rank: the smallest sample at or above 99% of them), longest and
+/// mean of `ms`; `None` when empty.
+pub fn summarise_ms(ms: &[f32]) -> Option<FrameTimeSummary> {
+    if ms.is_empty() {
+        return None;
+    }
+    let mut sorted = ms.to_vec();
+    sorted.sort_by(f32::total_cmp);
+    let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1] as f64;
+    Some(FrameTimeSummary {
+        frames: sorted.len(),
+        p50_ms: rank(0.5),
+        p99_ms: rank(0.99),
+        max_ms: sorted[sorted.len() - 1] as f64,
+        mean_ms: sorted.iter().map(|&v| v as f64).sum::<f64>() / sorted.len() as f64,
+    })
+}
+
 impl SubstepTimer for PassTimer {
     /// Where substep `index` (below [`MAX_TIMED_SUBSTEPS`]) writes its timestamps.
     fn timestamps(&self, index: u32) -> PassTimestamps<'_> {
@@ -148,5 +230,44 @@ impl SubstepTimer for PassTimer {
         let queries = QUERIES_PER_SUBSTEP * substeps.clamp(1, MAX_TIMED_SUBSTEPS);
         encoder.resolve_query_set(&self.query_set, 0..queries, &self.resolve, 0);
         encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, queries as u64 * 8);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        assert_eq!(summarise_ms(&[]), None);
+        let ms: Vec<f32> = (1..=100).rev().map(|v| v as f32).collect();
+        let s = summarise_ms(&ms).expect("samples");
+        assert_eq!((s.frames, s.p50_ms, s.p99_ms, s.max_ms, s.mean_ms), (100, 50.0, 99.0, 100.0, 50.5));
+        // One slow frame in 1000 is above the 99th percentile; eleven are not.
+        let mut ms = vec![20.0; 1000];
+        ms[3] = 900.0;
+        assert_eq!(summarise_ms(&ms).expect("samples").p99_ms, 20.0);
+        ms[10..21].fill(500.0);
+        assert_eq!(summarise_ms(&ms).expect("samples").p99_ms, 500.0);
+    }
+
+    #[test]
+    fn frame_times_skip_the_warm_up_and_gaps() {
+        let mut times = FrameTimes::default();
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        for k in 0..=WARM_UP_FRAMES {
+            times.presented(at(1000 * k)); // compiling: seconds apart, not recorded
+        }
+        assert_eq!(times.summary(), None);
+        let base = 1000 * WARM_UP_FRAMES;
+        times.presented(at(base + 10));
+        times.presented(at(base + 40));
+        times.restart(); // minimised for a minute
+        times.presented(at(base + 60_000));
+        times.presented(at(base + 60_020));
+        let s = times.summary().expect("samples");
+        assert_eq!((s.frames, s.max_ms.round(), s.p50_ms.round()), (3, 30.0, 20.0));
+        assert_eq!(times.recent(1).expect("samples").max_ms.round(), 20.0);
     }
 }

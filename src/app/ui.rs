@@ -4,6 +4,8 @@
 //!
 //! Numbers typed into a slider's text box are clamped to the slider's range, which each row shows.
 
+use powder::sim::integrator::Integrator;
+use powder::sim::pbmpm::PbmpmSettings;
 use std::ops::RangeInclusive;
 
 use egui::{Color32, RichText, Slider, Ui};
@@ -16,7 +18,7 @@ use super::messages::{Level, Messages};
 use super::presets::material_presets;
 use super::scene_panel::{self, ScenePanelState};
 use super::stats_panel;
-use super::timing::FrameClock;
+use super::timing::{FrameClock, FrameTimes};
 
 /// What the panel shows, borrowed from the app for one frame.
 pub struct PanelModel<'a> {
@@ -26,6 +28,8 @@ pub struct PanelModel<'a> {
     pub render: &'a RenderSettings,
     /// Frame rate.
     pub clock: &'a FrameClock,
+    /// The intervals between presented frames.
+    pub frame_times: &'a FrameTimes,
     /// Recent messages.
     pub messages: &'a Messages,
     /// The adapter, in words.
@@ -142,6 +146,7 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
     if new_path != path {
         events.push(AppEvent::SetSolverPath(new_path));
     }
+    integrator_controls(ui, d.solver().integrator(), events);
     {
         if mode == StepMode::FixedSubsteps {
             let mut n = substeps as f64;
@@ -149,9 +154,17 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
                 events.push(AppEvent::SetSubsteps(n.round() as u32));
             }
         }
-        if mode == StepMode::RealTime {
+        if d.stepper().own_device() {
+            ui.label(
+                RichText::new(
+                    "the simulation runs on a device of its own (software driver): drawing never waits for it",
+                )
+                .small()
+                .weak(),
+            );
+        } else {
             let mut ms = budget;
-            if slider(ui, "sim budget", "ms", &mut ms, 5.0..=500.0, true) {
+            if slider(ui, "sim budget per UI frame", "ms", &mut ms, 1.0..=500.0, true) {
                 events.push(AppEvent::SetRealTimeBudget(ms));
             }
         }
@@ -291,5 +304,38 @@ fn messages(ui: &mut Ui, messages: &Messages) {
             Level::Error => Color32::from_rgb(255, 110, 90),
         };
         ui.label(RichText::new(&m.text).color(color).small());
+    }
+}
+
+/// The integrator: explicit MLS-MPM (accurate, slow once snow hardens) or PB-MPM (steps limited by
+/// motion only), and PB-MPM's iterations and longest step.
+fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<AppEvent>) {
+    let mut name = integrator.name();
+    egui::ComboBox::from_label("integrator")
+        .selected_text(name)
+        .show_ui(ui, |ui| {
+            for n in Integrator::NAMES {
+                ui.selectable_value(&mut name, n, n);
+            }
+        })
+        .response
+        .on_hover_text(
+            "explicit: MLS-MPM substeps of the stable dt, the reference (slow once snow hardens); pbmpm: \
+             position-based MPM, steps limited only by how far the snow moves (real time, softer with few \
+             iterations; docs/pbmpm.md)",
+        );
+    if name != integrator.name() {
+        events.push(AppEvent::SetIntegrator(Integrator::from_name(name).expect("a listed name")));
+    }
+    if let Integrator::Pbmpm(settings) = integrator {
+        let mut iterations = settings.iterations as f64;
+        if slider(ui, "iterations/step", "", &mut iterations, 1.0..=64.0, true) {
+            let settings = PbmpmSettings { iterations: iterations.round() as u32, ..settings };
+            events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
+        }
+        let mut step_ms = settings.dt * 1e3;
+        if slider(ui, "longest step", "ms", &mut step_ms, 0.5..=20.0, true) {
+            events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(PbmpmSettings { dt: step_ms * 1e-3, ..settings })));
+        }
     }
 }

@@ -6,6 +6,7 @@ use glam::Vec3;
 use powder::render::{Camera, FrameInputs, RenderSettings};
 
 use super::driver::Driver;
+use super::shown::Shown;
 
 /// The render settings a window starts with: full resolution on GPUs; half resolution on
 /// software adapters, where the 3D view's fragments cost as much as the simulation
@@ -15,21 +16,23 @@ pub fn default_render_settings(adapter: &wgpu::AdapterInfo) -> RenderSettings {
     RenderSettings { resolution_scale, ..RenderSettings::default() }
 }
 
-/// What the renderer needs from the simulation and the view for one frame; `moved` bounds how far
-/// the particles moved since the last frame drawn ([`FrameInputs::moved`]).
+/// What the renderer needs from the simulation and the view for one frame: the particles `shown`
+/// draws; `moved` bounds how far they moved since the last frame drawn ([`FrameInputs::moved`]).
 pub fn frame_inputs<'a>(
     driver: &'a Driver,
+    shown: &'a Shown,
     camera: &'a Camera,
     render: &'a RenderSettings,
     moved: Option<f32>,
 ) -> FrameInputs<'a> {
     let solver = driver.solver();
     let grid = solver.params().grid;
+    let (particles, particle_count) = shown.pages(solver);
     FrameInputs {
         camera,
         settings: render,
-        particles: solver.particle_pages(),
-        particle_count: solver.particle_count(),
+        particles,
+        particle_count,
         particle_radius: 0.5 * driver.spacing() as f32,
         domain_min: grid.domain_min.as_vec3(),
         domain_max: grid.domain_max().as_vec3(),

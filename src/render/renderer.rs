@@ -263,7 +263,7 @@ impl Renderer {
         let mut left = inputs.particle_count;
         let mut pages: Vec<(&ParticleBuffers, u32)> = Vec::new();
         for &buffers in &inputs.particles {
-            let fits = buffers.capacity().min(u32::MAX as u64) as u32;
+            let fits = buffers.drawable_capacity().min(u32::MAX as u64) as u32;
             if left == 0 || fits == 0 {
                 break;
             }

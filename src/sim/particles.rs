@@ -196,6 +196,13 @@ impl ParticleBuffers {
         [&self.position, &self.velocity, &self.affine, &self.deformation, &self.plastic, &self.stress]
     }
 
+    /// Particles the streams the renderer reads (position, velocity, plastic state) have room for:
+    /// a copy made for drawing may leave the others empty.
+    pub fn drawable_capacity(&self) -> u64 {
+        let streams = [(&self.position, 0), (&self.velocity, 1), (&self.plastic, 4)];
+        streams.iter().map(|(b, k)| b.size() / STREAMS[*k].1).min().unwrap_or(0)
+    }
+
     /// Particles all the buffers have room for.
     pub fn capacity(&self) -> u64 {
         self.buffers().iter().zip(STREAMS).map(|(b, (_, bytes))| b.size() / bytes).min().unwrap_or(0)

@@ -149,6 +149,7 @@ impl Solver {
             interaction: Interaction::default(),
             collider_count: 0,
             clear_bins_first: std::cell::Cell::new(false),
+            stress_stale: std::cell::Cell::new(false),
             last_stable_dt: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).

@@ -2,7 +2,7 @@
 //! clock ([`crate::sim::explicit::clock`]).
 
 use super::{Solver, SolverError};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, PendingRead};
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::explicit::substep;
 use crate::sim::pbmpm::PbmpmSettings;
@@ -13,6 +13,22 @@ use crate::sim::sort::bins::SolverPath;
 /// a wait for the GPU and a readback; substeps recorded past the frame's end cost only empty
 /// dispatches.
 const BATCH_MARGIN: f64 = 0.25;
+
+/// Substeps of a frame submitted by [`Solver::submit_batch`] and not yet seen finished.
+pub struct Batch {
+    /// The batch's last submission.
+    pub submission: wgpu::SubmissionIndex,
+    /// Substeps recorded (those past an auto frame's end are empty).
+    pub substeps: u32,
+    clock: PendingRead,
+}
+
+impl Batch {
+    /// Whether the GPU has finished the batch (as of the last [`Gpu::poll`]).
+    pub fn finished(&self) -> bool {
+        self.clock.ready()
+    }
+}
 
 impl Solver {
     /// Runs `substeps` substeps of `params.dt` (does not wait for them), submitted
@@ -101,19 +117,37 @@ impl Solver {
     /// sees the colliders `(k + 1) / steps` of the way through it ([`crate::sim::pbmpm::gpu`]).
     /// Submitted [`substep::SUBSTEPS_PER_SUBMIT`] steps at a time.
     pub fn step_pbmpm(&self, gpu: &Gpu, steps: u32, dt: f64) {
-        let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
         self.begin_frame(gpu, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps });
-        let mut done = 0;
+        self.record_pbmpm_then(gpu, steps, substep::SUBSTEPS_PER_SUBMIT, &mut |_| {});
+    }
+
+    /// Records and submits `steps` PB-MPM steps of the frame [`Solver::begin_frame`] set,
+    /// `per_submit` per submission (at least one), with `last` recording more into the last one.
+    /// Returns the last submission (`None` for no steps).
+    fn record_pbmpm_then(
+        &self,
+        gpu: &Gpu,
+        steps: u32,
+        per_submit: u32,
+        last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
+    ) -> Option<wgpu::SubmissionIndex> {
+        let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
+        let (mut done, mut submission) = (0, None);
         while done < steps {
-            let n = (steps - done).min(substep::SUBSTEPS_PER_SUBMIT);
+            let n = (steps - done).min(per_submit.max(1));
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pbmpm") });
             crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, iterations);
-            gpu.queue.submit([encoder.finish()]);
             done += n;
+            if done >= steps {
+                last(&mut encoder);
+            }
+            submission = Some(gpu.queue.submit([encoder.finish()]));
         }
-        // PB-MPM leaves the sums zero but not the sort's bins as a binned substep expects them.
+        // PB-MPM leaves the sums zero but not the sort's bins as a binned substep expects them, and
+        // the stored stress of the last step's F (g2p keeps it current).
         self.clear_bins_first.set(true);
+        submission
     }
 
     /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every
@@ -127,7 +161,9 @@ impl Solver {
     }
 
     /// Records and submits substeps `range` of a frame of `count` ([`substep::record_substep`]),
-    /// [`substep::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`.
+    /// [`substep::SUBSTEPS_PER_SUBMIT`] per submission; the first submission's are timed by `timer`,
+    /// and `last` records more into the last one. Returns the last submission (`None` for an empty
+    /// range).
     fn record_substeps(
         &self,
         gpu: &Gpu,
@@ -135,13 +171,33 @@ impl Solver {
         count: u32,
         fused: bool,
         timer: Option<&dyn substep::SubstepTimer>,
-    ) {
+    ) -> Option<wgpu::SubmissionIndex> {
+        self.record_substeps_then(gpu, range, count, fused, timer, substep::SUBSTEPS_PER_SUBMIT, &mut |_| {})
+    }
+
+    /// [`Solver::record_substeps`], `per_submit` substeps per submission (at least one), with
+    /// `last` recording more into the last submission.
+    #[allow(clippy::too_many_arguments)]
+    fn record_substeps_then(
+        &self,
+        gpu: &Gpu,
+        range: std::ops::Range<u32>,
+        count: u32,
+        fused: bool,
+        timer: Option<&dyn substep::SubstepTimer>,
+        per_submit: u32,
+        last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
+    ) -> Option<wgpu::SubmissionIndex> {
         let mut done = range.start;
+        let mut submission = None;
         while done < range.end {
-            let n = (range.end - done).min(substep::SUBSTEPS_PER_SUBMIT);
+            let n = (range.end - done).min(per_submit.max(1));
             let timer = timer.filter(|_| done == range.start);
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("step") });
+            if done == range.start {
+                self.record_stale_stress(&mut encoder);
+            }
             if self.path().is_binned() && self.clear_bins_first.replace(false) {
                 self.record_clean_bins(&mut encoder);
             }
@@ -152,8 +208,78 @@ impl Solver {
             if let Some(timer) = timer {
                 timer.resolve(&mut encoder, n);
             }
-            gpu.queue.submit([encoder.finish()]);
             done += n;
+            if done >= range.end {
+                last(&mut encoder);
+            }
+            submission = Some(gpu.queue.submit([encoder.finish()]));
+        }
+        submission
+    }
+
+    /// Records and submits the next `substeps` substeps (at least one) of the frame that
+    /// [`Solver::begin_frame`] set up for `step`, and returns at once: nothing waits for the GPU.
+    /// The clock on the GPU carries the frame on from where the last batch left it (its time,
+    /// substeps, ratios and end), so a frame stepped in several batches runs the same substeps,
+    /// with the same dt and collider blend, as one stepped at once ([`Solver::step_frame`]); where
+    /// an auto frame ends inside the batch, the rest of it are empty dispatches. On the fused path
+    /// each batch of a [`FrameStep::Fixed`] frame is a run of its own (the particles are complete
+    /// after it, and the fused path gives the sorted path's results); an auto frame's substeps run
+    /// as the sorted path's, as in [`Solver::step_frame`]. They are submitted `per_submit` at a
+    /// time ([`substep::SUBSTEPS_PER_SUBMIT`], so that the GPU starts on the first while the host
+    /// records the rest; or all at once, where a submission waits for the queue's earlier work, as
+    /// on a software driver). The first submission's substeps are timed by `timer`. The last
+    /// submission ends with a copy of the clock, which [`Solver::batch_clock`] reads once the batch
+    /// has finished, and whatever `last` records (copies of the state, say; the read it returns is
+    /// started with the clock's).
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_batch(
+        &self,
+        gpu: &Gpu,
+        step: FrameStep,
+        substeps: u32,
+        per_submit: u32,
+        timer: Option<&dyn substep::SubstepTimer>,
+        last: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
+    ) -> Batch {
+        let n = substeps.max(1);
+        let fused = matches!(step, FrameStep::Fixed { .. }) && self.path() == SolverPath::Fused;
+        let count = if fused { n } else { u32::MAX };
+        let (mut clock, mut more) = (None, None);
+        let mut tail = |encoder: &mut wgpu::CommandEncoder| {
+            clock = Some(gpu.record_read(encoder, &[&self.pages[0].clock]));
+            more = last(self, encoder);
+        };
+        let submission = if self.integrator.pbmpm().is_some() {
+            // PB-MPM's steps of the frame begin_frame set (FrameStep::Fixed of its step dt).
+            self.record_pbmpm_then(gpu, n, per_submit, &mut tail)
+        } else {
+            self.record_substeps_then(gpu, 0..n, count, fused, timer, per_submit, &mut tail)
+        }
+        .expect("a batch records at least one substep");
+        let clock = clock.expect("the last submission records the clock's copy");
+        clock.start();
+        if let Some(more) = more {
+            more.start();
+        }
+        Batch { submission, clock, substeps: n }
+    }
+
+    /// The clock as `batch` left it, once the GPU has finished it and the device has been polled
+    /// ([`Gpu::poll`]); `None` before. Like [`Solver::read_clock`], it remembers the stable dt.
+    pub fn batch_clock(&self, batch: &Batch) -> Option<Result<GpuSubstepClock, SolverError>> {
+        let bytes = match batch.clock.take()? {
+            Ok(mut parts) => parts.pop().unwrap_or_default(),
+            Err(e) => return Some(Err(e.into())),
+        };
+        let clock: GpuSubstepClock = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSubstepClock>()]);
+        self.remember_stable_dt(&clock);
+        Some(Ok(clock))
+    }
+
+    fn remember_stable_dt(&self, clock: &GpuSubstepClock) {
+        if clock.substeps > 0 && clock.stable_dt.is_finite() && clock.stable_dt > 0.0 {
+            self.last_stable_dt.set(Some(clock.stable_dt as f64));
         }
     }
 
@@ -162,9 +288,7 @@ impl Solver {
     pub fn read_clock(&self, gpu: &Gpu) -> Result<GpuSubstepClock, SolverError> {
         let bytes = gpu.read_buffer(&self.pages[0].clock)?;
         let clock: GpuSubstepClock = bytemuck::pod_read_unaligned(&bytes);
-        if clock.substeps > 0 && clock.stable_dt.is_finite() && clock.stable_dt > 0.0 {
-            self.last_stable_dt.set(Some(clock.stable_dt as f64));
-        }
+        self.remember_stable_dt(&clock);
         Ok(clock)
     }
 

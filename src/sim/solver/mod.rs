@@ -22,7 +22,8 @@ mod frame;
 mod readback;
 
 pub use build::SolverOptions;
-pub use readback::BinsReadback;
+pub use frame::Batch;
+pub use readback::{BinsReadback, PendingStats};
 
 /// Failures of the solver.
 #[derive(Debug, Error)]
@@ -110,6 +111,11 @@ pub struct Solver {
     /// that forgot the last sort's lists), or the path became binned ([`Solver::set_path`]: the
     /// naive path leaves its sums on the grid).
     clear_bins_first: std::cell::Cell<bool>,
+    /// The stored stress is not that of the current material and state (after
+    /// [`Solver::set_params`] or a new state): the next recording refreshes it first
+    /// ([`Solver::record_stale_stress`]), so that these submit nothing of their own (on a software
+    /// driver a submission waits for the queue's earlier work, and the app's may be running).
+    stress_stale: std::cell::Cell<bool>,
     /// The stable dt last measured (by [`Solver::stable_dt`] or a frame's clock), seconds: how
     /// many substeps the next auto frame's first batch records ([`Solver::step_frame`]).
     last_stable_dt: std::cell::Cell<Option<f64>>,
@@ -119,10 +125,9 @@ impl Solver {
     /// Fills the particles' stored stress from their F and Jp (the `stress` pass): after an upload,
     /// whose stress stream starts at zero, and after a material change.
     fn refresh_stress(&self, gpu: &Gpu) {
+        self.stress_stale.set(true);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        for page in &self.pages {
-            record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stress, None);
-        }
+        self.record_stale_stress(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
     }
 
@@ -141,6 +146,15 @@ impl Solver {
     /// The integrator that steps the snow.
     pub fn integrator(&self) -> Integrator {
         self.integrator
+    }
+
+    /// Records the `stress` pass over every page if the stored stress is stale.
+    fn record_stale_stress(&self, encoder: &mut wgpu::CommandEncoder) {
+        if self.stress_stale.replace(false) {
+            for page in &self.pages {
+                record::record_pass(encoder, &self.kernels, page, MpmPass::Stress, None);
+            }
+        }
     }
 
     /// The current parameters.
@@ -253,7 +267,7 @@ impl Solver {
         }
         self.params = params;
         self.write_uniforms(gpu);
-        self.refresh_stress(gpu);
+        self.stress_stale.set(true);
         Ok(())
     }
 
@@ -416,7 +430,7 @@ impl Solver {
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
-        self.refresh_stress(gpu);
+        self.stress_stale.set(true);
         Ok(())
     }
 
@@ -447,6 +461,7 @@ impl Solver {
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
         let (first, pages) = (&self.pages[0], &self.pages[..]);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        self.record_stale_stress(&mut encoder);
         let e = &mut encoder;
         let k = &self.kernels;
         self.clear_bins_first.set(true);
@@ -538,9 +553,15 @@ impl Solver {
     /// ([`Solver::fit_grid_pool`]).
     pub fn stable_dt(&mut self, gpu: &Gpu, cfl: f64) -> Result<(f64, SolverStats), SolverError> {
         let s = self.stats(gpu)?;
+        Ok((self.stable_dt_of(gpu, &s, cfl), s))
+    }
+
+    /// [`Solver::stable_dt`] from stats already read ([`Solver::take_stats`]): the sparse grid's
+    /// pool fitted to them, and the stable dt of the state they describe.
+    pub fn stable_dt_of(&mut self, gpu: &Gpu, s: &SolverStats, cfl: f64) -> f64 {
         self.fit_grid_pool(gpu, s.grid_blocks_peak);
         let stable = stable_dt(&self.params, s.max_speed, s.max_hardening, cfl);
         self.last_stable_dt.set(Some(stable));
-        Ok((stable, s))
+        stable
     }
 }

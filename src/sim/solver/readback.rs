@@ -1,13 +1,21 @@
 //! Copies of the solver's state back to the host: particles, grids, the sort's bins and the
-//! status counters. Each is one submission and one wait; the stepping never reads back more than
-//! the clock ([`Solver::step_frame`]).
+//! status counters. Each is one submission and one wait, except [`Solver::request_stats`], whose
+//! wait is the caller's; the stepping never reads back more than the clock
+//! ([`Solver::step_frame`], [`Solver::batch_clock`]).
 
 use super::{Solver, SolverError, SolverStats};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::params::{GpuParticle, GpuSolverStatus};
 use crate::sim::passes::MpmPass;
 use crate::sim::record;
 use crate::sim::sort::bins::{GpuBinHeader, GpuBlockBin};
+
+/// The `stats` pass on its way back ([`Solver::request_stats`]).
+pub struct PendingStats {
+    read: PendingRead,
+    /// The submission it is in.
+    pub submission: wgpu::SubmissionIndex,
+}
 
 /// The sorted path's bins as the last `sort` left them.
 #[derive(Clone, Debug)]
@@ -139,6 +147,18 @@ impl Solver {
 
     /// Runs the `stats` pass and reads the status back; the counters restart from zero.
     pub fn stats(&self, gpu: &Gpu) -> Result<SolverStats, SolverError> {
+        let pending = self.request_stats(gpu);
+        gpu.wait_idle();
+        match self.take_stats(&pending) {
+            Some(result) => result,
+            None => Err(GpuError::Readback { label: "status".to_string(), reason: "not mapped".to_string() }.into()),
+        }
+    }
+
+    /// Submits the `stats` pass and the copy of the status back, without waiting:
+    /// [`Solver::take_stats`] reads it once the GPU has done it. The counters restart from zero
+    /// after the copy.
+    pub fn request_stats(&self, gpu: &Gpu) -> PendingStats {
         // The maxima start fresh for this pass; the counters (first 8 bytes) keep what the passes
         // since the last report added.
         let reset = GpuSolverStatus::reset();
@@ -150,16 +170,27 @@ impl Solver {
         for page in &self.pages {
             record::record_pass(&mut encoder, &self.kernels, page, MpmPass::Stats, None);
         }
-        gpu.queue.submit([encoder.finish()]);
-        let bytes = gpu.read_buffer(status_buffer)?;
-        let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes);
-        gpu.queue.write_buffer(status_buffer, 0, &[0u8; 8]);
+        let read = gpu.record_read(&mut encoder, &[status_buffer]);
+        encoder.clear_buffer(status_buffer, 0, Some(8));
         // fused_count and the pool's counts, the struct's last three words (the sort resets
         // grid_blocks_used every substep anyway).
         const TAIL: usize = std::mem::offset_of!(GpuSolverStatus, fused_count);
         const _: () = assert!(TAIL + 12 == size_of::<GpuSolverStatus>());
-        gpu.queue.write_buffer(status_buffer, TAIL as u64, &[0u8; 12]);
-        Ok(SolverStats {
+        encoder.clear_buffer(status_buffer, TAIL as u64, Some(12));
+        let submission = gpu.queue.submit([encoder.finish()]);
+        read.start();
+        PendingStats { read, submission }
+    }
+
+    /// The stats [`Solver::request_stats`] asked for, once the GPU has done them and the device
+    /// has been polled ([`Gpu::poll`]); `None` before.
+    pub fn take_stats(&self, pending: &PendingStats) -> Option<Result<SolverStats, SolverError>> {
+        let bytes = match pending.read.take()? {
+            Ok(mut parts) => parts.pop().unwrap_or_default(),
+            Err(e) => return Some(Err(e.into())),
+        };
+        let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSolverStatus>()]);
+        Some(Ok(SolverStats {
             max_speed: f32::from_bits(status.max_speed_bits) as f64,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
             min_plastic_jacobian: f32::from_bits(status.min_plastic_jacobian_bits) as f64,
@@ -168,6 +199,6 @@ impl Solver {
             nonfinite_count: status.nonfinite_count,
             fused_particles: status.fused_count,
             grid_blocks_peak: status.grid_blocks_peak,
-        })
+        }))
     }
 }
