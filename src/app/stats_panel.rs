@@ -1,6 +1,7 @@
 //! The Stats section: frame rate, where the time goes, and the state of the snow, refreshed
 //! every [`REFRESH`].
 
+use powder::sim::integrator::Integrator;
 use std::time::{Duration, Instant};
 
 use egui::{Color32, RichText, Ui};
@@ -140,6 +141,15 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
             if button.clicked() {
                 events.push(AppEvent::SetGridResolution(resolution));
                 events.push(AppEvent::Reset);
+            }
+        }
+        if line.behind && model.driver.solver().integrator().pbmpm().is_none() {
+            let button = ui.button("Use the real-time integrator (PB-MPM)").on_hover_text(
+                "Position-based MPM takes steps limited by how far the snow moves, not by its stiffness: far fewer \
+                 steps, softer snow at few iterations (docs/pbmpm.md). The particles carry over.",
+            );
+            if button.clicked() {
+                events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(Default::default())));
             }
         }
     }
