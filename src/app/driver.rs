@@ -262,7 +262,7 @@ impl Driver {
         stepper.step(gpu, solver, time, hold, drawn, messages, prepare, copy);
     }
 
-    /// Whether a batch of substeps (or the stats a frame is planned from) is on the GPU.
+    /// Whether a batch of substeps is on the GPU ([`Stepper::busy`]).
     pub fn busy(&self) -> bool {
         self.stepper.busy()
     }

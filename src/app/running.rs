@@ -395,7 +395,9 @@ impl Running {
     /// frame showed.
     pub fn after_frame(&mut self) {
         if std::mem::take(&mut self.step_after_draw) {
+            let start = std::time::Instant::now();
             self.step_simulation(false, true);
+            log::debug!("simulation after the draw: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
         }
     }
 

@@ -709,14 +709,15 @@ impl Stepper {
         if self.auto_dt { self.stable_dt } else { self.fixed_dt }
     }
 
-    /// Whether a batch or the stats are on the GPU.
+    /// Whether a batch of substeps is on the GPU. (The stats a frame is planned from may be too:
+    /// that pass is short, and an event applied meanwhile drops them, [`Stepper::state_changed`].)
     pub fn busy(&self) -> bool {
-        self.in_flight.is_some() || self.stats_pending.is_some()
+        self.in_flight.is_some()
     }
-    /// Whether the simulation shows a finished state: nothing on the GPU, and no frame in
+    /// Whether the simulation shows a finished state: nothing of it on the GPU, and no frame in
     /// progress unless paused (a paused frame waits for Play).
     pub fn settled(&self) -> bool {
-        !self.busy() && (self.frame.is_none() || (self.paused && !self.step_requested))
+        !self.busy() && self.stats_pending.is_none() && (self.frame.is_none() || (self.paused && !self.step_requested))
     }
     /// Whether the simulation has a device of its own.
     pub fn own_device(&self) -> bool {

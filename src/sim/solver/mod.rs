@@ -257,7 +257,9 @@ impl Solver {
         &self.pages
     }
 
-    /// Replaces the parameters for the next substeps. The grid must stay the same.
+    /// Replaces the parameters for the next substeps. The grid must stay the same. Nothing is
+    /// submitted: the stored stress of the new material is recorded ahead of the next substeps or
+    /// pass run alone.
     pub fn set_params(&mut self, gpu: &Gpu, params: SolverParams) -> Result<(), SolverError> {
         if params.grid != self.params.grid {
             return Err(SolverError::GridChanged {
