@@ -12,7 +12,7 @@ use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
 use powder::sim::solver::SolverOptions;
 
-/// A solver stepping with PB-MPM at `settings`.
+/// A solver stepping with PB-MPM at its default settings.
 fn pbmpm_solver(gpu: &powder::gpu::Gpu, params: SolverParams, particles: &[GpuParticle]) -> Solver {
     let options = SolverOptions { integrator: Integrator::Pbmpm(PbmpmSettings::default()), ..Default::default() };
     Solver::with_options(gpu, params, particles, options).expect("solver")

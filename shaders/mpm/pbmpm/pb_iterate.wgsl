@@ -116,7 +116,7 @@ fn pb_iterate(
         p.affine = g.affine;
     }
     p.affine = project(p, index, p.affine);
-    particle_velocity[index] = vec4<f32>(p.velocity, particle_velocity[index].w);
+    particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
     let columns = padded_columns(p.affine);
     particle_affine[index] = columns;
     grid_scatter(p, p.mass * p.affine);
