@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release --example breakage_probe -- SCENE|default RESOLUTION FRAMES [KEY=VALUE ...]`
 //!
-//! KEY=VALUE are scene overrides as for `powder run --set`. Each substep's dt is the stable one of
+//! KEY=VALUE are scene overrides as for `powder run --set`; `integrator.kind=pbmpm` runs the
+//! PB-MPM twin. Each substep's dt is the stable one of
 //! the state it steps (from the particles' fastest speed and stiffest hardening), as `powder run`
 //! chooses it.
 
@@ -12,7 +13,15 @@ use powder::runner::plan_frame;
 use powder::scene::{Scene, TimeStep};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::explicit::clock::FrameStep;
+use powder::sim::integrator::Integrator;
 use powder::sim::params::MAX_SUBSTEPS_PER_FRAME;
+use powder::sim::pbmpm::cpu::PbmpmCpu;
+
+/// The CPU twin of the scene's integrator.
+enum Twin {
+    Explicit(CpuSolver),
+    Pbmpm(PbmpmCpu),
+}
 
 /// A frame of the scene as `powder run` steps it ([`powder::runner::advance`]): substeps of the
 /// stable dt of the state each steps under `"dt": "auto"`, else whole substeps of the fixed dt.
@@ -38,16 +47,32 @@ fn main() -> anyhow::Result<()> {
     let frames: u32 = args[2].parse()?;
     let particles = scene.spawn_particles()?;
     let link = LINK_FACTOR * scene.particle_spacing();
-    let mut solver = CpuSolver::new(scene.solver_params(), &particles);
-    println!("{} particles, link {link:.4} m", particles.len());
+    let mut solver = match scene.integrator {
+        Integrator::Explicit => Twin::Explicit(CpuSolver::new(scene.solver_params(), &particles)),
+        Integrator::Pbmpm(settings) => Twin::Pbmpm(PbmpmCpu::new(scene.solver_params(), settings, &particles)?),
+    };
+    println!("{} particles, link {link:.4} m, {} integrator", particles.len(), scene.integrator.name());
     let mut substeps = 0u64;
     for frame in 1..=frames {
-        substeps += solver.step_span(scene.frame_duration(), frame_step(&scene)).substeps as u64;
-        let positions: Vec<[f32; 3]> = solver.gpu_particles().iter().map(|p| p.position).collect();
+        let (gpu, cpu) = match &mut solver {
+            Twin::Explicit(s) => {
+                substeps += s.step_span(scene.frame_duration(), frame_step(&scene)).substeps as u64;
+                (s.gpu_particles(), &s.particles)
+            }
+            Twin::Pbmpm(s) => {
+                substeps += s.advance_frame(scene.frame_duration()).0 as u64;
+                (s.gpu_particles(), &s.particles)
+            }
+        };
+        let positions: Vec<[f32; 3]> = gpu.iter().map(|p| p.position).collect();
         let f = find_fragments(&positions, None, link)?;
-        let jp: Vec<f64> = solver.particles.iter().map(|p| p.plastic_jacobian).collect();
+        let jp: Vec<f64> = cpu.iter().map(|p| p.plastic_jacobian).collect();
+        let n = cpu.len() as f64;
+        let com = cpu.iter().fold(nalgebra::Vector3::zeros(), |a, p| a + p.position) / n;
         let (lo, hi) = jp.iter().fold((f64::MAX, f64::MIN), |(a, b), &j| (a.min(j), b.max(j)));
-        println!("frame {frame:3} ({substeps} substeps, Jp {lo:.2}..{hi:.2}): {}", f.summary());
+        let cracked = cpu.iter().filter(|p| p.damage > 0.0).count();
+        let com = format!("({:.3}, {:.3}, {:.3}), {cracked} cracked", com.x, com.y, com.z);
+        println!("frame {frame:3} ({substeps} substeps, Jp {lo:.2}..{hi:.2}, centre {com}): {}", f.summary());
     }
     Ok(())
 }

@@ -143,14 +143,14 @@ fn two_snowballs_conserve_linear_momentum() {
     // particle comes within 2.5 cells of a wall, so no wall node is ever in a stencil: the only
     // things acting are the transfers and the constraint, and neither changes Σ m d.
     let h = 0.04;
-    let mut p = params(UVec3::splat(30), h);
+    let mut p = params(UVec3::splat(40), h);
     p.gravity = DVec3::ZERO;
-    let mut ps = ball(Vec3::new(0.4, 0.6, 0.6), 0.1, h as f32, Vec3::new(2.0, 0.0, 0.0));
-    ps.extend(ball(Vec3::new(0.8, 0.65, 0.6), 0.07, h as f32, Vec3::new(-3.0, 0.2, 0.0)));
+    let mut ps = ball(Vec3::new(0.6, 0.8, 0.8), 0.1, h as f32, Vec3::new(2.0, 0.0, 0.0));
+    ps.extend(ball(Vec3::new(1.0, 0.85, 0.8), 0.07, h as f32, Vec3::new(-3.0, 0.2, 0.0)));
     let mut s = PbmpmCpu::new(p, PbmpmSettings::default(), &ps).expect("solver");
     let before = s.total_momentum();
     let scale: f64 = s.particles.iter().map(|p| p.mass * p.velocity.norm()).sum();
-    let (lo, hi) = (2.5 * h, 30.0 * h - 2.5 * h);
+    let (lo, hi) = (2.5 * h, 40.0 * h - 2.5 * h);
     let mut worst: f64 = 0.0;
     for _ in 0..72 {
         s.step(DT);
@@ -294,8 +294,11 @@ fn compaction_lowers_jp_as_in_the_explicit_integrator() {
     eprintln!("explicit ({substeps} substeps): mean Jp {ex_jp:.4}, min {ex_min:.4}");
 
     let mut results = Vec::new();
+    // Without yield relaxation (yield_time 0), so that the end of each step clamps exactly as the
+    // explicit integrator does; `yield_relaxation_keeps_the_excess_for_tau` checks the relaxation.
+    let settings = PbmpmSettings { yield_time: 0.0, ..PbmpmSettings::default() };
     for steps in [96, 24] {
-        let mut pb = PbmpmCpu::new(p, PbmpmSettings::default(), &ps).expect("solver");
+        let mut pb = PbmpmCpu::new(p, settings, &ps).expect("solver");
         let mut on_yield = 0;
         for _ in 0..steps {
             pb.step(0.1 / steps as f64);
@@ -321,12 +324,16 @@ fn compaction_lowers_jp_as_in_the_explicit_integrator() {
         results.push(jp);
     }
     assert!(ex_min < 0.97 && ex_jp < 1.0, "explicit: mean Jp {ex_jp}, min {ex_min}");
-    // Amount, with small steps: the mean compaction 1 − Jp within 10 % of the explicit twin's
-    // (measured 1.00×). At 1/240 s the same impact compacts 3.6× as much (mean Jp 0.47): the part
-    // of the impact's strain that 5 iterations leave unresolved at the end of a step is past the
-    // yield limit, and the plasticity keeps it (docs/pbmpm.md, "Compaction and motion per step").
-    let ratio = (1.0 - results[0]) / (1.0 - ex_jp);
-    assert!((0.9..=1.1).contains(&ratio), "compaction ratio PB-MPM / explicit {ratio}");
+    // Amount: the mean compaction 1 − Jp against the explicit twin's, measured 0.74× at 1/960 s
+    // and 1.54× at 1/240 s. Below 1 at small steps because within a step PB-MPM's snow resists
+    // elastically and yields only at the step's end (the explicit substep caps the stress at the
+    // yield stress all along); above 1 at large steps because the strain that 5 iterations leave
+    // unresolved at a step's end is partly kept as compaction (docs/pbmpm.md, "Compaction and
+    // motion per step"). The bounds hold both to within the factor of 2 the docs state, and fail
+    // for the stress capped inside the step (3.6× at 1/240 s, which the docs' earlier design gave).
+    let ratios: Vec<f64> = results.iter().map(|jp| (1.0 - jp) / (1.0 - ex_jp)).collect();
+    eprintln!("compaction PB-MPM / explicit at 1/960 s, 1/240 s: {ratios:.3?}");
+    assert!(ratios.iter().all(|r| (0.5..=2.0).contains(r)), "compaction ratios PB-MPM / explicit {ratios:?}");
 }
 
 #[test]

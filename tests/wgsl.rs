@@ -165,6 +165,7 @@ fn shared_struct_layouts_agree() {
                     reset_grid_blocks,
                     tensile_strength,
                     pb_relaxation,
+                    pb_yield_time,
                 ]
             ),
         ),

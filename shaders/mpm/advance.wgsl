@@ -90,7 +90,7 @@ fn advanced(stored: Particle) -> Advanced {
     }
     let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
     let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;
-    var plastic = project_plastic(trial, p.plastic_jacobian);
+    var plastic = project_plastic(trial, p.plastic_jacobian, yield_keep());
     // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
     // between them: its Jp may fall (compaction) but not rise (src/sim/cpu/g2p.rs, the same).
     if (p.damage > 0.0) {

@@ -82,11 +82,19 @@ struct PlasticState {
 // Moves the part of the trial deformation F beyond [1 − θc, 1 + θs] into the plastic part. The
 // total volume ratio J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or
 // absurd states (see docs/algorithm.md).
-fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32) -> PlasticState {
+// The fraction of a step's strain beyond the elastic range that stays elastic at its end:
+// exp(−dt/τ) under PB-MPM's yield relaxation, 0 (the clamp exactly) for τ = 0, the explicit
+// integrator's (PbmpmSettings::keep in src/sim/pbmpm/mod.rs).
+fn yield_keep() -> f32 {
+    return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0);
+}
+
+fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticState {
     let d = svd3(f);
     let lo = 1.0 - params.critical_compression;
     let hi = 1.0 + params.critical_stretch;
-    let clamped = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
+    let bounded = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
+    let clamped = bounded + keep * (d.sigma - bounded);
     // F_E = U Σc Vᵀ written as F + U (Σc − Σ) Vᵀ: inside the elastic range F is kept bit for bit.
     // Rebuilding it from the f32 SVD every substep shrank F by about an ulp per substep, and resting
     // snow crept (docs/algorithm.md, g2p step 3).

@@ -71,8 +71,11 @@ struct SimParams {
     // PB-MPM's relaxation factor of each constraint step (pb_iterate.wgsl); 0 under the explicit
     // integrator.
     pb_relaxation: f32,
+    // PB-MPM's yield relaxation time τ, s: a step keeps exp(−dt/τ) of the strain beyond the
+    // elastic range elastic (yield_keep, snow.wgsl). 0 under the explicit integrator: all of it
+    // turns plastic.
+    pb_yield_time: f32,
     _pad3: u32,
-    _pad4: u32,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while

@@ -215,8 +215,11 @@ pub struct GpuSimParams {
     pub tensile_strength: f32,
     /// PB-MPM's relaxation factor of each constraint step (0 under the explicit integrator).
     pub pb_relaxation: f32,
+    /// PB-MPM's yield relaxation time τ, s (0: the strain beyond the elastic range turns plastic
+    /// at once, as under the explicit integrator).
+    pub pb_yield_time: f32,
     /// Padding to the 16-byte struct alignment.
-    pub _pad: [u32; 2],
+    pub _pad: u32,
 }
 
 /// What a page's uniform block carries beside the scene's parameters and the interaction: the
@@ -238,6 +241,9 @@ pub struct PageUniforms {
     /// PB-MPM's relaxation factor ([`super::pbmpm::PbmpmSettings::relaxation`]); 0 when the
     /// explicit integrator steps.
     pub pb_relaxation: f32,
+    /// PB-MPM's yield relaxation time ([`super::pbmpm::PbmpmSettings::yield_time`]); 0 when the
+    /// explicit integrator steps.
+    pub pb_yield_time: f32,
 }
 
 impl SolverParams {
@@ -280,7 +286,8 @@ impl SolverParams {
             reset_grid_blocks: page.reset_grid_blocks as u32,
             tensile_strength: m.tensile_strength as f32,
             pb_relaxation: page.pb_relaxation,
-            _pad: [0; 2],
+            pb_yield_time: page.pb_yield_time,
+            _pad: 0,
         }
     }
 }

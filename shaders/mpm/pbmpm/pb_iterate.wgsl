@@ -36,9 +36,10 @@ fn gather(position: vec3<f32>) -> Gathered {
 }
 
 // The first Piola–Kirchhoff stress of the trial deformation f (snow_response in
-// src/sim/pbmpm/cpu/constraint.rs): fixed corotated at the singular values clamped to the elastic
-// range, with the moduli hardened by the particle's Jp at the step's start; a cracked particle
-// carries no tension. Also returns those moduli.
+// src/sim/pbmpm/cpu/constraint.rs): fixed corotated and elastic (the yield limit applies at the
+// step's end), at singular values kept in [0.05, 20] (SAFE_SINGULAR_VALUES there), with the moduli
+// hardened by the particle's Jp at the step's start; a cracked particle carries no tension. Also
+// returns those moduli.
 struct Response {
     stress: mat3x3<f32>,
     mu: f32,
@@ -47,7 +48,7 @@ struct Response {
 
 fn snow_response(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> Response {
     let d = svd3(f);
-    let s = clamp(d.sigma, vec3<f32>(1.0 - params.critical_compression), vec3<f32>(1.0 + params.critical_stretch));
+    let s = clamp(d.sigma, vec3<f32>(0.05), vec3<f32>(20.0));
     let hc = hardening_factor(plastic_jacobian);
     let mu = params.mu0 * hc;
     let lambda = params.lambda0 * hc;

@@ -14,21 +14,26 @@ use crate::sim::params::SolverParams;
 ///
 /// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
 pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
-    let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian);
+    let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian, 0.0);
     (elastic, jp)
 }
 
-/// [`project_plasticity`], also returning the clamped singular values `Σc` (those of `F_E`) and
-/// the trial ones `Σ`.
+/// [`project_plasticity`], also returning the singular values `Σc` kept (those of `F_E`) and the
+/// trial ones `Σ`, with the return to the elastic range made partial: `keep` (in `[0, 1)`) of each
+/// singular value's excess over `[1 − θc, 1 + θs]` stays elastic, `Σc = clamp(Σ) + keep (Σ − clamp(Σ))`.
+/// The explicit integrator passes 0 (the paper's clamp); PB-MPM's yield relaxation
+/// (`docs/pbmpm.md`) passes `exp(−dt/τ)`. With `keep = 0` the result is the clamp exactly.
 pub fn project_plasticity_svd(
     material: &SnowMaterial,
     f: &Matrix3<f64>,
     plastic_jacobian: f64,
+    keep: f64,
 ) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
     let lo = 1.0 - material.critical_compression;
     let hi = 1.0 + material.critical_stretch;
     let clamped = sigma.map(|s| s.clamp(lo, hi));
+    let clamped = clamped + keep * (sigma - clamped);
     // F + U (Σc − Σ) Vᵀ = U Σc Vᵀ, written as a correction to F so that snow inside its elastic
     // range keeps F exactly: rebuilding F from its SVD every substep adds the SVD's rounding each
     // time, which in the GPU's f32 shrinks F steadily and makes resting snow creep.
@@ -63,7 +68,7 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         }
         let affine = (4.0 / (h * h)) * b;
         let trial = (Matrix3::identity() + dt * affine) * p.deformation;
-        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian);
+        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, 0.0);
         // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
         // between them: its Jp may fall (compaction) but not rise.
         if p.damage > 0.0 {

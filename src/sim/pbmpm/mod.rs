@@ -24,6 +24,11 @@ pub const DT_MAX: f64 = 0.1;
 /// Largest [`PbmpmSettings::motion_cfl`]: a particle may move at most one cell per step, the
 /// reach of the one-cell halo around each tile that a fused GPU pass loads.
 pub const MOTION_CFL_MAX: f64 = 1.0;
+/// Default [`PbmpmSettings::yield_time`], seconds (`docs/pbmpm.md`, "Yield relaxation").
+pub const DEFAULT_YIELD_TIME: f64 = 0.01;
+/// Largest [`PbmpmSettings::yield_time`], seconds: past it snow pushed beyond its yield limit
+/// springs back as if elastic for longer than a frame, which no longer reads as snow.
+pub const YIELD_TIME_MAX: f64 = 0.1;
 /// Upper end (open) of [`PbmpmSettings::relaxation`]: a relaxed fixed-point iteration of a
 /// symmetric problem diverges from a factor of 2 on.
 pub const RELAXATION_MAX: f64 = 2.0;
@@ -45,11 +50,17 @@ pub struct PbmpmSettings {
     /// Relaxation factor of each constraint projection: 1 takes the step the local linearized
     /// problem asks for, below 1 under-relaxes (slower, softer), above 1 over-relaxes.
     pub relaxation: f64,
+    /// Yield relaxation time τ, seconds: strain a step leaves beyond the snow's elastic range
+    /// `[1 − θc, 1 + θs]` turns plastic at the rate `1/τ` instead of at once, so each step keeps
+    /// the fraction `exp(−dt/τ)` of the excess elastic ([`PbmpmSettings::keep`]). 0 turns all of
+    /// it plastic at the step's end, the explicit integrator's (and the paper's) rule.
+    /// `docs/pbmpm.md` says why the default is not 0.
+    pub yield_time: f64,
 }
 
 impl Default for PbmpmSettings {
     fn default() -> Self {
-        Self { iterations: 5, dt: 1.0 / 240.0, motion_cfl: 0.5, relaxation: 1.5 }
+        Self { iterations: 5, dt: 1.0 / 240.0, motion_cfl: 0.5, relaxation: 1.5, yield_time: DEFAULT_YIELD_TIME }
     }
 }
 
@@ -85,6 +96,12 @@ impl PbmpmSettings {
                 format!("(0, {MOTION_CFL_MAX}]"),
             ),
             (
+                "yield_time",
+                self.yield_time,
+                (0.0..=YIELD_TIME_MAX).contains(&self.yield_time),
+                format!("[0, {YIELD_TIME_MAX}]"),
+            ),
+            (
                 "relaxation",
                 self.relaxation,
                 self.relaxation > 0.0 && self.relaxation < RELAXATION_MAX,
@@ -98,6 +115,12 @@ impl PbmpmSettings {
             }
         }
         Ok(())
+    }
+
+    /// The fraction of a step's excess strain over the elastic range that stays elastic at the
+    /// step's end: `exp(−dt/τ)` with τ = [`PbmpmSettings::yield_time`], 0 for τ = 0.
+    pub fn keep(&self, dt: f64) -> f64 {
+        if self.yield_time > 0.0 { (-dt / self.yield_time).exp() } else { 0.0 }
     }
 
     /// The steps of a frame of `duration` seconds: `(steps, dt)` with `steps · dt = duration`,

@@ -404,6 +404,7 @@ impl Solver {
                 // The first page's sort hands the pool's blocks out anew; the others' add to them.
                 reset_grid_blocks: page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0]),
                 pb_relaxation: self.integrator.pbmpm().map_or(0.0, |s| s.relaxation as f32),
+                pb_yield_time: self.integrator.pbmpm().map_or(0.0, |s| s.yield_time as f32),
             };
             page.write_params(&gpu.queue, &self.params.to_gpu(&state, &self.interaction));
         }

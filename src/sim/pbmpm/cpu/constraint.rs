@@ -36,11 +36,15 @@
 //! and a relaxation below 2 converges (to the linearization's accuracy). In the stiff limit the
 //! step undoes the particle's strain geometrically, as the reference PB-MPM's projection does.
 //!
-//! **Plasticity within the step.** The stress is taken at the singular values of `F'` clamped to
-//! the elastic range `[1 − θc, 1 + θs]` (the state the end-of-step plasticity will keep), so snow
-//! pushed past its yield limit during a step resists with its yield stress and no more: it
-//! compacts instead of bouncing back. The moduli are hardened by the particle's `Jp` at the
-//! step's start, as the explicit integrator hardens by the `Jp` each substep starts with.
+//! **Plasticity at the step's end, not within it.** The stress is the elastic one of `F'`
+//! whatever its singular values (only a guard, [`SAFE_SINGULAR_VALUES`], keeps a torn or
+//! inverted particle's stress finite); the yield limit is applied once the iterations are done,
+//! with the step's yield relaxation (`integrate::end_step`). Within a step the iterations have
+//! not converged: strain they leave at a wall is partly their error, not the snow's response.
+//! Capping the stress at the yield stress inside the step (tried first) let that error turn into
+//! plastic compaction every step, and the default snowball was crushed to Jp = 0.001 at
+//! resolution 64. The moduli are hardened by the particle's `Jp` at the step's start, as the
+//! explicit integrator hardens by the `Jp` each substep starts with.
 //!
 //! **Cracking.** A cracked particle's positive principal Kirchhoff stresses are scaled by
 //! `1 − damage` (0 for `damage` 1), as in the explicit integrator: it carries no tension.
@@ -53,6 +57,11 @@ use crate::sim::cpu::svd::signed_svd;
 use crate::sim::material::SnowMaterial;
 use crate::sim::params::SolverParams;
 
+/// The range the singular values of a trial deformation are clamped to before its stress is
+/// taken: a guard against a step that inverts or tears a particle (the stress there would be
+/// meaningless and huge), far outside anything snow reaches in a converged step.
+pub const SAFE_SINGULAR_VALUES: (f64, f64) = (0.05, 20.0);
+
 /// The snow's response to a trial deformation: its stress and the moduli it was taken with.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SnowResponse {
@@ -64,20 +73,19 @@ pub struct SnowResponse {
     pub lambda: f64,
 }
 
-/// The snow's response at the trial deformation `f`, perfectly plastic within the step.
+/// The snow's elastic response at the trial deformation `f`.
 ///
 /// Moduli `μ = μ₀ hc`, `λ = λ₀ hc` with the hardening factor `hc = exp(clamp(ξ(1 − Jp), −10, 5))`
 /// of the particle's `Jp` ([`SnowMaterial::hardening_factor`]). With the signed SVD
-/// `f = U Σ Vᵀ` and `s = clamp(Σ, 1 − θc, 1 + θs)` (the elastic state the end-of-step plasticity
-/// keeps), the fixed corotated stress (`ψ = μ Σ(sᵢ − 1)² + λ/2 (J − 1)²`) at `s`:
+/// `f = U Σ Vᵀ` and `s = clamp(Σ, 0.05, 20)` ([`SAFE_SINGULAR_VALUES`]), the fixed corotated
+/// stress (`ψ = μ Σ(sᵢ − 1)² + λ/2 (J − 1)²`) at `s`:
 /// `P = U diag(Pᵢ) Vᵀ`, `Pᵢ = 2μ (sᵢ − 1) + λ (J − 1) J / sᵢ`, `J = s₁s₂s₃` (`J / sᵢ` formed as the
 /// product of the other two, so nothing is divided). Its Kirchhoff stress `Pᵢ sᵢ` is the explicit
 /// integrator's `τᵢ` at the same elastic state; a cracked particle scales each positive `τᵢ` (so
 /// `Pᵢ`) by `1 − damage`.
 pub fn snow_response(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64, damage: f64) -> SnowResponse {
     let (u, sigma, v) = signed_svd(f);
-    let (lo, hi) = (1.0 - material.critical_compression, 1.0 + material.critical_stretch);
-    let s = sigma.map(|x| x.clamp(lo, hi));
+    let s = sigma.map(|x| x.clamp(SAFE_SINGULAR_VALUES.0, SAFE_SINGULAR_VALUES.1));
     let hc = material.hardening_factor(plastic_jacobian);
     let (mu, lambda) = (material.mu0() * hc, material.lambda0() * hc);
     let j = s.x * s.y * s.z;
@@ -170,14 +178,19 @@ mod tests {
     }
 
     #[test]
-    fn stress_saturates_past_the_yield_limit() {
-        // Compressed to 0.9 along y (θc = 0.025): the stress is that of 0.975, whatever the excess.
+    fn stress_is_elastic_past_the_yield_limit_and_guarded_far_beyond() {
+        // Compressed along y past θc = 0.025: the stress keeps growing as the elastic formula says
+        // (yield comes at the step's end), so at 0.9 it is the fixed corotated stress of 0.9:
+        // P_y = 2μ(s − 1) + λ(J − 1) with J = s.
         let m = SnowMaterial::default();
         let at = |s: f64| snow_response(&m, &Matrix3::from_diagonal(&Vector3::new(1.0, s, 1.0)), 1.0, 0.0).stress;
-        // Relative 1e-13: two SVDs of diagonal matrices, exact to a few ulps each.
-        let scale = at(0.975).norm();
-        assert!((at(0.9) - at(0.975)).norm() <= 1e-13 * scale, "{} vs {}", at(0.9), at(0.975));
-        assert!((at(0.98) - at(0.975)).norm() > 1e-3 * scale);
+        let want = 2.0 * m.mu0() * (0.9 - 1.0) + m.lambda0() * (0.9 - 1.0);
+        // Relative 1e-12: an SVD of a diagonal matrix and a few products.
+        assert!((at(0.9)[(1, 1)] - want).abs() <= 1e-12 * want.abs(), "{} vs {want}", at(0.9)[(1, 1)]);
+        assert!(at(0.9)[(1, 1)] < 3.0 * at(0.975)[(1, 1)]);
+        // Beyond the guard (0.05) the stress no longer grows: a crushed particle's is that of 0.05.
+        let scale = at(0.05).norm();
+        assert!((at(0.01) - at(0.05)).norm() <= 1e-12 * scale, "{} vs {}", at(0.01), at(0.05));
     }
 
     #[test]

@@ -25,22 +25,30 @@ pub fn begin_step(params: &SolverParams, dt: f64, particles: &[CpuParticle], sta
 
 /// Ends the step with each particle's last gathered `d` and `D`:
 ///
-/// 1. `F' = (I + D) F_E`, then the explicit integrator's snow plasticity
-///    ([`project_plasticity_svd`]: singular values clamped to `[1 − θc, 1 + θs]`, the rest into
-///    `Jp`, `Jp` kept in `[10⁻³, 10³]`); a cracked particle's `Jp` may fall but not rise.
+/// 1. `F' = (I + D) F_E`, then the explicit integrator's snow plasticity with the step's yield
+///    relaxation ([`project_plasticity_svd`]: singular values returned toward `[1 − θc, 1 + θs]`,
+///    all but the fraction `keep` of the excess ([`super::super::PbmpmSettings::keep`]), what
+///    was removed into `Jp`, `Jp` kept in `[10⁻³, 10³]`); a cracked particle's `Jp` may fall but
+///    not rise.
 /// 2. Cracking as in the explicit integrator ([`crate::sim::material::SnowMaterial::cracks`]).
 /// 3. `x ← x + d`, clamped to the domain box (counted in the report).
 /// 4. `v ← d/dt` (then capped at `max_speed`), `C ← D/dt`.
 ///
 /// `D` here is the gathered one, the gradient of what the grid actually did, not the last
 /// projected one: the deformation then follows the motion the particles made.
-pub fn end_step(params: &SolverParams, dt: f64, particles: &mut [CpuParticle], state: &[StepState]) -> StepReport {
+pub fn end_step(
+    params: &SolverParams,
+    dt: f64,
+    keep: f64,
+    particles: &mut [CpuParticle],
+    state: &[StepState],
+) -> StepReport {
     let spec = &params.grid;
     let (lo, hi) = (spec.domain_min, spec.domain_max());
     let mut report = StepReport::default();
     for (p, s) in particles.iter_mut().zip(state) {
         let trial = (Matrix3::identity() + s.affine) * p.deformation;
-        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian);
+        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, keep);
         if p.damage > 0.0 {
             jp = jp.min(p.plastic_jacobian);
         }
@@ -83,7 +91,7 @@ mod tests {
         p.plastic_jacobian = jp;
         let state = [StepState { affine, ..StepState::default() }];
         let mut ps = [p];
-        end_step(&params, 1e-3, &mut ps, &state);
+        end_step(&params, 1e-3, 0.0, &mut ps, &state);
         ps[0]
     }
 

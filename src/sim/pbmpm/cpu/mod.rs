@@ -166,7 +166,7 @@ impl PbmpmCpu {
         for _ in 0..self.settings.iterations {
             self.iterate(dt);
         }
-        integrate::end_step(&self.params, dt, &mut self.particles, &self.state)
+        integrate::end_step(&self.params, dt, self.settings.keep(dt), &mut self.particles, &self.state)
     }
 
     /// One iteration: project, scatter, grid update, gather.
