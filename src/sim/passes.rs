@@ -70,10 +70,15 @@ pub enum MpmPass {
     PbClock,
     /// PB-MPM, every step: each particle's predicted motion, its impulse cleared.
     PbBegin,
-    /// PB-MPM, every iteration: gather, constraint step, scatter.
+    /// PB-MPM, every iteration: gather, constraint step, scatter (particles in stored order).
     PbIterate,
+    /// PB-MPM on the binned path, every iteration: [`MpmPass::PbIterate`] one workgroup per
+    /// occupied block, scattering through a workgroup-memory tile.
+    PbIterateTiled,
     /// PB-MPM, every iteration: the grid's conditions on the nodes' motion.
     PbGrid,
+    /// PB-MPM on the binned path, every iteration: [`MpmPass::PbGrid`] over the touched blocks.
+    PbGridBlocks,
 }
 
 /// Which part of the solver a pass belongs to.
@@ -183,7 +188,7 @@ const TOUCHED: Shape = Indirect(bins::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 29] = [
+pub const PASSES: [PassInfo; 31] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
@@ -212,13 +217,15 @@ pub const PASSES: [PassInfo; 29] = [
     pass!(PbClock,          "mpm/pbmpm",    "pb_clock",           Pbmpm,    Single,                              &[23],                                                   None),
     pass!(PbBegin,          "mpm/pbmpm",    "pb_begin",           Pbmpm,    Threads(Items::Particles),           &[0, 2, 20, 23],                                         Some("pbmpm/cpu/integrate.rs")),
     pass!(PbIterate,        "mpm/pbmpm",    "pb_iterate",         Pbmpm,    Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 23],                 Some("pbmpm/cpu/constraint.rs + transfer.rs")).rounds(),
+    pass!(PbIterateTiled,   "mpm/pbmpm",    "pb_iterate_tiled",   Pbmpm,    OCCUPIED,                            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 20, 22, 23], Some("pbmpm/cpu/constraint.rs + transfer.rs")).rounds(),
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
+    pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")),
 ];
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 29] = {
-        let mut all = [MpmPass::GridClear; 29];
+    pub const ALL: [MpmPass; 31] = {
+        let mut all = [MpmPass::GridClear; 31];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;

@@ -10,7 +10,7 @@
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 9] = [
+pub const LIBRARIES: [(&str, &str); 10] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
@@ -20,6 +20,7 @@ pub const LIBRARIES: [(&str, &str); 9] = [
     ("mpm/advance.wgsl", include_str!("../../shaders/mpm/advance.wgsl")),
     ("mpm/tile.wgsl", include_str!("../../shaders/mpm/tile.wgsl")),
     ("mpm/grid_node.wgsl", include_str!("../../shaders/mpm/grid_node.wgsl")),
+    ("mpm/pbmpm/iteration.wgsl", include_str!("../../shaders/mpm/pbmpm/iteration.wgsl")),
 ];
 
 /// Prepends the library files to a pass (or test) source.

@@ -1,104 +1,11 @@
-// pb_iterate: one PB-MPM iteration of a particle, in velocity units (ṽ = d/dt, C̃ = D/dt, see
-// pb_begin): from the second iteration on, gather ṽ and C̃ from the grid velocities pb_grid left;
-// then move C̃ toward the snow constraint by one compliant (XPBD) step; then scatter mass and APIC
-// momentum m·(ṽ + C̃ r) to the grid. The iteration's index is immediate data (the round of record.rs).
-// CPU twin: src/sim/pbmpm/cpu/ (constraint.rs, transfer.rs), where the method is written out.
+// pb_iterate: one PB-MPM iteration over the particles in their stored order (the naive path's
+// dispatch): each thread runs one particle's iteration (pb_iterate_particle, iteration.wgsl) and
+// scatters mass and APIC momentum m·(ṽ + C̃ r) to the grid with global atomics. The iteration's
+// index is immediate data (the round of record.rs).
 // Reads: params, clock, particles, grid_velocity, the scratch. Writes: the velocity and affine
 // streams, the scratch (the impulse Λ), grid_fixed, the status counters.
 
 var<immediate> iteration: u32;
-
-// ṽ and C̃ gathered from the 27 stencil nodes (MLS: C̃ = (4/h²) Σ w v_i rᵀ), as g2p gathers them.
-struct Gathered {
-    velocity: vec3<f32>,
-    affine: mat3x3<f32>,
-}
-
-fn gather(position: vec3<f32>) -> Gathered {
-    let s = stencil_at(position);
-    let first = stencil_first_node(s);
-    var blocks: StencilBlocks;
-    var velocity = vec3<f32>(0.0);
-    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var z = 0u; z < 3u; z++) {
-        for (var y = 0u; y < 3u; y++) {
-            for (var x = 0u; x < 3u; x++) {
-                let o = vec3<u32>(x, y, z);
-                let w = stencil_weight(s, o);
-                let vi = stencil_velocity(first, blocks, o);
-                let d = stencil_offset(s, o);
-                velocity += w * vi;
-                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
-            }
-        }
-    }
-    return Gathered(velocity, (4.0 / (params.cell_size * params.cell_size)) * b);
-}
-
-// The first Piola–Kirchhoff stress of the trial deformation f (snow_response in
-// src/sim/pbmpm/cpu/constraint.rs): fixed corotated and elastic (the yield limit applies at the
-// step's end), at singular values kept in [0.05, 20] (SAFE_SINGULAR_VALUES there), with the moduli
-// hardened by the particle's Jp at the step's start; a cracked particle carries no tension. Also
-// returns those moduli.
-struct Response {
-    stress: mat3x3<f32>,
-    mu: f32,
-    lambda: f32,
-}
-
-fn snow_response(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> Response {
-    let d = svd3(f);
-    let s = clamp(d.sigma, vec3<f32>(0.05), vec3<f32>(20.0));
-    let hc = hardening_factor(plastic_jacobian);
-    let mu = params.mu0 * hc;
-    let lambda = params.lambda0 * hc;
-    let j = s.x * s.y * s.z;
-    let others = vec3<f32>(s.y * s.z, s.x * s.z, s.x * s.y);
-    var p = 2.0 * mu * (s - vec3<f32>(1.0)) + lambda * (j - 1.0) * others;
-    if (damage > 0.0) {
-        p = select(p, p * (1.0 - damage), s * p > vec3<f32>(0.0));
-    }
-    let stress = mat3x3<f32>(d.u[0] * p.x, d.u[1] * p.y, d.u[2] * p.z) * transpose(d.v);
-    return Response(stress, mu, lambda);
-}
-
-fn load_impulse(index: u32) -> mat3x3<f32> {
-    return mat3x3<f32>(
-        bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]).xyz,
-        bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 1u)]).xyz,
-        bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 2u)]).xyz,
-    );
-}
-
-fn store_impulse(index: u32, m: mat3x3<f32>) {
-    for (var c = 0u; c < 3u; c++) {
-        reorder_scratch[reorder_slot(index, c)] = bitcast<vec4<u32>>(vec4<f32>(m[c], 0.0));
-    }
-}
-
-// One constraint step (project in src/sim/pbmpm/cpu/constraint.rs): the target impulse
-// Λ* = dt² V⁰ P(F') F_Eᵀ at F' = (I + D) F_E, the residual r = Λ* − Λ, the step
-// ΔΛ = relaxation · (dev r / (1 + 2κμ) + iso r / (1 + κ(2μ + 3λ))), κ = 4 dt² V⁰ / (h² m); then
-// Λ += ΔΛ and D −= 4/(h² m) ΔΛ. Returns the new C̃ = D/dt; stores Λ.
-fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {
-    let dt = substep_dt();
-    let h2 = params.cell_size * params.cell_size;
-    let trial = (IDENTITY3 + dt * affine) * p.deformation;
-    let response = snow_response(trial, p.plastic_jacobian, p.damage);
-    let wanted = (dt * dt * p.volume) * response.stress * transpose(p.deformation);
-    let impulse = load_impulse(index);
-    let residual = wanted - impulse;
-    let kappa = 4.0 * dt * dt * p.volume / (h2 * p.mass);
-    let iso = (residual[0][0] + residual[1][1] + residual[2][2]) / 3.0;
-    let isotropic = iso * IDENTITY3;
-    let deviatoric = residual - isotropic;
-    let step = params.pb_relaxation * (
-        deviatoric * (1.0 / (1.0 + 2.0 * kappa * response.mu))
-        + isotropic * (1.0 / (1.0 + kappa * (2.0 * response.mu + 3.0 * response.lambda)))
-    );
-    store_impulse(index, impulse + step);
-    return affine - (4.0 / (h2 * p.mass * dt)) * step;
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_iterate(
@@ -110,15 +17,6 @@ fn pb_iterate(
     if (index >= params.particle_count) {
         return;
     }
-    var p = load_for_scatter(index);
-    if (iteration > 0u) {
-        let g = gather(p.position);
-        p.velocity = g.velocity;
-        p.affine = g.affine;
-    }
-    p.affine = project(p, index, p.affine);
-    particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
-    let columns = padded_columns(p.affine);
-    particle_affine[index] = columns;
+    let p = pb_iterate_particle(index, iteration > 0u);
     grid_scatter(p, p.mass * p.affine);
 }

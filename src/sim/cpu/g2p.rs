@@ -68,7 +68,8 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         }
         let affine = (4.0 / (h * h)) * b;
         let trial = (Matrix3::identity() + dt * affine) * p.deformation;
-        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, 0.0);
+        let (elastic, mut jp, sigma, stretch) =
+            project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, 0.0);
         // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
         // between them: its Jp may fall (compaction) but not rise.
         if p.damage > 0.0 {

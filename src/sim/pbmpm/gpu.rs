@@ -9,35 +9,64 @@
 //! lives in the particles' scratch for the step. One step:
 //!
 //! 1. `pb_clock` (one thread): the step's dt and collider blend;
-//! 2. `pb_begin` (per particle): `v += g·dt`, `Λ = 0`;
-//! 3. `grid_clear`;
-//! 4. `iterations` times: `pb_iterate` (per particle, the iteration's index as its round: gather
-//!    from the second on, project, scatter), then `pb_grid` (per node: grid conditions, sums
-//!    zeroed);
-//! 5. `g2p` (per particle, shared with the explicit integrator): the last gather, `F_E ← (I + D)F_E`,
+//! 2. on the binned paths, the sort of each page ([`bins::sort_runs`]; it also moves the particles
+//!    into block order when the page's reorder clock says so): particles keep their positions
+//!    through a step's iterations, so one sort per step bins them for all of its iterations;
+//! 3. `pb_begin` (per particle): `v += g·dt`, `Λ = 0` (after the sort, whose reorder uses the
+//!    scratch that holds `Λ`);
+//! 4. `grid_clear` on the naive path (the binned paths' grid passes leave the grid zeroed, except
+//!    with several pages, which clear it after every iteration);
+//! 5. `iterations` times: `pb_iterate` (per particle, the iteration's index as its round: gather
+//!    from the second on, project, scatter with global atomics) or, on the binned paths,
+//!    `pb_iterate_tiled` (the same per particle, one workgroup per occupied block, scattering
+//!    through a workgroup-memory tile); then `pb_grid` (per node: grid conditions, sums zeroed)
+//!    or, on the binned paths, `pb_grid_blocks` (the same over the blocks the sort listed as
+//!    touched; it also zeroes the sort's cell counters);
+//! 6. `g2p` (per particle, shared with the explicit integrator): the last gather, `F_E ← (I + D)F_E`,
 //!    plasticity, cracking, `x += d`.
 //!
-//! It runs on the dense grid with particles in their stored order (the naive path's dispatches):
-//! the sort and the fused per-block pass are not used.
+//! It runs on the dense grid. The fused path runs as the sorted one: PB-MPM has no g2p of one
+//! step to fuse with the next step's scatter while the step's iterations lie between them.
 
 use crate::sim::page::ParticlePage;
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
 use crate::sim::record::{Dispatch, Items, PageRun, dispatch_of, item_threads, page_runs, record_runs};
+use crate::sim::sort::bins::{self, SolverPath};
 
 /// The dispatches of one step of `iterations` iterations over `pages`, as runs of one compute pass.
 pub fn step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
+    let binned = first.path != SolverPath::Naive;
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
     let mut runs: Vec<PageRun> = vec![(first, vec![at(MpmPass::PbClock, first)])];
+    if binned {
+        runs.extend(bins::sort_runs(pages, |page| page.reorder.tick()));
+    }
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbBegin, page)]));
-    runs.push((first, vec![at(MpmPass::GridClear, first)]));
+    // The grid is all zeros after each iteration's grid pass, except on the naive path's first
+    // iteration (the explicit integrator may have left sums) and with several pages, whose grid
+    // passes leave the sums in place (keep_grid_sums).
+    let clear = (first, vec![at(MpmPass::GridClear, first)]);
+    let paged = pages.len() > 1;
+    if !binned || paged {
+        runs.push(clear.clone());
+    }
     for round in 0..iterations {
-        runs.extend(page_runs(pages, |page| {
-            let threads = item_threads(Items::Particles, page);
-            vec![(MpmPass::PbIterate, Dispatch::Round { threads, round })]
-        }));
-        runs.push((first, vec![at(MpmPass::PbGrid, first)]));
+        if binned {
+            runs.extend(page_runs(pages, |_| {
+                vec![(MpmPass::PbIterateTiled, Dispatch::IndirectRound { offset: bins::P2G_ARGS_OFFSET, round })]
+            }));
+            runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbGridBlocks, page)]));
+            if paged {
+                runs.push(clear.clone());
+            }
+        } else {
+            runs.extend(page_runs(pages, |page| {
+                vec![(MpmPass::PbIterate, Dispatch::Round { threads: item_threads(Items::Particles, page), round })]
+            }));
+            runs.push((first, vec![at(MpmPass::PbGrid, first)]));
+        }
     }
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::G2p, page)]));
     runs

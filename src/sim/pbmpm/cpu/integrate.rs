@@ -48,7 +48,8 @@ pub fn end_step(
     let mut report = StepReport::default();
     for (p, s) in particles.iter_mut().zip(state) {
         let trial = (Matrix3::identity() + s.affine) * p.deformation;
-        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, keep);
+        let (elastic, mut jp, sigma, stretch) =
+            project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, keep);
         if p.damage > 0.0 {
             jp = jp.min(p.plastic_jacobian);
         }

@@ -1,0 +1,32 @@
+// pb_iterate_tiled: one PB-MPM iteration on the binned path. One workgroup per occupied grid
+// block: its threads run the iteration of the block's particles (pb_iterate_particle,
+// iteration.wgsl) and scatter them into the workgroup-memory tile (tile.wgsl), then add the tile
+// to grid_fixed, as p2g_tiled does for the explicit integrator. Particles do not move during a
+// step's iterations, so the bins the step's sort made hold for all of them.
+// The iteration's index is immediate data (the round of record.rs).
+// Reads: params, clock, particles, bins, grid_velocity, the scratch. Writes: the velocity and
+// affine streams, the scratch (the impulse Λ), grid_fixed, the status counters.
+
+var<immediate> iteration: u32;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_iterate_tiled(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    tile_clear(local);
+    workgroupBarrier();
+    let block = tile_block(workgroup, workgroups);
+    if (block.valid) {
+        for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
+            let index = particle_order[block.first + k];
+            let p = pb_iterate_particle(index, iteration > 0u);
+            tile_scatter(p, p.mass * p.affine, block.corner, BLOCK_REACH);
+        }
+    }
+    workgroupBarrier();
+    if (block.valid) {
+        tile_flush(local, block.corner, BLOCK_REACH);
+    }
+}
