@@ -295,7 +295,7 @@ fn compaction_lowers_jp_as_in_the_explicit_integrator() {
 
     let mut results = Vec::new();
     // Without yield relaxation (yield_time 0), so that the end of each step clamps exactly as the
-    // explicit integrator does; `yield_relaxation_keeps_the_excess_for_tau` checks the relaxation.
+    // explicit integrator does; `end_step_keeps_exp_minus_dt_over_tau_of_the_excess` (src/sim/pbmpm/cpu/integrate.rs) checks the relaxation.
     let settings = PbmpmSettings { yield_time: 0.0, ..PbmpmSettings::default() };
     for steps in [96, 24] {
         let mut pb = PbmpmCpu::new(p, settings, &ps).expect("solver");

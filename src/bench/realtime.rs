@@ -12,6 +12,7 @@ use crate::render::offscreen::OffscreenTarget;
 use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
 use crate::runner::{RunError, advance, build_solver};
 use crate::scene::{Scene, TimeStep};
+use crate::sim::integrator::Integrator;
 
 /// Simulated seconds per app frame: the app's real-time mode at 60 frames per second.
 pub const FRAME_SPAN: f64 = 1.0 / 60.0;
@@ -96,7 +97,11 @@ pub fn run_realtime(
             started = Instant::now();
         }
         let start = Instant::now();
-        let stable = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_error)?.0;
+        // PB-MPM plans its steps from the state itself; the stable dt is the explicit one's.
+        let stable = match scene.integrator {
+            Integrator::Explicit => solver.stable_dt(gpu, scene.time.cfl).map_err(solver_error)?.0,
+            Integrator::Pbmpm(_) => f64::INFINITY,
+        };
         let report =
             advance(gpu, &mut solver, &mut colliders, t, FRAME_SPAN, TimeStep::Auto, stable).map_err(solver_error)?;
         t += FRAME_SPAN;

@@ -85,15 +85,40 @@ mod tests {
     use glam::Vec3;
     use nalgebra::Vector3;
 
-    /// One particle at rest ending a step whose gathered affine displacement is `affine`.
-    fn end_with(affine: Matrix3<f64>, jp: f64) -> CpuParticle {
+    /// One particle at rest ending a step whose gathered affine displacement is `affine`, keeping
+    /// `keep` of its excess over the elastic range.
+    fn end_keeping(affine: Matrix3<f64>, jp: f64, keep: f64) -> CpuParticle {
         let params = test_scene::params();
         let mut p = CpuParticle::from_gpu(&test_scene::particle(Vec3::splat(0.4), Vec3::ZERO));
         p.plastic_jacobian = jp;
         let state = [StepState { affine, ..StepState::default() }];
         let mut ps = [p];
-        end_step(&params, 1e-3, 0.0, &mut ps, &state);
+        end_step(&params, 1e-3, keep, &mut ps, &state);
         ps[0]
+    }
+
+    /// [`end_keeping`] with the plain clamp (no yield relaxation).
+    fn end_with(affine: Matrix3<f64>, jp: f64) -> CpuParticle {
+        end_keeping(affine, jp, 0.0)
+    }
+
+    #[test]
+    fn end_step_keeps_exp_minus_dt_over_tau_of_the_excess() {
+        // Compressed to 0.9 along y at the step's end, with τ = 10 ms and dt = 1/240 s: the
+        // fraction k = exp(−dt/τ) = 0.659 of the excess past 1 − θc = 0.975 stays elastic,
+        // σ_y = 0.975 − 0.075 k, and the rest goes into Jp = 0.9 / σ_y (the volume is shared
+        // between the elastic and the plastic part as before).
+        let settings = crate::sim::pbmpm::PbmpmSettings { yield_time: 0.01, ..Default::default() };
+        let keep = settings.keep(1.0 / 240.0);
+        assert!((keep - (-0.41666666666666663f64).exp()).abs() < 1e-15, "keep {keep}");
+        let p = end_keeping(Matrix3::from_diagonal(&Vector3::new(0.0, -0.1, 0.0)), 1.0, keep);
+        let want = 0.975 - 0.075 * keep;
+        // 1e-12: an SVD of a diagonal matrix, exact to a few ulps.
+        assert!((p.deformation[(1, 1)] - want).abs() < 1e-12, "σ_y = {}", p.deformation[(1, 1)]);
+        assert!((p.plastic_jacobian - 0.9 / want).abs() < 1e-12, "Jp = {}", p.plastic_jacobian);
+        // τ = 0 keeps nothing: the explicit integrator's clamp.
+        let clamp = crate::sim::pbmpm::PbmpmSettings { yield_time: 0.0, ..settings };
+        assert_eq!(clamp.keep(1.0 / 240.0), 0.0);
     }
 
     #[test]
