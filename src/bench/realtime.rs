@@ -13,6 +13,7 @@ use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
 use crate::runner::{RunError, advance, build_solver};
 use crate::scene::{Scene, TimeStep};
 use crate::sim::integrator::Integrator;
+use crate::sim::pbmpm::PbmpmSettings;
 
 /// Simulated seconds per app frame: the app's real-time mode at 60 frames per second.
 pub const FRAME_SPAN: f64 = 1.0 / 60.0;
@@ -38,6 +39,44 @@ pub struct RealtimeResult {
     pub render_ms: f64,
     /// Wall seconds of all timed frames.
     pub wall_s: f64,
+    /// PB-MPM only: the cost of one iteration after the timed frames ([`IterationCost`]).
+    pub iteration: Option<IterationCost>,
+}
+
+/// What one PB-MPM iteration costs on the state the timed frames left, against the memory floor.
+#[derive(Clone, Copy, Debug)]
+pub struct IterationCost {
+    /// Milliseconds per iteration: the difference of two runs of [`ITERATION_STEPS`] steps at
+    /// [`ITERATION_COUNTS`] iterations each, over the iterations that differ, so that what a step
+    /// costs besides its iterations (the sort, `pb_begin`, `g2p`, the submissions) cancels.
+    pub ms: f64,
+    /// Bytes an iteration must move at least ([`iteration_bytes`]).
+    pub bytes: f64,
+    /// Bandwidth of the streaming copy kernel on this GPU, bytes/s (read + write).
+    pub copy_bandwidth: f64,
+}
+
+impl IterationCost {
+    /// Milliseconds the copy kernel would take to move [`IterationCost::bytes`].
+    pub fn floor_ms(&self) -> f64 {
+        self.bytes / self.copy_bandwidth * 1e3
+    }
+}
+
+/// Steps of each timed run of [`IterationCost`].
+pub const ITERATION_STEPS: u32 = 40;
+/// The iteration counts compared by [`IterationCost`].
+pub const ITERATION_COUNTS: (u32, u32) = (1, 9);
+
+/// The least an iteration moves: each particle's state read once (position and mass 16 bytes,
+/// velocity 16, C 48, F 48, Jp and crack state 16, the impulse Λ 48) and what it writes once
+/// (velocity 16, C 48, Λ 48): 304 bytes; and per grid node the iteration touches (27 per particle
+/// at most, counted as the grid's nodes per particle for snow packed 8 to a cell, 1/8 each) its
+/// fixed-point sums written and read (32 + 32) and zeroed (32), its velocity written and read
+/// (16 + 16): 128 bytes. Workgroup-memory traffic and the stencil's re-reads from cache are not
+/// counted: this is the floor, as the explicit passes' table counts it.
+pub fn iteration_bytes(particles: u32) -> f64 {
+    particles as f64 * (304.0 + 128.0 / 8.0)
 }
 
 impl RealtimeResult {
@@ -51,8 +90,18 @@ impl RealtimeResult {
         self.frames as f64 * FRAME_SPAN / self.wall_s
     }
 
-    /// One line for the console.
+    /// One line for the console (two for PB-MPM: then the iteration's cost).
     pub fn report(&self, width: u32, height: u32) -> String {
+        let iteration = self.iteration.map_or(String::new(), |c| {
+            format!(
+                "\n  per iteration: {:.4} ms, {:.1} MB moved at least, copy-kernel floor {:.4} ms ({:.0} GB/s), {:.1}x floor",
+                c.ms,
+                c.bytes / 1e6,
+                c.floor_ms(),
+                c.copy_bandwidth / 1e9,
+                c.ms / c.floor_ms()
+            )
+        });
         format!(
             "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, sim {:.2} ms + render {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
             self.integrator,
@@ -65,7 +114,7 @@ impl RealtimeResult {
             self.render_ms,
             self.fps(),
             self.realtime_ratio()
-        )
+        ) + &iteration
     }
 }
 
@@ -135,5 +184,35 @@ pub fn run_realtime(
         sim_ms: median(sim),
         render_ms: median(render),
         wall_s: started.elapsed().as_secs_f64(),
+        iteration: match scene.integrator {
+            Integrator::Pbmpm(settings) => Some(iteration_cost(gpu, &mut solver, settings).map_err(solver_error)?),
+            Integrator::Explicit => None,
+        },
+    })
+}
+
+/// [`IterationCost`] on `solver` as it stands (it steps the snow on).
+fn iteration_cost(
+    gpu: &Gpu,
+    solver: &mut crate::sim::Solver,
+    settings: PbmpmSettings,
+) -> Result<IterationCost, crate::sim::SolverError> {
+    let mut time = |iterations| -> Result<f64, crate::sim::SolverError> {
+        solver.set_integrator(gpu, Integrator::Pbmpm(PbmpmSettings { iterations, ..settings }))?;
+        // One untimed run: the first dispatches of a pipeline pay for its first use.
+        solver.step_pbmpm(gpu, ITERATION_STEPS, settings.dt);
+        gpu.wait_idle();
+        let start = Instant::now();
+        solver.step_pbmpm(gpu, ITERATION_STEPS, settings.dt);
+        gpu.wait_idle();
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    };
+    let (few, many) = ITERATION_COUNTS;
+    let (t_few, t_many) = (time(few)?, time(many)?);
+    solver.set_integrator(gpu, Integrator::Pbmpm(settings))?;
+    Ok(IterationCost {
+        ms: (t_many - t_few) / ((many - few) * ITERATION_STEPS) as f64,
+        bytes: iteration_bytes(solver.particle_count()),
+        copy_bandwidth: super::memory_bandwidth(gpu),
     })
 }
