@@ -308,7 +308,7 @@ fn messages(ui: &mut Ui, messages: &Messages) {
 }
 
 /// The integrator: explicit MLS-MPM (accurate, slow once snow hardens) or PB-MPM (steps limited by
-/// motion only), and PB-MPM's iterations and longest step.
+/// motion only), and PB-MPM's iterations, longest step and yield relaxation time.
 fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<AppEvent>) {
     let mut name = integrator.name();
     egui::ComboBox::from_label("integrator")
@@ -336,6 +336,13 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
         let mut step_ms = settings.dt * 1e3;
         if slider(ui, "longest step", "ms", &mut step_ms, 0.5..=20.0, true) {
             events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(PbmpmSettings { dt: step_ms * 1e-3, ..settings })));
+        }
+        // Linear: 0 (the explicit integrator's instant yield) must be reachable.
+        let mut yield_ms = settings.yield_time * 1e3;
+        let max_ms = powder::sim::pbmpm::YIELD_TIME_MAX * 1e3;
+        if slider(ui, "yield time", "ms", &mut yield_ms, 0.0..=max_ms, false) {
+            let settings = PbmpmSettings { yield_time: yield_ms * 1e-3, ..settings };
+            events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
         }
     }
 }

@@ -33,9 +33,12 @@ pub struct RealtimeResult {
     pub frames: u32,
     /// Substeps (explicit) or steps (PB-MPM) over the timed frames.
     pub steps: u64,
-    /// Median milliseconds of the simulation part of a frame.
+    /// Median milliseconds of the simulation part of a frame, on the host: the explicit
+    /// integrator's includes waiting for the GPU clock to end the frame, PB-MPM's only planning,
+    /// recording and submitting its steps (the GPU runs on while the frame is drawn).
     pub sim_ms: f64,
-    /// Median milliseconds of the drawing part.
+    /// Median milliseconds of the rest of the frame: recording the drawing, submitting it and
+    /// waiting for the GPU to finish everything.
     pub render_ms: f64,
     /// Wall seconds of all timed frames.
     pub wall_s: f64,
@@ -103,7 +106,7 @@ impl RealtimeResult {
             )
         });
         format!(
-            "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, sim {:.2} ms + render {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
+            "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, simulation recorded in {:.2} ms + drawing and the wait for the GPU {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
             self.integrator,
             self.particles,
             self.cells,

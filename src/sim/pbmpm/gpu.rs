@@ -34,6 +34,12 @@ use crate::sim::pipelines::Kernels;
 use crate::sim::record::{Dispatch, Items, PageRun, dispatch_of, item_threads, page_runs, record_runs};
 use crate::sim::sort::bins::{self, SolverPath};
 
+/// Steps recorded into one command buffer before it is submitted. A PB-MPM step has about four
+/// times the dispatches of an explicit substep and a frame only a few steps, so the explicit
+/// integrator's batch of 8 would leave the GPU idle while the host records most of a frame; in
+/// batches of 2 the GPU starts on the first steps while the host records the rest.
+pub const STEPS_PER_SUBMIT: u32 = 2;
+
 /// The dispatches of one step of `iterations` iterations over `pages`, as runs of one compute pass.
 pub fn step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];

@@ -105,20 +105,28 @@ impl Solver {
 
     /// A PB-MPM frame of `span` seconds: as many equal steps as `settings` ask for at the speed of
     /// the fastest particle now ([`PbmpmSettings::plan_frame`]: no longer than its `dt`, and no
-    /// particle moving more than `motion_cfl` cells per step), then the clock read back.
+    /// particle moving more than `motion_cfl` cells per step). The steps are submitted and not
+    /// waited for: the host planned them, so it reports them without reading the clock back.
     fn step_pbmpm_frame(&self, gpu: &Gpu, span: f64, settings: &PbmpmSettings) -> Result<FrameReport, SolverError> {
         let speed = self.stats(gpu)?.max_speed;
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);
         self.step_pbmpm(gpu, steps, dt);
-        Ok(FrameReport::from_clock(&self.read_clock(gpu)?))
+        Ok(FrameReport {
+            substeps: steps,
+            time: steps as f64 * dt,
+            max_ratio: 0.0,
+            min_stable_dt: f64::INFINITY,
+            last_dt: dt,
+            capped: false,
+        })
     }
 
     /// Runs `steps` PB-MPM steps of `dt` seconds (does not wait), as one collider frame: step k
     /// sees the colliders `(k + 1) / steps` of the way through it ([`crate::sim::pbmpm::gpu`]).
-    /// Submitted [`substep::SUBSTEPS_PER_SUBMIT`] steps at a time.
+    /// Submitted [`crate::sim::pbmpm::gpu::STEPS_PER_SUBMIT`] steps at a time.
     pub fn step_pbmpm(&self, gpu: &Gpu, steps: u32, dt: f64) {
         self.begin_frame(gpu, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps });
-        self.record_pbmpm_then(gpu, steps, substep::SUBSTEPS_PER_SUBMIT, &mut |_| {});
+        self.record_pbmpm_then(gpu, steps, crate::sim::pbmpm::gpu::STEPS_PER_SUBMIT, &mut |_| {});
     }
 
     /// Records and submits `steps` PB-MPM steps of the frame [`Solver::begin_frame`] set,
