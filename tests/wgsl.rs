@@ -216,6 +216,7 @@ fn shared_struct_layouts_agree() {
                     min_stable_dt,
                     max_speed_bits,
                     max_hardening_bits,
+                    pb_gathering,
                 ]
             ),
         ),

@@ -207,7 +207,11 @@ struct SubstepClock {
     // (f32 bits, see stats.wgsl); clock_advance reads them and sets them back to zero.
     max_speed_bits: atomic<u32>,
     max_hardening_bits: atomic<u32>,
-    _pad2: u32,
+    // PB-MPM: 0 during a step's first iteration, 1 once its grid pass has run, from when the
+    // iterations gather from the grid (pb_clock sets 0, pb_grid and pb_grid_blocks 1). Not the
+    // iteration's index as immediate data: on lavapipe every dispatch of a pipeline with
+    // immediates grew the driver's memory by about 0.4 MB, never freed (docs/pbmpm.md).
+    pb_gathering: u32,
 }
 
 // The mouse ray of the pick pass; `direction` is a unit vector.

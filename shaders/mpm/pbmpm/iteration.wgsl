@@ -16,6 +16,9 @@ fn gather(position: vec3<f32>) -> Gathered {
     let s = stencil_at(position);
     let first = stencil_first_node(s);
     var blocks: StencilBlocks;
+    if (SPARSE_GRID) {
+        blocks = stencil_blocks(stencil_first_coords(s));
+    }
     var velocity = vec3<f32>(0.0);
     var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var z = 0u; z < 3u; z++) {

@@ -1,5 +1,6 @@
 // pb_clock: the start of a PB-MPM step. One thread: counts the step, and sets its dt (the frame's
 // fixed step, clock.fixed_dt) and its collider blend (steps so far over the frame's planned steps),
+// and marks the first iteration as not gathering (clock.pb_gathering),
 // so that the host records a whole frame of steps in one submission with no write between them.
 // Host side: src/sim/pbmpm/gpu.rs. The explicit integrator's clock_advance does the same job with
 // a stable dt chosen from the state.
@@ -12,4 +13,5 @@ fn pb_clock() {
     clock.time += clock.fixed_dt;
     clock.blend = min(f32(clock.substeps) / f32(max(clock.planned, 1u)), 1.0);
     clock.running = 1u;
+    clock.pb_gathering = 0u;
 }

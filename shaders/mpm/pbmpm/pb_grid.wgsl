@@ -3,7 +3,9 @@
 // speed guard exactly as the explicit grid update applies them, but without gravity, which each
 // particle's predicted motion already holds (pb_begin). The sums are zeroed as they are read, so
 // the next iteration's scatter starts from an empty grid. CPU twin: src/sim/pbmpm/cpu/grid.rs.
-// Reads: params, clock, grid_fixed, colliders. Writes: grid_velocity, grid_fixed (zeroed).
+// Its first thread sets clock.pb_gathering: the later iterations gather from this grid.
+// Reads: params, clock, grid_fixed, colliders. Writes: grid_velocity, grid_fixed (zeroed),
+// clock.pb_gathering.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_grid(
@@ -12,6 +14,9 @@ fn pb_grid(
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
     let node = flat_index(workgroup, local, workgroups);
+    if (node == 0u) {
+        clock.pb_gathering = 1u;
+    }
     if (node >= node_count()) {
         return;
     }

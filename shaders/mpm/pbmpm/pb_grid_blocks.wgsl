@@ -9,8 +9,9 @@
 // With several pages params.keep_grid_sums leaves the sums in place (a block two pages touch is
 // updated twice from the same sums), and the grid is cleared whole after each iteration instead.
 // CPU twin: src/sim/pbmpm/cpu/grid.rs.
+// Its first thread sets clock.pb_gathering, as pb_grid's does.
 // Reads: params, clock, grid_fixed, colliders, bins. Writes: grid_velocity, grid_fixed (zeros),
-// cell_bins (zeros).
+// cell_bins (zeros), clock.pb_gathering.
 
 @compute @workgroup_size(64)
 fn pb_grid_blocks(
@@ -18,6 +19,9 @@ fn pb_grid_blocks(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
+    if (all(workgroup == vec3<u32>(0u)) && local == 0u) {
+        clock.pb_gathering = 1u;
+    }
     let touched = touched_node(workgroup, workgroups, local);
     if (touched.listed) {
         let counter = cell_counter(touched.block * BLOCK_CELLS + local);

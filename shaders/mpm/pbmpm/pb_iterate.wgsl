@@ -1,11 +1,9 @@
 // pb_iterate: one PB-MPM iteration over the particles in their stored order (the naive path's
 // dispatch): each thread runs one particle's iteration (pb_iterate_particle, iteration.wgsl) and
-// scatters mass and APIC momentum m·(ṽ + C̃ r) to the grid with global atomics. The iteration's
-// index is immediate data (the round of record.rs).
+// scatters mass and APIC momentum m·(ṽ + C̃ r) to the grid with global atomics. It gathers from
+// the grid once the step's first grid pass has run (clock.pb_gathering).
 // Reads: params, clock, particles, grid_velocity, the scratch. Writes: the velocity and affine
 // streams, the scratch (the impulse Λ), grid_fixed, the status counters.
-
-var<immediate> iteration: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_iterate(
@@ -17,6 +15,6 @@ fn pb_iterate(
     if (index >= params.particle_count) {
         return;
     }
-    let p = pb_iterate_particle(index, iteration > 0u);
+    let p = pb_iterate_particle(index, clock.pb_gathering != 0u);
     grid_scatter(p, p.mass * p.affine);
 }

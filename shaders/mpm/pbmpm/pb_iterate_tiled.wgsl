@@ -3,11 +3,9 @@
 // iteration.wgsl) and scatter them into the workgroup-memory tile (tile.wgsl), then add the tile
 // to grid_fixed, as p2g_tiled does for the explicit integrator. Particles do not move during a
 // step's iterations, so the bins the step's sort made hold for all of them.
-// The iteration's index is immediate data (the round of record.rs).
+// It gathers from the grid once the step's first grid pass has run (clock.pb_gathering).
 // Reads: params, clock, particles, bins, grid_velocity, the scratch. Writes: the velocity and
 // affine streams, the scratch (the impulse Λ), grid_fixed, the status counters.
-
-var<immediate> iteration: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_iterate_tiled(
@@ -21,7 +19,7 @@ fn pb_iterate_tiled(
     if (block.valid) {
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
             let index = particle_order[block.first + k];
-            let p = pb_iterate_particle(index, iteration > 0u);
+            let p = pb_iterate_particle(index, clock.pb_gathering != 0u);
             tile_scatter(p, p.mass * p.affine, block.corner, BLOCK_REACH);
         }
     }

@@ -82,8 +82,9 @@ pub struct GpuSubstepClock {
     pub max_speed_bits: u32,
     /// `clock_stats`'s largest hardening factor, as f32 bits.
     pub max_hardening_bits: u32,
-    /// Padding.
-    pub _pad2: u32,
+    /// PB-MPM: 1 once a step's first iteration has updated the grid, so that its later iterations
+    /// gather from it (`pb_clock` sets 0, `pb_grid` and `pb_grid_blocks` set 1).
+    pub pb_gathering: u32,
 }
 
 impl GpuSubstepClock {

@@ -16,8 +16,8 @@
 //!    scratch that holds `Λ`);
 //! 4. `grid_clear` on the naive path (the binned paths' grid passes leave the grid zeroed, except
 //!    with several pages, which clear it after every iteration);
-//! 5. `iterations` times: `pb_iterate` (per particle, the iteration's index as its round: gather
-//!    from the second on, project, scatter with global atomics) or, on the binned paths,
+//! 5. `iterations` times: `pb_iterate` (per particle: gather from the second iteration on, as the
+//!    clock's `pb_gathering` says, project, scatter with global atomics) or, on the binned paths,
 //!    `pb_iterate_tiled` (the same per particle, one workgroup per occupied block, scattering
 //!    through a workgroup-memory tile); then `pb_grid` (per node: grid conditions, sums zeroed)
 //!    or, on the binned paths, `pb_grid_blocks` (the same over the blocks the sort listed as
@@ -31,7 +31,7 @@
 use crate::sim::page::ParticlePage;
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
-use crate::sim::record::{Dispatch, Items, PageRun, dispatch_of, item_threads, page_runs, record_runs};
+use crate::sim::record::{PageRun, dispatch_of, page_runs, record_runs};
 use crate::sim::sort::bins::{self, SolverPath};
 
 /// Steps recorded into one command buffer before it is submitted. A PB-MPM step has about four
@@ -58,19 +58,15 @@ pub fn step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     if !binned || paged {
         runs.push(clear.clone());
     }
-    for round in 0..iterations {
+    for _ in 0..iterations {
         if binned {
-            runs.extend(page_runs(pages, |_| {
-                vec![(MpmPass::PbIterateTiled, Dispatch::IndirectRound { offset: bins::P2G_ARGS_OFFSET, round })]
-            }));
+            runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbIterateTiled, page)]));
             runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbGridBlocks, page)]));
             if paged {
                 runs.push(clear.clone());
             }
         } else {
-            runs.extend(page_runs(pages, |page| {
-                vec![(MpmPass::PbIterate, Dispatch::Round { threads: item_threads(Items::Particles, page), round })]
-            }));
+            runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbIterate, page)]));
             runs.push((first, vec![at(MpmPass::PbGrid, first)]));
         }
     }

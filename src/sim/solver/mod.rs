@@ -37,11 +37,6 @@ pub enum SolverError {
     /// PB-MPM settings out of range.
     #[error(transparent)]
     PbmpmSettings(#[from] crate::sim::pbmpm::PbmpmSettingsError),
-    /// PB-MPM was asked for on a sparse grid, which only the explicit sorted path runs on.
-    #[error(
-        "PB-MPM runs on a dense grid only, and this grid is sparse (too large to store densely): use the explicit integrator or a coarser grid"
-    )]
-    PbmpmNeedsDenseGrid,
     /// The grid changed; that needs a new state, not new parameters.
     #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]
     GridChanged {
@@ -131,13 +126,10 @@ impl Solver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Switches the integrator (checked first: settings in range, PB-MPM on a dense grid only).
-    /// The particles carry over; the next frame steps with the new one.
+    /// Switches the integrator (its settings checked first). The particles carry over; the next
+    /// frame steps with the new one.
     pub fn set_integrator(&mut self, gpu: &Gpu, integrator: Integrator) -> Result<(), SolverError> {
         integrator.validate()?;
-        if integrator.pbmpm().is_some() && self.grid_storage().is_sparse() {
-            return Err(SolverError::PbmpmNeedsDenseGrid);
-        }
         self.integrator = integrator;
         self.write_uniforms(gpu);
         Ok(())
