@@ -216,7 +216,7 @@ pub const PASSES: [PassInfo; 31] = [
     pass!(ClockGate,        "mpm/explicit", "clock_gate",         Explicit, Single,                              &[23],                                                   None).writes_args(),
     pass!(PbClock,          "mpm/pbmpm",    "pb_clock",           Pbmpm,    Single,                              &[23],                                                   None),
     pass!(PbBegin,          "mpm/pbmpm",    "pb_begin",           Pbmpm,    Threads(Items::Particles),           &[0, 2, 20, 23],                                         Some("pbmpm/cpu/integrate.rs")),
-    pass!(PbIterate,        "mpm/pbmpm",    "pb_iterate",         Pbmpm,    Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 23],                 Some("pbmpm/cpu/constraint.rs + transfer.rs")),
+    pass!(PbIterate,        "mpm/pbmpm",    "pb_iterate",         Pbmpm,    Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 22, 23],             Some("pbmpm/cpu/constraint.rs + transfer.rs")),
     pass!(PbIterateTiled,   "mpm/pbmpm",    "pb_iterate_tiled",   Pbmpm,    OCCUPIED,                            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 20, 22, 23], Some("pbmpm/cpu/constraint.rs + transfer.rs")).sparse(),
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
     pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")).sparse(),

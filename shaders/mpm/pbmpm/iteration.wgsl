@@ -101,9 +101,19 @@ fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {
     return affine - (4.0 / (h2 * p.mass * dt)) * step;
 }
 
-// The iteration of particle `index` up to its scatter: gathers (where `gathering`), projects,
-// stores ṽ and C̃ in the velocity and affine streams, and returns the particle to scatter, whose
-// APIC momentum is m·(ṽ + C̃ r).
+// The rest of particle p's iteration once it holds its gathered ṽ and C̃ (or its predicted ones):
+// the constraint step, ṽ and C̃ stored in the velocity and affine streams. Returns the particle to
+// scatter, whose APIC momentum is m·(ṽ + C̃ r).
+fn pb_project_particle(index: u32, gathered: Particle) -> Particle {
+    var p = gathered;
+    p.affine = project(p, index, p.affine);
+    particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
+    particle_affine[index] = padded_columns(p.affine);
+    return p;
+}
+
+// The iteration of particle `index` up to its scatter, gathering from the grid in global memory
+// where `gathering`.
 fn pb_iterate_particle(index: u32, gathering: bool) -> Particle {
     var p = load_for_scatter(index);
     if (gathering) {
@@ -111,8 +121,5 @@ fn pb_iterate_particle(index: u32, gathering: bool) -> Particle {
         p.velocity = g.velocity;
         p.affine = g.affine;
     }
-    p.affine = project(p, index, p.affine);
-    particle_velocity[index] = vec4<f32>(p.velocity, p.volume);
-    particle_affine[index] = padded_columns(p.affine);
-    return p;
+    return pb_project_particle(index, p);
 }
