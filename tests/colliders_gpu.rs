@@ -46,6 +46,25 @@ fn belt(params: &SolverParams, height: f32, kind: BoundaryKind) -> ColliderFrame
 
 /// The smallest |distance| over all nodes: a node within rounding of the surface could be judged
 /// inside on one side and outside on the other, so the tests place the belt away from that.
+/// A horizontal slip floor rising at 6 m/s from z = 0.27 at the frame's start to 0.33 at its end.
+fn rising_floor(params: &SolverParams) -> ColliderFrames {
+    let pose = |z: f32| RigidPose {
+        linear_velocity: Vec3::new(0.0, 0.0, 6.0),
+        ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY)
+    };
+    let field = |z: f32| {
+        let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose(z), &params.grid);
+        let mut f = ColliderField::empty(params.grid.node_count() as usize);
+        f.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
+        f
+    };
+    ColliderFrames {
+        from: field(0.27),
+        to: field(0.33),
+        surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.0 }],
+    }
+}
+
 fn closest_node(frames: &ColliderFrames) -> f32 {
     frames.from.nodes.iter().map(|n| n.distance.abs()).fold(f32::INFINITY, f32::min)
 }
@@ -114,21 +133,7 @@ fn a_frame_of_substeps_with_a_rising_floor_matches_the_twin(path: SolverPath) {
     // finds those nodes inside only through the frame's end state (its own binding), which a
     // blend that read the start state twice would miss.
     let steps = 20;
-    let pose = |z: f32| RigidPose {
-        linear_velocity: Vec3::new(0.0, 0.0, 6.0),
-        ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY)
-    };
-    let field = |z: f32| {
-        let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose(z), &params.grid);
-        let mut f = ColliderField::empty(params.grid.node_count() as usize);
-        f.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-        f
-    };
-    let frames = ColliderFrames {
-        from: field(0.27),
-        to: field(0.33),
-        surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.0 }],
-    };
+    let frames = rising_floor(&params);
     let particles = block();
     let mut solver = Solver::new(&gpu, params, &particles).expect("solver");
     solver.set_path(&gpu, path).expect("path");
@@ -173,21 +178,7 @@ fn a_pbmpm_frame_with_a_rising_floor_matches_its_twin_on_both_paths() {
     let gpu = common::gpu();
     let params = scene_params();
     let (steps, dt) = (4u32, 0.0025);
-    let pose = |z: f32| RigidPose {
-        linear_velocity: Vec3::new(0.0, 0.0, 6.0),
-        ..RigidPose::at_rest(Vec3::new(0.5, 0.5, z), Quat::IDENTITY)
-    };
-    let field = |z: f32| {
-        let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose(z), &params.grid);
-        let mut f = ColliderField::empty(params.grid.node_count() as usize);
-        f.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-        f
-    };
-    let frames = ColliderFrames {
-        from: field(0.27),
-        to: field(0.33),
-        surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.0 }],
-    };
+    let frames = rising_floor(&params);
     let particles = block();
     let mut twin = PbmpmCpu::new(params, PbmpmSettings::default(), &particles).expect("twin");
     twin.colliders = Some(frames.clone());

@@ -5,14 +5,15 @@
 //!
 //! Run with `--nocapture` to see the measured numbers each test prints.
 
+mod common;
+
 use glam::{DVec3, UVec3, Vec3};
 use nalgebra::Vector3;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::svd::signed_svd;
 use powder::sim::explicit::clock::FrameStep;
-use powder::sim::fixed_point::FixedPoint;
-use powder::sim::material::{PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN, SnowMaterial};
-use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, MAX_SUBSTEPS_PER_FRAME, SolverParams};
+use powder::sim::material::{PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN};
+use powder::sim::params::{BoundaryKind, GpuParticle, MAX_SUBSTEPS_PER_FRAME, SolverParams};
 use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
 
@@ -21,52 +22,23 @@ const G: f64 = 9.81;
 /// second.
 const DT: f64 = 1.0 / 240.0;
 
-/// `cells` cells of edge `h` from the origin, reference snow, gravity −9.81 z, separate walls
-/// without friction, 50 m/s speed guard.
+/// `cells` cells of edge `h` from the origin: `common::params` (reference snow, gravity −9.81 z,
+/// separate walls without friction, 50 m/s speed guard) on a box.
 fn params(cells: UVec3, h: f64) -> SolverParams {
-    let material = SnowMaterial::default();
-    let max_speed = 50.0;
-    SolverParams {
-        grid: GridSpec { domain_min: DVec3::ZERO, cell_size: h, cells },
-        material,
-        gravity: DVec3::new(0.0, 0.0, -G),
-        dt: DT,
-        cfl: 0.4,
-        boundary: Boundary { kind: BoundaryKind::Separate, friction: 0.0 },
-        max_speed,
-        fixed_point: FixedPoint::for_scene(material.density, h, max_speed),
-    }
+    let mut p = common::params(1, h, DT);
+    p.grid.cells = cells;
+    p
 }
 
-/// Particles on a lattice of spacing `h/2` (8 per cell) at the centres of the lattice cells that
-/// `keep` accepts within `[lo, hi)`, each with its lattice cell's volume and mass at `density`.
-fn lattice(lo: Vec3, hi: Vec3, h: f32, density: f32, keep: impl Fn(Vec3) -> Option<Vec3>) -> Vec<GpuParticle> {
-    let s = 0.5 * h;
-    let volume = s * s * s;
-    let n = ((hi - lo) / s).round().as_uvec3();
-    let mut out = Vec::new();
-    for k in 0..n.z {
-        for j in 0..n.y {
-            for i in 0..n.x {
-                let x = lo + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
-                if let Some(v) = keep(x) {
-                    out.push(GpuParticle::new(x, v, density * volume, volume, 0));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A box of particles moving at `velocity`.
+/// A box of particles (8 per cell, 400 kg/m³) moving at `velocity`.
 fn block(lo: Vec3, hi: Vec3, h: f32, velocity: Vec3) -> Vec<GpuParticle> {
-    lattice(lo, hi, h, 400.0, |_| Some(velocity))
+    common::block(lo, hi, h, 400.0, |_| velocity)
 }
 
 /// A ball of particles moving at `velocity`.
 fn ball(center: Vec3, radius: f32, h: f32, velocity: Vec3) -> Vec<GpuParticle> {
     let r = Vec3::splat(radius);
-    lattice(center - r, center + r, h, 400.0, |x| (x.distance(center) < radius).then_some(velocity))
+    common::lattice(center - r, center + r, h, 400.0, |x| (x.distance(center) < radius).then_some(velocity))
 }
 
 /// Whether every particle's position, velocity, affine matrix, deformation and Jp are finite.

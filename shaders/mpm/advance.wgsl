@@ -54,6 +54,51 @@ fn stencil_velocity(first: u32, blocks: StencilBlocks, o: vec3<u32>) -> vec3<f32
     return grid_velocity[block_place(slot, local)].xyz;
 }
 
+// Velocity and affine velocity C gathered from a stencil's 27 nodes (MLS: C = (4/h²) Σ w v_i rᵀ):
+// g2p's, g2p2g's and PB-MPM's gathers.
+struct Gathered {
+    velocity: vec3<f32>,
+    affine: mat3x3<f32>,
+}
+
+// Adds node o's term of stencil s, whose velocity is vi, to a gather's sums: w·vi to the
+// velocity, the outer product w·vi·dᵀ to the affine sum (C before its 4/h², gathered_end).
+fn gather_node(g: ptr<function, Gathered>, s: Stencil, o: vec3<u32>, vi: vec3<f32>) {
+    let w = stencil_weight(s, o);
+    let d = stencil_offset(s, o);
+    (*g).velocity += w * vi;
+    // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).
+    (*g).affine += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
+}
+
+// A gather's sums made into velocity and C: the affine sum times 4/h², the inverse of the
+// quadratic B-spline's second moment.
+fn gathered_end(g: Gathered) -> Gathered {
+    return Gathered(g.velocity, (4.0 / (params.cell_size * params.cell_size)) * g.affine);
+}
+
+// The gather at `position` (a scatter_position) from grid_velocity.
+fn gather(position: vec3<f32>) -> Gathered {
+    let s = stencil_at(position);
+    // One clamped index for the 27 reads instead of a clamp per node: measured faster for g2p and
+    // g2p2g (docs/performance.md).
+    let first = stencil_first_node(s);
+    var blocks: StencilBlocks;
+    if (SPARSE_GRID) {
+        blocks = stencil_blocks(stencil_first_coords(s));
+    }
+    var g = Gathered(vec3<f32>(0.0), mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0)));
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                gather_node(&g, s, o, stencil_velocity(first, blocks, o));
+            }
+        }
+    }
+    return gathered_end(g);
+}
+
 // The updated particle, and U and σ of the SVD of its deformation gradient (F = U diag(σ) Vᵀ).
 struct Advanced {
     particle: Particle,
@@ -65,30 +110,9 @@ fn advanced(stored: Particle) -> Advanced {
     var p = stored;
     // The position P2G scattered from (the same unless the particle came in outside the domain).
     p.position = scatter_position(p.position);
-    let s = stencil_at(p.position);
-    // One clamped index for the 27 reads instead of a clamp per node: measured faster for g2p and
-    // g2p2g (docs/performance.md).
-    let first = stencil_first_node(s);
-    var blocks: StencilBlocks;
-    if (SPARSE_GRID) {
-        blocks = stencil_blocks(stencil_first_coords(s));
-    }
-    var velocity = vec3<f32>(0.0);
-    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var z = 0u; z < 3u; z++) {
-        for (var y = 0u; y < 3u; y++) {
-            for (var x = 0u; x < 3u; x++) {
-                let o = vec3<u32>(x, y, z);
-                let w = stencil_weight(s, o);
-                let vi = stencil_velocity(first, blocks, o);
-                let d = stencil_offset(s, o);
-                velocity += w * vi;
-                // Outer product w·vi·dᵀ: column c of it is vi · (w·d[c]).
-                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
-            }
-        }
-    }
-    let affine = (4.0 / (params.cell_size * params.cell_size)) * b;
+    let gathered = gather(p.position);
+    var velocity = gathered.velocity;
+    let affine = gathered.affine;
     let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;
     var plastic = project_plastic(trial, p.plastic_jacobian, yield_keep());
     // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow

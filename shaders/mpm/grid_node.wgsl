@@ -124,3 +124,30 @@ fn constrained_node(place: u32, node: u32, dv: vec3<f32>) -> vec4<f32> {
     }
     return vec4<f32>(clamp_speed(v, params.max_speed), mass);
 }
+
+// Node `local` of a touched block in a grid pass over the touched blocks (grid_update_blocks,
+// pb_grid_blocks, one workgroup of BLOCK_EDGE³ threads per block): zeroes the block's cell counter
+// `local` for the next sort (bin_clear leaves the cell counters to these passes), writes the
+// node's velocity (constrained_node with `dv`) and zeroes its sums unless params.keep_grid_sums.
+fn update_touched_node(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, dv: vec3<f32>) {
+    let touched = touched_node(workgroup, workgroups, local);
+    if (touched.listed) {
+        let counter = cell_counter(touched.block * BLOCK_CELLS + local);
+        if (counter != NO_SLOT) {
+            atomicStore(&cell_bins[counter], 0u);
+        }
+    }
+    if (!touched.valid) {
+        return;
+    }
+    let place = grid_place(touched.node);
+    if (place == NO_SLOT) {
+        return;
+    }
+    grid_velocity[place] = constrained_node(place, node_index(touched.node), dv);
+    if (params.keep_grid_sums == 0u) {
+        for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
+            atomicStore(&grid_fixed[GRID_FIXED_WORDS * place + w], 0);
+        }
+    }
+}

@@ -40,6 +40,11 @@ pub fn params(cells: u32, h: f64, dt: f64) -> SolverParams {
 /// Particles on a lattice of spacing `h/2` (8 per cell) filling the box `[lo, hi)`, each with the
 /// mass and volume of its lattice cell at `density`.
 pub fn block(lo: Vec3, hi: Vec3, h: f32, density: f32, velocity: impl Fn(Vec3) -> Vec3) -> Vec<GpuParticle> {
+    lattice(lo, hi, h, density, |x| Some(velocity(x)))
+}
+
+/// [`block`]'s lattice, keeping the lattice points `keep` gives a velocity.
+pub fn lattice(lo: Vec3, hi: Vec3, h: f32, density: f32, keep: impl Fn(Vec3) -> Option<Vec3>) -> Vec<GpuParticle> {
     let s = 0.5 * h;
     let volume = s * s * s;
     let n = ((hi - lo) / s).round().as_uvec3();
@@ -48,7 +53,9 @@ pub fn block(lo: Vec3, hi: Vec3, h: f32, density: f32, velocity: impl Fn(Vec3) -
         for j in 0..n.y {
             for i in 0..n.x {
                 let x = lo + (Vec3::new(i as f32, j as f32, k as f32) + 0.5) * s;
-                out.push(GpuParticle::new(x, velocity(x), density * volume, volume, 0));
+                if let Some(v) = keep(x) {
+                    out.push(GpuParticle::new(x, v, density * volume, volume, 0));
+                }
             }
         }
     }

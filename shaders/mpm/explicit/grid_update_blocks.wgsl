@@ -24,26 +24,5 @@ fn grid_update_blocks(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let touched = touched_node(workgroup, workgroups, local);
-    if (touched.listed) {
-        // The block's cell counter `local`, read by this substep's P2G, zeroed for the next sort
-        // (bin_clear leaves the cell counters to this pass).
-        let counter = cell_counter(touched.block * BLOCK_CELLS + local);
-        if (counter != NO_SLOT) {
-            atomicStore(&cell_bins[counter], 0u);
-        }
-    }
-    if (!touched.valid) {
-        return;
-    }
-    let place = grid_place(touched.node);
-    if (place == NO_SLOT) {
-        return;
-    }
-    grid_velocity[place] = updated_node(place, node_index(touched.node));
-    if (params.keep_grid_sums == 0u) {
-        for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
-            atomicStore(&grid_fixed[GRID_FIXED_WORDS * place + w], 0);
-        }
-    }
+    update_touched_node(workgroup, workgroups, local, substep_dt() * params.gravity);
 }

@@ -1,40 +1,11 @@
 // PB-MPM's iteration of one particle, shared by pb_iterate (particles in their stored order,
 // global atomics) and pb_iterate_tiled (one workgroup per occupied block, scattering through the
 // workgroup-memory tile): in velocity units (ṽ = d/dt, C̃ = D/dt, see pb_begin), gather ṽ and C̃
-// from the grid velocities pb_grid left (from the second iteration on), then move C̃ toward the
+// from the grid velocities pb_grid left (from the second iteration on; gather in advance.wgsl,
+// as g2p gathers), then move C̃ toward the
 // snow constraint by one compliant (XPBD) step. CPU twin: src/sim/pbmpm/cpu/ (constraint.rs,
 // transfer.rs), where the method is written out. A library: every pass includes it
 // (src/sim/shaders.rs), only the PB-MPM passes call it.
-
-// ṽ and C̃ gathered from the 27 stencil nodes (MLS: C̃ = (4/h²) Σ w v_i rᵀ), as g2p gathers them.
-struct Gathered {
-    velocity: vec3<f32>,
-    affine: mat3x3<f32>,
-}
-
-fn gather(position: vec3<f32>) -> Gathered {
-    let s = stencil_at(position);
-    let first = stencil_first_node(s);
-    var blocks: StencilBlocks;
-    if (SPARSE_GRID) {
-        blocks = stencil_blocks(stencil_first_coords(s));
-    }
-    var velocity = vec3<f32>(0.0);
-    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var z = 0u; z < 3u; z++) {
-        for (var y = 0u; y < 3u; y++) {
-            for (var x = 0u; x < 3u; x++) {
-                let o = vec3<u32>(x, y, z);
-                let w = stencil_weight(s, o);
-                let vi = stencil_velocity(first, blocks, o);
-                let d = stencil_offset(s, o);
-                velocity += w * vi;
-                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
-            }
-        }
-    }
-    return Gathered(velocity, (4.0 / (params.cell_size * params.cell_size)) * b);
-}
 
 // The first Piola–Kirchhoff stress of the trial deformation f (snow_response in
 // src/sim/pbmpm/cpu/constraint.rs): fixed corotated and elastic (the yield limit applies at the

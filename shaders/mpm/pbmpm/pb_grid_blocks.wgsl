@@ -22,24 +22,5 @@ fn pb_grid_blocks(
     if (all(workgroup == vec3<u32>(0u)) && local == 0u) {
         clock.pb_gathering = 1u;
     }
-    let touched = touched_node(workgroup, workgroups, local);
-    if (touched.listed) {
-        let counter = cell_counter(touched.block * BLOCK_CELLS + local);
-        if (counter != NO_SLOT) {
-            atomicStore(&cell_bins[counter], 0u);
-        }
-    }
-    if (!touched.valid) {
-        return;
-    }
-    let place = grid_place(touched.node);
-    if (place == NO_SLOT) {
-        return;
-    }
-    grid_velocity[place] = constrained_node(place, node_index(touched.node), vec3<f32>(0.0));
-    if (params.keep_grid_sums == 0u) {
-        for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
-            atomicStore(&grid_fixed[GRID_FIXED_WORDS * place + w], 0);
-        }
-    }
+    update_touched_node(workgroup, workgroups, local, vec3<f32>(0.0));
 }

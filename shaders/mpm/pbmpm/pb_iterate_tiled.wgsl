@@ -27,26 +27,21 @@ fn load_tile_velocity(local: u32, start: vec3<i32>) {
     }
 }
 
-// gather (iteration.wgsl) from the tile: the same nodes, weights and order of sums, so the same
+// gather (advance.wgsl) from the tile: the same nodes, terms and order of sums, so the same
 // result to the bit.
 fn gather_from_tile(position: vec3<f32>, start: vec3<i32>) -> Gathered {
     let s = stencil_at(position);
     let first = tile_first_node(s, start, BLOCK_REACH);
-    var velocity = vec3<f32>(0.0);
-    var b = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    var g = Gathered(vec3<f32>(0.0), mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0)));
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
-                let w = stencil_weight(s, o);
-                let vi = tile_velocity[tile_node_from(first, o, BLOCK_REACH)].xyz;
-                let d = stencil_offset(s, o);
-                velocity += w * vi;
-                b += mat3x3<f32>(vi * (w * d.x), vi * (w * d.y), vi * (w * d.z));
+                gather_node(&g, s, o, tile_velocity[tile_node_from(first, o, BLOCK_REACH)].xyz);
             }
         }
     }
-    return Gathered(velocity, (4.0 / (params.cell_size * params.cell_size)) * b);
+    return gathered_end(g);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -51,7 +51,6 @@ pub fn grid_update(
 ) {
     let spec = &params.grid;
     let dims = spec.node_dims();
-    let cells = spec.cells;
     let g = Vector3::new(params.gravity.x, params.gravity.y, params.gravity.z);
     for k in 0..dims.z {
         for j in 0..dims.y {
@@ -66,23 +65,37 @@ pub fn grid_update(
                 let position = spec.grid_origin() + glam::DVec3::new(i as f64, j as f64, k as f64) * spec.cell_size;
                 let tool = interaction.apply(glam::DVec3::new(v.x, v.y, v.z), position, params.dt);
                 v = Vector3::new(tool.x, tool.y, tool.z);
-                if let Some((frames, t)) = colliders {
-                    v = apply_colliders(v, &frames.from.nodes[idx], &frames.to.nodes[idx], t, &frames.surfaces);
-                }
-                let node = [i, j, k];
-                for axis in 0..3 {
-                    let e = Vector3::ith(axis, 1.0);
-                    if node[axis] <= GRID_PADDING {
-                        v = apply_wall(v, e, &params.boundary);
-                    }
-                    if node[axis] >= GRID_PADDING + cells[axis] {
-                        v = apply_wall(v, -e, &params.boundary);
-                    }
-                }
-                grid.velocity[idx] = clamp_speed(v, params.max_speed);
+                grid.velocity[idx] = constrain_node(params, [i, j, k], idx, v, colliders);
             }
         }
     }
+}
+
+/// The conditions a node's velocity `v` meets, in order: the colliders (their frame blended by the
+/// given fraction), each wall node `node` touches (x-low, x-high, y-low, y-high, z-low, z-high),
+/// then the `max_speed` clamp. Node `idx` in the collider fields. Shared by both integrators' grid
+/// updates (as `constrained_node` in `shaders/mpm/grid_node.wgsl` is on the GPU).
+pub fn constrain_node(
+    params: &SolverParams,
+    node: [u32; 3],
+    idx: usize,
+    mut v: Vector3<f64>,
+    colliders: Option<(&ColliderFrames, f64)>,
+) -> Vector3<f64> {
+    if let Some((frames, t)) = colliders {
+        v = apply_colliders(v, &frames.from.nodes[idx], &frames.to.nodes[idx], t, &frames.surfaces);
+    }
+    let cells = params.grid.cells;
+    for axis in 0..3 {
+        let e = Vector3::ith(axis, 1.0);
+        if node[axis] <= GRID_PADDING {
+            v = apply_wall(v, e, &params.boundary);
+        }
+        if node[axis] >= GRID_PADDING + cells[axis] {
+            v = apply_wall(v, -e, &params.boundary);
+        }
+    }
+    clamp_speed(v, params.max_speed)
 }
 
 #[cfg(test)]

@@ -152,8 +152,9 @@ impl Solver {
             }
             submission = Some(gpu.queue.submit([encoder.finish()]));
         }
-        // PB-MPM leaves the sums zero but not the sort's bins as a binned substep expects them, and
-        // the stored stress of the last step's F (g2p keeps it current).
+        // On the binned paths PB-MPM's steps leave the sums, bins and cell counters as a binned
+        // substep does; an explicit substep after them still starts from clean bins, so that
+        // switching integrators does not depend on the two agreeing on that bookkeeping.
         self.clear_bins_first.set(true);
         submission
     }

@@ -479,7 +479,7 @@ impl Solver {
                 });
                 record::record_runs(e, k, "grid_update_blocks", &updates, None);
             }
-            (_, MpmPass::Reorder | MpmPass::ReorderCopy) => {
+            (_, pass) if pass.info().takes_round => {
                 record::record_runs(e, k, "reorder", &record::page_runs(pages, super::sort::reorder::dispatches), None);
             }
             (_, MpmPass::GridClear | MpmPass::GridUpdate) => record::record_pass(e, k, first, pass, None),
@@ -489,14 +489,7 @@ impl Solver {
                     !(first.grid_storage.is_sparse() && pass == MpmPass::G2p2g),
                     "g2p2g does not run on a sparse grid"
                 );
-                // A pass that takes a round alone runs its round 0 (pb_iterate: the first iteration).
-                let dispatch = |page: &ParticlePage| match record::dispatch_of(pass, page) {
-                    record::Dispatch::Threads(threads) if pass.info().takes_round => {
-                        record::Dispatch::Round { threads, round: 0 }
-                    }
-                    other => other,
-                };
-                let runs = record::page_runs(pages, |page| vec![(pass, dispatch(page))]);
+                let runs = record::page_runs(pages, |page| vec![(pass, record::dispatch_of(pass, page))]);
                 record::record_runs(e, k, pass.name(), &runs, None);
             }
         }

@@ -1,8 +1,7 @@
 //! The grid update of an iteration, in displacements: node displacement from the scattered sums,
 //! then colliders, walls and the speed guard.
 //!
-//! The walls and colliders are the explicit integrator's conditions ([`apply_wall`],
-//! [`apply_colliders`]) applied to `u/dt`, the node's mean velocity over the step. Every one of
+//! The walls and colliders are the explicit integrator's conditions ([`constrain_node`]) applied to `u/dt`, the node's mean velocity over the step. Every one of
 //! them is positively homogeneous (scaling the velocity and the collider's velocity by `dt`
 //! scales the result by `dt`; Coulomb friction removes tangential motion in proportion to the
 //! normal motion removed), so they mean the same on displacements as on velocities: sticky
@@ -13,10 +12,8 @@ use nalgebra::Vector3;
 
 use super::PbmpmGrid;
 use crate::collider::field::ColliderFrames;
-use crate::sim::cpu::clamp_speed;
-use crate::sim::cpu::colliders::apply_colliders;
-use crate::sim::cpu::grid_update::apply_wall;
-use crate::sim::params::{GRID_PADDING, SolverParams};
+use crate::sim::cpu::grid_update::constrain_node;
+use crate::sim::params::SolverParams;
 
 /// Turns every node's sums into a displacement `u = Σ w m (d + D r) / Σ w m` and constrains it:
 /// colliders (their frame blended by the given fraction), then each wall the node touches
@@ -29,7 +26,6 @@ use crate::sim::params::{GRID_PADDING, SolverParams};
 pub fn grid_update(params: &SolverParams, dt: f64, colliders: Option<(&ColliderFrames, f64)>, grid: &mut PbmpmGrid) {
     let spec = &params.grid;
     let dims = spec.node_dims();
-    let cells = spec.cells;
     for k in 0..dims.z {
         for j in 0..dims.y {
             for i in 0..dims.x {
@@ -41,21 +37,8 @@ pub fn grid_update(params: &SolverParams, dt: f64, colliders: Option<(&ColliderF
                 }
                 // The node's mean velocity over the step: the conditions below are written for
                 // velocities, and each scales with it.
-                let mut v = grid.displacement_sum[idx] / (mass * dt);
-                if let Some((frames, t)) = colliders {
-                    v = apply_colliders(v, &frames.from.nodes[idx], &frames.to.nodes[idx], t, &frames.surfaces);
-                }
-                let node = [i, j, k];
-                for axis in 0..3 {
-                    let e = Vector3::ith(axis, 1.0);
-                    if node[axis] <= GRID_PADDING {
-                        v = apply_wall(v, e, &params.boundary);
-                    }
-                    if node[axis] >= GRID_PADDING + cells[axis] {
-                        v = apply_wall(v, -e, &params.boundary);
-                    }
-                }
-                grid.displacement[idx] = clamp_speed(v, params.max_speed) * dt;
+                let v = grid.displacement_sum[idx] / (mass * dt);
+                grid.displacement[idx] = constrain_node(params, [i, j, k], idx, v, colliders) * dt;
             }
         }
     }
@@ -65,7 +48,7 @@ pub fn grid_update(params: &SolverParams, dt: f64, colliders: Option<(&ColliderF
 mod tests {
     use super::*;
     use crate::sim::cpu::test_scene;
-    use crate::sim::params::BoundaryKind;
+    use crate::sim::params::{BoundaryKind, GRID_PADDING};
 
     /// A grid whose node (i, j, k) holds 2 kg displaced by `u`, after one grid update of 10 ms.
     fn one_node(kind: BoundaryKind, node: [u32; 3], u: Vector3<f64>) -> Vector3<f64> {
