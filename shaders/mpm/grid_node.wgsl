@@ -89,7 +89,13 @@ fn read_wide(slot: u32) -> f32 {
 // and `node` in the dense grid (node_index: its position, and its collider state), from its
 // fixed-point sums.
 fn updated_node(place: u32, node: u32) -> vec4<f32> {
-    return constrained_node(place, node, substep_dt() * params.gravity);
+    return constrained_node(place, node, gravity_impulse());
+}
+
+// The explicit substep's velocity change from gravity, `dt·g`: its grid updates (updated_node,
+// grid_update_blocks) add it before the conditions.
+fn gravity_impulse() -> vec3<f32> {
+    return substep_dt() * params.gravity;
 }
 
 // updated_node with `dv` for the velocity change before the conditions: the explicit substep's

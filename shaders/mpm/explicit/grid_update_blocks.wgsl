@@ -24,5 +24,5 @@ fn grid_update_blocks(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    update_touched_node(workgroup, workgroups, local, substep_dt() * params.gravity);
+    update_touched_node(workgroup, workgroups, local, gravity_impulse());
 }
