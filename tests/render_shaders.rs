@@ -44,6 +44,13 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
         }
         RenderShader::Mesh => vec![("mesh_vertex", Vertex), ("mesh_fragment", Fragment)],
         RenderShader::ViewBlit => vec![("view_blit_vertex", Vertex), ("view_blit_fragment", Fragment)],
+        RenderShader::Surface => vec![
+            ("surface_prepare", Compute),
+            ("surface_extract", Compute),
+            ("surface_finish", Compute),
+            ("surface_vertex", Vertex),
+            ("surface_fragment", Fragment),
+        ],
     }
 }
 
@@ -129,6 +136,14 @@ fn shared_struct_layouts_agree() {
     let particles = validate("particles", &RenderShader::Particles.composed_source(DepthKind::Single));
     assert_eq!(wgsl_layout(&particles, "ImpostorRecord").1 as u64, IMPOSTOR_RECORD_BYTES);
     let (members, size) = wgsl_layout(&particles, "DrawArgs");
+    assert_eq!(size as usize, size_of::<wgpu::util::DrawIndirectArgs>());
+    let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["vertex_count", "instance_count", "first_vertex", "first_instance"]);
+    // The surface's triangle corners, read back for tests and mesh export.
+    let surface = validate("surface", &RenderShader::Surface.composed_source(DepthKind::Single));
+    let vertex = rust_layout!(powder::render::surface::SurfaceVertex, [position, light, normal, albedo]);
+    assert_eq!(wgsl_layout(&surface, "SurfaceVertex"), vertex, "layout of SurfaceVertex differs");
+    let (members, size) = wgsl_layout(&surface, "SurfaceDrawArgs");
     assert_eq!(size as usize, size_of::<wgpu::util::DrawIndirectArgs>());
     let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["vertex_count", "instance_count", "first_vertex", "first_instance"]);

@@ -235,7 +235,12 @@ fn material(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
 
 fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
     let mut s = *current;
-    let modes = [(RenderMode::Particles, "particles"), (RenderMode::Volume, "volume"), (RenderMode::Both, "both")];
+    let modes = [
+        (RenderMode::Surface, "surface"),
+        (RenderMode::Particles, "particles"),
+        (RenderMode::Volume, "volume"),
+        (RenderMode::Both, "both"),
+    ];
     let fields = [
         (ColorField::Snow, "snow"),
         (ColorField::Speed, "speed"),

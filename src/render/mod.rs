@@ -19,6 +19,8 @@ pub mod offscreen;
 pub mod particles;
 mod renderer;
 pub mod shaders;
+pub mod surface;
+pub mod surface_cpu;
 pub mod targets;
 pub mod uniforms;
 pub mod view_blit;
@@ -36,8 +38,10 @@ use crate::sim::particles::ParticleBuffers;
 /// What to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RenderMode {
-    /// Sphere impostors only.
+    /// The snow's surface, extracted from the density volume and shaded.
     #[default]
+    Surface,
+    /// Sphere impostors only.
     Particles,
     /// The raymarched density volume only.
     Volume,
@@ -61,7 +65,7 @@ pub enum ColorField {
 
 impl RenderMode {
     /// Every mode, in menu order.
-    pub const ALL: [RenderMode; 3] = [RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
+    pub const ALL: [RenderMode; 4] = [RenderMode::Surface, RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
 }
 
 impl ColorField {
@@ -95,7 +99,7 @@ pub struct RenderSettings {
 impl Default for RenderSettings {
     fn default() -> Self {
         Self {
-            mode: RenderMode::Particles,
+            mode: RenderMode::Surface,
             color_field: ColorField::Snow,
             particle_scale: 1.0,
             exposure: 1.0,

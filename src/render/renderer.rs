@@ -2,9 +2,10 @@
 //!
 //! One frame records, into the caller's encoder:
 //! 1. `render.volume_splat` (compute): particles → density volume (shadows, occlusion, volume view);
-//! 2. `render.particles.shade` (compute, unless the mode is `Volume`): cull and shade particles;
-//! 3. `render.main` (MSAA): the collider meshes (`mesh`, when set), `environment` (ground, sky,
-//!    bounds), then the impostors unless the mode is `Volume`; resolved into the target;
+//! 2. `render.surface` (compute, in `Surface` mode, after each splat): the surface's triangles;
+//!    `render.particles.shade` (compute, in `Particles` and `Both` modes): cull and shade particles;
+//! 3. `render.main` (MSAA): the collider meshes (`mesh`, when set), the surface or the impostors,
+//!    then `environment` (ground, sky, bounds); resolved into the target;
 //! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
@@ -14,6 +15,7 @@ use super::environment::EnvironmentPass;
 use super::mesh::MeshPass;
 use super::particles::{ParticleShading, ParticlesPass};
 use super::shaders::{RenderShaderError, RenderSources};
+use super::surface::{SurfaceMesh, SurfacePass, surface_capacity};
 use super::targets::FrameTargets;
 use super::uniforms::{FrameContext, GpuFrame, volume_layout};
 use super::volume_raymarch::VolumeRaymarch;
@@ -91,7 +93,11 @@ pub struct Renderer {
     particles: ParticlesPass,
     splat: VolumeSplat,
     raymarch: VolumeRaymarch,
+    surface: SurfacePass,
     volume: VolumeGrid,
+    /// The surface's triangle list (for the current volume), and whether it was extracted from the
+    /// volume as it is now.
+    surface_mesh: Option<(SurfaceMesh, bool)>,
     /// What the volume was splatted from and the [`FrameInputs::moved`] summed since; `None`
     /// when it must be splatted.
     splatted: Option<(SplatKey, f32)>,
@@ -129,8 +135,10 @@ impl Renderer {
             meshes: MeshPass::new(device, &layouts, color_format, sample_count),
             particles: ParticlesPass::new(device, &layouts, color_format, sample_count),
             splat: VolumeSplat::new(device, &layouts),
+            surface: SurfacePass::new(device, &layouts, color_format, sample_count),
             raymarch,
             volume,
+            surface_mesh: None,
             splatted: None,
             scenes: Vec::new(),
             shading: None,
@@ -189,6 +197,15 @@ impl Renderer {
         Some((vertices / 3).min(self.shading.as_ref()?.capacity))
     }
 
+    /// The surface the last `Surface` frame extracted, copied to the host (waits for the GPU).
+    /// `None` before the first such frame.
+    pub fn read_surface(
+        &self,
+        gpu: &crate::gpu::Gpu,
+    ) -> Option<Result<super::surface::SurfaceContents, crate::gpu::GpuError>> {
+        self.surface_mesh.as_ref().map(|(mesh, _)| mesh.read(gpu))
+    }
+
     /// The density volume of the last frame, copied to the host (waits for the GPU).
     pub fn read_volume(
         &self,
@@ -224,6 +241,8 @@ impl Renderer {
         self.meshes.keep_geometry_of(old);
         self.particles = ParticlesPass::new(device, layouts, format, samples);
         self.splat = VolumeSplat::new(device, layouts);
+        self.surface = SurfacePass::new(device, layouts, format, samples);
+        self.surface_mesh = None;
         self.raymarch = VolumeRaymarch::new(device, layouts, format, samples);
         self.scenes.clear();
         self.shading = None;
@@ -277,13 +296,15 @@ impl Renderer {
         let (voxel, dims) = volume_layout(inputs.domain_min, inputs.domain_max, inputs.particle_radius);
         if dims != self.volume.dims {
             self.volume = VolumeGrid::new(device, dims);
+            self.surface_mesh = None;
             self.splatted = None;
             self.scenes.clear();
             self.depth_group = self.raymarch.bind_group(device, &self.targets.depth, &self.volume.occupied);
         }
         self.bind_scenes(device, &pages);
         let mode = inputs.settings.mode;
-        let draw_particles = mode != RenderMode::Volume && particle_count > 0;
+        let draw_particles = matches!(mode, RenderMode::Particles | RenderMode::Both) && particle_count > 0;
+        let draw_surface = mode == RenderMode::Surface && particle_count > 0;
         let wanted = ParticlesPass::shading_capacity(device, particle_count);
         if draw_particles && self.shading.as_ref().is_none_or(|s| s.capacity < wanted) {
             self.shading = Some(self.particles.shading(device, particle_count));
@@ -318,6 +339,21 @@ impl Renderer {
                 self.splat.record(encoder, &splats, &self.volume);
                 (key, 0.0)
             });
+            if let Some((_, fresh)) = &mut self.surface_mesh {
+                *fresh = false;
+            }
+        }
+        if draw_surface {
+            let capacity = surface_capacity(device, particle_count);
+            if self.surface_mesh.as_ref().is_none_or(|(m, _)| m.capacity < capacity) {
+                self.surface_mesh = Some((self.surface.mesh(device, &self.volume, capacity), false));
+            }
+            if let Some((mesh, fresh)) = &mut self.surface_mesh
+                && !*fresh
+            {
+                self.surface.record_extract(encoder, [&self.frames[0].group, &scene.scene], mesh);
+                *fresh = true;
+            }
         }
         let shading = self.shading.as_ref().filter(|_| draw_particles);
         if let Some(shading) = shading {
@@ -355,12 +391,15 @@ impl Renderer {
             pass.set_bind_group(1, &scene.scene, &[]);
             // Meshes first: the ground and sky they hide then fail the early depth test.
             self.meshes.draw(&mut pass);
+            if let Some((mesh, _)) = self.surface_mesh.as_ref().filter(|_| draw_surface) {
+                self.surface.draw(&mut pass, mesh);
+            }
             self.environment.draw(&mut pass);
             if let Some(shading) = shading {
                 self.particles.draw(&mut pass, shading);
             }
         }
-        if mode != RenderMode::Particles {
+        if matches!(mode, RenderMode::Volume | RenderMode::Both) {
             self.raymarch.record(encoder, target, [&self.frames[0].group, &scene.scene, &self.depth_group]);
         }
     }

@@ -29,6 +29,8 @@ pub enum RenderShader {
     Mesh,
     /// The app's 3D view texture copied into its rectangle of the window (no libraries).
     ViewBlit,
+    /// Compute: the snow's surface extracted from the density volume; then its lit triangles.
+    Surface,
 }
 
 /// How the volume raymarch reads the scene depth: a plain or a multisampled depth texture,
@@ -43,13 +45,14 @@ pub enum DepthKind {
 
 impl RenderShader {
     /// Every stage.
-    pub const ALL: [RenderShader; 6] = [
+    pub const ALL: [RenderShader; 7] = [
         RenderShader::Environment,
         RenderShader::Particles,
         RenderShader::VolumeSplat,
         RenderShader::VolumeRaymarch,
         RenderShader::Mesh,
         RenderShader::ViewBlit,
+        RenderShader::Surface,
     ];
 
     /// The stage's name: file stem and label suffix.
@@ -61,6 +64,7 @@ impl RenderShader {
             RenderShader::VolumeRaymarch => "volume_raymarch",
             RenderShader::Mesh => "mesh",
             RenderShader::ViewBlit => "view_blit",
+            RenderShader::Surface => "surface",
         }
     }
 
@@ -73,6 +77,7 @@ impl RenderShader {
             RenderShader::VolumeRaymarch => "render.volume_raymarch",
             RenderShader::Mesh => "render.mesh",
             RenderShader::ViewBlit => "render.view_blit",
+            RenderShader::Surface => "render.surface",
         }
     }
 
@@ -85,6 +90,7 @@ impl RenderShader {
             RenderShader::VolumeRaymarch => include_str!("../../shaders/render/volume_raymarch.wgsl"),
             RenderShader::Mesh => include_str!("../../shaders/render/mesh.wgsl"),
             RenderShader::ViewBlit => include_str!("../../shaders/render/view_blit.wgsl"),
+            RenderShader::Surface => include_str!("../../shaders/render/surface.wgsl"),
         }
     }
 
