@@ -7,7 +7,7 @@ use std::path::Path;
 
 use powder::render::mesh::{MESH_VERTEX_ATTRIBUTES, MESH_VERTEX_BYTES, MeshVertex};
 use powder::render::particles::IMPOSTOR_RECORD_BYTES;
-use powder::render::shaders::{DepthKind, LIGHTING, PARTICLE, RenderShader, TYPES};
+use powder::render::shaders::{COLORS, DepthKind, LIGHTING, PARTICLE, RenderShader, TYPES};
 use powder::render::uniforms::GpuFrame;
 use powder::render::volume_splat::VOLUME_FIXED_SCALE;
 use powder::sim::params::GpuParticle;
@@ -58,6 +58,7 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
 fn every_render_stage_validates_as_composed() {
     validate(TYPES.0, &types());
     validate(LIGHTING.0, &format!("{}\n{}", types(), LIGHTING.1));
+    validate(COLORS.0, &format!("{}\n{}", types(), COLORS.1));
     for shader in RenderShader::ALL {
         for depth in [DepthKind::Single, DepthKind::Multisampled] {
             let label = format!("{} ({depth:?} depth)", shader.name());
@@ -80,7 +81,7 @@ fn every_wgsl_file_under_shaders_render_is_covered() {
         .map(|e| e.expect("readable entry").file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".wgsl"))
         .collect();
-    let covered: BTreeSet<String> = [TYPES.0, LIGHTING.0]
+    let covered: BTreeSet<String> = [TYPES.0, LIGHTING.0, COLORS.0]
         .iter()
         .map(|path| path.trim_start_matches("render/").to_string())
         .chain(RenderShader::ALL.iter().map(|s| format!("{}.wgsl", s.name())))

@@ -8,7 +8,7 @@ use glam::Vec3;
 use powder::render::surface::SurfaceContents;
 use powder::render::surface_cpu::{IndexedMesh, SurfaceVolume, weld};
 use powder::render::volume_splat::VolumeContents;
-use powder::render::{Camera, OffscreenTarget, RenderMode, RenderSettings, Renderer};
+use powder::render::{Camera, ColorField, OffscreenTarget, RenderMode, RenderSettings, Renderer};
 use powder::scene::Scene;
 use powder::sim::Solver;
 
@@ -17,11 +17,11 @@ use powder::sim::Solver;
 const H: f32 = 1.0 / 32.0;
 const RADIUS: f32 = 0.22;
 
-fn sphere_scene(center: Vec3) -> Scene {
+fn sphere_scene(center: Vec3, speed: f32) -> Scene {
     let text = format!(
         r#"{{ "version": 1, "domain": {{ "min": [0, 0, 0], "size": [1, 1, 1] }}, "grid": {{ "resolution": 32 }},
         "particles_per_cell": 8, "seed": 3,
-        "emitters": [ {{ "shape": "sphere", "center": [{}, {}, {}], "radius": {RADIUS} }} ] }}"#,
+        "emitters": [ {{ "shape": "sphere", "center": [{}, {}, {}], "radius": {RADIUS}, "velocity": [{speed}, 0, 0] }} ] }}"#,
         center.x, center.y, center.z
     );
     Scene::from_json(&text, "sphere.json").expect("scene")
@@ -35,8 +35,19 @@ struct Frame {
 
 /// Renders one surface frame of a sphere of snow at `center` (or of no snow) and reads it back.
 fn render(gpu: &powder::gpu::Gpu, renderer: &mut Renderer, solver: &Solver, camera: &Camera, count: u32) -> Frame {
+    render_field(gpu, renderer, solver, camera, count, ColorField::Snow)
+}
+
+fn render_field(
+    gpu: &powder::gpu::Gpu,
+    renderer: &mut Renderer,
+    solver: &Solver,
+    camera: &Camera,
+    count: u32,
+    color_field: ColorField,
+) -> Frame {
     let target = OffscreenTarget::new(&gpu.device, 96, 72, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let settings = RenderSettings { mode: RenderMode::Surface, ..Default::default() };
+    let settings = RenderSettings { mode: RenderMode::Surface, color_field, speed_scale: 10.0, ..Default::default() };
     let inputs = common::frame_inputs(solver, camera, &settings, count, 0.25 * H);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
@@ -55,8 +66,8 @@ fn mesh_of(surface: &SurfaceContents) -> IndexedMesh {
     weld(surface.vertices.iter().map(|v| (Vec3::from(v.position), Vec3::from(v.normal))), 1e-6 * H)
 }
 
-fn solver_for(gpu: &powder::gpu::Gpu, center: Vec3) -> Solver {
-    let scene = sphere_scene(center);
+fn solver_for(gpu: &powder::gpu::Gpu, center: Vec3, speed: f32) -> Solver {
+    let scene = sphere_scene(center, speed);
     powder::runner::build_solver(gpu, &scene, "sphere.json").expect("solver")
 }
 
@@ -64,7 +75,7 @@ fn solver_for(gpu: &powder::gpu::Gpu, center: Vec3) -> Solver {
 fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_moves() {
     let gpu = common::gpu();
     let center = Vec3::new(0.5, 0.5, 0.45);
-    let solver = solver_for(&gpu, center);
+    let solver = solver_for(&gpu, center, 0.0);
     let camera = Camera { target: center, distance: 1.6, yaw: 0.6, pitch: 0.35, ..Camera::default() };
     let mut renderer = Renderer::new(&gpu.device, wgpu::TextureFormat::Rgba8UnormSrgb, 1);
     // The sun behind the eye: the sphere's shadow falls behind it, out of sight, so the pixels that
@@ -158,9 +169,10 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     assert!((inner..=outer).contains(&changed), "{changed} snow pixels, the sphere covers {inner}..{outer}");
 
     // Moved by 3.3 cells: the next frame's surface follows (its centroid moves with the snow).
+    // This sphere flies at 4 m/s and is coloured by speed.
     let shift = Vec3::new(3.3 * H, 0.0, 0.0);
-    let moved = solver_for(&gpu, center + shift);
-    let next = render(&gpu, &mut renderer, &moved, &camera, moved.particle_count());
+    let moved = solver_for(&gpu, center + shift, 4.0);
+    let next = render_field(&gpu, &mut renderer, &moved, &camera, moved.particle_count(), ColorField::Speed);
     let centroid =
         |s: &SurfaceContents| s.vertices.iter().map(|v| Vec3::from(v.position)).sum::<Vec3>() / s.vertices.len() as f32;
     let travelled = centroid(&next.surface) - centroid(surface);
@@ -168,4 +180,34 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     // The lattice is not shifted with the sphere (it is centred on the sphere's box, which is), so
     // the two surfaces are the same shape; a tenth of a cell covers the centroid's rounding.
     assert!((travelled - shift).length() < 0.1 * H, "the surface moved {travelled} for a shift of {shift}");
+    // Every corner shows the speed field's colour of 4 m/s on the 10 m/s scale: the volume's a / r
+    // is the mean of equal values, exact but for f16 (2⁻¹⁰) and the rgba8 albedo (1/255).
+    let want = speed_ramp(0.4);
+    let worst = next
+        .surface
+        .vertices
+        .iter()
+        .map(|v| (Vec3::from_array(powder_unpack(v.albedo)) - want).abs().max_element())
+        .fold(0.0, f32::max);
+    println!("speed colour off by {worst:.4} at worst");
+    assert!(worst <= 1.5 / 255.0, "surface colour off by {worst} from the speed ramp's {want}");
+}
+
+/// The speed ramp of `colors.wgsl` at `s` (its five stops, as the colour legend documents them).
+fn speed_ramp(s: f32) -> Vec3 {
+    let stops = [
+        Vec3::new(0.08, 0.20, 0.75),
+        Vec3::new(0.05, 0.60, 0.85),
+        Vec3::new(0.15, 0.75, 0.25),
+        Vec3::new(0.95, 0.80, 0.10),
+        Vec3::new(0.90, 0.12, 0.05),
+    ];
+    let x = s.clamp(0.0, 1.0) * 4.0;
+    let i = (x as usize).min(3);
+    stops[i].lerp(stops[i + 1], x - i as f32)
+}
+
+/// The rgb of an rgba8 unorm word (WGSL's unpack4x8unorm).
+fn powder_unpack(word: u32) -> [f32; 3] {
+    [0, 1, 2].map(|k| ((word >> (8 * k)) & 0xff) as f32 / 255.0)
 }

@@ -170,3 +170,73 @@ fn the_volume_is_splatted_again_once_the_snow_may_have_moved_half_a_voxel() {
     let moved_on = render(&mut renderer, None);
     assert_ne!(moved_on, fresh, "an unknown bound splats the moved snow");
 }
+
+/// The colour field rides along in the volume (channel a = fill × the field's value), so the
+/// surface and the volume view show it: each voxel's a / r against the fill-weighted mean of its
+/// particles' values computed here with the splat's tent weights, for the speed field with the
+/// two blocks at different speeds (and a change of field splats again).
+#[test]
+fn the_volume_carries_the_fill_weighted_colour_field() {
+    use powder::render::ColorField;
+    let gpu = common::gpu();
+    // Particles below x = 0.3 (half the tall block) at 2 m/s, the rest at 6 m/s: values 0.2 and
+    // 0.6 of the 10 m/s scale, mixed in the voxels around x = 0.3.
+    let particles: Vec<_> = scene()
+        .into_iter()
+        .map(|mut p| {
+            p.velocity = if p.position[0] < 0.3 { [2.0, 0.0, 0.0] } else { [0.0, 6.0, 0.0] };
+            p
+        })
+        .collect();
+    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    let mut render = |color_field| {
+        let settings =
+            RenderSettings { mode: RenderMode::Surface, color_field, speed_scale: 10.0, ..Default::default() };
+        // A zero motion bound: only the change of colour field can make this frame splat again.
+        let inputs = inputs(&solver, &camera, &settings, Some(0.0));
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+        gpu.queue.submit([encoder.finish()]);
+        renderer.read_volume(&gpu).expect("volume readback")
+    };
+    let snow = render(ColorField::Snow);
+    assert!(snow.field.iter().all(|&s| s == 0), "plain snow carries no field");
+    let volume = render(ColorField::Speed);
+    let d = volume.dims;
+    // The splat's weights, in f64: Σ fill·value and Σ fill per voxel.
+    let mut weighted = vec![(0.0f64, 0.0f64); volume.sums.len()];
+    for p in &particles {
+        let g = ((Vec3::from(p.position) / H) - 0.5).clamp(Vec3::ZERO, (d - 1).as_vec3());
+        let base = g.as_uvec3().min(d - 1);
+        let f = g - base.as_vec3();
+        let value = (Vec3::from(p.velocity).length() / 10.0) as f64;
+        for corner in 0..8u32 {
+            let o = UVec3::new(corner & 1, (corner >> 1) & 1, corner >> 2);
+            let cell = (base + o).min(d - 1);
+            let w = Vec3::select(o.cmpeq(UVec3::ONE), f, 1.0 - f);
+            let fill = (p.volume / (H * H * H) * w.x * w.y * w.z) as f64;
+            let i = (cell.x + d.x * (cell.y + d.y * cell.z)) as usize;
+            weighted[i].0 += fill * value;
+            weighted[i].1 += fill;
+        }
+    }
+    let (mut checked, mut mixed) = (0, 0);
+    for (i, (texel, &(sum, fill))) in volume.texels.iter().zip(&weighted).enumerate() {
+        // Voxels with at least a tenth of rest fill: below that the ratio of two f16s is noisy.
+        if fill < 0.1 {
+            continue;
+        }
+        let want = sum / fill;
+        let got = (texel[3] / texel[0]) as f64;
+        // Each of a and r is an f16 (2⁻¹⁰ relative, as above), and the splat rounds each
+        // contribution to a fixed-point unit (10⁻⁶): 3·2⁻¹⁰ of the value covers the ratio.
+        assert!((got - want).abs() <= 3.0 * 2f64.powi(-10) * want + 1e-5, "voxel {i}: field {got}, expected {want}");
+        checked += 1;
+        mixed += usize::from(want > 0.21 && want < 0.59);
+    }
+    println!("{checked} voxels checked, {mixed} mixing the two speeds");
+    assert!(checked > 500 && mixed > 0, "{checked} voxels, {mixed} mixed");
+}

@@ -4,7 +4,8 @@
 // Volume channels (written by volume_splat.wgsl, sampled trilinearly here):
 //   r: fill fraction (splatted particle volume / voxel volume; 1 = snow at rest density),
 //   g: fill-weighted path length toward the sun, in voxels (optical depth / extinction per voxel),
-//   b: the same straight up (+z), a cheap sky-occlusion term.
+//   b: the same straight up (+z), a cheap sky-occlusion term,
+//   a: fill × the colour field's value (colors.wgsl); a / r is the voxel's mean value.
 
 // The solver's particle streams (src/sim/particles.rs) the draw passes read: position (xyz, mass
 // as w), velocity (xyz, volume as w), and Jp with the material id.
@@ -77,4 +78,10 @@ fn sky_visibility(p: vec3<f32>, n: vec3<f32>) -> f32 {
     let above = volume_at(p).b;
     let beside = volume_at(p + n * frame.volume_voxel).r;
     return mix(0.35, 1.0, exp(-0.35 * above)) * mix(0.45, 1.0, exp(-1.5 * beside));
+}
+
+// The colour field's mean value at p, averaged by fill (the volume's a / r).
+fn field_value_at(p: vec3<f32>) -> f32 {
+    let s = volume_at(p);
+    return s.a / max(s.r, 1.0e-4);
 }

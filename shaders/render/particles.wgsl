@@ -18,7 +18,6 @@
 override EDGE_COVERAGE: bool = false;
 override SHADE_WORKGROUP_SIZE: u32 = 256u;
 
-const SNOW_ALBEDO: vec3<f32> = vec3<f32>(0.90, 0.92, 0.95);
 // A particle is hidden when the snow between it and the eye is at least this dense (fill
 // fraction) at each of BURIED_PROBES voxel steps: eight particle layers of packed snow.
 const BURIED_FILL: f32 = 0.85;
@@ -56,44 +55,6 @@ struct Impostor {
     @location(1) @interpolate(flat) center: vec3<f32>,
     // Albedo and light of the record.
     @location(2) @interpolate(flat) shading: vec2<u32>,
-}
-
-// Blue (still) → cyan → green → yellow → red (speed_scale and above).
-fn speed_ramp(s: f32) -> vec3<f32> {
-    let stops = array<vec3<f32>, 5>(
-        vec3<f32>(0.08, 0.20, 0.75),
-        vec3<f32>(0.05, 0.60, 0.85),
-        vec3<f32>(0.15, 0.75, 0.25),
-        vec3<f32>(0.95, 0.80, 0.10),
-        vec3<f32>(0.90, 0.12, 0.05),
-    );
-    let x = clamp(s, 0.0, 1.0) * 4.0;
-    let i = min(u32(x), 3u);
-    return mix(stops[i], stops[i + 1u], x - f32(i));
-}
-
-// Jp < 1 (compressed) warm, Jp > 1 (stretched) blue-violet, full colour at a factor √2 either way.
-fn plastic_ramp(jp: f32) -> vec3<f32> {
-    let s = clamp(2.0 * log2(max(jp, 1.0e-6)), -1.0, 1.0);
-    let neutral = vec3<f32>(0.88, 0.88, 0.88);
-    if (s < 0.0) {
-        return mix(neutral, vec3<f32>(0.95, 0.42, 0.10), -s);
-    }
-    return mix(neutral, vec3<f32>(0.35, 0.30, 0.95), s);
-}
-
-fn material_color(id: u32) -> vec3<f32> {
-    let palette = array<vec3<f32>, 8>(
-        vec3<f32>(0.12, 0.47, 0.71),
-        vec3<f32>(1.00, 0.50, 0.05),
-        vec3<f32>(0.17, 0.63, 0.17),
-        vec3<f32>(0.84, 0.15, 0.16),
-        vec3<f32>(0.58, 0.40, 0.74),
-        vec3<f32>(0.55, 0.34, 0.29),
-        vec3<f32>(0.89, 0.47, 0.76),
-        vec3<f32>(0.74, 0.74, 0.13),
-    );
-    return palette[id % 8u];
 }
 
 fn particle_albedo(index: u32) -> vec3<f32> {

@@ -29,7 +29,6 @@ const SURFACE_ISO: f32 = 0.5;
 // vertices together). The shift is at most 0.02 voxel.
 const SURFACE_EDGE_MARGIN: f32 = 0.02;
 const SURFACE_WORKGROUP: u32 = 64u;
-const SURFACE_ALBEDO: vec3<f32> = vec3<f32>(0.90, 0.92, 0.95);
 
 // One corner of a surface triangle. Mirrors src/render/surface.rs's SurfaceVertex.
 struct SurfaceVertex {
@@ -140,7 +139,9 @@ fn lit(v: SurfaceVertex) -> SurfaceVertex {
     let outside = v.position + v.normal * (0.5 * frame.volume_voxel);
     let light = vec2<f32>(sun_visibility(outside + frame.sun_direction * (0.25 * frame.volume_voxel)), sky_visibility(v.position, v.normal));
     out.light = pack2x16unorm(light);
-    out.albedo = pack4x8unorm(vec4<f32>(SURFACE_ALBEDO, 1.0));
+    // The colour field half a voxel inside, where the fill outweighs the empty voxels around.
+    let albedo = field_color(field_value_at(v.position - v.normal * (0.5 * frame.volume_voxel)));
+    out.albedo = pack4x8unorm(vec4<f32>(albedo, 1.0));
     return out;
 }
 

@@ -131,6 +131,7 @@ fn volume_raymarch_fragment(in: Marched) -> @location(0) vec4<f32> {
     );
     let n = select(-dir, -normalize(gradient), dot(gradient, gradient) > 1.0e-6);
     let lambert = max((dot(n, frame.sun_direction) + 0.3) / 1.3, 0.0);
-    let radiance = VOLUME_ALBEDO * (SUN_RADIANCE * lambert * sunlit + ambient_radiance(n) * skylit);
+    let albedo = select(field_color(field_value_at(surface)), VOLUME_ALBEDO, frame.color_field == COLOR_SNOW);
+    let radiance = albedo * (SUN_RADIANCE * lambert * sunlit + ambient_radiance(n) * skylit);
     return vec4<f32>(to_display(radiance / alpha) * alpha, alpha);
 }

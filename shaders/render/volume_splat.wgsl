@@ -5,7 +5,9 @@
 //   eight nearest voxel centres with trilinear (tent) weights, in fixed point with u32 atomics.
 //   The workgroup also reduces its particles' voxel ranges to a box (in workgroup memory, without
 //   atomics) and widens the occupied box with it: six global atomics per workgroup.
-// volume_resolve: one thread per voxel converts the sum to a float and sums the fill toward the
+//   It also adds the fill weighted by the particle's colour-field value (colors.wgsl) to a second
+//   sum, so the surface and the volume view show the colour fields.
+// volume_resolve: one thread per voxel converts the sums to floats and sums the fill toward the
 //   sun and straight up, for shadows and sky occlusion. Only voxels inside the occupied box can
 //   hold fill, so each march visits just the part of its ray inside that box: on a software
 //   rasteriser marching every voxel's ray through the whole volume was most of the frame.
@@ -19,11 +21,15 @@ const SPLAT_WORKGROUP_SIZE: u32 = 256u;
 // The solver's position (xyz) and velocity-and-volume (w) streams (src/sim/particles.rs).
 @group(1) @binding(0) var<storage, read> particle_position: array<vec4<f32>>;
 @group(1) @binding(6) var<storage, read> particle_velocity: array<vec4<f32>>;
+@group(1) @binding(8) var<storage, read> particle_plastic: array<ParticlePlastic>;
 @group(1) @binding(1) var<storage, read_write> volume_fixed: array<atomic<u32>>;
+// The same sums weighted by each particle's colour-field value in [0, 1] (colors.wgsl).
+@group(1) @binding(7) var<storage, read_write> volume_field: array<atomic<u32>>;
 // Group 1 of volume_resolve: the same sums, read as plain words (atomic loads are scalarised on
 // a software rasteriser, plain loads are not).
 @group(1) @binding(2) var volume_out: texture_storage_3d<rgba16float, write>;
 @group(1) @binding(3) var<storage, read> volume_sums: array<u32>;
+@group(1) @binding(9) var<storage, read> field_sums: array<u32>;
 // The occupied voxels' bounding box: min x, y, z then max x, y, z (reset to empty by the host,
 // widened by the splat, read by the resolve). It may exceed the voxels actually holding fill by
 // the corners a particle adds nothing to; every voxel with fill lies inside it.
@@ -57,7 +63,9 @@ fn volume_splat(
         let position = particle_position[index].xyz;
         let dims = frame.volume_dims;
         let voxel = frame.volume_voxel;
-        let fill = max(particle_velocity[index].w, 0.0) / (voxel * voxel * voxel) * VOLUME_FIXED_SCALE;
+        let velocity = particle_velocity[index];
+        let fill = max(velocity.w, 0.0) / (voxel * voxel * voxel) * VOLUME_FIXED_SCALE;
+        let value = field_value(velocity.xyz, particle_plastic[index]);
         if (is_finite_vec3(position) && fill > 0.0) {
             // Position relative to the voxel centres, clamped into the grid: weight that would fall
             // outside folds back onto the boundary voxels, so the total splatted volume is kept.
@@ -73,6 +81,9 @@ fn volume_splat(
                 let amount = min(fill * w.x * w.y * w.z, MAX_CONTRIBUTION);
                 if (amount >= 0.5) {
                     atomicAdd(&volume_fixed[voxel_index(cell)], u32(amount + 0.5));
+                    if (value > 0.0) {
+                        atomicAdd(&volume_field[voxel_index(cell)], u32(amount * value + 0.5));
+                    }
                 }
             }
         }
@@ -137,5 +148,6 @@ fn volume_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
             up_path += fill_at(vec3<u32>(id.xy, z));
         }
     }
-    textureStore(volume_out, id, vec4<f32>(fill, sun_path, up_path, 0.0));
+    let field = f32(field_sums[voxel_index(id)]) / VOLUME_FIXED_SCALE;
+    textureStore(volume_out, id, vec4<f32>(fill, sun_path, up_path, field));
 }

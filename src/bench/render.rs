@@ -37,8 +37,10 @@ pub struct RenderBenchResult {
     pub render_ms: f64,
     /// Median of sim + render per frame.
     pub frame_ms: f64,
-    /// Particles the last frame drew as impostors after culling (`None` in volume mode).
+    /// Particles the last frame drew as impostors after culling (`None` in the modes without them).
     pub drawn: Option<u32>,
+    /// Triangles of the last frame's snow surface (`Surface` mode only).
+    pub surface_triangles: Option<u32>,
 }
 
 /// Runs the frame loop of `case` offscreen in each of `modes`.
@@ -97,7 +99,13 @@ pub fn run_render_case(
             sim_ms: median(sim),
             render_ms: median(render),
             frame_ms: median(frame),
-            drawn: renderer.drawn_particle_count(gpu).filter(|_| mode != RenderMode::Volume),
+            drawn: renderer
+                .drawn_particle_count(gpu)
+                .filter(|_| matches!(mode, RenderMode::Particles | RenderMode::Both)),
+            surface_triangles: match mode {
+                RenderMode::Surface => renderer.read_surface(gpu).and_then(Result::ok).map(|s| s.found),
+                _ => None,
+            },
         });
     }
     Ok(results)
@@ -119,6 +127,7 @@ impl RenderBenchResult {
             1e3 / self.frame_ms,
             options.frames,
             self.drawn.map_or(String::new(), |n| format!("; {n} of {} particles drawn", self.particle_count))
+                + &self.surface_triangles.map_or(String::new(), |n| format!("; {n} surface triangles"))
         )
     }
 }

@@ -74,6 +74,8 @@ struct SplatKey {
     domain_min: Vec3,
     voxel: f32,
     dims: glam::UVec3,
+    /// The colour field and its speed scale: the volume carries the field's values.
+    field: (super::ColorField, f32),
 }
 
 /// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
@@ -322,7 +324,8 @@ impl Renderer {
             queue.write_buffer(&self.frames[k].uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
         }
 
-        let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims };
+        let field = (inputs.settings.color_field, inputs.settings.speed_scale);
+        let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims, field };
         let reused = match (&mut self.splatted, inputs.moved) {
             (Some((last, sum)), Some(moved))
                 if volume_valid && *last == key && moved >= 0.0 && *sum + moved < VOLUME_REUSE_VOXELS * voxel =>

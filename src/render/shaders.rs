@@ -13,6 +13,9 @@ pub const TYPES: (&str, &str) = ("render/types.wgsl", include_str!("../../shader
 /// Scene bindings (group 1) and lighting, used by the draw passes.
 pub const LIGHTING: (&str, &str) = ("render/lighting.wgsl", include_str!("../../shaders/render/lighting.wgsl"));
 
+/// The colour fields' scales and ramps (after [`TYPES`]; the draw passes after [`LIGHTING`]).
+pub const COLORS: (&str, &str) = ("render/colors.wgsl", include_str!("../../shaders/render/colors.wgsl"));
+
 /// One render stage. The same name is the WGSL file, the Rust module that records it and the GPU
 /// debug label (`render.<name>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,9 +100,9 @@ impl RenderShader {
     /// The library files this stage includes, in order.
     pub fn libraries(self) -> &'static [(&'static str, &'static str)] {
         match self {
-            RenderShader::VolumeSplat => &[PARTICLE, TYPES],
+            RenderShader::VolumeSplat => &[PARTICLE, TYPES, COLORS],
             RenderShader::ViewBlit => &[],
-            _ => &[PARTICLE, TYPES, LIGHTING],
+            _ => &[PARTICLE, TYPES, LIGHTING, COLORS],
         }
     }
 
@@ -152,7 +155,7 @@ pub struct RenderShaderError {
 impl RenderSources {
     /// The copies compiled into the binary.
     pub fn embedded() -> Self {
-        let libraries = [PARTICLE, TYPES, LIGHTING].map(|(p, t)| (p.to_string(), t.to_string()));
+        let libraries = [PARTICLE, TYPES, LIGHTING, COLORS].map(|(p, t)| (p.to_string(), t.to_string()));
         let stages = RenderShader::ALL.map(|s| (s.path(), s.source().to_string()));
         Self { files: libraries.into_iter().chain(stages).collect() }
     }

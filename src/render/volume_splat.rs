@@ -42,6 +42,8 @@ pub struct VolumeGrid {
     pub dims: UVec3,
     /// One u32 fixed-point fill sum per voxel, x fastest.
     pub fixed: wgpu::Buffer,
+    /// The same sums weighted by each particle's colour-field value in [0, 1] (`colors.wgsl`).
+    pub field: wgpu::Buffer,
     /// Fill, sun path and up path per voxel.
     pub texture: wgpu::Texture,
     /// A view of the whole texture.
@@ -62,6 +64,12 @@ impl VolumeGrid {
         let fixed = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.volume_fixed"),
             size: dims.x as u64 * dims.y as u64 * dims.z as u64 * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let field = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.volume_field"),
+            size: fixed.size(),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
@@ -92,13 +100,14 @@ impl VolumeGrid {
                 usage: wgpu::BufferUsages::COPY_SRC,
             },
         );
-        Self { dims, fixed, texture, view, occupied, empty_box }
+        Self { dims, fixed, field, texture, view, occupied, empty_box }
     }
 
     /// Copies the last frame's volume to the host (waits for the GPU): for tests and debugging.
     pub fn read(&self, gpu: &Gpu) -> Result<VolumeContents, GpuError> {
         let words = |bytes: Vec<u8>| -> Vec<u32> { bytemuck::pod_collect_to_vec(&bytes) };
         let sums = words(gpu.read_buffer(&self.fixed)?);
+        let field = words(gpu.read_buffer(&self.field)?);
         let occupied: [u32; 6] = words(gpu.read_buffer(&self.occupied)?).try_into().unwrap_or(EMPTY_BOX);
         // A texel is four f16s.
         let bytes = gpu.read_texture(&self.texture)?;
@@ -106,7 +115,7 @@ impl VolumeGrid {
             .chunks_exact(8)
             .map(|t| std::array::from_fn(|c| half::f16::from_le_bytes([t[2 * c], t[2 * c + 1]]).to_f32()))
             .collect();
-        Ok(VolumeContents { dims: self.dims, sums, texels, occupied })
+        Ok(VolumeContents { dims: self.dims, sums, field, texels, occupied })
     }
 }
 
@@ -117,7 +126,9 @@ pub struct VolumeContents {
     pub dims: UVec3,
     /// Fixed-point fill sums ([`VOLUME_FIXED_SCALE`] units per unit fill), x fastest.
     pub sums: Vec<u32>,
-    /// The texture's texels (fill, sun path, up path, unused), x fastest.
+    /// The colour-field-weighted sums, in the same units.
+    pub field: Vec<u32>,
+    /// The texture's texels (fill, sun path, up path, fill × colour-field value), x fastest.
     pub texels: Vec<[f32; 4]>,
     /// The occupied box: min x, y, z, max x, y, z (min above max when empty).
     pub occupied: [u32; 6],
@@ -138,6 +149,8 @@ impl VolumeSplat {
                 storage_entry(1, compute, false),
                 storage_entry(4, compute, false),
                 storage_entry(6, compute, true),
+                storage_entry(7, compute, false),
+                storage_entry(8, compute, true),
             ],
         );
         let resolve_layout = layout(
@@ -155,6 +168,7 @@ impl VolumeSplat {
                 },
                 storage_entry(3, compute, true),
                 storage_entry(5, compute, true),
+                storage_entry(9, compute, true),
             ],
         );
         let module = shader_module(device, layouts, shader, DepthKind::Single);
@@ -188,6 +202,8 @@ impl VolumeSplat {
                 wgpu::BindGroupEntry { binding: 6, resource: particles.velocity.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: grid.fixed.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 7, resource: grid.field.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 8, resource: particles.plastic.as_entire_binding() },
             ],
         });
         let resolve = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -197,6 +213,7 @@ impl VolumeSplat {
                 wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&grid.view) },
                 wgpu::BindGroupEntry { binding: 3, resource: grid.fixed.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 5, resource: grid.occupied.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 9, resource: grid.field.as_entire_binding() },
             ],
         });
         [splat, resolve]
@@ -212,6 +229,7 @@ impl VolumeSplat {
         grid: &VolumeGrid,
     ) {
         encoder.clear_buffer(&grid.fixed, 0, None);
+        encoder.clear_buffer(&grid.field, 0, None);
         encoder.copy_buffer_to_buffer(&grid.empty_box, 0, &grid.occupied, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("render.volume_splat"),
