@@ -211,3 +211,28 @@ fn speed_ramp(s: f32) -> Vec3 {
 fn powder_unpack(word: u32) -> [f32; 3] {
     [0, 1, 2].map(|k| ((word >> (8 * k)) & 0xff) as f32 / 255.0)
 }
+
+/// A bake's surface file: the mesh the baker extracts (welded, closed) survives the PLY file
+/// exactly, and a damaged file is refused with the reason.
+#[test]
+fn the_baked_surface_mesh_is_closed_and_round_trips_through_its_ply_file() {
+    use powder::export::ExportError;
+    use powder::export::mesh_ply::{read_mesh_ply, surface_file_name, write_mesh_ply};
+    let gpu = common::gpu();
+    let solver = solver_for(&gpu, Vec3::new(0.5, 0.5, 0.45), 0.0);
+    let mut baker = powder::export::surface::SurfaceBaker::new(&gpu);
+    let mesh = baker.mesh(&gpu, &solver, 0.25 * H).expect("surface");
+    assert!(mesh.triangles.len() > 1000 && mesh.open_edges() == 0, "{} triangles", mesh.triangles.len());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(surface_file_name(7));
+    assert!(path.ends_with("surface_00007.ply"));
+    write_mesh_ply(&path, &mesh).expect("write");
+    assert_eq!(read_mesh_ply(&path).expect("read"), mesh);
+    // Cut short by one byte: the header's counts no longer match the data.
+    let bytes = std::fs::read(&path).expect("bytes");
+    std::fs::write(&path, &bytes[..bytes.len() - 1]).expect("truncate");
+    match read_mesh_ply(&path) {
+        Err(ExportError::Format { message, .. }) => assert!(message.contains("bytes of data"), "{message}"),
+        other => panic!("a truncated file was not refused: {other:?}"),
+    }
+}

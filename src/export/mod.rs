@@ -6,13 +6,17 @@
 //! its final name is always complete, also after a crash. [`OutputDir`] keeps one run's frames
 //! from mixing with an earlier run's.
 
+mod atomic;
+pub mod mesh_ply;
 pub mod output;
 pub mod ply;
+pub mod surface;
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use atomic::write_atomically;
 pub use output::OutputDir;
 pub use ply::{PlyPoint, read_ply, write_ply};
 

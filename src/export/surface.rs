@@ -1,0 +1,50 @@
+//! The snow's surface as a mesh, without a window: the renderer's `Surface` frame drawn into a
+//! tiny offscreen target, its triangles read back and welded ([`crate::render::surface`]).
+
+use crate::gpu::{Gpu, GpuError};
+use crate::render::surface_cpu::{IndexedMesh, weld};
+use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderMode, RenderSettings, Renderer};
+use crate::sim::Solver;
+
+/// Extracts surface meshes of a solver's particles, frame after frame.
+pub struct SurfaceBaker {
+    renderer: Renderer,
+    target: OffscreenTarget,
+}
+
+impl SurfaceBaker {
+    /// A baker on `gpu`.
+    pub fn new(gpu: &Gpu) -> Self {
+        let target = OffscreenTarget::new(&gpu.device, 8, 8, crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT);
+        Self { renderer: Renderer::new(&gpu.device, target.format(), 1), target }
+    }
+
+    /// The surface of `solver`'s particles drawn at `particle_radius` (half the particle spacing,
+    /// metres: it sets the voxel of the density volume, as in the app), welded into a mesh whose
+    /// triangles share their vertices. Waits for the GPU.
+    pub fn mesh(&mut self, gpu: &Gpu, solver: &Solver, particle_radius: f32) -> Result<IndexedMesh, GpuError> {
+        let grid = &solver.params().grid;
+        let settings = RenderSettings { mode: RenderMode::Surface, ..RenderSettings::default() };
+        let inputs = FrameInputs {
+            camera: &Camera::default(),
+            settings: &settings,
+            particles: solver.particle_pages(),
+            particle_count: solver.particle_count(),
+            particle_radius,
+            domain_min: grid.domain_min.as_vec3(),
+            domain_max: grid.domain_max().as_vec3(),
+            moved: None,
+        };
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        self.renderer.render(&gpu.device, &gpu.queue, &mut encoder, self.target.view(), &inputs);
+        gpu.queue.submit([encoder.finish()]);
+        let Some(contents) = self.renderer.read_surface(gpu).transpose()? else {
+            return Ok(IndexedMesh::default());
+        };
+        let voxel = crate::render::uniforms::volume_layout(inputs.domain_min, inputs.domain_max, particle_radius).0;
+        // The corners of one edge crossing are computed by the same instructions from the same two
+        // fill values; a millionth of a voxel welds them and nothing else.
+        let corners = contents.vertices.iter().map(|v| (glam::Vec3::from(v.position), glam::Vec3::from(v.normal)));
+        Ok(weld(corners, 1e-6 * voxel))
+    }
+}
