@@ -189,7 +189,7 @@ enum Command {
         #[arg(long, value_name = "TRIANGLES", conflicts_with = "sdf")]
         emitter: Option<usize>,
         /// Time whole app frames of a scene instead: each frame simulates 1/60 s with the scene's
-        /// integrator (or each of --integrator) and draws the particles offscreen at --size;
+        /// integrator (or each of --integrator) and draws it offscreen at --size (--render-mode);
         /// reports frames per second and simulated seconds per wall second.
         #[arg(long, conflicts_with_all = ["sdf", "emitter"])]
         realtime: bool,
@@ -206,6 +206,9 @@ enum Command {
         /// With --realtime: override a scene value, e.g. --set grid.resolution=128 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE", requires = "realtime")]
         overrides: Vec<String>,
+        /// With --realtime: what the frames draw (the app's render modes).
+        #[arg(long, default_value = "surface", value_parser = RenderMode::NAMES, requires = "realtime")]
+        render_mode: String,
     },
 }
 
@@ -227,6 +230,7 @@ fn realtime_bench(
     frames: u32,
     overrides: &[String],
     (width, height): (u32, u32),
+    mode: RenderMode,
 ) -> Result<()> {
     anyhow::ensure!((1..=100_000).contains(&frames), "--frames must be in [1, 100000]");
     let (scene, _) = load_scene(path, overrides)?;
@@ -236,7 +240,7 @@ fn realtime_bench(
         if integrators.is_empty() { vec![None] } else { integrators.iter().map(|n| Some(n.as_str())).collect() };
     for name in names {
         let scene = with_integrator(scene.clone(), name);
-        let result = powder::bench::realtime::run_realtime(&gpu, &scene, frames, width, height)?;
+        let result = powder::bench::realtime::run_realtime(&gpu, &scene, frames, (width, height), mode)?;
         println!("{}", result.report(width, height));
     }
     Ok(())
@@ -574,8 +578,9 @@ fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Bench { emitter: Some(triangles), grid, .. }) => {
             mesh_bench("--emitter", triangles, &grid, 64, powder::bench::emitter::emitter_benchmark)
         }
-        Some(Command::Bench { realtime: true, scene, integrator, frames, overrides, size, .. }) => {
-            realtime_bench(scene.as_ref(), &integrator, frames, &overrides, size)
+        Some(Command::Bench { realtime: true, scene, integrator, frames, overrides, size, render_mode, .. }) => {
+            let mode = RenderMode::from_name(&render_mode).expect("clap checked the name");
+            realtime_bench(scene.as_ref(), &integrator, frames, &overrides, size, mode)
         }
         Some(Command::Bench {
             particles,

@@ -46,7 +46,8 @@ struct Options {
 impl Default for Options {
     fn default() -> Self {
         Self {
-            settings: RenderSettings::default(),
+            // These tests are about the impostors (and how the volume composites with them).
+            settings: RenderSettings { mode: RenderMode::Particles, ..RenderSettings::default() },
             samples: 1,
             format: wgpu::TextureFormat::Rgba8UnormSrgb,
             particle_count: None,
@@ -247,7 +248,12 @@ fn the_speed_field_colours_a_moving_block_unlike_a_resting_one() {
     let gpu = common::gpu();
     let camera = camera_on(BLOCK);
     let centre = project(&camera, 0.5 * (BLOCK.0 + BLOCK.1));
-    let settings = RenderSettings { color_field: ColorField::Speed, speed_scale: 5.0, ..Default::default() };
+    let settings = RenderSettings {
+        mode: RenderMode::Particles,
+        color_field: ColorField::Speed,
+        speed_scale: 5.0,
+        ..Default::default()
+    };
     let colour = |velocity| {
         let (image, _) =
             render(&gpu, &solver(&gpu, BLOCK, velocity), &camera, &Options { settings, ..Default::default() });

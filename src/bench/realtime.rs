@@ -121,13 +121,13 @@ impl RealtimeResult {
     }
 }
 
-/// Runs `frames` app frames of `scene` (after a short warm-up) at `width`×`height`.
+/// Runs `frames` app frames of `scene` (after a short warm-up) at `width`×`height`, drawn in `mode`.
 pub fn run_realtime(
     gpu: &Gpu,
     scene: &Scene,
     frames: u32,
-    width: u32,
-    height: u32,
+    (width, height): (u32, u32),
+    mode: RenderMode,
 ) -> Result<RealtimeResult, RunError> {
     let mut solver = build_solver(gpu, scene, "bench")?;
     let mut colliders = ColliderSet::from_scene(scene, "bench")?;
@@ -139,7 +139,7 @@ pub fn run_realtime(
     let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
     let mut camera = Camera::default();
     camera.frame(domain_min, domain_max);
-    let settings = RenderSettings { mode: RenderMode::Particles, ..RenderSettings::default() };
+    let settings = RenderSettings { mode, ..RenderSettings::default() };
     let particle_radius = 0.5 * scene.particle_spacing() as f32;
     let (mut sim, mut render, mut steps, mut t) = (Vec::new(), Vec::new(), 0u64, 0.0);
     let solver_error = |source| RunError::Solver { source_name: "bench".into(), source };

@@ -66,6 +66,18 @@ pub enum ColorField {
 impl RenderMode {
     /// Every mode, in menu order.
     pub const ALL: [RenderMode; 4] = [RenderMode::Surface, RenderMode::Particles, RenderMode::Volume, RenderMode::Both];
+    /// The modes' names on the command line and in scene files, in [`RenderMode::ALL`]'s order.
+    pub const NAMES: [&'static str; 4] = ["surface", "particles", "volume", "both"];
+
+    /// The mode's name ([`RenderMode::NAMES`]).
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&m| m == self).unwrap_or(0)]
+    }
+
+    /// The mode called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES.iter().position(|&n| n == name).map(|k| Self::ALL[k])
+    }
 }
 
 impl ColorField {
