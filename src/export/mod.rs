@@ -6,6 +6,8 @@
 //! its final name is always complete, also after a crash. [`OutputDir`] keeps one run's frames
 //! from mixing with an earlier run's.
 
+pub mod atomic;
+pub mod checkpoint;
 pub mod output;
 pub mod ply;
 
@@ -13,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use checkpoint::{CHECKPOINT_FILE, Checkpoint, CheckpointError, read_checkpoint, write_checkpoint};
 pub use output::OutputDir;
 pub use ply::{PlyPoint, read_ply, write_ply};
 

@@ -18,6 +18,7 @@
 //! [`solver::Solver`] ties kernels, pages and the chosen integrator together.
 
 pub mod capacity;
+pub mod checkpoint;
 pub mod cpu;
 pub mod explicit;
 pub mod fixed_point;
