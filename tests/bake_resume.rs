@@ -4,9 +4,8 @@
 //!
 //! Mutation checks (each made by hand, the test seen failing, the code restored): restoring the
 //! stress by a fresh `stress` pass instead of the saved τ (`SolverSnapshot::restore_stress` not
-//! called) fails `a_resumed_bake_writes_the_same_bytes`; so does resuming with the collider
-//! animation restarted at time 0 (`BakeStart::after` with `simulated_time: 0.0`), and so does a
-//! checkpoint that drops the affine matrix (C zeroed on write).
+//! called): frame 7 differs; so does resuming with the collider animation restarted at time 0
+//! (`BakeStart::after` with `simulated_time: 0.0`).
 
 use std::path::Path;
 use std::process::{Command, Output};
