@@ -19,7 +19,8 @@ use powder::bench::{BenchCase, run_case};
 use powder::export::OutputDir;
 use powder::gpu::Gpu;
 use powder::render::RenderMode;
-use powder::runner::bake::{BakePlan, BakeStart, bake};
+use powder::export::images::ImageSequence;
+use powder::runner::bake::{BakePlan, BakeStart, FrameSink, bake};
 use powder::runner::{build_solver_with, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::grid_pool::GridMode;
@@ -121,6 +122,20 @@ enum Command {
         /// checkpoint's, and the frames written are byte for byte those of a bake never stopped.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "overwrite", "overrides", "integrator"])]
         resume: Option<PathBuf>,
+        /// Also render each frame, WIDTHxHEIGHT pixels, into frame_NNNNN.png (the app's renderer,
+        /// the camera framing the domain).
+        #[arg(long, value_name = "WxH", value_parser = powder::export::images::parse_image_size)]
+        images: Option<(u32, u32)>,
+        /// Camera angle around the vertical for --images, degrees (default: the app's view).
+        #[arg(long, requires = "images", allow_negative_numbers = true)]
+        camera_yaw: Option<f32>,
+        /// Camera angle above the horizon for --images, degrees, in [-89, 89].
+        #[arg(long, requires = "images", allow_negative_numbers = true, value_parser = parse_pitch)]
+        camera_pitch: Option<f32>,
+        /// Encode the images into video.mp4 at the scene's frame rate once the bake ends (needs
+        /// --images and ffmpeg on the PATH; skipped with a message without it).
+        #[arg(long, requires = "images")]
+        mp4: bool,
     },
     /// Count the pieces the snow of PLY frames (from `powder run`) is in: particles closer than 1.5
     /// initial spacings belong to one piece. Prints one row per file: pieces, chunks (pieces of at
@@ -276,12 +291,29 @@ struct RunArgs {
     integrator: Option<String>,
     checkpoint_every: u32,
     resume: Option<PathBuf>,
+    images: Option<ImageArgs>,
+}
+
+/// What `powder run --images` asked for.
+#[derive(Clone, Copy)]
+struct ImageArgs {
+    size: (u32, u32),
+    view: powder::export::images::ImageCamera,
+    mp4: bool,
+}
+
+fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected degrees in [-89, 89], not {text:?}")),
+    }
 }
 
 fn run(args: RunArgs) -> Result<()> {
-    let RunArgs { scene: scene_path, frames, out, overwrite, overrides, integrator, checkpoint_every, resume } = args;
+    let RunArgs { scene: scene_path, frames, out, overwrite, overrides, integrator, checkpoint_every, resume, images } =
+        args;
     if let Some(dir) = resume {
-        return resume_run(&dir, frames);
+        return resume_run(&dir, frames, images);
     }
     let frames = frames.unwrap_or(60);
     let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
@@ -310,11 +342,22 @@ fn run(args: RunArgs) -> Result<()> {
     powder::collider::set::ColliderSet::from_scene(&scene, &name)?;
     out_dir.prepare()?;
     let start = BakeStart::fresh();
-    bake_frames(BakeJob { gpu: &gpu, solver, scene: &scene, name: &name, frames, checkpoint_every, start, out_dir: &out_dir, particle_count })
+    bake_frames(BakeJob {
+        gpu: &gpu,
+        solver,
+        scene: &scene,
+        name: &name,
+        frames,
+        checkpoint_every,
+        start,
+        out_dir: &out_dir,
+        particle_count,
+        images,
+    })
 }
 
 /// `powder run --resume DIR`: the bake in DIR continued from its checkpoint.
-fn resume_run(dir: &std::path::Path, frames: Option<u32>) -> Result<()> {
+fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageArgs>) -> Result<()> {
     let path = powder::export::checkpoint::find_checkpoint(dir)?;
     let checkpoint = powder::export::read_checkpoint(&path)?;
     let frames = frames.unwrap_or(checkpoint.frames);
@@ -339,6 +382,7 @@ fn resume_run(dir: &std::path::Path, frames: Option<u32>) -> Result<()> {
         start: BakeStart::after(&checkpoint),
         out_dir: &out_dir,
         particle_count: checkpoint.state.particles.len(),
+        images,
     };
     drop(checkpoint.state);
     bake_frames(job)
@@ -355,11 +399,17 @@ struct BakeJob<'a> {
     start: BakeStart,
     out_dir: &'a OutputDir,
     particle_count: usize,
+    images: Option<ImageArgs>,
 }
 
 /// Runs a bake's frames with a progress bar and reports on it.
 fn bake_frames(job: BakeJob<'_>) -> Result<()> {
-    let BakeJob { gpu, solver, scene, name, frames, checkpoint_every, start, out_dir, particle_count } = job;
+    let BakeJob { gpu, solver, scene, name, frames, checkpoint_every, start, out_dir, particle_count, images } = job;
+    let mut sequence = images.map(|i| ImageSequence::new(gpu, scene, out_dir.path(), i.size, i.view));
+    let sink: &mut dyn FrameSink = match &mut sequence {
+        Some(sequence) => sequence,
+        None => &mut (),
+    };
     let out = out_dir.path();
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
     bar.set_style(
@@ -369,7 +419,7 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
     // The run is described once frame 0 is out, so that a scene refused while the solver is set
     // up (its colliders, say) gets its one line of error and nothing else.
     bar.set_position(start.frame as u64);
-    let plan = BakePlan { frames, checkpoint_every, start, sink: &mut () };
+    let plan = BakePlan { frames, checkpoint_every, start, sink };
     let summary = bake(gpu, solver, scene, name, plan, out_dir, |frame, stats| {
         if frame == start.frame {
             bar.suspend(|| {
@@ -396,6 +446,12 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
         ),
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
+    if let Some(ImageArgs { mp4: true, .. }) = images {
+        match powder::export::images::encode_mp4(out, 1.0 / scene.frame_duration())? {
+            Some(video) => eprintln!("encoded the images into {}", video.display()),
+            None => eprintln!("ffmpeg is not on the PATH: no mp4 (the PNG images are in {})", out.display()),
+        }
+    }
     if let Some(f) = &summary.fragments {
         eprintln!("frame {frames}: {}", f.summary());
     }
@@ -634,8 +690,27 @@ fn mesh_bench<R: std::fmt::Display>(
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Run { scene, frames, out, overwrite, overrides, integrator, checkpoint_every, resume }) => {
-            run(RunArgs { scene, frames, out, overwrite, overrides, integrator, checkpoint_every, resume })
+        Some(Command::Run {
+            scene,
+            frames,
+            out,
+            overwrite,
+            overrides,
+            integrator,
+            checkpoint_every,
+            resume,
+            images,
+            camera_yaw,
+            camera_pitch,
+            mp4,
+        }) => {
+            let defaults = powder::export::images::ImageCamera::default();
+            let view = powder::export::images::ImageCamera {
+                yaw_degrees: camera_yaw.unwrap_or(defaults.yaw_degrees),
+                pitch_degrees: camera_pitch.unwrap_or(defaults.pitch_degrees),
+            };
+            let images = images.map(|size| ImageArgs { size, view, mp4 });
+            run(RunArgs { scene, frames, out, overwrite, overrides, integrator, checkpoint_every, resume, images })
         }
         Some(Command::Fragments { files, spacing }) => {
             print!("{}", powder::fragments::frame_table(&files, spacing)?);

@@ -61,6 +61,12 @@ pub enum RunError {
     /// A checkpoint could not be written or read.
     #[error(transparent)]
     Checkpoint(#[from] crate::export::CheckpointError),
+    /// A frame's image could not be rendered or saved.
+    #[error(transparent)]
+    Render(crate::render::RenderError),
+    /// The image sequence's video could not be encoded.
+    #[error(transparent)]
+    Video(#[from] crate::export::images::VideoError),
     /// The GPU device was lost.
     #[error("the GPU device was lost during the run (frame {frame})")]
     DeviceLost {

@@ -8,6 +8,7 @@
 
 pub mod atomic;
 pub mod checkpoint;
+pub mod images;
 pub mod output;
 pub mod ply;
 

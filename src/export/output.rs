@@ -4,8 +4,9 @@
 //! 0…N and leave N+1… behind, two runs mixed into one sequence. So a directory holding frames is
 //! refused unless the caller asks to overwrite, and then the old frames are removed before the
 //! first new one is written. Only powder's own files are touched: frames (`frame_` + digits +
-//! `.ply`) and the temporaries [`super::write_ply`] writes them under (a killed run leaves one
-//! behind), never anything else in the directory.
+//! `.ply`), their images (`.png`), the bake's checkpoint and the temporaries
+//! [`super::atomic::write_atomic`] writes under (a killed run leaves one behind), never anything
+//! else in the directory.
 
 use std::path::{Path, PathBuf};
 
@@ -49,7 +50,7 @@ impl OutputDir {
             }
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if is_frame_name(name) {
+            if is_frame_name(name) || is_image_name(name) {
                 dir.frames.push(entry.path());
             } else if is_temp_name(name) {
                 dir.temporaries.push(entry.path());
@@ -119,7 +120,8 @@ impl OutputDir {
 /// The number in a frame file's name (`frame_00042.ply`: 42).
 fn frame_number(path: &Path) -> Option<u64> {
     let name = path.file_name()?.to_str()?;
-    name.strip_prefix("frame_")?.strip_suffix(".ply")?.parse().ok()
+    let stem = name.strip_prefix("frame_")?;
+    stem.strip_suffix(".ply").or_else(|| stem.strip_suffix(".png"))?.parse().ok()
 }
 
 /// `frame_` followed by at least five digits and `.ply`: the names [`super::frame_file_name`] makes.
@@ -127,6 +129,12 @@ pub fn is_frame_name(name: &str) -> bool {
     name.strip_prefix("frame_")
         .and_then(|rest| rest.strip_suffix(".ply"))
         .is_some_and(|digits| digits.len() >= 5 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `frame_` followed by at least five digits and `.png`: the images of `powder run --images`,
+/// removed and kept with the frames.
+fn is_image_name(name: &str) -> bool {
+    name.strip_suffix(".png").is_some_and(|stem| is_frame_name(&format!("{stem}.ply")))
 }
 
 /// The temporaries [`super::write_ply`] makes: [`TEMP_PREFIX`], the target's name, a random part,
