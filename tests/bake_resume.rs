@@ -34,7 +34,8 @@ const SCENE: &str = r#"{
 }"#;
 
 fn frame(dir: &Path, n: u32) -> Vec<u8> {
-    std::fs::read(dir.join(format!("frame_{n:05}.ply"))).unwrap_or_else(|e| panic!("frame {n} in {}: {e}", dir.display()))
+    std::fs::read(dir.join(format!("frame_{n:05}.ply")))
+        .unwrap_or_else(|e| panic!("frame {n} in {}: {e}", dir.display()))
 }
 
 fn s(p: &Path) -> &str {

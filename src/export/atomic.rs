@@ -11,10 +11,7 @@ use super::ExportError;
 use super::output::{TEMP_PREFIX, TEMP_SUFFIX};
 
 /// Writes `path` atomically with what `fill` writes (through a 1 MiB buffer).
-pub fn write_atomic(
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), ExportError> {
+pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), ExportError> {
     let io = |source| ExportError::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

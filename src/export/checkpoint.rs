@@ -303,7 +303,8 @@ pub fn read_checkpoint(path: &Path) -> Result<Checkpoint, CheckpointError> {
 /// Whether the file at `path` starts with [`MAGIC`] (for a file too short to be read as one).
 fn starts_with_magic(path: &Path) -> Result<bool, CheckpointError> {
     let mut start = [0u8; 8];
-    let mut file = std::fs::File::open(path).map_err(|source| CheckpointError::Io { path: path.to_path_buf(), source })?;
+    let mut file =
+        std::fs::File::open(path).map_err(|source| CheckpointError::Io { path: path.to_path_buf(), source })?;
     Ok(file.read_exact(&mut start).is_ok() && start == MAGIC)
 }
 

@@ -33,7 +33,8 @@ impl OutputDir {
     /// is refused too. A missing directory is fine: [`OutputDir::prepare`] creates it.
     pub fn inspect(path: &Path, overwrite: bool) -> Result<Self, ExportError> {
         let io = |source| ExportError::Io { path: path.to_path_buf(), source };
-        let mut dir = OutputDir { path: path.to_path_buf(), frames: Vec::new(), temporaries: Vec::new(), checkpoint: None };
+        let mut dir =
+            OutputDir { path: path.to_path_buf(), frames: Vec::new(), temporaries: Vec::new(), checkpoint: None };
         let entries = match std::fs::read_dir(path) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(dir),

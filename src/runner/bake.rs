@@ -7,7 +7,9 @@ use std::path::Path;
 use super::{RunError, RunSummary, advance, build_solver_with, last_fragments, log_frame, plan_frame};
 use crate::collider::set::ColliderSet;
 use crate::export::checkpoint::BakeTotals;
-use crate::export::{CHECKPOINT_FILE, Checkpoint, CheckpointError, OutputDir, frame_file_name, write_checkpoint, write_ply};
+use crate::export::{
+    CHECKPOINT_FILE, Checkpoint, CheckpointError, OutputDir, frame_file_name, write_checkpoint, write_ply,
+};
 use crate::gpu::Gpu;
 use crate::scene::Scene;
 use crate::sim::checkpoint::SolverSnapshot;
@@ -92,10 +94,8 @@ pub fn bake(
     let mut summary = RunSummary { simulated_time: start.simulated_time, ..RunSummary::default() };
     add_totals(&mut summary, &start.totals);
     let scene_json = if plan.checkpoint_every > 0 {
-        serde_json::to_string(scene).map_err(|e| CheckpointError::SceneJson {
-            scene: source_name.to_string(),
-            message: e.to_string(),
-        })?
+        serde_json::to_string(scene)
+            .map_err(|e| CheckpointError::SceneJson { scene: source_name.to_string(), message: e.to_string() })?
     } else {
         String::new()
     };

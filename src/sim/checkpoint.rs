@@ -37,15 +37,8 @@ impl SolverSnapshot {
         let mut snapshot = SolverSnapshot::default();
         for page in solver.pages() {
             let p = &page.particles;
-            let read = gpu.read_buffers(&[
-                &p.position,
-                &p.velocity,
-                &p.affine,
-                &p.deformation,
-                &p.plastic,
-                &p.stress,
-                &p.id,
-            ])?;
+            let read =
+                gpu.read_buffers(&[&p.position, &p.velocity, &p.affine, &p.deformation, &p.plastic, &p.stress, &p.id])?;
             let [position, velocity, affine, deformation, plastic, stress, id]: [Vec<u8>; 7] =
                 read.try_into().expect("read_buffers returns one readback per buffer");
             let count = p.count as usize;
