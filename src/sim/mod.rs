@@ -35,7 +35,7 @@ pub mod pipelines;
 pub mod record;
 pub mod shaders;
 pub mod solver;
-pub mod timeline;
 pub mod sort;
+pub mod timeline;
 
 pub use solver::{Solver, SolverError, SolverStats};

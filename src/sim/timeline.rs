@@ -28,8 +28,9 @@ impl KeptFrame {
     }
 }
 
-/// Kept frames, oldest first, at most `budget_bytes` of them (the newest is always kept).
-#[derive(Debug)]
+/// Kept frames, oldest first, at most `budget_bytes` of them (the newest is always kept; the
+/// default budget, zero, keeps only the newest).
+#[derive(Debug, Default)]
 pub struct Timeline {
     budget_bytes: u64,
     frames: VecDeque<KeptFrame>,
