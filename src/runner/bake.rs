@@ -99,6 +99,10 @@ pub fn bake(
     } else {
         String::new()
     };
+    // Absolute, so that a bake resumed from another working directory finds the glTF files.
+    let base_dir = &scene.assets.base_dir;
+    let here = if base_dir.as_os_str().is_empty() { Path::new(".") } else { base_dir.as_path() };
+    let asset_dir = std::fs::canonicalize(here).unwrap_or_else(|_| base_dir.clone());
     let checkpoint = |frame: u32, summary: &RunSummary, state: SolverSnapshot| {
         let c = Checkpoint {
             frame,
@@ -108,7 +112,7 @@ pub fn bake(
             totals: totals_of(summary),
             scene_json: scene_json.clone(),
             scene_source: source_name.to_string(),
-            asset_dir: scene.assets.base_dir.clone(),
+            asset_dir: asset_dir.clone(),
             state,
         };
         write_checkpoint(&out_dir.join(CHECKPOINT_FILE), &c).map(|()| c.state.particles)
