@@ -5,7 +5,9 @@
 //! Mutation checks (each made by hand, the test seen failing, the code restored): restoring the
 //! stress by a fresh `stress` pass instead of the saved τ (`SolverSnapshot::restore_stress` not
 //! called): frame 7 differs; so does resuming with the collider animation restarted at time 0
-//! (`BakeStart::after` with `simulated_time: 0.0`).
+//! (`BakeStart::after` with `simulated_time: 0.0`). Skipping the CRC comparison in
+//! `read_checkpoint` fails `a_damaged_checkpoint_is_refused_with_its_file_and_fault` (the flipped
+//! byte is accepted).
 
 use std::path::Path;
 use std::process::{Command, Output};
