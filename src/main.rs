@@ -17,9 +17,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use powder::bench::render::{RenderBenchOptions, run_render_case};
 use powder::bench::{BenchCase, run_case};
 use powder::export::OutputDir;
+use powder::export::images::ImageSequence;
 use powder::gpu::Gpu;
 use powder::render::RenderMode;
-use powder::runner::{build_solver_with, run_solver, spawn_checked};
+use powder::runner::bake::{BakePlan, BakeStart, FrameSink, bake};
+use powder::runner::{build_solver_with, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::integrator::Integrator;
@@ -93,9 +95,10 @@ enum Command {
         /// Scene file (JSON, see docs/scene-format.md), or a .glb/.gltf model to drop snow on.
         /// Without one, the built-in default scene.
         scene: Option<PathBuf>,
-        /// Frames to simulate (each 1/fps seconds of simulated time).
-        #[arg(long, default_value_t = 60)]
-        frames: u32,
+        /// Frames to simulate (each 1/fps seconds of simulated time). Default 60, or with --resume
+        /// the frames the resumed bake was asked for.
+        #[arg(long)]
+        frames: Option<u32>,
         /// Output directory; frame_00000.ply is the initial state. A directory that already holds
         /// frames is refused unless --overwrite is given.
         #[arg(long, default_value = "out")]
@@ -111,6 +114,32 @@ enum Command {
         /// accurate bakes) or pbmpm (position-based MPM, real time). Default: the scene's.
         #[arg(long, value_parser = Integrator::NAMES)]
         integrator: Option<String>,
+        /// Write the complete simulation state to checkpoint.powder in the output directory every N
+        /// frames (0: never), so that --resume can continue the bake if it is killed.
+        #[arg(long, value_name = "N", default_value_t = powder::runner::bake::DEFAULT_CHECKPOINT_EVERY)]
+        checkpoint_every: u32,
+        /// Continue the bake in DIR from its checkpoint: the scene, overrides and settings are the
+        /// checkpoint's, and the frames written are byte for byte those of a bake never stopped.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "overwrite", "overrides", "integrator"])]
+        resume: Option<PathBuf>,
+        /// Also render each frame, WIDTHxHEIGHT pixels, into frame_NNNNN.png (the app's renderer,
+        /// the camera framing the domain).
+        #[arg(long, value_name = "WxH", value_parser = powder::export::images::parse_image_size)]
+        images: Option<(u32, u32)>,
+        /// Camera angle around the vertical for --images, degrees (default: the app's view).
+        #[arg(long, requires = "images", allow_negative_numbers = true)]
+        camera_yaw: Option<f32>,
+        /// Camera angle above the horizon for --images, degrees, in [-89, 89].
+        #[arg(long, requires = "images", allow_negative_numbers = true, value_parser = parse_pitch)]
+        camera_pitch: Option<f32>,
+        /// Encode the images into video.mp4 at the scene's frame rate once the bake ends (needs
+        /// --images and ffmpeg on the PATH; skipped with a message without it).
+        #[arg(long, requires = "images")]
+        mp4: bool,
+        /// Also write the snow's surface each frame as a triangle mesh with normals,
+        /// surface_NNNNN.ply (the app's surface view; give it again with --resume).
+        #[arg(long)]
+        surface: bool,
     },
     /// Count the pieces the snow of PLY frames (from `powder run`) is in: particles closer than 1.5
     /// initial spacings belong to one piece. Prints one row per file: pieces, chunks (pieces of at
@@ -263,15 +292,49 @@ fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, St
 /// What `powder run` was asked to do.
 struct RunArgs {
     scene: Option<PathBuf>,
-    frames: u32,
+    frames: Option<u32>,
     out: PathBuf,
     overwrite: bool,
     overrides: Vec<String>,
     integrator: Option<String>,
+    checkpoint_every: u32,
+    resume: Option<PathBuf>,
+    images: Option<ImageArgs>,
+    surface: bool,
+}
+
+/// What `powder run --images` asked for.
+#[derive(Clone, Copy)]
+struct ImageArgs {
+    size: (u32, u32),
+    view: powder::export::images::ImageCamera,
+    mp4: bool,
+}
+
+fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected degrees in [-89, 89], not {text:?}")),
+    }
 }
 
 fn run(args: RunArgs) -> Result<()> {
-    let RunArgs { scene: scene_path, frames, out, overwrite, overrides, integrator } = args;
+    let RunArgs {
+        scene: scene_path,
+        frames,
+        out,
+        overwrite,
+        overrides,
+        integrator,
+        checkpoint_every,
+        resume,
+        images,
+        surface,
+    } = args;
+    if let Some(dir) = resume {
+        return resume_run(&dir, frames, images, surface);
+    }
+    let frames = frames.unwrap_or(60);
     let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
     let scene = with_integrator(scene, integrator.as_deref());
     // Before the GPU is set up: a refused directory costs nothing and changes nothing.
@@ -294,6 +357,86 @@ fn run(args: RunArgs) -> Result<()> {
     let solver = build_solver_with(&gpu, &scene, &particles, &name, SolverOptions::default())?;
     let particle_count = particles.len();
     drop(particles);
+    // The colliders are checked before the directory is touched.
+    powder::collider::set::ColliderSet::from_scene(&scene, &name)?;
+    out_dir.prepare()?;
+    let start = BakeStart::fresh();
+    bake_frames(BakeJob {
+        gpu: &gpu,
+        solver,
+        scene: &scene,
+        name: &name,
+        frames,
+        checkpoint_every,
+        start,
+        out_dir: &out_dir,
+        particle_count,
+        images,
+        surface,
+    })
+}
+
+/// `powder run --resume DIR`: the bake in DIR continued from its checkpoint.
+fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageArgs>, surface: bool) -> Result<()> {
+    let path = powder::export::checkpoint::find_checkpoint(dir)?;
+    let checkpoint = powder::export::read_checkpoint(&path)?;
+    let frames = frames.unwrap_or(checkpoint.frames);
+    anyhow::ensure!(
+        frames >= checkpoint.frame,
+        "--frames {frames}: the checkpoint in {} is of frame {}; resume to that frame or later",
+        dir.display(),
+        checkpoint.frame
+    );
+    let out_dir = OutputDir::inspect(dir, true)?;
+    let gpu = Gpu::new_headless()?;
+    let (scene, solver) = powder::runner::bake::resume_solver(&gpu, &checkpoint, &path)?;
+    out_dir.prepare_resume(checkpoint.frame)?;
+    eprintln!("resuming {} after frame {}", dir.display(), checkpoint.frame);
+    let job = BakeJob {
+        gpu: &gpu,
+        solver,
+        scene: &scene,
+        name: &checkpoint.scene_source,
+        frames,
+        checkpoint_every: checkpoint.checkpoint_every,
+        start: BakeStart::after(&checkpoint),
+        out_dir: &out_dir,
+        particle_count: checkpoint.state.particles.len(),
+        images,
+        surface,
+    };
+    drop(checkpoint.state);
+    bake_frames(job)
+}
+
+/// A bake ready to run: the solver made, the directory prepared.
+struct BakeJob<'a> {
+    gpu: &'a Gpu,
+    solver: powder::sim::Solver,
+    scene: &'a Scene,
+    name: &'a str,
+    frames: u32,
+    checkpoint_every: u32,
+    start: BakeStart,
+    out_dir: &'a OutputDir,
+    particle_count: usize,
+    images: Option<ImageArgs>,
+    surface: bool,
+}
+
+/// Runs a bake's frames with a progress bar and reports on it.
+fn bake_frames(job: BakeJob<'_>) -> Result<()> {
+    let BakeJob { gpu, solver, scene, name, frames, checkpoint_every, start, out_dir, particle_count, images, surface } =
+        job;
+    let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
+    if let Some(i) = images {
+        sinks.push(Box::new(ImageSequence::new(gpu, scene, out_dir.path(), i.size, i.view)));
+    }
+    if surface {
+        sinks.push(Box::new(powder::export::surface::SurfaceSequence::new(gpu, scene, out_dir.path())));
+    }
+    let sink: &mut dyn FrameSink = &mut sinks;
+    let out = out_dir.path();
     let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
@@ -301,11 +444,13 @@ fn run(args: RunArgs) -> Result<()> {
     );
     // The run is described once frame 0 is out, so that a scene refused while the solver is set
     // up (its colliders, say) gets its one line of error and nothing else.
-    let summary = run_solver(&gpu, solver, &scene, &name, frames, &out_dir, |frame, stats| {
-        if frame == 0 {
+    bar.set_position(start.frame as u64);
+    let plan = BakePlan { frames, checkpoint_every, start, sink };
+    let summary = bake(gpu, solver, scene, name, plan, out_dir, |frame, stats| {
+        if frame == start.frame {
             bar.suspend(|| {
                 eprintln!("powder: {name}: {particle_count} particles, {frames} frames → {}", out.display());
-                if out_dir.old_frames() > 0 {
+                if start.write_first && out_dir.old_frames() > 0 {
                     eprintln!("removed the {} frames of an earlier run from {}", out_dir.old_frames(), out.display());
                 }
                 eprintln!("GPU: {}", gpu.describe());
@@ -327,6 +472,12 @@ fn run(args: RunArgs) -> Result<()> {
         ),
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
+    if let Some(ImageArgs { mp4: true, .. }) = images {
+        match powder::export::images::encode_mp4(out, 1.0 / scene.frame_duration())? {
+            Some(video) => eprintln!("encoded the images into {}", video.display()),
+            None => eprintln!("ffmpeg is not on the PATH: no mp4 (the PNG images are in {})", out.display()),
+        }
+    }
     if let Some(f) = &summary.fragments {
         eprintln!("frame {frames}: {}", f.summary());
     }
@@ -565,8 +716,39 @@ fn mesh_bench<R: std::fmt::Display>(
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Some(Command::Run { scene, frames, out, overwrite, overrides, integrator }) => {
-            run(RunArgs { scene, frames, out, overwrite, overrides, integrator })
+        Some(Command::Run {
+            scene,
+            frames,
+            out,
+            overwrite,
+            overrides,
+            integrator,
+            checkpoint_every,
+            resume,
+            images,
+            camera_yaw,
+            camera_pitch,
+            mp4,
+            surface,
+        }) => {
+            let defaults = powder::export::images::ImageCamera::default();
+            let view = powder::export::images::ImageCamera {
+                yaw_degrees: camera_yaw.unwrap_or(defaults.yaw_degrees),
+                pitch_degrees: camera_pitch.unwrap_or(defaults.pitch_degrees),
+            };
+            let images = images.map(|size| ImageArgs { size, view, mp4 });
+            run(RunArgs {
+                scene,
+                frames,
+                out,
+                overwrite,
+                overrides,
+                integrator,
+                checkpoint_every,
+                resume,
+                images,
+                surface,
+            })
         }
         Some(Command::Fragments { files, spacing }) => {
             print!("{}", powder::fragments::frame_table(&files, spacing)?);

@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+pub mod bake;
+
 use crate::collider::set::ColliderSet;
-use crate::export::{ExportError, OutputDir, frame_file_name, write_ply};
+use crate::export::{ExportError, OutputDir};
 use crate::fragments::{Fragments, LINK_FACTOR, find_fragments};
 use crate::gpu::Gpu;
 use crate::scene::{FillProgress, Scene, SceneError, TimeStep, log_progress};
@@ -56,6 +58,15 @@ pub enum RunError {
         /// Which pass failed, and naga's or the driver's message.
         source: crate::sim::pipelines::ShaderError,
     },
+    /// A checkpoint could not be written or read.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::export::CheckpointError),
+    /// A frame's image could not be rendered or saved.
+    #[error(transparent)]
+    Render(crate::render::RenderError),
+    /// The image sequence's video could not be encoded.
+    #[error(transparent)]
+    Video(#[from] crate::export::images::VideoError),
     /// The GPU device was lost.
     #[error("the GPU device was lost during the run (frame {frame})")]
     DeviceLost {
@@ -241,54 +252,18 @@ pub fn run_scene(
 /// [`spawn_checked`] with a progress bar).
 pub fn run_solver(
     gpu: &Gpu,
-    mut solver: Solver,
+    solver: Solver,
     scene: &Scene,
     source_name: &str,
     frames: u32,
     out: &OutputDir,
-    mut on_frame: impl FnMut(u32, &SolverStats),
+    on_frame: impl FnMut(u32, &SolverStats),
 ) -> Result<RunSummary, RunError> {
-    let mut colliders = ColliderSet::from_scene(scene, source_name)?;
+    // The colliders are checked before the directory is touched.
+    ColliderSet::from_scene(scene, source_name)?;
     out.prepare()?;
-    let out_dir = out.path();
-    let solver_err = |source| RunError::Solver { source_name: source_name.to_string(), source };
-    let mut summary = RunSummary::default();
-    write_ply(&out_dir.join(frame_file_name(0)), &solver.read_particles(gpu).map_err(solver_err)?)?;
-    summary.frames_written = 1;
-    let initial = solver.stats(gpu).map_err(solver_err)?;
-    summary.overflow_count += initial.overflow_count as u64;
-    summary.nonfinite_count += initial.nonfinite_count as u64;
-    on_frame(0, &initial);
-    for frame in 1..=frames {
-        let (stable, stats) = solver.stable_dt(gpu, scene.time.cfl).map_err(solver_err)?;
-        summary.overflow_count += stats.overflow_count as u64;
-        summary.nonfinite_count += stats.nonfinite_count as u64;
-        let (_, _, fixed_capped) = plan_frame(scene.frame_duration(), scene.time.dt, stable);
-        let t0 = summary.simulated_time;
-        let duration = scene.frame_duration();
-        let report =
-            advance(gpu, &mut solver, &mut colliders, t0, duration, scene.time.dt, stable).map_err(solver_err)?;
-        if gpu.lost.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(RunError::DeviceLost { frame });
-        }
-        log_frame(frame, &report, fixed_capped);
-        summary.capped_frames += (report.capped || fixed_capped) as u32;
-        summary.frames_past_stable += (report.max_ratio > 1.0) as u32;
-        summary.max_dt_ratio = summary.max_dt_ratio.max(report.max_ratio);
-        summary.substeps += report.substeps as u64;
-        summary.simulated_time += duration;
-        let particles = solver.read_particles(gpu).map_err(solver_err)?;
-        write_ply(&out_dir.join(frame_file_name(frame)), &particles)?;
-        summary.frames_written += 1;
-        if frame == frames {
-            summary.fragments = last_fragments(scene, &particles);
-        }
-        on_frame(frame, &stats);
-    }
-    let last = solver.stats(gpu).map_err(solver_err)?;
-    summary.overflow_count += last.overflow_count as u64;
-    summary.nonfinite_count += last.nonfinite_count as u64;
-    Ok(summary)
+    let plan = bake::BakePlan { frames, checkpoint_every: 0, start: bake::BakeStart::fresh(), sink: &mut () };
+    bake::bake(gpu, solver, scene, source_name, plan, out, on_frame)
 }
 
 /// The pieces of `particles`, made from `scene`: linked within [`LINK_FACTOR`] × its particle
@@ -303,7 +278,7 @@ pub fn last_fragments(scene: &Scene, particles: &[GpuParticle]) -> Option<Fragme
 /// Logs what frame `frame`'s substeps did: their count and largest dt / stable dt (info), and a
 /// warning where a substep went past the stable dt of the state it stepped or the frame hit the
 /// substep cap (`fixed_capped`: a fixed dt that could not fill the frame).
-fn log_frame(frame: u32, report: &FrameReport, fixed_capped: bool) {
+pub(crate) fn log_frame(frame: u32, report: &FrameReport, fixed_capped: bool) {
     let FrameReport { substeps, time, max_ratio, min_stable_dt, last_dt, capped } = *report;
     log::info!(
         "frame {frame}: {substeps} substeps over {time:.4e} s, dt / stable dt at most {max_ratio:.3} \

@@ -16,6 +16,7 @@ use super::messages::Messages;
 use super::report::{Report, bounds, summarise};
 use super::scene_files::{self, Opened};
 use super::stepping::{Prepare, SceneTime, Stepper};
+use super::timeline::AppTimeline;
 use super::tool::Tool;
 
 /// Scene, solver and stepping policy.
@@ -35,6 +36,8 @@ pub struct Driver {
     /// The mouse tool.
     pub tool: Tool,
     stepper: Stepper,
+    /// Recent frames kept to go back to.
+    timeline: AppTimeline,
 }
 
 impl Driver {
@@ -59,6 +62,7 @@ impl Driver {
             reloads: 0,
             tool: Tool::default(),
             stepper: Stepper::new(gpu, mode, auto_dt, fixed_dt),
+            timeline: AppTimeline::new(),
         })
     }
 
@@ -66,6 +70,22 @@ impl Driver {
     /// then re-frames the camera; a reload keeps it). Refusals are posted to `messages`; the
     /// simulation carries on.
     pub fn apply(&mut self, gpu: &Gpu, event: AppEvent, messages: &mut Messages) -> bool {
+        self.timeline.note(&event);
+        match event {
+            AppEvent::GoToFrame(frame) => {
+                let Self { timeline, solver, stepper, tool, .. } = self;
+                tool.forget();
+                if let Err(e) = timeline.go_to(gpu, solver, stepper, frame) {
+                    messages.error(e);
+                }
+                return false;
+            }
+            AppEvent::SetTimelineBudget(mib) => {
+                self.timeline.set_budget(mib);
+                return false;
+            }
+            _ => {}
+        }
         if self.stepper.apply(&event) {
             return false;
         }
@@ -248,18 +268,27 @@ impl Driver {
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) {
         let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
-        let Self { stepper, solver, tool, colliders, .. } = self;
+        let Self { stepper, solver, tool, colliders, timeline, .. } = self;
         let prepare = |solver: &mut Solver, what: Prepare| match what {
             Prepare::Batch { span } => {
                 let max_speed = solver.params().max_speed;
                 tool.apply(gpu, solver, span, max_speed);
                 Ok(())
             }
-            Prepare::Frame { sim_time, span } => colliders.upload(gpu, solver, sim_time, span).map_err(|e| {
-                format!("the colliders could not be given to the solver; the snow runs without them: {e}")
-            }),
+            Prepare::Frame { sim_time, span } => {
+                let kept = timeline.frame_starts(gpu, solver, sim_time);
+                let uploaded = colliders.upload(gpu, solver, sim_time, span).map_err(|e| {
+                    format!("the colliders could not be given to the solver; the snow runs without them: {e}")
+                });
+                kept.and(uploaded)
+            }
         };
         stepper.step(gpu, solver, time, hold, drawn, messages, prepare, copy);
+    }
+
+    /// The kept frames.
+    pub fn timeline(&self) -> &AppTimeline {
+        &self.timeline
     }
 
     /// Whether a batch of substeps is on the GPU ([`Stepper::busy`]).

@@ -37,6 +37,7 @@ impl AppEvent {
                 | AppEvent::FrameSnow
                 | AppEvent::LoadScene(_)
                 | AppEvent::ReloadScene
+                | AppEvent::GoToFrame(_)
         )
     }
 
@@ -136,6 +137,10 @@ pub enum AppEvent {
     SetGridResolution(u32),
     /// Respawn the scene's particles (time back to zero).
     Reset,
+    /// Go back to a frame the timeline kept (its state restored; play goes on from there).
+    GoToFrame(u64),
+    /// Keep recent frames within this many MiB to go back to (0: keep none).
+    SetTimelineBudget(u64),
     /// Pause or resume.
     TogglePause,
     /// Advance one frame's worth of substeps (while paused).

@@ -28,6 +28,7 @@ pub mod script;
 pub mod shown;
 pub mod stats_panel;
 pub mod stepping;
+pub mod timeline;
 pub mod timing;
 pub mod tool;
 pub mod ui;

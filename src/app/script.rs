@@ -68,6 +68,8 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
                 AppEvent::SetGridResolution(n)
             }
             "reset" => AppEvent::Reset,
+            "keep" => AppEvent::SetTimelineBudget(arg.and_then(|a| a.parse().ok()).ok_or_else(|| fail("needs =MIB"))?),
+            "go-to" => AppEvent::GoToFrame(arg.and_then(|a| a.parse().ok()).ok_or_else(|| fail("needs =FRAME"))?),
             "lose-device" => AppEvent::SimulateDeviceLoss,
             "pause" => AppEvent::TogglePause,
             "panel" => AppEvent::ToggleUi,

@@ -401,6 +401,12 @@ impl Stepper {
         self.rate.clear();
     }
 
+    /// Time set to `sim_time` (a kept frame restored): as [`Stepper::restart`], from there.
+    pub fn go_to(&mut self, sim_time: f64) {
+        self.restart();
+        self.sim_time = sim_time;
+    }
+
     /// Starts a UI frame's share of the simulation: `wall_dt` seconds of wall clock passed since
     /// the last one. Then [`Stepper::step`], once or more.
     pub fn start_ui_frame(&mut self, wall_dt: f64) {

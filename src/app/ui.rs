@@ -100,6 +100,9 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
         egui::CollapsingHeader::new("Simulation")
             .default_open(true)
             .show(ui, |ui| simulation(ui, model, state, events));
+        egui::CollapsingHeader::new("Timeline")
+            .default_open(false)
+            .show(ui, |ui| super::timeline::panel(ui, model, events));
         egui::CollapsingHeader::new("Material").default_open(true).show(ui, |ui| material(ui, model, events));
         egui::CollapsingHeader::new("Render").default_open(false).show(ui, |ui| render(ui, model.render, events));
         egui::CollapsingHeader::new("Tool (right drag)").default_open(false).show(ui, |ui| tool(ui, model, events));

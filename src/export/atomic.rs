@@ -1,4 +1,8 @@
-//! Writing a file so that it is never seen half-written.
+//! Writing a file so that its final name never shows it half-written: the data goes to a temporary
+//! sibling (named `.powder-<name>-<random>.tmp`, which [`super::OutputDir`] recognises and removes
+//! should a killed run leave one behind), is synced to disk, and is renamed into place; the
+//! directory is synced after the rename. After a crash the name holds the old file or the whole
+//! new one.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -6,14 +10,8 @@ use std::path::Path;
 use super::ExportError;
 use super::output::{TEMP_PREFIX, TEMP_SUFFIX};
 
-/// Writes a file at `path` with `write`: into a temporary file in the same directory (named
-/// `.powder-<name>-<random>.tmp`, which [`super::OutputDir`] recognises and removes should a killed
-/// run leave one behind), synced to disk, then renamed to `path`, and the directory synced. So
-/// `path` is never half-written, and after a crash it holds either the old file or the whole new one.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<&std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), ExportError> {
+/// Writes `path` atomically with what `fill` writes (through a 1 MiB buffer).
+pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), ExportError> {
     let io = |source| ExportError::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -27,14 +25,15 @@ pub fn write_atomically(
         .map_err(io)?;
     {
         let mut w = BufWriter::with_capacity(1 << 20, temp.as_file());
-        write(&mut w).map_err(io)?;
+        fill(&mut w).map_err(io)?;
         w.flush().map_err(io)?;
     }
     #[cfg(unix)]
     {
-        // NamedTempFile creates files readable by the owner only; frames are ordinary output.
+        // NamedTempFile creates files readable by the owner only; these are ordinary output.
         use std::os::unix::fs::PermissionsExt;
-        temp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+        let perms = std::fs::Permissions::from_mode(0o644);
+        temp.as_file().set_permissions(perms).map_err(io)?;
     }
     // Without this a crash soon after the rename can leave `path` naming an empty or partial file:
     // the rename may reach the disk before the data does.

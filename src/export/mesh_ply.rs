@@ -5,7 +5,6 @@
 //! vertex_indices`, three per face, wound counter-clockwise seen from outside the snow. Blender,
 //! Houdini and MeshLab import it with smooth normals.
 
-use std::io::Write;
 use std::path::Path;
 
 use glam::Vec3;
@@ -45,9 +44,9 @@ pub fn encode_mesh_ply(mesh: &IndexedMesh) -> Vec<u8> {
 }
 
 /// Writes `mesh` to `path` (through a temporary file, synced and renamed into place: see
-/// [`super::write_atomically`]).
+/// [`super::atomic::write_atomic`]).
 pub fn write_mesh_ply(path: &Path, mesh: &IndexedMesh) -> Result<(), ExportError> {
-    super::write_atomically(path, |w| w.write_all(&encode_mesh_ply(mesh)))
+    super::atomic::write_atomic(path, |w| w.write_all(&encode_mesh_ply(mesh)))
 }
 
 /// Reads a file written by [`write_mesh_ply`] (exactly that layout; anything else, or a face

@@ -6,7 +6,9 @@
 //! its final name is always complete, also after a crash. [`OutputDir`] keeps one run's frames
 //! from mixing with an earlier run's.
 
-mod atomic;
+pub mod atomic;
+pub mod checkpoint;
+pub mod images;
 pub mod mesh_ply;
 pub mod output;
 pub mod ply;
@@ -16,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use atomic::write_atomically;
+pub use checkpoint::{CHECKPOINT_FILE, Checkpoint, CheckpointError, read_checkpoint, write_checkpoint};
 pub use output::OutputDir;
 pub use ply::{PlyPoint, read_ply, write_ply};
 

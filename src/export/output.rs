@@ -4,8 +4,9 @@
 //! 0…N and leave N+1… behind, two runs mixed into one sequence. So a directory holding frames is
 //! refused unless the caller asks to overwrite, and then the old frames are removed before the
 //! first new one is written. Only powder's own files are touched: frames (`frame_` + digits +
-//! `.ply`) and the temporaries [`super::write_ply`] writes them under (a killed run leaves one
-//! behind), never anything else in the directory.
+//! `.ply`), their images (`.png`), the bake's checkpoint and the temporaries
+//! [`super::atomic::write_atomic`] writes under (a killed run leaves one behind), never anything
+//! else in the directory.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,8 @@ pub struct OutputDir {
     path: PathBuf,
     frames: Vec<PathBuf>,
     temporaries: Vec<PathBuf>,
+    /// An earlier bake's checkpoint ([`super::CHECKPOINT_FILE`]), removed with its frames.
+    checkpoint: Option<PathBuf>,
 }
 
 impl OutputDir {
@@ -30,7 +33,8 @@ impl OutputDir {
     /// is refused too. A missing directory is fine: [`OutputDir::prepare`] creates it.
     pub fn inspect(path: &Path, overwrite: bool) -> Result<Self, ExportError> {
         let io = |source| ExportError::Io { path: path.to_path_buf(), source };
-        let mut dir = OutputDir { path: path.to_path_buf(), frames: Vec::new(), temporaries: Vec::new() };
+        let mut dir =
+            OutputDir { path: path.to_path_buf(), frames: Vec::new(), temporaries: Vec::new(), checkpoint: None };
         let entries = match std::fs::read_dir(path) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(dir),
@@ -47,10 +51,12 @@ impl OutputDir {
             }
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if is_frame_name(name) {
+            if is_frame_name(name) || is_image_name(name) {
                 dir.frames.push(entry.path());
             } else if is_temp_name(name) {
                 dir.temporaries.push(entry.path());
+            } else if name == super::CHECKPOINT_FILE {
+                dir.checkpoint = Some(entry.path());
             }
         }
         if !dir.frames.is_empty() && !overwrite {
@@ -79,7 +85,7 @@ impl OutputDir {
     /// [`OutputDir::inspect`]. A file already gone is no error (another tidy-up got there first).
     pub fn prepare(&self) -> Result<(), ExportError> {
         std::fs::create_dir_all(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })?;
-        for file in self.temporaries.iter().chain(&self.frames) {
+        for file in self.temporaries.iter().chain(&self.frames).chain(&self.checkpoint) {
             match std::fs::remove_file(file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -95,11 +101,41 @@ impl OutputDir {
     }
 }
 
+impl OutputDir {
+    /// Prepares the directory for a bake resumed after frame `after`: removes the stale
+    /// temporaries and the frames past `after` (the killed bake's, which the resumed one writes
+    /// again), keeping the frames up to `after` and the checkpoint.
+    pub fn prepare_resume(&self, after: u32) -> Result<(), ExportError> {
+        let past = self.frames.iter().filter(|f| frame_number(f).is_none_or(|n| n > after as u64));
+        for file in self.temporaries.iter().chain(past) {
+            match std::fs::remove_file(file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(ExportError::Io { path: file.clone(), source }),
+            }
+        }
+        super::sync_dir(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })
+    }
+}
+
+/// The number in a frame file's name (`frame_00042.ply`: 42).
+fn frame_number(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_prefix("frame_")?;
+    stem.strip_suffix(".ply").or_else(|| stem.strip_suffix(".png"))?.parse().ok()
+}
+
 /// `frame_` followed by at least five digits and `.ply`: the names [`super::frame_file_name`] makes.
 pub fn is_frame_name(name: &str) -> bool {
     name.strip_prefix("frame_")
         .and_then(|rest| rest.strip_suffix(".ply"))
         .is_some_and(|digits| digits.len() >= 5 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `frame_` followed by at least five digits and `.png`: the images of `powder run --images`,
+/// removed and kept with the frames.
+fn is_image_name(name: &str) -> bool {
+    name.strip_suffix(".png").is_some_and(|stem| is_frame_name(&format!("{stem}.ply")))
 }
 
 /// The temporaries [`super::write_ply`] makes: [`TEMP_PREFIX`], the target's name, a random part,

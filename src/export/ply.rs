@@ -5,11 +5,10 @@
 //! `uint material` (the emitter that made the particle).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::ExportError;
-use super::output::{TEMP_PREFIX, TEMP_SUFFIX};
 use crate::sim::params::GpuParticle;
 
 /// The vertex properties, in order, as they appear in the header.
@@ -58,26 +57,12 @@ fn header(count: usize) -> String {
     h
 }
 
-/// Writes `particles` to `path` as a binary PLY file. The data goes to a temporary file in the same
-/// directory (named `.powder-<name>-<random>.tmp`, which [`super::OutputDir`] recognises and
-/// removes should a killed run leave one behind), is synced to disk, and is renamed to `path` only
-/// once complete; the directory is synced after the rename. So `path` is never half-written, and
-/// after a crash it holds either the old frame or the whole new one.
+/// Writes `particles` to `path` as a binary PLY file, atomically ([`super::atomic::write_atomic`]):
+/// `path` is never half-written, and after a crash it holds either the old frame or the whole new
+/// one.
 pub fn write_ply(path: &Path, particles: &[GpuParticle]) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    let temp = tempfile::Builder::new()
-        .prefix(&format!("{TEMP_PREFIX}{name}-"))
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)
-        .map_err(io)?;
-    {
-        let mut w = BufWriter::with_capacity(1 << 20, temp.as_file());
-        w.write_all(header(particles.len()).as_bytes()).map_err(io)?;
+    super::atomic::write_atomic(path, |w| {
+        w.write_all(header(particles.len()).as_bytes())?;
         let mut record = [0u8; RECORD];
         for p in particles {
             let floats = [
@@ -93,23 +78,10 @@ pub fn write_ply(path: &Path, particles: &[GpuParticle]) -> Result<(), ExportErr
                 chunk.copy_from_slice(&f.to_le_bytes());
             }
             record[28..].copy_from_slice(&p.material.to_le_bytes());
-            w.write_all(&record).map_err(io)?;
+            w.write_all(&record)?;
         }
-        w.flush().map_err(io)?;
-    }
-    #[cfg(unix)]
-    {
-        // NamedTempFile creates files readable by the owner only; frames are ordinary output.
-        use std::os::unix::fs::PermissionsExt;
-        let perms = std::fs::Permissions::from_mode(0o644);
-        temp.as_file().set_permissions(perms).map_err(io)?;
-    }
-    // Without this a crash soon after the rename can leave `path` naming an empty or partial file:
-    // the rename may reach the disk before the data does.
-    temp.as_file().sync_all().map_err(io)?;
-    temp.persist(path).map_err(|e| io(e.error))?;
-    super::sync_dir(dir).map_err(io)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Reads a PLY file written by [`write_ply`] (exactly that header layout; anything else is a

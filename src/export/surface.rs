@@ -1,9 +1,14 @@
 //! The snow's surface as a mesh, without a window: the renderer's `Surface` frame drawn into a
 //! tiny offscreen target, its triangles read back and welded ([`crate::render::surface`]).
 
+use std::path::PathBuf;
+
+use super::mesh_ply::{surface_file_name, write_mesh_ply};
 use crate::gpu::{Gpu, GpuError};
 use crate::render::surface_cpu::{IndexedMesh, weld};
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderMode, RenderSettings, Renderer};
+use crate::runner::RunError;
+use crate::runner::bake::FrameSink;
 use crate::sim::Solver;
 
 /// Extracts surface meshes of a solver's particles, frame after frame.
@@ -46,5 +51,36 @@ impl SurfaceBaker {
         // fill values; a millionth of a voxel welds them and nothing else.
         let corners = contents.vertices.iter().map(|v| (glam::Vec3::from(v.position), glam::Vec3::from(v.normal)));
         Ok(weld(corners, 1e-6 * voxel))
+    }
+}
+
+/// `powder run --surface`: each frame's surface written to `surface_NNNNN.ply` in the output
+/// directory.
+pub struct SurfaceSequence {
+    baker: SurfaceBaker,
+    dir: PathBuf,
+    particle_radius: f32,
+}
+
+impl SurfaceSequence {
+    /// Surfaces of `scene`'s snow into `dir`, at the app's voxel (impostors half a particle
+    /// spacing across).
+    pub fn new(gpu: &Gpu, scene: &crate::scene::Scene, dir: &std::path::Path) -> Self {
+        Self {
+            baker: SurfaceBaker::new(gpu),
+            dir: dir.to_path_buf(),
+            particle_radius: 0.5 * scene.particle_spacing() as f32,
+        }
+    }
+}
+
+impl FrameSink for SurfaceSequence {
+    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
+        let mesh = self
+            .baker
+            .mesh(gpu, solver, self.particle_radius)
+            .map_err(|e| RunError::Render(crate::render::RenderError::Readback { reason: e.to_string() }))?;
+        write_mesh_ply(&self.dir.join(surface_file_name(frame)), &mesh)?;
+        Ok(())
     }
 }

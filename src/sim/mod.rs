@@ -18,6 +18,7 @@
 //! [`solver::Solver`] ties kernels, pages and the chosen integrator together.
 
 pub mod capacity;
+pub mod checkpoint;
 pub mod cpu;
 pub mod explicit;
 pub mod fixed_point;
@@ -35,5 +36,6 @@ pub mod record;
 pub mod shaders;
 pub mod solver;
 pub mod sort;
+pub mod timeline;
 
 pub use solver::{Solver, SolverError, SolverStats};

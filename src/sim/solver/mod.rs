@@ -140,6 +140,20 @@ impl Solver {
         self.integrator
     }
 
+    /// Replaces the stored stress τ of a solver whose pages hold its particles in the host's
+    /// order (just built) with `stress`, one entry per particle in that order, as
+    /// [`super::checkpoint::SolverSnapshot`] saved it; the `stress` pass then does not run. The
+    /// caller checks the count ([`super::checkpoint::SolverSnapshot::restore_stress`]).
+    pub(crate) fn restore_stress(&self, gpu: &Gpu, stress: &[super::checkpoint::StoredStress]) {
+        let mut start = 0;
+        for page in &self.pages {
+            let end = start + page.particle_count as usize;
+            gpu.queue.write_buffer(&page.particles.stress, 0, bytemuck::cast_slice(&stress[start..end]));
+            start = end;
+        }
+        self.stress_stale.set(false);
+    }
+
     /// Records the `stress` pass over every page if the stored stress is stale.
     fn record_stale_stress(&self, encoder: &mut wgpu::CommandEncoder) {
         if self.stress_stale.replace(false) {
