@@ -46,7 +46,8 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
         RenderShader::ViewBlit => vec![("view_blit_vertex", Vertex), ("view_blit_fragment", Fragment)],
         RenderShader::Surface => vec![
             ("surface_prepare", Compute),
-            ("surface_extract", Compute),
+            ("surface_make_vertices", Compute),
+            ("surface_make_triangles", Compute),
             ("surface_finish", Compute),
             ("surface_vertex", Vertex),
             ("surface_fragment", Fragment),
@@ -145,9 +146,13 @@ fn shared_struct_layouts_agree() {
     let vertex = rust_layout!(powder::render::surface::SurfaceVertex, [position, light, normal, albedo]);
     assert_eq!(wgsl_layout(&surface, "SurfaceVertex"), vertex, "layout of SurfaceVertex differs");
     let (members, size) = wgsl_layout(&surface, "SurfaceDrawArgs");
-    assert_eq!(size as usize, size_of::<wgpu::util::DrawIndirectArgs>());
+    assert_eq!(size as usize, size_of::<wgpu::util::DrawIndexedIndirectArgs>());
     let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["vertex_count", "instance_count", "first_vertex", "first_instance"]);
+    assert_eq!(names, ["index_count", "instance_count", "first_index", "base_vertex", "first_instance"]);
+    // The host reads the counts at words 6 and 7 of the grid record and sizes the buffer.
+    let (members, size) = wgsl_layout(&surface, "SurfaceGrid");
+    assert_eq!(size, 32);
+    assert_eq!(&members[6..], &[("vertex_count".to_string(), 24), ("triangle_count".to_string(), 28)]);
 }
 
 #[test]

@@ -52,18 +52,14 @@ fn render_field(
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
     gpu.queue.submit([encoder.finish()]);
-    let surface = renderer
-        .read_surface(gpu)
-        .map(|r| r.expect("surface readback"))
-        .unwrap_or(SurfaceContents { found: 0, vertices: Vec::new() });
+    let surface = renderer.read_surface(gpu).map(|r| r.expect("surface readback")).unwrap_or(SurfaceContents {
+        found_vertices: 0,
+        found: 0,
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    });
     let volume = renderer.read_volume(gpu).expect("volume readback");
     Frame { surface, volume, pixels: target.read_rgba(gpu).expect("pixels") }
-}
-
-fn mesh_of(surface: &SurfaceContents) -> IndexedMesh {
-    // Corners of one edge crossing are computed by the same instructions from the same two fill
-    // values; a millionth of a cell covers a difference in the last bit of a coordinate near 1 m.
-    weld(surface.vertices.iter().map(|v| (Vec3::from(v.position), Vec3::from(v.normal))), 1e-6 * H)
 }
 
 fn solver_for(gpu: &powder::gpu::Gpu, center: Vec3, speed: f32) -> Solver {
@@ -86,7 +82,8 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     // Within half a cell of the emitter's sphere: every corner of every triangle.
     let surface = &frame.surface;
     assert!(surface.found > 1000, "{} triangles", surface.found);
-    assert_eq!(surface.vertices.len(), 3 * surface.found as usize, "the list overflowed");
+    assert_eq!(surface.triangles.len(), surface.found as usize, "the triangle list overflowed");
+    assert_eq!(surface.vertices.len(), surface.found_vertices as usize, "the vertex list overflowed");
     let worst =
         surface.vertices.iter().map(|v| (Vec3::from(v.position).distance(center) - RADIUS).abs()).fold(0.0, f32::max);
     println!("{} triangles, farthest corner {:.3} cells from the sphere", surface.found, worst / H);
@@ -97,20 +94,21 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     assert_eq!(inward, 0, "normals pointing into the snow");
     // Triangles wind counter-clockwise seen from outside (the draw culls the other side).
     let turned = surface
-        .vertices
-        .chunks(3)
+        .triangles
+        .iter()
         .filter(|t| {
-            let [a, b, c] = [0, 1, 2].map(|k| Vec3::from(t[k].position));
+            let [a, b, c] = t.map(|k| Vec3::from(surface.vertices[k as usize].position));
             (b - a).cross(c - a).dot((a + b + c) / 3.0 - center) <= 0.0
         })
         .count();
     assert_eq!(turned, 0, "triangles wound clockwise seen from outside");
 
-    // Closed: every edge is shared by exactly two triangles, wound oppositely (consistent
+    // Closed: every edge of the indexed mesh (a vertex per crossing edge of the tetrahedra, shared
+    // by the triangles around it) is shared by exactly two triangles, wound oppositely (consistent
     // orientation); none degenerate. The crossing margin keeps each corner 2 % of its edge from
     // the edge's ends, which bounds a triangle's area below by about (0.02 h)² / 2 = 2e-4 h²;
     // 1e-5 h² is well below that and far above a collapsed triangle's rounding noise.
-    let mesh = mesh_of(surface);
+    let mesh = surface.mesh();
     assert_eq!(mesh.open_edges(), 0, "edges not shared by exactly two oppositely wound triangles");
     assert!(mesh.triangles.iter().all(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2]), "a collapsed triangle");
     let smallest = mesh.smallest_area();
@@ -126,7 +124,10 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     let voxel = (grid.domain_max() - grid.domain_min).as_vec3().x / v.dims.x as f32;
     let twin = SurfaceVolume { sums: &v.sums, dims: v.dims, voxel, origin: grid.domain_min.as_vec3() }.triangles();
     assert_eq!(twin.len(), surface.found as usize, "triangle count against the twin");
+    // The twin makes its triangles' corners one by one; welding them (the same crossing computed
+    // for several triangles, by the same operations) recovers the shared vertices.
     let twin_mesh = weld(twin.iter().flatten().map(|c| (c.position, c.normal)), 1e-6 * H);
+    assert_eq!(twin_mesh.open_edges(), 0, "the twin's surface is not closed");
     let sorted = |m: &IndexedMesh| {
         let mut p: Vec<[f32; 3]> = m.positions.iter().map(|p| p.to_array()).collect();
         p.sort_by(|a, b| a.partial_cmp(b).expect("finite"));

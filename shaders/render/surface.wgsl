@@ -8,15 +8,17 @@
 // level set is a closed manifold wherever the volume is padded with empty voxels, which it is:
 // centres outside the volume read 0. Marching cubes needs a 256-case table and resolves its
 // ambiguous faces by convention; a tetrahedron has no ambiguous case and 3 kinds of crossing.
+// Every tetrahedron edge joins a centre n to n + o for one of the 7 offsets o in {0, 1}³ \ {0}
+// (bit 0 = x, 1 = y, 2 = z), so an edge is named by its lower centre and o.
 //
-// surface_prepare (one thread): the indirect dispatch of surface_extract over the cubes around
-//   the occupied box, and the triangle count reset.
-// surface_extract (one thread per cube): the cube's crossing triangles, appended with one atomic
-//   per cube. A crossing vertex is computed from its edge's two centres in one fixed order (the
-//   componentwise lower centre first), so the two, three or more tetrahedra sharing an edge place
-//   its vertex identically. Normals are the interpolated gradient of the fill; sun and sky
-//   visibility are looked up here, once per vertex (vertex work is expensive on lavapipe).
-// surface_finish (one thread): the draw's vertex count, clamped to the triangle list's capacity.
+// surface_prepare (one thread): the nodes (centres) and cubes around the occupied box, the indirect
+//   dispatches of the next two passes over them, and the counters reset.
+// surface_make_vertices (one thread per node): for each of its 7 edges that crosses the iso value, one
+//   vertex (position, normal from the fill's gradient, sun and sky visibility, colour), its place
+//   noted in the edge map. Each vertex is made once, however many triangles share it.
+// surface_make_triangles (one thread per cube): the crossing triangles of its six tetrahedra, as three
+//   vertex indices each, turned to face away from the snow; appended with one atomic per cube.
+// surface_finish (one thread): the indexed draw's arguments, clamped to the lists' capacities.
 // surface_vertex / surface_fragment: wrapped-Lambert snow under the sun, the volume's shadow and
 //   sky occlusion.
 
@@ -40,58 +42,73 @@ struct SurfaceVertex {
     albedo: u32,
 }
 
-// wgpu's DrawIndirectArgs.
+// wgpu's DrawIndexedIndirectArgs.
 struct SurfaceDrawArgs {
-    vertex_count: u32,
+    index_count: u32,
     instance_count: u32,
-    first_vertex: u32,
+    first_index: u32,
+    base_vertex: i32,
     first_instance: u32,
 }
 
-// Group 2 of surface_prepare.
-@group(2) @binding(1) var<storage, read> surface_box: array<u32, 6>;
-@group(2) @binding(3) var<storage, read_write> surface_count: array<atomic<u32>, 1>;
-// Workgroups of surface_extract (x, y, z): its indirect dispatch.
-@group(2) @binding(4) var<storage, read_write> surface_dispatch: array<u32, 3>;
-// The cubes surface_extract covers: their lowest corner's voxel (x, y, z, as i32) and how many
-// along each axis.
-@group(2) @binding(7) var<storage, read_write> surface_cubes_out: array<u32, 6>;
-// Group 2 of surface_extract and surface_finish (surface_count as above).
-@group(2) @binding(0) var<storage, read> surface_sums: array<u32>;
-// Triangles, three corners each; [0] of surface_count counts them (it may exceed the list's
-// capacity; only those that fit are written).
-@group(2) @binding(2) var<storage, read_write> surface_out: array<SurfaceVertex>;
-@group(2) @binding(5) var<storage, read_write> surface_draw_args: SurfaceDrawArgs;
-@group(2) @binding(8) var<storage, read> surface_cubes: array<u32, 6>;
+// What surface_prepare found: the node box's lowest node (i32 per axis) and its size, and the
+// counts the later passes take places with.
+struct SurfaceGrid {
+    origin_x: i32,
+    origin_y: i32,
+    origin_z: i32,
+    nodes_x: u32,
+    nodes_y: u32,
+    nodes_z: u32,
+    vertex_count: atomic<u32>,
+    triangle_count: atomic<u32>,
+}
+
+// Group 2 of surface_prepare: the occupied box, the grid and the two indirect dispatches (x, y, z
+// of surface_vertices, then of surface_triangles).
+@group(2) @binding(0) var<storage, read> surface_box: array<u32, 6>;
+@group(2) @binding(1) var<storage, read_write> surface_grid_out: SurfaceGrid;
+@group(2) @binding(2) var<storage, read_write> surface_dispatch: array<u32, 6>;
+// Group 2 of the other compute passes.
+@group(2) @binding(3) var<storage, read> surface_sums: array<u32>;
+@group(2) @binding(4) var<storage, read_write> surface_grid: SurfaceGrid;
+// The vertex of each crossing edge: 7 per node of the node box.
+@group(2) @binding(5) var<storage, read_write> surface_edges: array<u32>;
+@group(2) @binding(6) var<storage, read_write> surface_vertices_out: array<SurfaceVertex>;
+// Three vertex indices per triangle.
+@group(2) @binding(7) var<storage, read_write> surface_indices: array<u32>;
+@group(2) @binding(8) var<storage, read_write> surface_draw_args: SurfaceDrawArgs;
 // Group 2 of the draw.
-@group(2) @binding(6) var<storage, read> surface_triangles: array<SurfaceVertex>;
+@group(2) @binding(9) var<storage, read> surface_vertices: array<SurfaceVertex>;
+
+// Workgroups for `threads` threads, as x × y within the per-dimension limit.
+fn dispatch_for(threads: u32) -> vec2<u32> {
+    let groups = (threads + SURFACE_WORKGROUP - 1u) / SURFACE_WORKGROUP;
+    let x = min(groups, 65535u);
+    return vec2<u32>(x, select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u));
+}
 
 @compute @workgroup_size(1)
 fn surface_prepare() {
-    atomicStore(&surface_count[0], 0u);
+    atomicStore(&surface_grid_out.vertex_count, 0u);
+    atomicStore(&surface_grid_out.triangle_count, 0u);
+    var nodes = vec3<u32>(0u);
     let lo = vec3<i32>(i32(surface_box[0]), i32(surface_box[1]), i32(surface_box[2]));
     let hi = vec3<i32>(i32(surface_box[3]), i32(surface_box[4]), i32(surface_box[5]));
-    var cubes = 0u;
-    surface_cubes_out[3] = 0u;
-    surface_cubes_out[4] = 0u;
-    surface_cubes_out[5] = 0u;
-    if (frame.volume_valid != 0u && surface_box[0] <= surface_box[3] && surface_box[1] <= surface_box[4]
-        && surface_box[2] <= surface_box[5]) {
-        // Cubes whose lower corner lies in [lo − 1, hi]: every one with a filled corner.
-        let size = vec3<u32>(hi - lo + 2);
-        cubes = size.x * size.y * size.z;
-        surface_cubes_out[3] = size.x;
-        surface_cubes_out[4] = size.y;
-        surface_cubes_out[5] = size.z;
+    if (frame.volume_valid != 0u && all(lo <= hi)) {
+        // Every node with fill, and one empty node beyond on each side, where the surface closes.
+        nodes = vec3<u32>(hi - lo + 3);
     }
-    let workgroups = (cubes + SURFACE_WORKGROUP - 1u) / SURFACE_WORKGROUP;
-    let x = min(workgroups, 65535u);
-    surface_dispatch[0] = x;
-    surface_dispatch[1] = select(0u, (workgroups + x - 1u) / max(x, 1u), workgroups > 0u);
-    surface_dispatch[2] = 1u;
-    surface_cubes_out[0] = u32(lo.x - 1);
-    surface_cubes_out[1] = u32(lo.y - 1);
-    surface_cubes_out[2] = u32(lo.z - 1);
+    surface_grid_out.origin_x = lo.x - 1;
+    surface_grid_out.origin_y = lo.y - 1;
+    surface_grid_out.origin_z = lo.z - 1;
+    surface_grid_out.nodes_x = nodes.x;
+    surface_grid_out.nodes_y = nodes.y;
+    surface_grid_out.nodes_z = nodes.z;
+    let node_groups = dispatch_for(nodes.x * nodes.y * nodes.z);
+    let cubes = max(nodes, vec3<u32>(1u)) - 1u;
+    let cube_groups = dispatch_for(cubes.x * cubes.y * cubes.z);
+    surface_dispatch = array<u32, 6>(node_groups.x, node_groups.y, 1u, cube_groups.x, cube_groups.y, 1u);
 }
 
 // The fill at voxel centre v; 0 outside the volume.
@@ -120,7 +137,8 @@ fn corner_offset(c: u32) -> vec3<i32> {
 }
 
 // The crossing on the edge from centre a to centre b (a componentwise below b, fa and fb on either
-// side of the iso value): position in world space and the outward normal (against the gradient).
+// side of the iso value): position in world space, the outward normal (against the gradient), and
+// its light and colour.
 fn crossing(a: vec3<i32>, fa: f32, b: vec3<i32>, fb: f32) -> SurfaceVertex {
     let t = clamp((SURFACE_ISO - fa) / (fb - fa), SURFACE_EDGE_MARGIN, 1.0 - SURFACE_EDGE_MARGIN);
     let pa = vec3<f32>(a) + 0.5;
@@ -129,54 +147,106 @@ fn crossing(a: vec3<i32>, fa: f32, b: vec3<i32>, fb: f32) -> SurfaceVertex {
     v.position = frame.domain_min + (pa + (pb - pa) * t) * frame.volume_voxel;
     let g = mix(surface_gradient(a), surface_gradient(b), t);
     v.normal = -g / max(length(g), 1.0e-20);
-    return v;
-}
-
-// Fills in a corner's light and colour.
-fn lit(v: SurfaceVertex) -> SurfaceVertex {
-    var out = v;
     // The sun is looked up just outside the surface, so the voxel it bounds does not shadow it.
     let outside = v.position + v.normal * (0.5 * frame.volume_voxel);
     let light = vec2<f32>(sun_visibility(outside + frame.sun_direction * (0.25 * frame.volume_voxel)), sky_visibility(v.position, v.normal));
-    out.light = pack2x16unorm(light);
-    // The colour field half a voxel inside, where the fill outweighs the empty voxels around.
-    let albedo = field_color(field_value_at(v.position - v.normal * (0.5 * frame.volume_voxel)));
-    out.albedo = pack4x8unorm(vec4<f32>(albedo, 1.0));
-    return out;
+    v.light = pack2x16unorm(light);
+    var albedo = SNOW_ALBEDO;
+    if (frame.color_field != COLOR_SNOW) {
+        // The colour field half a voxel inside, where the fill outweighs the empty voxels around.
+        albedo = field_color(field_value_at(v.position - v.normal * (0.5 * frame.volume_voxel)));
+    }
+    v.albedo = pack4x8unorm(vec4<f32>(albedo, 1.0));
+    return v;
 }
 
-// The triangles of one cube, at most twelve: six tetrahedra, two each.
-var<private> cube_triangles: array<SurfaceVertex, 36>;
-var<private> cube_count: u32;
+fn node_origin() -> vec3<i32> {
+    return vec3<i32>(surface_grid.origin_x, surface_grid.origin_y, surface_grid.origin_z);
+}
 
-// Appends triangle (p, q, r), turned so its winding faces away from the snow (`outward`).
-fn emit(p: SurfaceVertex, q: SurfaceVertex, r: SurfaceVertex, outward: vec3<f32>) {
-    let n = cross(q.position - p.position, r.position - p.position);
-    let k = 3u * cube_count;
-    cube_triangles[k] = p;
-    if (dot(n, outward) >= 0.0) {
-        cube_triangles[k + 1u] = q;
-        cube_triangles[k + 2u] = r;
-    } else {
-        cube_triangles[k + 1u] = r;
-        cube_triangles[k + 2u] = q;
-    }
-    cube_count += 1u;
+fn node_count() -> vec3<u32> {
+    return vec3<u32>(surface_grid.nodes_x, surface_grid.nodes_y, surface_grid.nodes_z);
+}
+
+// Index of node n (inside the node box) in the box, x fastest.
+fn node_index(n: vec3<i32>) -> u32 {
+    let local = vec3<u32>(n - node_origin());
+    let size = node_count();
+    return local.x + size.x * (local.y + size.y * local.z);
+}
+
+// The flat thread index of a 1D dispatch spilled into y.
+fn thread_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
+    return (workgroup.y * workgroups.x + workgroup.x) * SURFACE_WORKGROUP + local;
 }
 
 @compute @workgroup_size(SURFACE_WORKGROUP)
-fn surface_extract(
+fn surface_make_vertices(
     @builtin(workgroup_id) workgroup: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let index = (workgroup.y * workgroups.x + workgroup.x) * SURFACE_WORKGROUP + local;
-    let size = vec3<u32>(surface_cubes[3], surface_cubes[4], surface_cubes[5]);
+    let index = thread_index(workgroup, local, workgroups);
+    let size = node_count();
     if (index >= size.x * size.y * size.z) {
         return;
     }
-    let origin = vec3<i32>(i32(surface_cubes[0]), i32(surface_cubes[1]), i32(surface_cubes[2]));
-    let base = origin + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+    let n = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+    let fn_ = surface_fill(n);
+    let inside = fn_ >= SURFACE_ISO;
+    let top = node_origin() + vec3<i32>(size) - 1;
+    let capacity = arrayLength(&surface_vertices_out);
+    for (var o = 1u; o < 8u; o++) {
+        let m = n + corner_offset(o);
+        if (any(m > top)) {
+            continue;
+        }
+        let fm = surface_fill(m);
+        if ((fm >= SURFACE_ISO) == inside) {
+            continue;
+        }
+        let slot = atomicAdd(&surface_grid.vertex_count, 1u);
+        if (slot < capacity) {
+            surface_vertices_out[slot] = crossing(n, fn_, m, fm);
+        }
+        surface_edges[7u * index + o - 1u] = slot;
+    }
+}
+
+// The vertex of the crossing edge between cube corners a and b (a's bits a subset of b's).
+fn edge_vertex(base: vec3<i32>, a: u32, b: u32) -> u32 {
+    return surface_edges[7u * node_index(base + corner_offset(a)) + (a ^ b) - 1u];
+}
+
+// The triangles of one cube, at most twelve: six tetrahedra, two each.
+var<private> cube_triangles: array<vec3<u32>, 12>;
+var<private> cube_count: u32;
+
+// Appends triangle (p, q, r), turned so its winding faces away from the snow (`outward`).
+fn emit(p: u32, q: u32, r: u32, outward: vec3<f32>) {
+    let capacity = arrayLength(&surface_vertices_out);
+    if (max(max(p, q), r) >= capacity) {
+        // A vertex past the list's capacity was not written.
+        return;
+    }
+    let a = surface_vertices_out[p].position;
+    let n = cross(surface_vertices_out[q].position - a, surface_vertices_out[r].position - a);
+    cube_triangles[cube_count] = select(vec3<u32>(p, r, q), vec3<u32>(p, q, r), dot(n, outward) >= 0.0);
+    cube_count += 1u;
+}
+
+@compute @workgroup_size(SURFACE_WORKGROUP)
+fn surface_make_triangles(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = thread_index(workgroup, local, workgroups);
+    let size = max(node_count(), vec3<u32>(1u)) - 1u;
+    if (index >= size.x * size.y * size.z) {
+        return;
+    }
+    let base = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
     var fill: array<f32, 8>;
     var inside = 0u;
     for (var c = 0u; c < 8u; c++) {
@@ -192,7 +262,7 @@ fn surface_extract(
     let seconds = array<u32, 6>(1u, 1u, 2u, 2u, 4u, 4u);
     let thirds = array<u32, 6>(3u, 5u, 3u, 6u, 5u, 6u);
     for (var t = 0u; t < 6u; t++) {
-        // Corners in path order: each is componentwise below the ones after it.
+        // Corners in path order: each one's bits are a subset of the next's.
         let tet = array<u32, 4>(0u, seconds[t], thirds[t], 7u);
         var ins: array<u32, 4>;
         var outs: array<u32, 4>;
@@ -219,8 +289,6 @@ fn surface_extract(
             centre_out += vec3<f32>(corner_offset(tet[outs[k]])) / f32(n_out);
         }
         let outward = centre_out - centre_in;
-        // The crossing on the edge between tetrahedron corners i and o, in path order.
-        var p: array<SurfaceVertex, 4>;
         var pairs: array<vec2<u32>, 4>;
         if (n_in == 2u) {
             // A quad: the cycle in0–out0, in0–out1, in1–out1, in1–out0.
@@ -243,36 +311,34 @@ fn surface_extract(
                 vec2<u32>(lone, others[0]), vec2<u32>(lone, others[1]), vec2<u32>(lone, others[2]), vec2<u32>(lone, others[2]),
             );
         }
-        let corners = select(3u, 4u, n_in == 2u);
-        for (var k = 0u; k < corners; k++) {
-            let i = min(pairs[k].x, pairs[k].y);
-            let j = max(pairs[k].x, pairs[k].y);
-            let a = tet[i];
-            let b = tet[j];
-            p[k] = crossing(base + corner_offset(a), fill[a], base + corner_offset(b), fill[b]);
+        var p: array<u32, 4>;
+        for (var k = 0u; k < 4u; k++) {
+            p[k] = edge_vertex(base, tet[min(pairs[k].x, pairs[k].y)], tet[max(pairs[k].x, pairs[k].y)]);
         }
         emit(p[0], p[1], p[2], outward);
-        if (corners == 4u) {
+        if (n_in == 2u) {
             emit(p[0], p[2], p[3], outward);
         }
     }
-    let first = atomicAdd(&surface_count[0], cube_count);
-    let capacity = arrayLength(&surface_out) / 3u;
+    let first = atomicAdd(&surface_grid.triangle_count, cube_count);
+    let capacity = arrayLength(&surface_indices) / 3u;
     for (var k = 0u; k < cube_count; k++) {
         if (first + k < capacity) {
-            for (var c = 0u; c < 3u; c++) {
-                surface_out[3u * (first + k) + c] = lit(cube_triangles[3u * k + c]);
-            }
+            let t = cube_triangles[k];
+            surface_indices[3u * (first + k)] = t.x;
+            surface_indices[3u * (first + k) + 1u] = t.y;
+            surface_indices[3u * (first + k) + 2u] = t.z;
         }
     }
 }
 
 @compute @workgroup_size(1)
 fn surface_finish() {
-    let capacity = arrayLength(&surface_out) / 3u;
-    surface_draw_args.vertex_count = 3u * min(atomicLoad(&surface_count[0]), capacity);
+    let capacity = arrayLength(&surface_indices) / 3u;
+    surface_draw_args.index_count = 3u * min(atomicLoad(&surface_grid.triangle_count), capacity);
     surface_draw_args.instance_count = 1u;
-    surface_draw_args.first_vertex = 0u;
+    surface_draw_args.first_index = 0u;
+    surface_draw_args.base_vertex = 0;
     surface_draw_args.first_instance = 0u;
 }
 
@@ -286,7 +352,7 @@ struct SurfaceFragmentIn {
 
 @vertex
 fn surface_vertex(@builtin(vertex_index) vertex: u32) -> SurfaceFragmentIn {
-    let v = surface_triangles[vertex];
+    let v = surface_vertices[vertex];
     var out: SurfaceFragmentIn;
     out.position = frame.view_proj * vec4<f32>(v.position, 1.0);
     out.normal = v.normal;

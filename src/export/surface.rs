@@ -1,11 +1,11 @@
 //! The snow's surface as a mesh, without a window: the renderer's `Surface` frame drawn into a
-//! tiny offscreen target, its triangles read back and welded ([`crate::render::surface`]).
+//! tiny offscreen target, its vertices and triangles read back ([`crate::render::surface`]).
 
 use std::path::PathBuf;
 
 use super::mesh_ply::{surface_file_name, write_mesh_ply};
 use crate::gpu::{Gpu, GpuError};
-use crate::render::surface_cpu::{IndexedMesh, weld};
+use crate::render::surface_cpu::IndexedMesh;
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderMode, RenderSettings, Renderer};
 use crate::runner::RunError;
 use crate::runner::bake::FrameSink;
@@ -25,8 +25,8 @@ impl SurfaceBaker {
     }
 
     /// The surface of `solver`'s particles drawn at `particle_radius` (half the particle spacing,
-    /// metres: it sets the voxel of the density volume, as in the app), welded into a mesh whose
-    /// triangles share their vertices. Waits for the GPU.
+    /// metres: it sets the voxel of the density volume, as in the app), its triangles sharing their
+    /// vertices. Waits for the GPU.
     pub fn mesh(&mut self, gpu: &Gpu, solver: &Solver, particle_radius: f32) -> Result<IndexedMesh, GpuError> {
         let grid = &solver.params().grid;
         let settings = RenderSettings { mode: RenderMode::Surface, ..RenderSettings::default() };
@@ -46,11 +46,7 @@ impl SurfaceBaker {
         let Some(contents) = self.renderer.read_surface(gpu).transpose()? else {
             return Ok(IndexedMesh::default());
         };
-        let voxel = crate::render::uniforms::volume_layout(inputs.domain_min, inputs.domain_max, particle_radius).0;
-        // The corners of one edge crossing are computed by the same instructions from the same two
-        // fill values; a millionth of a voxel welds them and nothing else.
-        let corners = contents.vertices.iter().map(|v| (glam::Vec3::from(v.position), glam::Vec3::from(v.normal)));
-        Ok(weld(corners, 1e-6 * voxel))
+        Ok(contents.mesh())
     }
 }
 

@@ -2,11 +2,11 @@
 //! density volume by marching tetrahedra on the GPU each time the volume is splatted, and drawn as
 //! lit triangles. Its CPU twin is [`super::surface_cpu`].
 //!
-//! `surface_prepare` reads the volume's occupied box and writes the indirect dispatch of
-//! `surface_extract` (one thread per cube of voxel centres around the box), which reads the
-//! fixed-point fill sums and the volume texture (sun and sky visibility) and appends triangles to
-//! [`SurfaceMesh`]'s list; `surface_finish` turns their count into the draw's arguments. The
-//! draw reads the list, three vertices per triangle, non-indexed.
+//! `surface_prepare` reads the volume's occupied box and writes the indirect dispatches of
+//! `surface_make_vertices` (one thread per voxel centre around the box: a vertex per crossing
+//! edge, lit once, its place in the edge map) and `surface_make_triangles` (one thread per cube of
+//! centres: three vertex indices per triangle), which read the fixed-point fill sums and the
+//! volume texture; `surface_finish` turns the triangle count into the indexed draw's arguments.
 
 use super::bindings::{Layouts, depth_state, encode_srgb, pipeline_layout, shader_module, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
@@ -18,11 +18,15 @@ use crate::gpu::{Gpu, GpuError};
 pub const SURFACE_ISO: f32 = 0.5;
 /// Fraction of an edge a crossing keeps from either end. Mirrors `SURFACE_EDGE_MARGIN`.
 pub const SURFACE_EDGE_MARGIN: f32 = 0.02;
-/// Fewest triangles a list holds.
-const MIN_TRIANGLES: u32 = 1 << 16;
-/// Most triangles a list holds (192 MiB): a 128³ volume's surface needs far fewer unless the
-/// snow is dust.
-const MAX_TRIANGLES: u32 = 1 << 21;
+/// Fewest vertices a list holds.
+const MIN_VERTICES: u32 = 1 << 15;
+/// Most vertices a list holds (64 MiB, and twice as many triangles, 48 MiB): a 128³ volume's
+/// surface needs far fewer unless the snow is dust.
+const MAX_VERTICES: u32 = 1 << 21;
+/// Triangles per vertex a list has room for: a closed surface has about two (Euler: F ≈ 2V).
+const TRIANGLES_PER_VERTEX: u32 = 2;
+/// Bytes of `SurfaceGrid` in `surface.wgsl`.
+const GRID_BYTES: u64 = 32;
 
 /// One corner of a surface triangle. Keep in sync with `SurfaceVertex` in `surface.wgsl`
 /// (`tests/render_shaders.rs` checks the layout).
@@ -45,17 +49,20 @@ pub struct SurfacePass {
     extract_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
     prepare: wgpu::ComputePipeline,
-    extract: wgpu::ComputePipeline,
+    vertices: wgpu::ComputePipeline,
+    triangles: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
     draw: wgpu::RenderPipeline,
 }
 
-/// The triangle list of one volume and the buffers that count it.
+/// The vertex and triangle lists of one volume, the edge map between them and the buffers that
+/// count them.
 pub struct SurfaceMesh {
-    /// Triangles the list holds.
+    /// Vertices the list holds (and half as many as the triangle list's triangles).
     pub capacity: u32,
-    triangles: wgpu::Buffer,
-    count: wgpu::Buffer,
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    grid: wgpu::Buffer,
     dispatch: wgpu::Buffer,
     draw_args: wgpu::Buffer,
     prepare_group: wgpu::BindGroup,
@@ -66,31 +73,47 @@ pub struct SurfaceMesh {
 /// The last extracted surface, on the host ([`SurfaceMesh::read`]).
 #[derive(Clone, Debug)]
 pub struct SurfaceContents {
+    /// Vertices found, also those past the list's capacity.
+    pub found_vertices: u32,
     /// Triangles found, also those past the list's capacity.
     pub found: u32,
-    /// Three corners per triangle, those that fit the list, in no particular order.
+    /// The vertices that fit the list, one per crossing edge, in no particular order.
     pub vertices: Vec<SurfaceVertex>,
+    /// Three vertex indices per triangle, those that fit the list.
+    pub triangles: Vec<[u32; 3]>,
 }
 
 impl SurfaceMesh {
-    /// Copies the list to the host (waits for the GPU): for tests and mesh export.
+    /// Copies the lists to the host (waits for the GPU): for tests and mesh export.
     pub fn read(&self, gpu: &Gpu) -> Result<SurfaceContents, GpuError> {
-        let count: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.count)?);
-        let found = count.first().copied().unwrap_or(0);
-        let stored = found.min(self.capacity) as usize * 3;
-        let bytes = gpu.read_buffer(&self.triangles)?;
-        let mut vertices: Vec<SurfaceVertex> = bytemuck::pod_collect_to_vec(&bytes);
-        vertices.truncate(stored);
-        Ok(SurfaceContents { found, vertices })
+        let grid: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.grid)?);
+        let (found_vertices, found) = (grid.get(6).copied().unwrap_or(0), grid.get(7).copied().unwrap_or(0));
+        let mut vertices: Vec<SurfaceVertex> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.vertices)?);
+        vertices.truncate(found_vertices.min(self.capacity) as usize);
+        let indices: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.indices)?);
+        let stored = found.min(TRIANGLES_PER_VERTEX * self.capacity) as usize;
+        let triangles = indices.chunks_exact(3).take(stored).map(|t| [t[0], t[1], t[2]]).collect();
+        Ok(SurfaceContents { found_vertices, found, vertices, triangles })
     }
 }
 
-/// Triangles a list gets for `particle_count` particles: about one per particle, within
-/// [2¹⁶, 2²¹] and one binding.
+impl SurfaceContents {
+    /// The surface as an indexed mesh (positions, normals, triangles).
+    pub fn mesh(&self) -> super::surface_cpu::IndexedMesh {
+        super::surface_cpu::IndexedMesh {
+            positions: self.vertices.iter().map(|v| glam::Vec3::from(v.position)).collect(),
+            normals: self.vertices.iter().map(|v| glam::Vec3::from(v.normal)).collect(),
+            triangles: self.triangles.clone(),
+        }
+    }
+}
+
+/// Vertices a list gets for `particle_count` particles: one per particle, within [2¹⁵, 2²¹] and
+/// one binding.
 pub fn surface_capacity(device: &wgpu::Device, particle_count: u32) -> u32 {
-    let per_triangle = 3 * size_of::<SurfaceVertex>() as u64;
-    let binding = crate::sim::capacity::max_storage_bytes(device) / per_triangle;
-    particle_count.clamp(MIN_TRIANGLES, MAX_TRIANGLES).min(binding.min(u32::MAX as u64) as u32)
+    let per_vertex = size_of::<SurfaceVertex>() as u64;
+    let binding = crate::sim::capacity::max_storage_bytes(device) / per_vertex;
+    particle_count.clamp(MIN_VERTICES, MAX_VERTICES).min(binding.min(u32::MAX as u64) as u32)
 }
 
 impl SurfacePass {
@@ -104,24 +127,20 @@ impl SurfacePass {
         let compute = wgpu::ShaderStages::COMPUTE;
         let prepare_layout = group(
             "render.surface.prepare",
-            &[
-                storage_entry(1, compute, true),
-                storage_entry(3, compute, false),
-                storage_entry(4, compute, false),
-                storage_entry(7, compute, false),
-            ],
+            &[storage_entry(0, compute, true), storage_entry(1, compute, false), storage_entry(2, compute, false)],
         );
         let extract_layout = group(
             "render.surface.extract",
             &[
-                storage_entry(0, compute, true),
-                storage_entry(2, compute, false),
-                storage_entry(3, compute, false),
+                storage_entry(3, compute, true),
+                storage_entry(4, compute, false),
                 storage_entry(5, compute, false),
-                storage_entry(8, compute, true),
+                storage_entry(6, compute, false),
+                storage_entry(7, compute, false),
+                storage_entry(8, compute, false),
             ],
         );
-        let draw_layout = group("render.surface.draw", &[storage_entry(6, wgpu::ShaderStages::VERTEX, true)]);
+        let draw_layout = group("render.surface.draw", &[storage_entry(9, wgpu::ShaderStages::VERTEX, true)]);
         let make = |label: &str, entry: &str, own: &wgpu::BindGroupLayout| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
@@ -133,7 +152,8 @@ impl SurfacePass {
             })
         };
         let prepare = make("render.surface.prepare", "surface_prepare", &prepare_layout);
-        let extract = make("render.surface.extract", "surface_extract", &extract_layout);
+        let vertices = make("render.surface.vertices", "surface_make_vertices", &extract_layout);
+        let triangles = make("render.surface.triangles", "surface_make_triangles", &extract_layout);
         let finish = make("render.surface.finish", "surface_finish", &extract_layout);
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
@@ -160,11 +180,11 @@ impl SurfacePass {
             multiview_mask: None,
             cache: None,
         });
-        Self { prepare_layout, extract_layout, draw_layout, prepare, extract, finish, draw }
+        Self { prepare_layout, extract_layout, draw_layout, prepare, vertices, triangles, finish, draw }
     }
 
-    /// A triangle list of `capacity` triangles for the surface of `grid`.
-    pub fn mesh(&self, device: &wgpu::Device, grid: &VolumeGrid, capacity: u32) -> SurfaceMesh {
+    /// Lists of `capacity` vertices (and twice as many triangles) for the surface of `volume`.
+    pub fn mesh(&self, device: &wgpu::Device, volume: &VolumeGrid, capacity: u32) -> SurfaceMesh {
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
@@ -174,12 +194,15 @@ impl SurfacePass {
             })
         };
         let copy = wgpu::BufferUsages::COPY_SRC;
-        let triangles =
-            buffer("render.surface.triangles", capacity as u64 * 3 * size_of::<SurfaceVertex>() as u64, copy);
-        let count = buffer("render.surface.count", 4, copy);
-        let dispatch = buffer("render.surface.dispatch", 12, wgpu::BufferUsages::INDIRECT);
-        let cubes = buffer("render.surface.cubes", 24, copy);
-        let draw_args = buffer("render.surface.draw_args", 16, wgpu::BufferUsages::INDIRECT | copy);
+        let vertices = buffer("render.surface.vertices", capacity as u64 * size_of::<SurfaceVertex>() as u64, copy);
+        let triangles = TRIANGLES_PER_VERTEX as u64 * capacity as u64;
+        let indices = buffer("render.surface.indices", triangles * 12, copy | wgpu::BufferUsages::INDEX);
+        // Seven edges per node of the largest node box: the volume and one node beyond each face.
+        let nodes = (volume.dims + 2).as_u64vec3();
+        let edges = buffer("render.surface.edges", 7 * 4 * nodes.x * nodes.y * nodes.z, wgpu::BufferUsages::empty());
+        let grid = buffer("render.surface.grid", GRID_BYTES, copy);
+        let dispatch = buffer("render.surface.dispatch", 24, wgpu::BufferUsages::INDIRECT);
+        let draw_args = buffer("render.surface.draw_args", 20, wgpu::BufferUsages::INDIRECT | copy);
         let bind = |label: &str, layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
             let entries: Vec<_> = entries
                 .iter()
@@ -187,18 +210,15 @@ impl SurfacePass {
                 .collect();
             device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
         };
-        let prepare_group = bind(
-            "render.surface.prepare",
-            &self.prepare_layout,
-            &[(1, &grid.occupied), (3, &count), (4, &dispatch), (7, &cubes)],
-        );
+        let prepare_group =
+            bind("render.surface.prepare", &self.prepare_layout, &[(0, &volume.occupied), (1, &grid), (2, &dispatch)]);
         let extract_group = bind(
             "render.surface.extract",
             &self.extract_layout,
-            &[(0, &grid.fixed), (2, &triangles), (3, &count), (5, &draw_args), (8, &cubes)],
+            &[(3, &volume.fixed), (4, &grid), (5, &edges), (6, &vertices), (7, &indices), (8, &draw_args)],
         );
-        let draw_group = bind("render.surface.draw", &self.draw_layout, &[(6, &triangles)]);
-        SurfaceMesh { capacity, triangles, count, dispatch, draw_args, prepare_group, extract_group, draw_group }
+        let draw_group = bind("render.surface.draw", &self.draw_layout, &[(9, &vertices)]);
+        SurfaceMesh { capacity, vertices, indices, grid, dispatch, draw_args, prepare_group, extract_group, draw_group }
     }
 
     /// Records the extraction of `mesh` from its volume, which the frame (group 0) and scene
@@ -216,9 +236,11 @@ impl SurfacePass {
         pass.set_pipeline(&self.prepare);
         pass.set_bind_group(2, &mesh.prepare_group, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&self.extract);
         pass.set_bind_group(2, &mesh.extract_group, &[]);
+        pass.set_pipeline(&self.vertices);
         pass.dispatch_workgroups_indirect(&mesh.dispatch, 0);
+        pass.set_pipeline(&self.triangles);
+        pass.dispatch_workgroups_indirect(&mesh.dispatch, 12);
         pass.set_pipeline(&self.finish);
         pass.dispatch_workgroups(1, 1, 1);
     }
@@ -227,6 +249,7 @@ impl SurfacePass {
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>, mesh: &SurfaceMesh) {
         pass.set_pipeline(&self.draw);
         pass.set_bind_group(2, &mesh.draw_group, &[]);
-        pass.draw_indirect(&mesh.draw_args, 0);
+        pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed_indirect(&mesh.draw_args, 0);
     }
 }
