@@ -206,6 +206,11 @@ impl Renderer {
         self.meshes.upload(device, queue, meshes);
     }
 
+    /// Whether the domain's walls are drawn (`environment`; on by default).
+    pub fn set_walls_visible(&mut self, visible: bool) {
+        self.environment.walls_visible = visible;
+    }
+
     /// Triangles of the collider meshes that are drawn (after skipping broken ones).
     pub fn mesh_triangle_count(&self) -> u32 {
         self.meshes.triangle_count()
@@ -219,7 +224,9 @@ impl Renderer {
         sources.validate()?;
         self.layouts.sources = sources;
         let (layouts, format, samples) = (&self.layouts, self.color_format, self.sample_count);
+        let walls_visible = self.environment.walls_visible;
         self.environment = EnvironmentPass::new(device, layouts, format, samples);
+        self.environment.walls_visible = walls_visible;
         let old = std::mem::replace(&mut self.meshes, MeshPass::new(device, layouts, format, samples));
         self.meshes.keep_geometry_of(old);
         self.particles = ParticlesPass::new(device, layouts, format, samples);
