@@ -13,7 +13,8 @@ fn literals(name: &str) -> Vec<[f32; 3]> {
     body.split("vec3<f32>(")
         .skip(1)
         .filter_map(|rest| {
-            let args: Vec<f32> = rest[..rest.find(')')?].split(',').map(|a| a.trim().parse().ok()).collect::<Option<_>>()?;
+            let args: Vec<f32> =
+                rest[..rest.find(')')?].split(',').map(|a| a.trim().parse().ok()).collect::<Option<_>>()?;
             <[f32; 3]>::try_from(args).ok()
         })
         .collect()

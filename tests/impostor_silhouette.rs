@@ -46,7 +46,8 @@ fn ray_cast(camera: &Camera, centres: &[Vec3]) -> Vec<Option<bool>> {
     let mut out = Vec::with_capacity((WIDTH * HEIGHT) as usize);
     for y in 0..HEIGHT {
         for x in 0..WIDTH {
-            let ndc = Vec2::new((x as f32 + 0.5) / WIDTH as f32 * 2.0 - 1.0, 1.0 - (y as f32 + 0.5) / HEIGHT as f32 * 2.0);
+            let ndc =
+                Vec2::new((x as f32 + 0.5) / WIDTH as f32 * 2.0 - 1.0, 1.0 - (y as f32 + 0.5) / HEIGHT as f32 * 2.0);
             let (_, dir) = camera.ray(ndc, aspect);
             // The smallest (miss − r) over the spheres, in pixels at each sphere's distance.
             let mut nearest = f32::INFINITY;
@@ -82,7 +83,11 @@ fn render(gpu: &powder::gpu::Gpu, solver: &Solver, camera: &Camera, scale: f32) 
 /// 24/255 in a channel; red snow, lit or shadowed, against sky or ground differs by 60+) against
 /// the host's ray cast:
 /// (drawn, expected, pixels where they disagree).
-fn compare(gpu: &powder::gpu::Gpu, particles: &[powder::sim::params::GpuParticle], camera: &Camera) -> (usize, usize, usize) {
+fn compare(
+    gpu: &powder::gpu::Gpu,
+    particles: &[powder::sim::params::GpuParticle],
+    camera: &Camera,
+) -> (usize, usize, usize) {
     let solver = Solver::new(gpu, common::params(32, H as f64, 1e-4), particles).expect("solver");
     let with = render(gpu, &solver, camera, 1.0);
     // The same frame with impostors a millionth the size, which cover no pixel centre: the volume
@@ -98,7 +103,6 @@ fn compare(gpu: &powder::gpu::Gpu, particles: &[powder::sim::params::GpuParticle
         want += usize::from(*expect == Some(true));
         if expect.is_some_and(|e| e != differs) {
             wrong += 1;
-
         }
     }
     (drawn, want, wrong)
@@ -134,15 +138,24 @@ fn a_ball_of_snow_is_drawn_whole_from_every_side() {
         let (drawn, want, wrong) = compare(&gpu, &particles, &camera);
         // The union of impostors reaches half a spacing past the lattice ball: r + h/4 outer radius.
         let cone = ball_area(r + RADIUS, distance, camera.fov_y);
-        println!("{name}: {} particles, drawn {drawn} px, ray cast {want} px, ball ≤ {cone:.0} px, {wrong} px differ", particles.len());
+        println!(
+            "{name}: {} particles, drawn {drawn} px, ray cast {want} px, ball ≤ {cone:.0} px, {wrong} px differ",
+            particles.len()
+        );
         // The ray cast sees most of the ball (not cut by the wall from this side): a check on the
         // check, at most the cone's area and more than half of it.
-        assert!(want as f32 <= cone * 1.02 && want as f32 > 0.4 * cone, "{name}: ray cast {want} px of a {cone} px ball");
+        assert!(
+            want as f32 <= cone * 1.02 && want as f32 > 0.4 * cone,
+            "{name}: ray cast {want} px of a {cone} px ball"
+        );
         // Culling hides a particle under four voxels (eight layers) of packed snow. On a lattice,
         // a few pixel rays pass between touching spheres (the gaps are 1 − π/4 of a layer's face)
         // deeper than that; close up that is a handful of pixels, so 0.1 % of the silhouette is
         // allowed. The wall bug lost half of it.
         let allowed = want / 1000;
-        assert!(wrong <= allowed, "{name}: {wrong} pixels differ from the ray cast (drawn {drawn}, expected {want}; {allowed} allowed)");
+        assert!(
+            wrong <= allowed,
+            "{name}: {wrong} pixels differ from the ray cast (drawn {drawn}, expected {want}; {allowed} allowed)"
+        );
     }
 }

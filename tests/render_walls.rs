@@ -55,7 +55,8 @@ fn expected(camera: &Camera) -> Vec<Option<bool>> {
     let mut out = Vec::new();
     for y in 0..HEIGHT {
         for x in 0..WIDTH {
-            let ndc = Vec2::new((x as f32 + 0.5) / WIDTH as f32 * 2.0 - 1.0, 1.0 - (y as f32 + 0.5) / HEIGHT as f32 * 2.0);
+            let ndc =
+                Vec2::new((x as f32 + 0.5) / WIDTH as f32 * 2.0 - 1.0, 1.0 - (y as f32 + 0.5) / HEIGHT as f32 * 2.0);
             let (_, dir) = camera.ray(ndc, aspect);
             // Near an edge: sample the segment finely for its closest point to the ray.
             let near_edge = edges.iter().any(|&(a, b)| {
@@ -90,7 +91,9 @@ fn walls_are_drawn_where_the_eye_sees_their_inner_side() {
     let particles = common::block(Vec3::new(0.1, 0.4, 0.3), Vec3::new(0.3, 0.6, 0.5), H, 400.0, |_| Vec3::ZERO);
     let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
     let sun = Vec3::new(1.0, 0.0, 0.25).normalize();
-    for (name, yaw, pitch, distance) in [("outside, above", -0.6, 0.35, 2.2), ("inside", 0.3, 0.1, 0.45), ("from low", 2.5, 0.05, 2.0)] {
+    for (name, yaw, pitch, distance) in
+        [("outside, above", -0.6, 0.35, 2.2), ("inside", 0.3, 0.1, 0.45), ("from low", 2.5, 0.05, 2.0)]
+    {
         let camera = Camera { target: Vec3::splat(0.5), distance, yaw, pitch, ..Camera::default() };
         let with = render(&gpu, &solver, 0, &camera, sun, true);
         let without = render(&gpu, &solver, 0, &camera, sun, false);
@@ -119,7 +122,8 @@ fn snow_shadows_the_wall_behind_it() {
     let sun = Vec3::new(1.0, 0.0, 0.25).normalize();
     // Looking at that point from inside the domain, past the block's side (the sight line passes
     // x = 0.2–0.3 at y = 0.7–0.8, beside the block).
-    let camera = Camera { target: Vec3::new(0.0, 0.5, 0.35), distance: 0.6, yaw: 0.785, pitch: 0.05, ..Camera::default() };
+    let camera =
+        Camera { target: Vec3::new(0.0, 0.5, 0.35), distance: 0.6, yaw: 0.785, pitch: 0.05, ..Camera::default() };
     let centre = 4 * ((HEIGHT / 2) * WIDTH + WIDTH / 2) as usize;
     let level = |pixels: &[u8]| pixels[centre..centre + 3].iter().map(|&c| c as f32).sum::<f32>();
     let lit = level(&render(&gpu, &solver, 0, &camera, sun, true));

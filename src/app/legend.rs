@@ -23,7 +23,10 @@ fn bar(ui: &mut Ui, color_at: impl Fn(f32) -> glam::Vec3, labels: [String; 3]) {
     for k in 0..steps {
         let t0 = k as f32 / steps as f32;
         let t1 = (k + 1) as f32 / steps as f32;
-        let slice = egui::Rect::from_x_y_ranges(rect.left() + t0 * rect.width()..=rect.left() + t1 * rect.width(), rect.y_range());
+        let slice = egui::Rect::from_x_y_ranges(
+            rect.left() + t0 * rect.width()..=rect.left() + t1 * rect.width(),
+            rect.y_range(),
+        );
         ui.painter().rect_filled(slice, 0.0, color(color_at(0.5 * (t0 + t1))));
     }
     ui.horizontal(|ui| {
@@ -51,7 +54,11 @@ pub fn color_legend(ui: &mut Ui, settings: &RenderSettings) {
             // The ramp is linear in 2 log₂ Jp over −1..1: Jp from 1/√2 to √2.
             ui.small("plastic volume ratio Jp (dimensionless)");
             let jp = |t: f32| 2f32.powf(t - 0.5);
-            bar(ui, |t| color_ramps::plastic(jp(t)), ["≤ 0.707 compressed".into(), "1".into(), "≥ 1.414 stretched".into()]);
+            bar(
+                ui,
+                |t| color_ramps::plastic(jp(t)),
+                ["≤ 0.707 compressed".into(), "1".into(), "≥ 1.414 stretched".into()],
+            );
         }
         ColorField::Material => {
             ui.small("material id (the emitter that made the particle)");

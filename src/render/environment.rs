@@ -61,11 +61,7 @@ impl EnvironmentPass {
                     module: &module,
                     entry_point: Some(fragment),
                     compilation_options: options(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(wgpu::ColorTargetState { format, blend, write_mask: wgpu::ColorWrites::ALL })],
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -90,8 +86,15 @@ impl EnvironmentPass {
             true,
             None,
         );
-        let sky =
-            make("render.environment.sky", "sky_vertex", "sky_fragment", Topology::TriangleList, Cmp::LessEqual, false, None);
+        let sky = make(
+            "render.environment.sky",
+            "sky_vertex",
+            "sky_fragment",
+            Topology::TriangleList,
+            Cmp::LessEqual,
+            false,
+            None,
+        );
         let bounds = make(
             "render.environment.bounds",
             "bounds_vertex",

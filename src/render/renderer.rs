@@ -4,7 +4,7 @@
 //! 1. `render.volume_splat` (compute): particles → density volume (shadows, occlusion, volume view);
 //! 2. `render.particles.shade` (compute, unless the mode is `Volume`): cull and shade particles;
 //! 3. `render.main` (MSAA): the collider meshes (`mesh`, when set), `environment` (ground, sky,
-//!    bounds), then the impostors unless the mode is `Volume`; resolved into the target;
+//!    walls, bounds), then the impostors unless the mode is `Volume`; resolved into the target;
 //! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
