@@ -43,25 +43,41 @@ fn ray_cast(camera: &Camera, centres: &[Vec3]) -> Vec<Option<bool>> {
     let aspect = WIDTH as f32 / HEIGHT as f32;
     let eye = camera.eye();
     let pixel_angle = 2.0 * (0.5 * camera.fov_y).tan() / HEIGHT as f32;
-    let mut out = Vec::with_capacity((WIDTH * HEIGHT) as usize);
-    for y in 0..HEIGHT {
-        for x in 0..WIDTH {
-            let ndc =
-                Vec2::new((x as f32 + 0.5) / WIDTH as f32 * 2.0 - 1.0, 1.0 - (y as f32 + 0.5) / HEIGHT as f32 * 2.0);
-            let (_, dir) = camera.ray(ndc, aspect);
-            // The smallest (miss − r) over the spheres, in pixels at each sphere's distance.
-            let mut nearest = f32::INFINITY;
-            for &c in centres {
-                let along = (c - eye).dot(dir);
-                if along <= 0.0 {
-                    continue;
+    // The ray through each pixel centre.
+    let rays: Vec<Vec3> = (0..WIDTH * HEIGHT)
+        .map(|i| {
+            let (x, y) = ((i % WIDTH) as f32 + 0.5, (i / WIDTH) as f32 + 0.5);
+            let ndc = Vec2::new(x / WIDTH as f32 * 2.0 - 1.0, 1.0 - y / HEIGHT as f32 * 2.0);
+            camera.ray(ndc, aspect).1
+        })
+        .collect();
+    // The smallest (miss − r) over the spheres, in pixels at each sphere's distance. Each sphere
+    // visits only the pixels around its projection (1.5 × its projected radius + 2 px: generous
+    // for the perspective stretch at 45°); pixels further out are clear by more than a pixel.
+    let view_proj = camera.view_projection(aspect);
+    let mut nearest = vec![f32::INFINITY; rays.len()];
+    for &c in centres {
+        let ndc = view_proj.project_point3(c);
+        let distance = (c - eye).length();
+        if (c - eye).dot(camera.target - eye) <= 0.0 || distance <= RADIUS {
+            continue;
+        }
+        let (px, py) = ((ndc.x + 1.0) * 0.5 * WIDTH as f32, (1.0 - ndc.y) * 0.5 * HEIGHT as f32);
+        let reach = 1.5 * RADIUS / (distance * pixel_angle) + 2.0;
+        let (x0, x1) = ((px - reach).max(0.0) as u32, ((px + reach).max(0.0) as u32).min(WIDTH - 1));
+        let (y0, y1) = ((py - reach).max(0.0) as u32, ((py + reach).max(0.0) as u32).min(HEIGHT - 1));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let i = (y * WIDTH + x) as usize;
+                let along = (c - eye).dot(rays[i]);
+                if along > 0.0 {
+                    let miss = ((c - eye) - rays[i] * along).length();
+                    nearest[i] = nearest[i].min((miss - RADIUS) / (along * pixel_angle));
                 }
-                let miss = ((c - eye) - dir * along).length();
-                nearest = nearest.min((miss - RADIUS) / (along * pixel_angle));
             }
-            out.push((nearest.abs() >= EDGE_PIXELS).then_some(nearest < 0.0));
         }
     }
+    let out: Vec<Option<bool>> = nearest.iter().map(|&n| (n.abs() >= EDGE_PIXELS).then_some(n < 0.0)).collect();
     out
 }
 
