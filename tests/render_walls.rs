@@ -4,7 +4,7 @@
 //!
 //! Mutation checks: drawing every wall whatever side the eye is on makes 1,712 pixels of the view
 //! from outside differ from the ray–box test; dropping the volume's sun visibility from the wall's
-//! shading leaves the shadowed wall at its lit level (550 → 550 instead of 550 → 217).
+//! shading leaves the shadowed wall at its lit level (417 → 417 instead of 417 → 128).
 
 mod common;
 

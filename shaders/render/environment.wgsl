@@ -129,7 +129,7 @@ fn bounds_fragment() -> @location(0) vec4<f32> {
 // snow is always between the eye and a drawn wall, and can be seen from every side. They are
 // opaque (a blend would differ between sRGB and linear targets), a dim blue-grey unlike snow, sky
 // and ground, with darker grid lines on the ground's tile size.
-const WALL_ALBEDO: vec3<f32> = vec3<f32>(0.16, 0.19, 0.26);
+const WALL_ALBEDO: vec3<f32> = vec3<f32>(0.09, 0.10, 0.125);
 struct Wall {
     @builtin(position) position: vec4<f32>,
     @location(0) world: vec3<f32>,

@@ -10,7 +10,7 @@
 
 // Mid grey-blue: bright enough that the sun-facing, turned-away and shadowed faces read apart,
 // darker than snow (0.9) and bluer than the ground, so a collider never reads as either.
-const MESH_ALBEDO: vec3<f32> = vec3<f32>(0.13, 0.17, 0.30);
+const MESH_ALBEDO: vec3<f32> = vec3<f32>(0.10, 0.13, 0.20);
 
 struct MeshVertex {
     @location(0) position: vec3<f32>,
