@@ -183,7 +183,7 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     assert!((travelled - shift).length() < 0.1 * H, "the surface moved {travelled} for a shift of {shift}");
     // Every corner shows the speed field's colour of 4 m/s on the 10 m/s scale: the volume's a / r
     // is the mean of equal values, exact but for f16 (2⁻¹⁰) and the rgba8 albedo (1/255).
-    let want = speed_ramp(0.4);
+    let want = powder::render::particles::color_ramps::speed(0.4);
     let worst = next
         .surface
         .vertices
@@ -192,20 +192,6 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
         .fold(0.0, f32::max);
     println!("speed colour off by {worst:.4} at worst");
     assert!(worst <= 1.5 / 255.0, "surface colour off by {worst} from the speed ramp's {want}");
-}
-
-/// The speed ramp of `colors.wgsl` at `s` (its five stops, as the colour legend documents them).
-fn speed_ramp(s: f32) -> Vec3 {
-    let stops = [
-        Vec3::new(0.08, 0.20, 0.75),
-        Vec3::new(0.05, 0.60, 0.85),
-        Vec3::new(0.15, 0.75, 0.25),
-        Vec3::new(0.95, 0.80, 0.10),
-        Vec3::new(0.90, 0.12, 0.05),
-    ];
-    let x = s.clamp(0.0, 1.0) * 4.0;
-    let i = (x as usize).min(3);
-    stops[i].lerp(stops[i + 1], x - i as f32)
 }
 
 /// The rgb of an rgba8 unorm word (WGSL's unpack4x8unorm).

@@ -122,3 +122,61 @@ fn bounds_vertex(@builtin(vertex_index) index: u32) -> BoundsVertex {
 fn bounds_fragment() -> @location(0) vec4<f32> {
     return vec4<f32>(to_display(BOUNDS_COLOR), 1.0);
 }
+
+// The domain's walls, where the solver's boundary condition holds: x−, x+, y−, y+ and the top
+// (the floor is the ground). Each is drawn only from inside, when the eye is on the snow's side of
+// its plane, so the walls facing the eye are left out and the box reads as a cut-away room: the
+// snow is always between the eye and a drawn wall, and can be seen from every side. They are
+// opaque (a blend would differ between sRGB and linear targets), a dim blue-grey unlike snow, sky
+// and ground, with darker grid lines on the ground's tile size.
+const WALL_ALBEDO: vec3<f32> = vec3<f32>(0.09, 0.10, 0.125);
+struct Wall {
+    @builtin(position) position: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    // The wall's normal, pointing into the domain.
+    @location(1) @interpolate(flat) normal: vec3<f32>,
+    // The two coordinates across the wall, metres.
+    @location(2) across: vec2<f32>,
+}
+
+// Five walls of two triangles: 30 vertices, no vertex buffer.
+@vertex
+fn walls_vertex(@builtin(vertex_index) index: u32) -> Wall {
+    let wall = min(index / 6u, 4u);
+    let axes = array<u32, 5>(0u, 0u, 1u, 1u, 2u);
+    let sides = array<u32, 5>(0u, 1u, 0u, 1u, 1u);
+    let axis = axes[wall];
+    let side = sides[wall];
+    let i = index % 6u;
+    let corner = select(i, i - 2u, i >= 3u);
+    var unit = vec3<f32>(0.0);
+    unit[axis] = f32(side);
+    unit[(axis + 1u) % 3u] = f32(corner & 1u);
+    unit[(axis + 2u) % 3u] = f32(corner >> 1u);
+    var out: Wall;
+    out.world = mix(frame.domain_min, frame.domain_max, unit);
+    var normal = vec3<f32>(0.0);
+    normal[axis] = select(1.0, -1.0, side == 1u);
+    out.normal = normal;
+    out.across = vec2<f32>(out.world[(axis + 1u) % 3u], out.world[(axis + 2u) % 3u]);
+    // Seen from outside: a degenerate triangle beyond the far plane, clipped.
+    let inside = dot(frame.eye - out.world, normal) > 0.0;
+    out.position = select(vec4<f32>(0.0, 0.0, 2.0, 1.0), frame.view_proj * vec4<f32>(out.world, 1.0), inside);
+    return out;
+}
+
+@fragment
+fn walls_fragment(in: Wall) -> @location(0) vec4<f32> {
+    let n = in.normal;
+    // Lambert with the snow's shadow from the volume (probed half a voxel into the domain, as on
+    // the meshes), hemispheric ambient and the snow's occlusion.
+    let probe = in.world + n * (0.5 * frame.volume_voxel);
+    let sun = SUN_RADIANCE * (max(dot(n, frame.sun_direction), 0.0) * sun_visibility(probe));
+    let ambient = ambient_radiance(n) * sky_visibility(in.world, n);
+    let color = WALL_ALBEDO * (sun + ambient);
+    // Grid lines one pixel wide (distance to the nearest line over the pixel footprint).
+    let tiles = in.across / frame.ground_tile;
+    let to_line = abs(fract(tiles + 0.5) - 0.5) / max(fwidth(tiles), vec2<f32>(1.0e-6));
+    let line = 1.0 - clamp(min(to_line.x, to_line.y) - 0.5, 0.0, 1.0);
+    return vec4<f32>(to_display(color * (1.0 - 0.35 * line)), 1.0);
+}

@@ -8,8 +8,9 @@
 // Meshes may be open or seen from inside, so no face is culled and the normal is turned toward the
 // eye: both faces are lit.
 
-// Grey-blue, darker than snow and less bright than the sky, so a collider never reads as either.
-const MESH_ALBEDO: vec3<f32> = vec3<f32>(0.08, 0.10, 0.16);
+// Mid grey-blue: bright enough that the sun-facing, turned-away and shadowed faces read apart,
+// darker than snow (0.9) and bluer than the ground, so a collider never reads as either.
+const MESH_ALBEDO: vec3<f32> = vec3<f32>(0.10, 0.13, 0.20);
 
 struct MeshVertex {
     @location(0) position: vec3<f32>,

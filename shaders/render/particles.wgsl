@@ -88,10 +88,18 @@ fn is_visible(center: vec3<f32>, r: f32, view_proj: mat4x4<f32>) -> bool {
     if (!in_view || frame.volume_valid == 0u || r < frame.gap_radius) {
         return in_view;
     }
-    let step = normalize(frame.eye - center) * frame.volume_voxel;
+    let to_eye = frame.eye - center;
+    let step = normalize(to_eye) * frame.volume_voxel;
+    // Only snow inside the volume and in front of the eye hides a particle. Outside the box the
+    // sampler clamps to the boundary voxels: a ball pressed against a wall and seen from beyond it
+    // would be hidden by its own contact face, all but a crescent of its rim.
+    let box_max = volume_box_max();
+    let reach = length(to_eye);
     var buried = true;
     for (var k = 1u; k <= BURIED_PROBES; k++) {
-        buried = buried && volume_at(center + step * f32(k)).r >= BURIED_FILL;
+        let probe = center + step * f32(k);
+        let inside = all(probe >= frame.domain_min) && all(probe <= box_max) && f32(k) * frame.volume_voxel < reach;
+        buried = buried && inside && volume_at(probe).r >= BURIED_FILL;
     }
     return !buried;
 }

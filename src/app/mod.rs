@@ -17,6 +17,7 @@ pub mod events;
 pub mod gfx;
 pub mod hot_reload;
 pub mod input;
+pub mod legend;
 pub mod messages;
 pub mod presets;
 pub mod report;

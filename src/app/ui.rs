@@ -260,6 +260,7 @@ fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
             ui.selectable_value(&mut s.color_field, f, n);
         }
     });
+    super::legend::color_legend(ui, &s);
     {
         let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, log| {
             let mut x = *v as f64;

@@ -7,6 +7,11 @@
 //! writes its true depth and impostors drawn later intersect it. The sky is a full-screen triangle on the far plane drawn
 //! after it with `LessEqual` and no depth write: early depth testing skips every ground pixel, and
 //! a software rasteriser, which pays for both sides of a branch, shades each pixel only once.
+//!
+//! The domain's walls (all but the floor, which is the ground) are drawn after the sky as dim
+//! planes with grid lines, lit and shadowed by the snow like the meshes, each only when the eye is
+//! inside its plane: the snow is then always in front of it, and the walls facing the eye are left
+//! out, so the box reads as a cut-away room whose far walls show what the snow hits.
 
 use super::bindings::{Layouts, depth_state, encode_srgb, pipeline_layout, shader_module};
 use super::shaders::{DepthKind, RenderShader};
@@ -17,6 +22,9 @@ pub struct EnvironmentPass {
     ground_shadowed: wgpu::RenderPipeline,
     sky: wgpu::RenderPipeline,
     bounds: wgpu::RenderPipeline,
+    walls: wgpu::RenderPipeline,
+    /// Whether the walls are drawn (on by default).
+    pub walls_visible: bool,
 }
 
 impl EnvironmentPass {
@@ -32,7 +40,8 @@ impl EnvironmentPass {
                     fragment: &str,
                     topology: wgpu::PrimitiveTopology,
                     compare: wgpu::CompareFunction,
-                    write_depth: bool| {
+                    write_depth: bool,
+                    blend: Option<wgpu::BlendState>| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -52,11 +61,7 @@ impl EnvironmentPass {
                     module: &module,
                     entry_point: Some(fragment),
                     compilation_options: options(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(wgpu::ColorTargetState { format, blend, write_mask: wgpu::ColorWrites::ALL })],
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -70,6 +75,7 @@ impl EnvironmentPass {
             Topology::TriangleList,
             Cmp::Less,
             true,
+            None,
         );
         let ground = make(
             "render.environment.ground",
@@ -78,9 +84,17 @@ impl EnvironmentPass {
             Topology::TriangleList,
             Cmp::Less,
             true,
+            None,
         );
-        let sky =
-            make("render.environment.sky", "sky_vertex", "sky_fragment", Topology::TriangleList, Cmp::LessEqual, false);
+        let sky = make(
+            "render.environment.sky",
+            "sky_vertex",
+            "sky_fragment",
+            Topology::TriangleList,
+            Cmp::LessEqual,
+            false,
+            None,
+        );
         let bounds = make(
             "render.environment.bounds",
             "bounds_vertex",
@@ -88,12 +102,23 @@ impl EnvironmentPass {
             Topology::LineList,
             Cmp::LessEqual,
             true,
+            None,
         );
-        Self { ground, ground_shadowed, sky, bounds }
+        // No depth write: impostors and the raymarch (which stops at the scene depth) lie in front.
+        let walls = make(
+            "render.environment.walls",
+            "walls_vertex",
+            "walls_fragment",
+            Topology::TriangleList,
+            Cmp::LessEqual,
+            false,
+            None,
+        );
+        Self { ground, ground_shadowed, sky, bounds, walls, walls_visible: true }
     }
 
-    /// Draws the ground, the sky where the ground is not, and the domain bounds: first in the pass,
-    /// over a depth buffer cleared to 1. Groups 0 and 1 must be bound.
+    /// Draws the ground, the sky where the ground is not, the walls seen from inside and the domain
+    /// bounds, before the impostors. Groups 0 and 1 must be bound.
     pub fn draw(&self, pass: &mut wgpu::RenderPass<'_>) {
         pass.set_pipeline(&self.ground_shadowed);
         pass.draw(0..6, 0..1);
@@ -101,6 +126,10 @@ impl EnvironmentPass {
         pass.draw(6..54, 0..1);
         pass.set_pipeline(&self.sky);
         pass.draw(0..3, 0..1);
+        if self.walls_visible {
+            pass.set_pipeline(&self.walls);
+            pass.draw(0..30, 0..1);
+        }
         pass.set_pipeline(&self.bounds);
         pass.draw(0..24, 0..1);
     }

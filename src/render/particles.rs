@@ -187,3 +187,50 @@ impl ParticlesPass {
         pass.draw_indirect(&shading.draw_args, 0);
     }
 }
+
+/// The colour fields' albedos on the host, for legends: the same stops and formulas as
+/// `speed_ramp`, `plastic_ramp` and `material_color` in `colors.wgsl` (keep in sync;
+/// `tests/color_legend.rs` compares the stops with the shader's text).
+pub mod color_ramps {
+    use glam::Vec3;
+
+    /// `speed_ramp`'s stops, from still (0) to `speed_scale` and above (1).
+    pub const SPEED_STOPS: [[f32; 3]; 5] =
+        [[0.08, 0.20, 0.75], [0.05, 0.60, 0.85], [0.15, 0.75, 0.25], [0.95, 0.80, 0.10], [0.90, 0.12, 0.05]];
+    /// `plastic_ramp`'s colours: Jp = 1, fully compressed (Jp ≤ 1/√2), fully stretched (Jp ≥ √2).
+    pub const PLASTIC_NEUTRAL: [f32; 3] = [0.88, 0.88, 0.88];
+    /// See [`PLASTIC_NEUTRAL`].
+    pub const PLASTIC_COMPRESSED: [f32; 3] = [0.95, 0.42, 0.10];
+    /// See [`PLASTIC_NEUTRAL`].
+    pub const PLASTIC_STRETCHED: [f32; 3] = [0.35, 0.30, 0.95];
+    /// `material_color`'s palette, by material id modulo 8.
+    pub const MATERIAL_PALETTE: [[f32; 3]; 8] = [
+        [0.12, 0.47, 0.71],
+        [1.00, 0.50, 0.05],
+        [0.17, 0.63, 0.17],
+        [0.84, 0.15, 0.16],
+        [0.58, 0.40, 0.74],
+        [0.55, 0.34, 0.29],
+        [0.89, 0.47, 0.76],
+        [0.74, 0.74, 0.13],
+    ];
+
+    /// Linear albedo of speed / speed_scale = `s` (clamped to 0..1).
+    pub fn speed(s: f32) -> Vec3 {
+        let x = s.clamp(0.0, 1.0) * 4.0;
+        let i = (x as usize).min(3);
+        Vec3::from(SPEED_STOPS[i]).lerp(Vec3::from(SPEED_STOPS[i + 1]), x - i as f32)
+    }
+
+    /// Linear albedo of plastic Jacobian `jp`: `s = clamp(2 log₂ Jp, −1, 1)`.
+    pub fn plastic(jp: f32) -> Vec3 {
+        let s = (2.0 * jp.max(1e-6).log2()).clamp(-1.0, 1.0);
+        let far = if s < 0.0 { PLASTIC_COMPRESSED } else { PLASTIC_STRETCHED };
+        Vec3::from(PLASTIC_NEUTRAL).lerp(Vec3::from(far), s.abs())
+    }
+
+    /// Linear albedo of material `id`.
+    pub fn material(id: u32) -> Vec3 {
+        Vec3::from(MATERIAL_PALETTE[id as usize % 8])
+    }
+}

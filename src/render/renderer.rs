@@ -5,7 +5,8 @@
 //! 2. `render.surface` (compute, in `Surface` mode, after each splat): the surface's triangles;
 //!    `render.particles.shade` (compute, in `Particles` and `Both` modes): cull and shade particles;
 //! 3. `render.main` (MSAA): the collider meshes (`mesh`, when set), the surface or the impostors,
-//!    then `environment` (ground, sky, bounds); resolved into the target;
+//!    then `environment` (ground, sky,
+//!    walls, bounds); resolved into the target;
 //! 4. `render.volume_raymarch` over the target, in `Volume` and `Both` modes.
 
 use glam::Vec3;
@@ -225,6 +226,11 @@ impl Renderer {
         self.meshes.upload(device, queue, meshes);
     }
 
+    /// Whether the domain's walls are drawn (`environment`; on by default).
+    pub fn set_walls_visible(&mut self, visible: bool) {
+        self.environment.walls_visible = visible;
+    }
+
     /// Triangles of the collider meshes that are drawn (after skipping broken ones).
     pub fn mesh_triangle_count(&self) -> u32 {
         self.meshes.triangle_count()
@@ -238,7 +244,9 @@ impl Renderer {
         sources.validate()?;
         self.layouts.sources = sources;
         let (layouts, format, samples) = (&self.layouts, self.color_format, self.sample_count);
+        let walls_visible = self.environment.walls_visible;
         self.environment = EnvironmentPass::new(device, layouts, format, samples);
+        self.environment.walls_visible = walls_visible;
         let old = std::mem::replace(&mut self.meshes, MeshPass::new(device, layouts, format, samples));
         self.meshes.keep_geometry_of(old);
         self.particles = ParticlesPass::new(device, layouts, format, samples);
