@@ -12,6 +12,7 @@
 //! the view draws), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
 pub mod colliders;
+pub mod dialog;
 pub mod driver;
 pub mod events;
 pub mod gfx;
@@ -19,8 +20,10 @@ pub mod hot_reload;
 pub mod input;
 pub mod messages;
 pub mod presets;
+pub mod recording;
 pub mod report;
 pub mod running;
+pub mod save;
 pub mod scene_files;
 pub mod scene_panel;
 pub mod screenshot;
@@ -29,9 +32,12 @@ pub mod shown;
 pub mod stats_panel;
 pub mod stepping;
 pub mod timing;
+pub mod tips;
 pub mod tool;
+pub mod toolbar;
 pub mod ui;
 pub mod ui_layer;
+pub mod undo;
 pub mod view;
 
 use std::path::PathBuf;
