@@ -54,10 +54,15 @@ pub fn command_line(program: &str, purpose: Purpose, start: &Path) -> Vec<OsStri
 impl Dialog {
     /// Shows the dialog, or says why it cannot (no dialog program on the PATH, no display).
     pub fn show(purpose: Purpose, start: &Path) -> Result<Dialog, String> {
-        if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        let display = std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
+        Self::show_with(purpose, start, display, std::env::var_os("PATH"))
+    }
+
+    /// [`Dialog::show`] with the display's presence and the `PATH` given.
+    fn show_with(purpose: Purpose, start: &Path, display: bool, path_var: Option<OsString>) -> Result<Dialog, String> {
+        if !display {
             return Err("no display for a file dialog".to_string());
         }
-        let path_var = std::env::var_os("PATH");
         let (program, path) = ["zenity", "kdialog"]
             .into_iter()
             .find_map(|p| find_on_path(p, path_var.clone()).map(|path| (p, path)))
@@ -102,5 +107,39 @@ mod tests {
         let kde = command_line("kdialog", Purpose::Open, Path::new("/tmp"));
         assert_eq!(kde[0], "--getopenfilename");
         assert_eq!(kde[1], "/tmp");
+    }
+
+    /// A stand-in `zenity` that answers at once: the chosen path comes back from polling, a
+    /// cancel (exit status 1, no output) is no path, and without a display or a program the
+    /// reason comes back instead of a dialog.
+    #[cfg(unix)]
+    #[test]
+    fn the_answer_comes_back_by_polling_and_a_missing_dialog_is_a_message() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fake = dir.path().join("zenity");
+        let answer = |script: &str| {
+            std::fs::write(&fake, script).expect("written");
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            let path_var = Some(dir.path().as_os_str().to_owned());
+            let mut dialog = Dialog::show_with(Purpose::Save, Path::new("/tmp/x.json"), true, path_var).expect("shown");
+            let start = std::time::Instant::now();
+            loop {
+                if let Some(answer) = dialog.poll() {
+                    return answer;
+                }
+                assert!(start.elapsed().as_secs() < 10, "the stand-in dialog did not exit");
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        let chosen = answer("#!/bin/sh\necho /tmp/chosen scene.json\n").expect("answered");
+        assert_eq!(chosen, Some(PathBuf::from("/tmp/chosen scene.json")));
+        assert_eq!(answer("#!/bin/sh\nexit 1\n").expect("answered"), None);
+        let no_display = Dialog::show_with(Purpose::Open, Path::new("/tmp"), false, None).err();
+        assert_eq!(no_display.as_deref(), Some("no display for a file dialog"));
+        let empty = tempfile::tempdir().expect("temp dir");
+        let path_var = Some(empty.path().as_os_str().to_owned());
+        let none = Dialog::show_with(Purpose::Open, Path::new("/tmp"), true, path_var).err().expect("refused");
+        assert!(none.contains("zenity or kdialog"), "{none}");
     }
 }

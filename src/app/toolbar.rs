@@ -11,12 +11,12 @@ use super::ui::{PanelModel, hint};
 pub fn toolbar(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
     ui.horizontal_wrapped(|ui| {
         let undo = model.history.next_undo();
-        let button = ui.add_enabled(undo.is_some(), egui::Button::new("⟲ Undo"));
+        let button = ui.add_enabled(undo.is_some(), egui::Button::new("Undo"));
         if button.on_hover_text(format!("Ctrl+Z: undo {}", undo.unwrap_or("(nothing to undo)"))).clicked() {
             events.push(AppEvent::Undo);
         }
         let redo = model.history.next_redo();
-        let button = ui.add_enabled(redo.is_some(), egui::Button::new("⟳ Redo"));
+        let button = ui.add_enabled(redo.is_some(), egui::Button::new("Redo"));
         if button
             .on_hover_text(format!("Ctrl+Shift+Z or Ctrl+Y: redo {}", redo.unwrap_or("(nothing to redo)")))
             .clicked()
@@ -38,9 +38,9 @@ pub fn toolbar(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
         }
         let recording = model.recorder.recording();
         let label = if recording {
-            RichText::new("⏹ Stop recording").color(Color32::from_rgb(255, 110, 90))
+            RichText::new("Stop recording").color(Color32::from_rgb(255, 110, 90))
         } else {
-            RichText::new("⏺ Record")
+            RichText::new("Record")
         };
         let tip = "F9: record the 3D view to numbered PNG frames (an mp4 too when ffmpeg is installed)";
         if ui.button(label).on_hover_text(tip).clicked() {
