@@ -39,6 +39,7 @@ pub mod ui;
 pub mod ui_layer;
 pub mod undo;
 pub mod view;
+pub mod view_panel;
 
 use std::path::PathBuf;
 

@@ -465,7 +465,7 @@ impl Running {
             AppEvent::FrameDomain => self.frame_domain(),
             AppEvent::FrameSnow => self.frame_snow(),
             AppEvent::SaveScene(_) | AppEvent::OpenDialog | AppEvent::SaveDialog | AppEvent::ToggleRecording => {
-                self.apply_file_event(event)
+                self.apply_file_event(event);
             }
             AppEvent::Screenshot(path) => self.pending_screenshot = Some(path.unwrap_or_else(screenshot::default_path)),
             AppEvent::RequestWindowSize(..)

@@ -10,10 +10,10 @@ use std::ops::RangeInclusive;
 
 use egui::{Color32, RichText, Slider, Ui};
 
-use powder::render::{ColorField, RenderMode, RenderSettings};
+use powder::render::RenderSettings;
 
 use super::driver::Driver;
-use super::events::{AppEvent, StepMode, ToolSettings};
+use super::events::{AppEvent, StepMode};
 use super::messages::{Level, Messages};
 use super::presets::{material_presets, preset_label};
 use super::scene_panel::{self, ScenePanelState};
@@ -21,6 +21,7 @@ use super::stats_panel;
 use super::timing::{FrameClock, FrameTimes};
 use super::tips;
 use super::toolbar;
+use super::view_panel;
 
 /// What the panel shows, borrowed from the app for one frame.
 pub struct PanelModel<'a> {
@@ -78,7 +79,7 @@ pub fn hint(text: impl Into<String>) -> RichText {
 /// changed. A value typed into its text box or dragged is clamped to the range; a value that came
 /// from elsewhere (a scene file, `--set`) and lies outside it is shown as it is, not silently
 /// changed.
-fn slider(
+pub fn slider(
     ui: &mut Ui,
     name: &str,
     unit: &str,
@@ -162,8 +163,8 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
                 Section::Stats => stats_panel::stats(ui, model, &mut state.stats, events),
                 Section::Simulation => simulation(ui, model, state, events),
                 Section::Material => material(ui, model, &mut state.preset, events),
-                Section::Render => render(ui, model.render, events),
-                Section::Tool => tool(ui, model, events),
+                Section::Render => view_panel::render(ui, model.render, events),
+                Section::Tool => view_panel::tool(ui, model, events),
             });
             if jump == Some(section) {
                 shown.header_response.scroll_to_me(Some(egui::Align::TOP));
@@ -321,66 +322,6 @@ fn material(ui: &mut Ui, model: &PanelModel, chosen: &mut Option<(&'static str, 
         *chosen = None;
         events.push(AppEvent::ResetMaterial);
     }
-}
-
-fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
-    let mut s = *current;
-    let modes = [(RenderMode::Particles, "particles"), (RenderMode::Volume, "volume"), (RenderMode::Both, "both")];
-    let fields = [
-        (ColorField::Snow, "snow"),
-        (ColorField::Speed, "speed"),
-        (ColorField::PlasticJacobian, "plastic Jp"),
-        (ColorField::Material, "material id"),
-    ];
-    egui::ComboBox::from_label("mode").selected_text(name_of(&modes, s.mode)).show_ui(ui, |ui| {
-        for (m, n) in modes {
-            ui.selectable_value(&mut s.mode, m, n);
-        }
-    });
-    egui::ComboBox::from_label("colour").selected_text(name_of(&fields, s.color_field)).show_ui(ui, |ui| {
-        for (f, n) in fields {
-            ui.selectable_value(&mut s.color_field, f, n);
-        }
-    });
-    {
-        let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, log, tip| {
-            let mut x = *v as f64;
-            slider(ui, name, unit, &mut x, range, log, tip);
-            *v = x as f32;
-        };
-        edit(ui, "particle size", "×", &mut s.particle_scale, 0.2..=3.0, false, tips::PARTICLE_SIZE);
-        edit(ui, "exposure", "×", &mut s.exposure, 0.1..=8.0, true, tips::EXPOSURE);
-        edit(ui, "volume density", "×", &mut s.density_scale, 0.1..=20.0, true, tips::VOLUME_DENSITY);
-        edit(ui, "speed colour scale", "m/s", &mut s.speed_scale, 0.5..=50.0, true, tips::SPEED_SCALE);
-        edit(ui, "view resolution", "×", &mut s.resolution_scale, 0.25..=1.0, false, tips::VIEW_RESOLUTION);
-    }
-    if s != *current {
-        events.push(AppEvent::SetRender(s));
-    }
-}
-
-fn tool(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
-    let mut t: ToolSettings = model.driver.tool.settings;
-    ui.label(hint("right drag grabs and throws; Ctrl + right drag repels"));
-    ui.checkbox(&mut t.repel, "right drag repels");
-    {
-        let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, tip| {
-            let mut x = *v as f64;
-            slider(ui, name, unit, &mut x, range, true, tip);
-            *v = x as f32;
-        };
-        edit(ui, "radius", "m", &mut t.radius, 0.01..=1.0, tips::TOOL_RADIUS);
-        edit(ui, "strength", "1/s", &mut t.rate, 10.0..=5000.0, tips::TOOL_STRENGTH);
-        edit(ui, "repel speed", "m/s", &mut t.repel_speed, 0.1..=20.0, tips::REPEL_SPEED);
-    }
-    if t != model.driver.tool.settings {
-        events.push(AppEvent::SetTool(t));
-    }
-}
-
-/// The name of `value` in a (value, name) list.
-fn name_of<T: PartialEq>(list: &[(T, &'static str)], value: T) -> &'static str {
-    list.iter().find(|(k, _)| *k == value).map_or("?", |(_, n)| *n)
 }
 
 fn messages(ui: &mut Ui, messages: &Messages) {

@@ -123,7 +123,7 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
         start + Duration::from_secs(clock)
     };
     let mut seen = vec![values(&driver, &render)];
-    for edit in edits.iter().cloned() {
+    for edit in edits {
         send(&mut history, &mut driver, &mut render, &gpu, edit.clone(), tick());
         let now = values(&driver, &render);
         assert_ne!(&now, seen.last().expect("one"), "{edit:?} changed nothing, so undoing it tests nothing");

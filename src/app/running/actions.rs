@@ -72,7 +72,7 @@ impl Running {
         match Dialog::show(purpose, &start) {
             Ok(dialog) => self.dialog = Some(dialog),
             Err(why) if purpose == Purpose::Open => {
-                self.messages.error(format!("{why}: type a path in the Scene section or drop the file on the window"))
+                self.messages.error(format!("{why}: type a path in the Scene section or drop the file on the window"));
             }
             Err(why) => {
                 self.messages.info(format!("{why}: saving to {}", suggestion.display()));
