@@ -96,41 +96,58 @@ pub fn view(ui: &Ui, response: &Response, camera: &mut Camera, tool: &Tool, even
     }
 }
 
-/// Key commands, unless a text field has the keyboard.
-pub fn keys(ui: &Ui, events: &mut Vec<AppEvent>) {
-    if ui.ctx().egui_wants_keyboard_input() {
-        return;
+/// The command of a key pressed with `modifiers`: Ctrl chords for the file and history commands
+/// (Ctrl + any other key does nothing), plain keys for the rest.
+pub fn key_command(key: Key, modifiers: egui::Modifiers) -> Option<AppEvent> {
+    if modifiers.command || modifiers.ctrl {
+        return match key {
+            Key::Z if modifiers.shift => Some(AppEvent::Redo),
+            Key::Z => Some(AppEvent::Undo),
+            Key::Y => Some(AppEvent::Redo),
+            Key::S => Some(AppEvent::SaveDialog),
+            Key::O => Some(AppEvent::OpenDialog),
+            _ => None,
+        };
     }
-    let bindings = [
-        (Key::Space, AppEvent::TogglePause),
-        (Key::S, AppEvent::Step),
-        (Key::R, AppEvent::Reset),
-        (Key::F, AppEvent::FrameSnow),
-        (Key::Home, AppEvent::FrameDomain),
-        (Key::H, AppEvent::ToggleUi),
-        (Key::F5, AppEvent::ReloadShaders),
-        (Key::F12, AppEvent::Screenshot(None)),
-        (Key::F9, AppEvent::ToggleRecording),
-        (Key::Escape, AppEvent::Quit),
-    ];
-    ui.input(|i| {
-        let command = i.modifiers.command || i.modifiers.ctrl;
-        if command {
-            // Ctrl + a key: file and history commands, and none of the plain keys' actions.
-            let undo = i.key_pressed(Key::Z) && !i.modifiers.shift;
-            let redo = (i.key_pressed(Key::Z) && i.modifiers.shift) || i.key_pressed(Key::Y);
-            let chords =
-                [(undo, AppEvent::Undo), (redo, AppEvent::Redo), (i.key_pressed(Key::S), AppEvent::SaveDialog)];
-            let chords = chords.into_iter().chain([(i.key_pressed(Key::O), AppEvent::OpenDialog)]);
-            events.extend(chords.filter(|(pressed, _)| *pressed).map(|(_, event)| event));
-            return;
-        }
-        for (key, event) in bindings {
-            if i.key_pressed(key) {
-                events.push(event);
-            }
-        }
+    Some(match key {
+        Key::Space => AppEvent::TogglePause,
+        Key::S => AppEvent::Step,
+        Key::R => AppEvent::Reset,
+        Key::F => AppEvent::FrameSnow,
+        Key::Home => AppEvent::FrameDomain,
+        Key::H => AppEvent::ToggleUi,
+        Key::F5 => AppEvent::ReloadShaders,
+        Key::F12 => AppEvent::Screenshot(None),
+        Key::F9 => AppEvent::ToggleRecording,
+        Key::Escape => AppEvent::Quit,
+        _ => return None,
+    })
+}
+
+/// Key commands ([`key_command`]). Plain keys are ignored while any widget has the keyboard (a
+/// focused button takes Space), Ctrl chords only while a text field has it (there Ctrl+Z undoes
+/// typing): right after dragging a slider, which keeps the focus, Ctrl+Z undoes the drag.
+pub fn keys(ui: &Ui, events: &mut Vec<AppEvent>) {
+    let ctx = ui.ctx();
+    let (text_focused, widget_focused) = (ctx.text_edit_focused(), ctx.egui_wants_keyboard_input());
+    // Each key press with the modifiers it came with: on a slow frame Ctrl may be pressed and
+    // released within one frame, so the frame's final modifier state would turn Ctrl+S into S.
+    let pressed: Vec<(Key, egui::Modifiers)> = ui.input(|i| {
+        i.events
+            .iter()
+            .filter_map(|e| match e {
+                egui::Event::Key { key, pressed: true, repeat: false, modifiers, .. } => Some((*key, *modifiers)),
+                _ => None,
+            })
+            .collect()
     });
+    for (key, modifiers) in pressed {
+        let chord = modifiers.command || modifiers.ctrl;
+        if (chord && text_focused) || (!chord && widget_focused) {
+            continue;
+        }
+        events.extend(key_command(key, modifiers));
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +156,20 @@ mod tests {
 
     /// The circle of a sphere at the camera's target is centred in the view, and its radius is
     /// the sphere's angular size: r / (distance · tan(fov/2)) of half the view's height.
+    #[test]
+    fn ctrl_chords_are_file_and_history_commands_and_never_the_plain_key() {
+        let ctrl = egui::Modifiers::CTRL;
+        let ctrl_shift = egui::Modifiers { shift: true, ..ctrl };
+        assert_eq!(key_command(Key::S, ctrl), Some(AppEvent::SaveDialog));
+        assert_eq!(key_command(Key::S, egui::Modifiers::NONE), Some(AppEvent::Step));
+        assert_eq!(key_command(Key::Z, ctrl), Some(AppEvent::Undo));
+        assert_eq!(key_command(Key::Z, ctrl_shift), Some(AppEvent::Redo));
+        assert_eq!(key_command(Key::Y, ctrl), Some(AppEvent::Redo));
+        assert_eq!(key_command(Key::O, egui::Modifiers::COMMAND), Some(AppEvent::OpenDialog));
+        assert_eq!(key_command(Key::R, ctrl), None, "Ctrl+R must not reset");
+        assert_eq!(key_command(Key::F9, egui::Modifiers::NONE), Some(AppEvent::ToggleRecording));
+    }
+
     #[test]
     fn the_tool_circle_sits_where_the_sphere_projects() {
         let camera = Camera::default();

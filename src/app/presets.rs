@@ -70,13 +70,15 @@ pub fn material_presets() -> Vec<MaterialPreset> {
 }
 
 /// What the preset box shows for the material `current`: the preset it equals; else the preset
-/// last `chosen`, marked "(edited)"; else the scene's own material (`loaded`), "(edited)" once it
-/// differs from it.
+/// last `chosen` (or, with none chosen, the preset the scene's material `loaded` equals), marked
+/// "(edited)"; else the scene's own material, "(edited)" once it differs from it.
 pub fn preset_label(current: &SnowMaterial, chosen: Option<&str>, loaded: SnowMaterial) -> String {
     if let Some(preset) = material_presets().into_iter().find(|p| p.material == *current) {
         return preset.name.to_string();
     }
-    match chosen {
+    // Without a preset chosen, the scene's material stands in, named as the preset it equals.
+    let loaded_preset = material_presets().into_iter().find(|p| p.material == loaded).map(|p| p.name);
+    match chosen.or(loaded_preset) {
         Some(name) => format!("{name} (edited)"),
         None if *current == loaded => "the scene's own".to_string(),
         None => "the scene's own (edited)".to_string(),
@@ -111,6 +113,9 @@ mod tests {
         assert_eq!(preset_label(&own, None, own), "the scene's own");
         let own_edited = SnowMaterial { poisson_ratio: 0.3, ..own };
         assert_eq!(preset_label(&own_edited, None, own), "the scene's own (edited)");
+        // A scene whose material is a preset, edited without choosing one: that preset, edited.
+        let reference = SnowMaterial { hardening: 8.0, ..presets[0].material };
+        assert_eq!(preset_label(&reference, None, presets[0].material), format!("{} (edited)", presets[0].name));
     }
 
     #[test]

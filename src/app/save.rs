@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use powder::render::{Camera, RenderSettings};
 use powder::scene::view::{CameraConfig, RenderConfig, ViewConfig};
-use powder::scene::{ColliderShape, Emitter, Scene, TimeStep};
+use powder::scene::{ColliderShape, Emitter, SCENE_VERSION, Scene, TimeStep};
 
 /// The scene to write at `to`: `scene` (the running one, edits included) with the time step the
 /// panel uses (`auto_dt`, else `fixed_dt` seconds) and the view. Model files named relative to
@@ -21,6 +21,8 @@ pub fn scene_to_save(
     to: &Path,
 ) -> Scene {
     let mut saved = scene.clone();
+    // Version 2 reads everything version 1 has; a file the app writes is always the current one.
+    saved.version = SCENE_VERSION;
     saved.time.dt = if auto_dt { TimeStep::Auto } else { TimeStep::Fixed(fixed_dt) };
     saved.view = Some(ViewConfig { camera: Some(CameraConfig::of(camera)), render: Some(RenderConfig::of(render)) });
     let to_dir = folder_of(to);

@@ -16,7 +16,7 @@ use crate::app::events::{AppEvent, SceneSource, StepMode};
 use crate::app::messages::Messages;
 
 /// A block of snow falling onto the floor of a 10³ grid: small enough for lavapipe.
-const SCENE: &str = r#"{ "version": 2, "domain": { "min": [0, 0, 0], "size": [1, 1, 1] },
+const SCENE: &str = r#"{ "version": 1, "domain": { "min": [0, 0, 0], "size": [1, 1, 1] },
   "grid": { "resolution": 8 }, "emitters": [ { "shape": "box", "min": [0.3, 0.3, 0.2], "max": [0.6, 0.6, 0.5],
   "velocity": [0.5, 0, -1] } ] }"#;
 
@@ -71,6 +71,7 @@ fn a_saved_scene_loads_back_to_the_edited_state_and_runs_the_same_bit_for_bit() 
     assert_eq!(loaded.material, driver.scene().material);
     assert_eq!(loaded.gravity, driver.gravity());
     assert_eq!(loaded.grid.resolution, 10);
+    assert_eq!(loaded.version, powder::scene::SCENE_VERSION, "a version-1 scene is saved as the current version");
     assert_eq!(loaded.integrator, driver.solver().integrator());
     assert_eq!(loaded.time.dt, TimeStep::Fixed(4.5e-4));
     let view = loaded.view.expect("a view section");

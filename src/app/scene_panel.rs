@@ -30,8 +30,8 @@ pub fn scene(ui: &mut Ui, model: &PanelModel, state: &mut ScenePanelState, event
     }
     let watched = d.watched_files().count();
     if watched > 0 {
-        let files = if watched == 1 { "its file".to_string() } else { format!("its {watched} files") };
-        ui.label(hint(format!("reloads when {files} change on disk")))
+        let files = if watched == 1 { "its file changes".to_string() } else { format!("its {watched} files change") };
+        ui.label(hint(format!("reloads when {files} on disk")))
             .on_hover_text(d.watched_files().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n"));
     }
     colliders(ui, model, events);
