@@ -129,7 +129,7 @@ fn scene_list(ui: &mut Ui, state: &mut ScenePanelState, source: &SceneSource, ev
         egui::ScrollArea::vertical().id_salt("scene_files").max_height(140.0).show(ui, |ui| {
             for path in files.iter() {
                 let is_loaded = loaded.as_ref() == Some(&canonical(path));
-                let label = if is_loaded { format!("▶ {} (loaded)", file_label(path)) } else { file_label(path) };
+                let label = if is_loaded { format!("{}  (loaded)", file_label(path)) } else { file_label(path) };
                 if ui.selectable_label(is_loaded, label).on_hover_text(path.display().to_string()).clicked() {
                     events.push(AppEvent::LoadScene(SceneSource::File(path.clone())));
                 }
