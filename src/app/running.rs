@@ -458,6 +458,7 @@ impl Running {
     /// Applies one event between frames.
     fn apply(&mut self, event: AppEvent) -> Next {
         let Some(event) = self.route_edit(event) else { return Next::Continue };
+        let errors = self.messages.all_errors().len();
         match event {
             AppEvent::Quit => return Next::Quit,
             AppEvent::SetRender(settings) => self.render = settings,
@@ -497,6 +498,9 @@ impl Running {
                     self.set_title();
                 }
             }
+        }
+        if self.messages.all_errors().len() > errors {
+            self.history.refused(); // a refused edit changed nothing: nothing to undo
         }
         Next::Continue
     }

@@ -75,3 +75,17 @@ pub const TOOL_STRENGTH: &str = "tool strength: how fast the snow in the sphere 
 /// Repel speed.
 pub const REPEL_SPEED: &str = "repel speed: outward speed the repel tool gives the snow in its sphere. Higher: \
      a harder blast.";
+/// Stepping mode.
+pub const STEPPING: &str = "stepping: how much simulated time each window frame advances. Real time follows the \
+     wall clock as far as the budget allows; fixed substeps runs the same number every frame; one scene frame \
+     per frame shows every frame `powder run` would write.";
+/// Render mode.
+pub const RENDER_MODE: &str = "mode: particles draws each particle as a small sphere; volume draws the snow's \
+     density as a cloud; both draws the two together. The simulation is unchanged.";
+/// Colour field.
+pub const COLOUR: &str = "colour: what the particles' colour shows. snow: shaded white; speed: how fast each \
+     particle moves (scale below); plastic Jp: compressed (below 1) or stretched (above 1) snow; material id: the emitter that \
+     made it, a colour each.";
+/// Repel toggle.
+pub const REPEL: &str = "right drag pushes snow away from the cursor instead of grabbing it (Ctrl + right drag \
+     always repels).";

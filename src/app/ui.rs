@@ -189,11 +189,15 @@ fn simulation(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, events: &
     });
     let (mode, substeps, auto_dt, fixed_dt, budget) = d.stepper().settings();
     let mut new_mode = mode;
-    egui::ComboBox::from_label("stepping").selected_text(mode.label()).show_ui(ui, |ui| {
-        for m in StepMode::ALL {
-            ui.selectable_value(&mut new_mode, m, m.label());
-        }
-    });
+    egui::ComboBox::from_label("stepping")
+        .selected_text(mode.label())
+        .show_ui(ui, |ui| {
+            for m in StepMode::ALL {
+                ui.selectable_value(&mut new_mode, m, m.label());
+            }
+        })
+        .response
+        .on_hover_text(tips::STEPPING);
     if new_mode != mode {
         events.push(AppEvent::SetStepMode(new_mode));
     }

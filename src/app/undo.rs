@@ -33,6 +33,9 @@ struct Step {
 pub struct History {
     undo: Vec<Step>,
     redo: Vec<Step>,
+    /// The state before the last edit was recorded (the undo list's length, its top step, the
+    /// redo list), until the next event: [`History::refused`] puts it back.
+    before_last: Option<(usize, Option<Step>, Vec<Step>)>,
 }
 
 /// The event that restores what `event` is about to change, read from the state before it
@@ -88,6 +91,7 @@ impl History {
         now: Instant,
         inverse: impl FnOnce(&AppEvent) -> Option<AppEvent>,
     ) -> Option<AppEvent> {
+        self.before_last = None;
         match event {
             AppEvent::Undo => {
                 let step = self.undo.pop()?;
@@ -111,7 +115,7 @@ impl History {
                 if backward == event {
                     return Some(event); // changes nothing: no step to undo
                 }
-                self.redo.clear();
+                self.before_last = Some((self.undo.len(), self.undo.last().cloned(), std::mem::take(&mut self.redo)));
                 match self.undo.last_mut() {
                     Some(last)
                         if discriminant(&last.forward) == discriminant(&event)
@@ -123,12 +127,25 @@ impl History {
                         self.undo.push(Step { forward: event.clone(), backward, at: now });
                         if self.undo.len() > KEPT {
                             self.undo.remove(0);
+                            // The oldest step is gone: a refusal now only drops the new one.
+                            self.before_last = self.before_last.take().map(|(len, top, redo)| (len - 1, top, redo));
                         }
                     }
                 }
                 Some(event)
             }
         }
+    }
+
+    /// The edit just routed was refused (out of range, a grid that does not fit): nothing changed,
+    /// so it is forgotten and the history is as it was before it.
+    pub fn refused(&mut self) {
+        let Some((len, top, redo)) = self.before_last.take() else { return };
+        self.undo.truncate(len);
+        if let (Some(top), Some(last)) = (top, self.undo.last_mut()) {
+            *last = top;
+        }
+        self.redo = redo;
     }
 
     /// What the next undo would change, if anything can be undone.

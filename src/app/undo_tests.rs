@@ -66,7 +66,9 @@ fn send(
             driver.apply(gpu, other, &mut messages);
         }
     }
-    assert!(messages.all_errors().is_empty(), "{:?}", messages.all_errors());
+    if !messages.all_errors().is_empty() {
+        history.refused();
+    }
 }
 
 #[test]
@@ -153,4 +155,19 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
     assert_eq!(values(&driver, &render), before);
     send(&mut history, &mut driver, &mut render, &gpu, AppEvent::SetSubsteps(3), tick());
     assert_eq!(history.next_redo(), None);
+
+    // A refused edit (a grid resolution past the allowed 1024) changes nothing and leaves no
+    // step: the next undo still undoes the substeps, also when the refusal came within the merge
+    // window of another grid edit.
+    let before = values(&driver, &render);
+    let t = tick();
+    send(&mut history, &mut driver, &mut render, &gpu, AppEvent::SetGridResolution(8), t);
+    send(&mut history, &mut driver, &mut render, &gpu, AppEvent::SetGridResolution(5000), t + MERGE_WINDOW / 4);
+    assert_eq!(driver.scene().grid.resolution, 8, "the refused grid was applied");
+    send(&mut history, &mut driver, &mut render, &gpu, AppEvent::Undo, tick());
+    assert_eq!(values(&driver, &render), before, "undo did not go back to before the accepted grid edit");
+    send(&mut history, &mut driver, &mut render, &gpu, AppEvent::Redo, tick());
+    assert_eq!(driver.scene().grid.resolution, 8, "redo must apply the accepted edit, not the refused one");
+    send(&mut history, &mut driver, &mut render, &gpu, AppEvent::Undo, tick());
+    assert_eq!(history.next_undo(), Some("substeps per frame"), "the substeps edit was the step before");
 }

@@ -20,16 +20,24 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
         (ColorField::PlasticJacobian, "plastic Jp"),
         (ColorField::Material, "material id"),
     ];
-    egui::ComboBox::from_label("mode").selected_text(name_of(&modes, s.mode)).show_ui(ui, |ui| {
-        for (m, n) in modes {
-            ui.selectable_value(&mut s.mode, m, n);
-        }
-    });
-    egui::ComboBox::from_label("colour").selected_text(name_of(&fields, s.color_field)).show_ui(ui, |ui| {
-        for (f, n) in fields {
-            ui.selectable_value(&mut s.color_field, f, n);
-        }
-    });
+    egui::ComboBox::from_label("mode")
+        .selected_text(name_of(&modes, s.mode))
+        .show_ui(ui, |ui| {
+            for (m, n) in modes {
+                ui.selectable_value(&mut s.mode, m, n);
+            }
+        })
+        .response
+        .on_hover_text(tips::RENDER_MODE);
+    egui::ComboBox::from_label("colour")
+        .selected_text(name_of(&fields, s.color_field))
+        .show_ui(ui, |ui| {
+            for (f, n) in fields {
+                ui.selectable_value(&mut s.color_field, f, n);
+            }
+        })
+        .response
+        .on_hover_text(tips::COLOUR);
     {
         let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, log, tip| {
             let mut x = *v as f64;
@@ -51,7 +59,7 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
 pub fn tool(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
     let mut t: ToolSettings = model.driver.tool.settings;
     ui.label(hint("right drag grabs and throws; Ctrl + right drag repels"));
-    ui.checkbox(&mut t.repel, "right drag repels");
+    ui.checkbox(&mut t.repel, "right drag repels").on_hover_text(tips::REPEL);
     {
         let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, tip| {
             let mut x = *v as f64;
