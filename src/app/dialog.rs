@@ -1,11 +1,10 @@
-//! The system's file dialog for Open and Save, run as a separate program (`zenity`, else
-//! `kdialog`) that the app polls each frame, so the window keeps drawing while it is open and a
-//! machine without either (or without a display) gets a message instead of a hang or a crash.
+//! The system's file dialog for Open and Save (the `rfd` crate: the desktop's file chooser
+//! portal, else zenity). It runs on a thread of its own and the app polls for the answer each
+//! frame, so the window keeps drawing while the dialog is open; where no dialog can be shown (no
+//! display, neither a portal nor zenity) the app gets the reason instead of a hang or a crash.
 
-use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use super::recording::find_on_path;
 
@@ -20,76 +19,61 @@ pub enum Purpose {
 
 /// A dialog being shown.
 pub struct Dialog {
-    child: Child,
+    answer: Receiver<Option<PathBuf>>,
     /// What it asks for.
     pub purpose: Purpose,
 }
 
-/// The command line that shows the dialog with `program` (`zenity` or `kdialog`), starting in
-/// `start` (a folder, or a file name to suggest when saving).
-pub fn command_line(program: &str, purpose: Purpose, start: &Path) -> Vec<OsString> {
-    let start = start.as_os_str().to_owned();
-    let mut args: Vec<OsString> = Vec::new();
-    if program == "kdialog" {
-        args.push(if purpose == Purpose::Open { "--getopenfilename" } else { "--getsavefilename" }.into());
-        args.push(start);
-        args.push("*.json *.glb *.gltf".into());
+/// Why no dialog can be shown, if none can: rfd needs a display, and a file chooser portal (on
+/// the D-Bus session bus) or zenity.
+pub fn unavailable(display: bool, session_bus: bool, zenity: bool) -> Option<&'static str> {
+    if !display {
+        Some("no display for a file dialog")
+    } else if !session_bus && !zenity {
+        Some("no file dialog: neither the desktop's file chooser portal (no D-Bus session) nor zenity is available")
     } else {
-        args.push("--file-selection".into());
-        args.push(
-            if purpose == Purpose::Open { "--title=Open a scene or model" } else { "--title=Save the scene" }.into(),
-        );
-        if purpose == Purpose::Save {
-            args.push("--save".into());
-            args.push("--confirm-overwrite".into());
-        }
-        let mut filename = OsString::from("--filename=");
-        filename.push(start);
-        args.push(filename);
-        args.push("--file-filter=scenes and models | *.json *.glb *.gltf".into());
+        None
     }
-    args
 }
 
 impl Dialog {
-    /// Shows the dialog, or says why it cannot (no dialog program on the PATH, no display).
-    pub fn show(purpose: Purpose, start: &Path) -> Result<Dialog, String> {
-        let display = std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some();
-        Self::show_with(purpose, start, display, std::env::var_os("PATH"))
-    }
-
-    /// [`Dialog::show`] with the display's presence and the `PATH` given.
-    fn show_with(purpose: Purpose, start: &Path, display: bool, path_var: Option<OsString>) -> Result<Dialog, String> {
-        if !display {
-            return Err("no display for a file dialog".to_string());
+    /// Shows the dialog starting in `folder` (suggesting `file_name` when saving), or says why it
+    /// cannot.
+    pub fn show(purpose: Purpose, folder: &Path, file_name: &str) -> Result<Dialog, String> {
+        let env = |name: &str| std::env::var_os(name).is_some();
+        let zenity = find_on_path("zenity", std::env::var_os("PATH")).is_some();
+        if let Some(why) =
+            unavailable(env("DISPLAY") || env("WAYLAND_DISPLAY"), env("DBUS_SESSION_BUS_ADDRESS"), zenity)
+        {
+            return Err(why.to_string());
         }
-        let (program, path) = ["zenity", "kdialog"]
-            .into_iter()
-            .find_map(|p| find_on_path(p, path_var.clone()).map(|path| (p, path)))
-            .ok_or_else(|| "no file dialog program (zenity or kdialog) is installed".to_string())?;
-        let child = Command::new(path)
-            .args(command_line(program, purpose, start))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("the file dialog ({program}) did not start: {e}"))?;
-        Ok(Dialog { child, purpose })
+        let dialog = rfd::FileDialog::new()
+            .set_directory(folder)
+            .add_filter("scenes and models", &["json", "glb", "gltf"])
+            .add_filter("all files", &["*"]);
+        let (send, answer) = channel();
+        let file_name = file_name.to_string();
+        std::thread::Builder::new()
+            .name("file dialog".into())
+            .spawn(move || {
+                let chosen = match purpose {
+                    Purpose::Open => dialog.set_title("Open a scene or model").pick_file(),
+                    Purpose::Save => dialog.set_title("Save the scene").set_file_name(file_name).save_file(),
+                };
+                // The app may have closed meanwhile: then nobody is asking.
+                let _ = send.send(chosen);
+            })
+            .map_err(|e| format!("the file dialog did not start: {e}"))?;
+        Ok(Dialog { answer, purpose })
     }
 
-    /// `None` while the dialog is open; then the chosen path, or `Ok(None)` when cancelled.
+    /// `None` while the dialog is open; then the chosen path, or `Ok(None)` when cancelled (or
+    /// when the dialog failed after opening: rfd logs why).
     pub fn poll(&mut self) -> Option<Result<Option<PathBuf>, String>> {
-        match self.child.try_wait() {
-            Ok(None) => None,
-            Err(e) => Some(Err(format!("the file dialog failed: {e}"))),
-            Ok(Some(status)) => {
-                let mut out = String::new();
-                if let Some(stdout) = self.child.stdout.as_mut() {
-                    let _ = stdout.read_to_string(&mut out);
-                }
-                let chosen = out.trim_end_matches(['\n', '\r']);
-                Some(Ok((status.success() && !chosen.is_empty()).then(|| PathBuf::from(chosen))))
-            }
+        match self.answer.try_recv() {
+            Ok(chosen) => Some(Ok(chosen)),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err("the file dialog ended without an answer".to_string())),
         }
     }
 }
@@ -99,47 +83,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_dialog_command_lines_ask_for_the_right_thing() {
-        let zenity = command_line("zenity", Purpose::Save, Path::new("/tmp/a b.json"));
-        assert!(zenity.contains(&"--save".into()) && zenity.contains(&"--filename=/tmp/a b.json".into()));
-        let open = command_line("zenity", Purpose::Open, Path::new("/tmp/"));
-        assert!(!open.contains(&"--save".into()));
-        let kde = command_line("kdialog", Purpose::Open, Path::new("/tmp"));
-        assert_eq!(kde[0], "--getopenfilename");
-        assert_eq!(kde[1], "/tmp");
+    fn a_dialog_needs_a_display_and_a_portal_or_zenity() {
+        assert_eq!(unavailable(false, true, true), Some("no display for a file dialog"));
+        assert!(unavailable(true, false, false).is_some_and(|why| why.contains("zenity")));
+        assert_eq!(unavailable(true, true, false), None);
+        assert_eq!(unavailable(true, false, true), None);
     }
 
-    /// A stand-in `zenity` that answers at once: the chosen path comes back from polling, a
-    /// cancel (exit status 1, no output) is no path, and without a display or a program the
-    /// reason comes back instead of a dialog.
-    #[cfg(unix)]
+    /// The answer comes through the channel once the dialog thread sends it; a thread that ends
+    /// without answering is an error, not a hang.
     #[test]
-    fn the_answer_comes_back_by_polling_and_a_missing_dialog_is_a_message() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let fake = dir.path().join("zenity");
-        let answer = |script: &str| {
-            std::fs::write(&fake, script).expect("written");
-            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-            let path_var = Some(dir.path().as_os_str().to_owned());
-            let mut dialog = Dialog::show_with(Purpose::Save, Path::new("/tmp/x.json"), true, path_var).expect("shown");
-            let start = std::time::Instant::now();
-            loop {
-                if let Some(answer) = dialog.poll() {
-                    return answer;
-                }
-                assert!(start.elapsed().as_secs() < 10, "the stand-in dialog did not exit");
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-        };
-        let chosen = answer("#!/bin/sh\necho /tmp/chosen scene.json\n").expect("answered");
-        assert_eq!(chosen, Some(PathBuf::from("/tmp/chosen scene.json")));
-        assert_eq!(answer("#!/bin/sh\nexit 1\n").expect("answered"), None);
-        let no_display = Dialog::show_with(Purpose::Open, Path::new("/tmp"), false, None).err();
-        assert_eq!(no_display.as_deref(), Some("no display for a file dialog"));
-        let empty = tempfile::tempdir().expect("temp dir");
-        let path_var = Some(empty.path().as_os_str().to_owned());
-        let none = Dialog::show_with(Purpose::Open, Path::new("/tmp"), true, path_var).err().expect("refused");
-        assert!(none.contains("zenity or kdialog"), "{none}");
+    fn the_answer_comes_back_by_polling() {
+        let (send, answer) = channel();
+        let mut dialog = Dialog { answer, purpose: Purpose::Save };
+        assert_eq!(dialog.poll(), None);
+        send.send(Some(PathBuf::from("/tmp/a.json"))).expect("sent");
+        assert_eq!(dialog.poll(), Some(Ok(Some(PathBuf::from("/tmp/a.json")))));
+        drop(send);
+        assert!(matches!(dialog.poll(), Some(Err(_))));
     }
 }

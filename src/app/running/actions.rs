@@ -68,8 +68,8 @@ impl Running {
         }
         let dir = absolute(&self.scene_dir());
         let suggestion = self.save_suggestion(&dir);
-        let start = if purpose == Purpose::Save { suggestion.clone() } else { dir.join("") };
-        match Dialog::show(purpose, &start) {
+        let name = suggestion.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        match Dialog::show(purpose, &dir, &name) {
             Ok(dialog) => self.dialog = Some(dialog),
             Err(why) if purpose == Purpose::Open => {
                 self.messages.error(format!("{why}: type a path in the Scene section or drop the file on the window"));
