@@ -339,6 +339,7 @@ impl Driver {
     pub fn watched_files(&self) -> impl Iterator<Item = &std::path::Path> {
         self.watcher.files()
     }
+
     /// The material of the scene as loaded (what "Reset to the scene's material" restores).
     pub fn loaded_material(&self) -> SnowMaterial {
         self.loaded_material
