@@ -524,3 +524,32 @@ fn the_integrator_section_chooses_and_checks_pbmpm() {
     assert!(modified(|d| d["integrator"] = serde_json::json!({"kind": "implicit"})).is_err());
     assert!(modified(|d| d["integrator"] = serde_json::json!({"kind": "pbmpm", "iteration": 3})).is_err());
 }
+
+/// The app's `view` section: a camera and render settings that load back exactly, and values
+/// outside the panel's ranges refused with the field named.
+#[test]
+fn the_view_section_loads_and_bad_values_name_their_field() {
+    let render = json!({ "mode": "both", "color": "plastic_jacobian", "particle_scale": 1.5, "exposure": 2.0,
+        "density_scale": 3.0, "speed_scale": 10.0, "resolution_scale": 0.5 });
+    let camera = json!({ "target": [1.0, 0.5, 0.25], "distance": 2.5, "yaw": -0.6, "pitch": 0.35, "fov_y": 0.8 });
+    let scene = with("/view", json!({ "camera": camera, "render": render })).expect("loads");
+    let view = scene.view.expect("view");
+    let c = view.camera.expect("camera").camera();
+    assert_eq!((c.target.to_array(), c.distance, c.yaw, c.pitch, c.fov_y), ([1.0, 0.5, 0.25], 2.5, -0.6, 0.35, 0.8));
+    let r = view.render.expect("render").settings();
+    assert_eq!(
+        (r.mode, r.color_field),
+        (powder::render::RenderMode::Both, powder::render::ColorField::PlasticJacobian)
+    );
+    assert_eq!(with("/view", json!({})).expect("an empty view loads").view, Some(Default::default()));
+    let mut bad = render.clone();
+    bad["exposure"] = json!(9.0);
+    assert_invalid(with("/view", json!({ "render": bad })), "view.render.exposure", "[0.1, 8]");
+    let mut bad = camera.clone();
+    bad["pitch"] = json!(1.6);
+    assert_invalid(with("/view", json!({ "camera": bad })), "view.camera.pitch", "(-1.5707964, 1.5707964)");
+    let mut bad = render;
+    bad["mode"] = json!("wireframe");
+    let err = with("/view", json!({ "render": bad })).unwrap_err().to_string();
+    assert!(err.contains("wireframe") && err.contains("particles"), "{err}");
+}

@@ -368,6 +368,17 @@ impl Driver {
     pub fn watched_files(&self) -> impl Iterator<Item = &std::path::Path> {
         self.watcher.files()
     }
+
+    /// The material of the scene as loaded (what "Reset to the scene's material" restores).
+    pub fn loaded_material(&self) -> SnowMaterial {
+        self.loaded_material
+    }
+
+    /// Where the running scene came from.
+    pub fn source(&self) -> &SceneSource {
+        &self.source
+    }
+
     /// Gravity, m/s².
     pub fn gravity(&self) -> DVec3 {
         self.scene.gravity

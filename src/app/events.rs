@@ -38,6 +38,9 @@ impl AppEvent {
                 | AppEvent::LoadScene(_)
                 | AppEvent::ReloadScene
                 | AppEvent::GoToFrame(_)
+                // What they become may read the simulation back (a grid resolution undone).
+                | AppEvent::Undo
+                | AppEvent::Redo
         )
     }
 
@@ -192,4 +195,17 @@ pub enum AppEvent {
     SimulateDeviceLoss,
     /// Close the app (exit status 0).
     Quit,
+    /// Put back the value the last panel edit replaced ([`super::undo`]).
+    Undo,
+    /// Apply again the last edit undone.
+    Redo,
+    /// Write the running scene, with its edited material, simulation, render and camera settings,
+    /// as a scene file here.
+    SaveScene(PathBuf),
+    /// Ask for a scene file to open with the system's file dialog.
+    OpenDialog,
+    /// Ask where to save the scene with the system's file dialog.
+    SaveDialog,
+    /// Start or stop recording the 3D view to a PNG sequence.
+    ToggleRecording,
 }

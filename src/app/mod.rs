@@ -12,6 +12,7 @@
 //! the view draws), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
 pub mod colliders;
+pub mod dialog;
 pub mod driver;
 pub mod events;
 pub mod gfx;
@@ -20,8 +21,10 @@ pub mod input;
 pub mod legend;
 pub mod messages;
 pub mod presets;
+pub mod recording;
 pub mod report;
 pub mod running;
+pub mod save;
 pub mod scene_files;
 pub mod scene_panel;
 pub mod screenshot;
@@ -31,10 +34,14 @@ pub mod stats_panel;
 pub mod stepping;
 pub mod timeline;
 pub mod timing;
+pub mod tips;
 pub mod tool;
+pub mod toolbar;
 pub mod ui;
 pub mod ui_layer;
+pub mod undo;
 pub mod view;
+pub mod view_panel;
 
 use std::path::PathBuf;
 

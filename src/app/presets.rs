@@ -69,6 +69,22 @@ pub fn material_presets() -> Vec<MaterialPreset> {
     ]
 }
 
+/// What the preset box shows for the material `current`: the preset it equals; else the preset
+/// last `chosen` (or, with none chosen, the preset the scene's material `loaded` equals), marked
+/// "(edited)"; else the scene's own material, "(edited)" once it differs from it.
+pub fn preset_label(current: &SnowMaterial, chosen: Option<&str>, loaded: SnowMaterial) -> String {
+    if let Some(preset) = material_presets().into_iter().find(|p| p.material == *current) {
+        return preset.name.to_string();
+    }
+    // Without a preset chosen, the scene's material stands in, named as the preset it equals.
+    let loaded_preset = material_presets().into_iter().find(|p| p.material == loaded).map(|p| p.name);
+    match chosen.or(loaded_preset) {
+        Some(name) => format!("{name} (edited)"),
+        None if *current == loaded => "the scene's own".to_string(),
+        None => "the scene's own (edited)".to_string(),
+    }
+}
+
 /// Scenes compiled into the binary: (name, JSON text). The first is the default.
 pub const BUILTIN_SCENES: [(&str, &str); 3] = [
     ("snowball hits a wall", BUILTIN_DEFAULT_JSON),
@@ -85,6 +101,22 @@ pub fn builtin_scene(name: &str) -> Result<Scene, SceneError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_preset_box_names_the_preset_and_marks_edits() {
+        let presets = material_presets();
+        let soft = presets[2].material;
+        assert_eq!(preset_label(&soft, None, SnowMaterial::default()), presets[2].name);
+        let edited = SnowMaterial { hardening: soft.hardening + 0.5, ..soft };
+        assert_eq!(preset_label(&edited, Some(presets[2].name), soft), format!("{} (edited)", presets[2].name));
+        let own = SnowMaterial { youngs_modulus: 9.9e4, ..SnowMaterial::default() };
+        assert_eq!(preset_label(&own, None, own), "the scene's own");
+        let own_edited = SnowMaterial { poisson_ratio: 0.3, ..own };
+        assert_eq!(preset_label(&own_edited, None, own), "the scene's own (edited)");
+        // A scene whose material is a preset, edited without choosing one: that preset, edited.
+        let reference = SnowMaterial { hardening: 8.0, ..presets[0].material };
+        assert_eq!(preset_label(&reference, None, presets[0].material), format!("{} (edited)", presets[0].name));
+    }
 
     #[test]
     fn presets_are_valid_and_builtin_scenes_parse() {

@@ -25,6 +25,8 @@ use super::ui::{PanelModel, PanelState};
 use super::view::{default_render_settings, frame_box, frame_inputs};
 use super::{input, screenshot, ui};
 
+mod actions;
+
 /// What the 3D view was rendered from besides the particles: camera, render settings, view size.
 type ViewInputs = (Camera, RenderSettings, Option<(u32, u32)>);
 
@@ -76,6 +78,12 @@ pub struct Running {
     events: Vec<AppEvent>,
     last_screenshot: Option<PathBuf>,
     pending_screenshot: Option<PathBuf>,
+    /// Panel edits to undo and redo.
+    history: super::undo::History,
+    /// The 3D view's recorder (F9).
+    recorder: super::recording::Recorder,
+    /// The file dialog being shown, if any.
+    dialog: Option<super::dialog::Dialog>,
     gpu_name: String,
     draw_ms: f64,
     /// The 3D view's size in window pixels (the view texture may be smaller: `resolution_scale`).
@@ -137,6 +145,9 @@ impl Running {
             events: Vec::new(),
             last_screenshot: None,
             pending_screenshot: None,
+            history: Default::default(),
+            recorder: Default::default(),
+            dialog: None,
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
             moved_since_drawn: None,
             gpu_name,
@@ -148,6 +159,7 @@ impl Running {
             resident: Vec::new(),
         };
         running.frame_domain();
+        running.use_scene_view();
         running.set_title();
         running
     }
@@ -324,6 +336,7 @@ impl Running {
                 self.messages.error(e);
             }
         }
+        self.record_frame(stale);
         next
     }
 
@@ -345,6 +358,8 @@ impl Running {
             gpu_name,
             draw_ms,
             full_view_size,
+            history,
+            recorder,
             ..
         } = self;
         let model = PanelModel {
@@ -356,6 +371,8 @@ impl Running {
             gpu_name,
             last_screenshot: last_screenshot.as_deref(),
             draw_ms: *draw_ms,
+            history,
+            recorder,
         };
         let output = self.egui_ctx.run_ui(raw, |ui| {
             if *show_ui {
@@ -378,7 +395,7 @@ impl Running {
                     ui.painter().add(gfx.view_shape(scaled(w), scaled(h), rect));
                 }
                 let tool = &model.driver.tool;
-                input::view(ui, &response, camera, tool.is_held(), tool.settings.repel, &mut events);
+                input::view(ui, &response, camera, tool, &mut events);
             });
             input::keys(ui, &mut events);
         });
@@ -420,6 +437,9 @@ impl Running {
                     | AppEvent::ToggleUi
                     | AppEvent::FrameDomain
                     | AppEvent::Screenshot(_)
+                    | AppEvent::ToggleRecording
+                    | AppEvent::OpenDialog
+                    | AppEvent::SaveDialog
                     | AppEvent::RequestWindowSize(..)
                     | AppEvent::SetMinimized(_)
                     | AppEvent::SimulateResize(..)
@@ -437,12 +457,17 @@ impl Running {
 
     /// Applies one event between frames.
     fn apply(&mut self, event: AppEvent) -> Next {
+        let Some(event) = self.route_edit(event) else { return Next::Continue };
+        let errors = self.messages.all_errors().len();
         match event {
             AppEvent::Quit => return Next::Quit,
             AppEvent::SetRender(settings) => self.render = settings,
             AppEvent::ToggleUi => self.show_ui = !self.show_ui,
             AppEvent::FrameDomain => self.frame_domain(),
             AppEvent::FrameSnow => self.frame_snow(),
+            AppEvent::SaveScene(_) | AppEvent::OpenDialog | AppEvent::SaveDialog | AppEvent::ToggleRecording => {
+                self.apply_file_event(event);
+            }
             AppEvent::Screenshot(path) => self.pending_screenshot = Some(path.unwrap_or_else(screenshot::default_path)),
             AppEvent::RequestWindowSize(..)
             | AppEvent::SetMinimized(_)
@@ -469,9 +494,13 @@ impl Running {
                 self.shown.invalidate();
                 if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
                     self.frame_domain();
+                    self.use_scene_view();
                     self.set_title();
                 }
             }
+        }
+        if self.messages.all_errors().len() > errors {
+            self.history.refused(); // a refused edit changed nothing: nothing to undo
         }
         Next::Continue
     }

@@ -10,7 +10,7 @@ use super::events::{AppEvent, SceneSource};
 use super::messages::Level;
 use super::presets::BUILTIN_SCENES;
 use super::scene_files::{scene_files, scene_folders};
-use super::ui::{PanelModel, short};
+use super::ui::{PanelModel, hint, short};
 
 /// What the Scene section keeps across frames.
 #[derive(Default)]
@@ -30,18 +30,23 @@ pub fn scene(ui: &mut Ui, model: &PanelModel, state: &mut ScenePanelState, event
     }
     let watched = d.watched_files().count();
     if watched > 0 {
-        let files = if watched == 1 { "its file".to_string() } else { format!("its {watched} files") };
-        ui.label(RichText::new(format!("reloads when {files} change on disk")).small().weak())
+        let files = if watched == 1 { "its file changes".to_string() } else { format!("its {watched} files change") };
+        ui.label(hint(format!("reloads when {files} on disk")))
             .on_hover_text(d.watched_files().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n"));
     }
     colliders(ui, model, events);
     ui.separator();
     open_path(ui, state, events);
     last_error(ui, model);
-    scene_list(ui, state, events);
-    egui::ComboBox::from_label("built-in").selected_text("load…").show_ui(ui, |ui| {
+    let source = d.source();
+    scene_list(ui, state, source, events);
+    let loaded = match source {
+        SceneSource::Builtin(name) => Some(*name),
+        SceneSource::File(_) => None,
+    };
+    egui::ComboBox::from_label("built-in").selected_text(loaded.unwrap_or("load…")).show_ui(ui, |ui| {
         for (name, _) in BUILTIN_SCENES {
-            if ui.selectable_label(false, name).clicked() {
+            if ui.selectable_label(loaded == Some(name), name).clicked() {
                 events.push(AppEvent::LoadScene(SceneSource::Builtin(name)));
             }
         }
@@ -78,7 +83,7 @@ fn colliders(ui: &mut Ui, model: &PanelModel, events: &mut Vec<AppEvent>) {
     let range = c.range();
     ui.horizontal(|ui| {
         ui.label("animation time");
-        ui.label(RichText::new(format!("0 … {} s", short(range))).small().weak());
+        ui.label(hint(format!("0 … {} s", short(range))));
     });
     let mut t = clock.time(sim_time);
     // The slider is clamped to the range; a looping clip runs past its end, shown as the end.
@@ -100,7 +105,7 @@ fn open_path(ui: &mut Ui, state: &mut ScenePanelState, events: &mut Vec<AppEvent
             events.push(AppEvent::LoadScene(SceneSource::File(PathBuf::from(state.path.trim()))));
         }
     });
-    ui.label(RichText::new("or drop a .json, .glb or .gltf file on the window").small().weak());
+    ui.label(hint("or drop a .json, .glb or .gltf file on the window (Open… above shows a file dialog)"));
 }
 
 /// The newest message, here as well as at the bottom of the panel, when it is an error: a scene
@@ -112,26 +117,37 @@ fn last_error(ui: &mut Ui, model: &PanelModel) {
 }
 
 /// The scene files of the scenes folders, one button each.
-fn scene_list(ui: &mut Ui, state: &mut ScenePanelState, events: &mut Vec<AppEvent>) {
+/// The loaded one is highlighted and marked.
+fn scene_list(ui: &mut Ui, state: &mut ScenePanelState, source: &SceneSource, events: &mut Vec<AppEvent>) {
+    let loaded = match source {
+        SceneSource::File(path) => Some(canonical(path)),
+        SceneSource::Builtin(_) => None,
+    };
     let files = state.files.get_or_insert_with(|| scene_files(&scene_folders()));
     let mut rescan = false;
     egui::CollapsingHeader::new(format!("scene files ({})", files.len())).default_open(true).show(ui, |ui| {
         egui::ScrollArea::vertical().id_salt("scene_files").max_height(140.0).show(ui, |ui| {
             for path in files.iter() {
-                let label = file_label(path);
-                if ui.selectable_label(false, label).on_hover_text(path.display().to_string()).clicked() {
+                let is_loaded = loaded.as_ref() == Some(&canonical(path));
+                let label = if is_loaded { format!("{}  (loaded)", file_label(path)) } else { file_label(path) };
+                if ui.selectable_label(is_loaded, label).on_hover_text(path.display().to_string()).clicked() {
                     events.push(AppEvent::LoadScene(SceneSource::File(path.clone())));
                 }
             }
         });
         if files.is_empty() {
-            ui.label(RichText::new("no scenes/ folder found here or beside the binary").small().weak());
+            ui.label(hint("no scenes/ folder found here or beside the binary"));
         }
         rescan = ui.small_button("Rescan").clicked();
     });
     if rescan {
         state.files = None;
     }
+}
+
+/// `path` with links and `..` resolved, to tell whether two names are the same file.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A scene file's name without its folder and extension.

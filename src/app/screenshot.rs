@@ -9,12 +9,13 @@ use powder::render::{FrameInputs, Renderer};
 
 use super::gfx::VIEW_FORMAT;
 
-/// `powder_screenshot_NNN.png` in the current directory, the first number not taken.
+/// `powder_screenshot_NNN.png` in [`super::recording::screenshot_folder`] (created if missing),
+/// the first number not taken; in the working directory if that folder cannot be made.
 pub fn default_path() -> PathBuf {
-    (1..10_000)
-        .map(|n| PathBuf::from(format!("powder_screenshot_{n:03}.png")))
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| PathBuf::from("powder_screenshot.png"))
+    super::recording::next_screenshot().unwrap_or_else(|e| {
+        log::warn!("{e}; the screenshot goes to the working directory");
+        super::recording::first_free(Path::new("."), "powder_screenshot", ".png")
+    })
 }
 
 /// Renders `inputs` at `size` with `renderer` (already sized for it) and writes `path`.

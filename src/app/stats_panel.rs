@@ -9,7 +9,7 @@ use egui::{Color32, RichText, Ui};
 use super::events::AppEvent;
 use super::stepping::{BEHIND_REAL_TIME, coarser_resolution};
 use super::timing::RECENT_FRAMES;
-use super::ui::{PanelModel, short};
+use super::ui::{PanelModel, hint, short};
 
 /// How often the Stats section's numbers are refreshed: often enough to follow them, rarely enough
 /// to read them, and the panel's pixels are reused between refreshes (`ui_layer.rs`; redrawing them
@@ -120,6 +120,20 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
         *text = Some(StatsText::collect(model));
     }
     let Some(text) = text else { return };
+    // A fixed height, scrolled inside when the rows do not fit: the sections below stay where
+    // they are whether or not a warning or a pass's timing shows.
+    egui::ScrollArea::vertical()
+        .id_salt("stats")
+        .auto_shrink([false, false])
+        .max_height(STATS_HEIGHT)
+        .show(ui, |ui| rows(ui, model, text, events));
+    ui.label(hint(model.gpu_name));
+}
+
+/// Height of the Stats section's rows, points: about a dozen rows and the real-time line.
+const STATS_HEIGHT: f32 = 250.0;
+
+fn rows(ui: &mut Ui, model: &PanelModel, text: &StatsText, events: &mut Vec<AppEvent>) {
     egui::Grid::new("stats_grid").num_columns(2).striped(true).show(ui, |ui| {
         for (name, value) in &text.rows {
             ui.label(name);
@@ -153,15 +167,6 @@ pub fn stats(ui: &mut Ui, model: &PanelModel, text: &mut Option<StatsText>, even
             }
         }
     }
-    ui.label(RichText::new(model.gpu_name).small().weak());
-    ui.horizontal(|ui| {
-        if ui.button("Screenshot (F12)").clicked() {
-            events.push(AppEvent::Screenshot(None));
-        }
-        if let Some(path) = model.last_screenshot {
-            ui.label(RichText::new(path.display().to_string()).small());
-        }
-    });
 }
 
 #[cfg(test)]

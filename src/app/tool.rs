@@ -91,6 +91,11 @@ impl Tool {
         }
     }
 
+    /// Where the held tool acts, for drawing it: centre, radius (metres) and whether it repels.
+    pub fn sphere(&self) -> Option<(Vec3, f32, bool)> {
+        self.held.map(|h| (h.center, self.settings.radius, h.repel))
+    }
+
     /// Releases the tool; grabbed snow keeps its velocity.
     pub fn end(&mut self) {
         self.held = None;

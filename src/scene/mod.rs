@@ -17,6 +17,7 @@ mod overrides;
 mod shape;
 mod validate;
 mod variation;
+pub mod view;
 
 use std::path::Path;
 
@@ -97,6 +98,10 @@ pub struct Scene {
     /// any of the PB-MPM settings ([`crate::sim::pbmpm::PbmpmSettings`]). Optional.
     #[serde(default)]
     pub integrator: Integrator,
+    /// The app's camera and render settings ([`view::ViewConfig`]). Optional; `powder run`
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<view::ViewConfig>,
     /// The files the scene refers to, loaded (not part of the JSON).
     #[serde(skip)]
     pub assets: SceneAssets,

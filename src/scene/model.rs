@@ -72,6 +72,7 @@ pub fn scene_for_model(path: &Path) -> Result<Scene, SceneError> {
         packing: Default::default(),
         max_speed: None,
         integrator: Default::default(),
+        view: None,
         emitters: Vec::new(),
         colliders: vec![collider],
         assets: SceneAssets::default(),

@@ -244,6 +244,9 @@ pub(crate) fn allowed_for(scene: &Scene, field: &str) -> Option<String> {
 
 /// Checks every rule; the first broken one is the error.
 pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
+    if let Some(view) = &scene.view {
+        view.validate(source)?;
+    }
     if scene.emitters.is_empty() {
         return Err(SceneError::invalid(source, "emitters", "[]", "a list of at least one emitter"));
     }

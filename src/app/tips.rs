@@ -1,0 +1,92 @@
+//! What each panel parameter does to the snow, shown when the pointer rests on its name or
+//! slider. Each says what the number is physically and what raising it does.
+
+/// Young's modulus E.
+pub const YOUNGS_MODULUS: &str = "Young's modulus E: how stiff fresh snow is against being squeezed or bent. Higher: \
+     the snow keeps its shape and bounces more; it also shortens the stable time step (more substeps per second).";
+/// Poisson's ratio ν.
+pub const POISSON_RATIO: &str = "Poisson's ratio ν: how much the snow bulges sideways when squeezed. Higher: it \
+     resists changes of volume more than changes of shape (0.45 is nearly incompressible, 0 bulges not at all).";
+/// Hardening ξ.
+pub const HARDENING: &str = "hardening ξ: how much stiffer snow gets as it is compacted. Higher: packed snow \
+     resists more and breaks in harder chunks; 0: compaction never stiffens it (slushy).";
+/// Critical compression θc.
+pub const CRITICAL_COMPRESSION: &str = "critical compression θc: how far snow can be squeezed before it deforms \
+     permanently (packs down). Higher: springier snow that takes more load before it packs; lower: it packs \
+     and crumbles sooner.";
+/// Critical stretch θs.
+pub const CRITICAL_STRETCH: &str = "critical stretch θs: how far snow can be pulled apart before it gives way \
+     permanently. Higher: stickier snow that stretches and holds together; lower: brittle snow that fractures \
+     into pieces.";
+/// Tensile strength σF.
+pub const TENSILE_STRENGTH: &str = "tensile strength σF: the pulling stress at which the snow cracks open. Higher: \
+     chunks hold together under more pull; 0 turns cracking off (the paper's model, snow only yields).";
+/// Density ρ.
+pub const DENSITY: &str = "density ρ: mass per volume of the snow as spawned (fresh powder about 100, packed about 400, \
+     ice about 900 kg/m³). Higher: heavier particles with more momentum in a hit; applies at the next reset.";
+/// Grid resolution.
+pub const GRID_RESOLUTION: &str = "grid resolution: cells along the longest edge of the domain. Higher: finer \
+     detail (smaller clumps and cracks), but cost grows about with its fourth power (cells × substeps). The \
+     particles are moved onto the new grid when you press Apply.";
+/// Time step dt.
+pub const DT: &str = "dt: the simulated seconds one substep advances while auto dt is off. Higher: fewer substeps \
+     per second (faster), but past the stable dt the simulation blows up.";
+/// Auto dt.
+pub const AUTO_DT: &str = "auto dt: take the largest time step that stays stable for the snow's current speed and \
+     stiffness, measured each frame. Off: the fixed dt below.";
+/// Substeps per frame.
+pub const SUBSTEPS: &str = "substeps per displayed frame in fixed-substeps mode. Higher: more simulated time per \
+     frame (faster motion on screen), slower frames.";
+/// Simulation budget.
+pub const BUDGET: &str = "wall-clock milliseconds of each window frame the simulation may use. Higher: more \
+     simulated time per frame, a less responsive window.";
+/// Gravity.
+pub const GRAVITY: &str = "gravity along z (up): −9.81 m/s² on Earth. More negative: snow falls and packs harder; \
+     positive pulls it up.";
+/// PB-MPM iterations.
+pub const ITERATIONS: &str = "PB-MPM iterations per step: how many times each step's constraints are relaxed. \
+     Higher: stiffer, more accurate snow (closer to the explicit integrator), slower steps.";
+/// PB-MPM longest step.
+pub const LONGEST_STEP: &str = "PB-MPM longest step: the largest simulated time one step may advance (steps are \
+     also limited by how far the snow moves). Higher: fewer steps (faster); too high and fast snow tunnels.";
+/// PB-MPM yield time.
+pub const YIELD_TIME: &str = "yield time: how long plastic flow takes to relax the snow towards its yield limits. \
+     Higher: snow stays springy longer before it packs or tears; 0 yields at once as the explicit integrator does.";
+/// Particle size.
+pub const PARTICLE_SIZE: &str = "particle size: drawn radius of each particle, as a multiple of half the particle \
+     spacing. Larger closes the gaps between particles; the simulation is unchanged.";
+/// Exposure.
+pub const EXPOSURE: &str = "exposure: brightness of the final image. Higher: brighter.";
+/// Volume density.
+pub const VOLUME_DENSITY: &str = "volume density: how opaque the volume view draws a given amount of snow. Higher: \
+     thin snow looks solid.";
+/// Speed colour scale.
+pub const SPEED_SCALE: &str = "speed shown at the top (brightest) of the speed colour scale. Lower: slow motion \
+     stands out.";
+/// View resolution.
+pub const VIEW_RESOLUTION: &str = "view resolution: fraction of the window's pixels the 3D view renders (then \
+     scaled up). Lower: faster drawing on slow GPUs, blurrier; screenshots and recordings are always full size.";
+/// Tool radius.
+pub const TOOL_RADIUS: &str = "tool radius: the sphere of snow the grab or repel tool acts on, drawn as a circle \
+     while you hold it. Larger: grabs or pushes more snow at once.";
+/// Tool strength.
+pub const TOOL_STRENGTH: &str = "tool strength: how fast the snow in the sphere takes the cursor's velocity (per \
+     second). Higher: the snow follows the cursor tightly; lower: it lags and stretches.";
+/// Repel speed.
+pub const REPEL_SPEED: &str = "repel speed: outward speed the repel tool gives the snow in its sphere. Higher: \
+     a harder blast.";
+/// Stepping mode.
+pub const STEPPING: &str = "stepping: how much simulated time each window frame advances. Real time follows the \
+     wall clock as far as the budget allows; fixed substeps runs the same number every frame; one scene frame \
+     per frame shows every frame `powder run` would write.";
+/// Render mode.
+pub const RENDER_MODE: &str = "mode: surface draws the snow's surface, rebuilt from the particles every frame; \
+     particles draws each particle as a small sphere; volume draws the snow's density as a cloud; both draws \
+     particles and volume together. The simulation is unchanged.";
+/// Colour field.
+pub const COLOUR: &str = "colour: what the snow's colour shows (in every mode). snow: shaded white; speed: how fast each \
+     particle moves (scale below); plastic Jp: compressed (below 1) or stretched (above 1) snow; material id: the emitter that \
+     made it, a colour each.";
+/// Repel toggle.
+pub const REPEL: &str = "right drag pushes snow away from the cursor instead of grabbing it (Ctrl + right drag \
+     always repels).";
