@@ -165,7 +165,7 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
             })
             .count()
     };
-    let (inner, outer) = (hits(RADIUS - 0.5 * H), hits(RADIUS + 0.5 * H) + 0);
+    let (inner, outer) = (hits(RADIUS - 0.5 * H), hits(RADIUS + 0.5 * H));
     println!("{changed} pixels of snow; the sphere covers {inner}..{outer}");
     assert!((inner..=outer).contains(&changed), "{changed} snow pixels, the sphere covers {inner}..{outer}");
 
