@@ -14,7 +14,7 @@
 mod common;
 
 use glam::{Vec2, Vec3};
-use powder::render::{Camera, ColorField, OffscreenTarget, RenderSettings, Renderer};
+use powder::render::{Camera, ColorField, OffscreenTarget, RenderMode, RenderSettings, Renderer};
 use powder::sim::Solver;
 
 const WIDTH: u32 = 160;
@@ -87,7 +87,12 @@ fn render(gpu: &powder::gpu::Gpu, solver: &Solver, camera: &Camera, scale: f32) 
     let target = OffscreenTarget::new(&gpu.device, WIDTH, HEIGHT, format);
     let mut renderer = Renderer::new(&gpu.device, format, 1);
     renderer.resize(&gpu.device, WIDTH, HEIGHT);
-    let settings = RenderSettings { particle_scale: scale, color_field: ColorField::Speed, ..Default::default() };
+    let settings = RenderSettings {
+        mode: RenderMode::Particles,
+        particle_scale: scale,
+        color_field: ColorField::Speed,
+        ..Default::default()
+    };
     let inputs = common::frame_inputs(solver, camera, &settings, solver.particle_count(), RADIUS);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);

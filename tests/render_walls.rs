@@ -9,7 +9,7 @@
 mod common;
 
 use glam::{Vec2, Vec3};
-use powder::render::{Camera, OffscreenTarget, RenderSettings, Renderer};
+use powder::render::{Camera, OffscreenTarget, RenderMode, RenderSettings, Renderer};
 use powder::sim::Solver;
 
 const WIDTH: u32 = 160;
@@ -25,7 +25,7 @@ fn render(gpu: &powder::gpu::Gpu, solver: &Solver, count: u32, camera: &Camera, 
     renderer.resize(&gpu.device, WIDTH, HEIGHT);
     renderer.set_sun_direction(sun);
     renderer.set_walls_visible(walls);
-    let settings = RenderSettings::default();
+    let settings = RenderSettings { mode: RenderMode::Particles, ..RenderSettings::default() };
     let inputs = common::frame_inputs(solver, camera, &settings, count, 0.25 * H);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
