@@ -1,0 +1,164 @@
+//! The grid view's compute pass (`render::grid_view`, lavapipe): planes of node mass and speed
+//! against the host's computation at the same nodes, on a dense and a sparse grid.
+//!
+//! Mutation checks done by hand: reading `state.x` instead of `state.w` for mass, swapping the
+//! plane axes of axis 1 in the shader, and dropping the block-map lookup (dense indexing on the
+//! sparse grid) each made `planes_are_the_grid_read_back_node_for_node` fail.
+
+mod common;
+
+use glam::{UVec3, Vec3};
+use powder::gpu::Gpu;
+use powder::render::grid_view::{GridQuantity, GridSlice, GridView, SliceImage};
+use powder::sim::Solver;
+use powder::sim::grid_pool::{GridMode, GridStorage};
+use powder::sim::params::{GpuParticle, SolverParams};
+use powder::sim::solver::SolverOptions;
+use powder::sim::sort::bins::SolverPath;
+
+const H: f64 = 0.125;
+/// The block's velocity, m/s.
+const V0: Vec3 = Vec3::new(0.3, -0.2, -0.5);
+
+/// 12³ cells of 1/8 m, dt = 1e-3 s.
+fn params() -> SolverParams {
+    common::params(12, H, 1e-3)
+}
+
+/// 512 particles in a 0.5 m cube at 0.5..1.0 m (four cells from every wall), all moving at V0.
+fn particles() -> Vec<GpuParticle> {
+    common::block(Vec3::splat(0.5), Vec3::splat(1.0), H as f32, 400.0, |_| V0)
+}
+
+fn solver(gpu: &Gpu, mode: GridMode) -> Solver {
+    let options = SolverOptions { grid_mode: mode, ..Default::default() };
+    let mut solver = Solver::with_options(gpu, params(), &particles(), options).expect("solver");
+    if mode == GridMode::Sparse {
+        // Only the sorted path runs on a sparse grid.
+        solver.set_path(gpu, SolverPath::Sorted).expect("the sorted path");
+    }
+    solver
+}
+
+/// The node index along `axis` of the plane through the block's middle, 0.75 m (node 8 of the
+/// padded grid: 0.75 m / H + 2 padding nodes).
+fn middle_index(p: &SolverParams, axis: usize) -> u32 {
+    ((0.75 - p.grid.grid_origin()[axis]) / H).round() as u32
+}
+
+/// The plane `slice` computed on the host from the grid read back whole.
+fn host_plane(p: &SolverParams, grid: &[[f32; 4]], slice: GridSlice) -> Vec<f32> {
+    let dims = p.grid.node_dims();
+    let (w, h) = slice.extent(dims);
+    let mut out = Vec::new();
+    for v in 0..h {
+        for u in 0..w {
+            let n: UVec3 = slice.node(u, v);
+            let s = grid[p.grid.node_index(n.x, n.y, n.z)];
+            out.push(match slice.quantity {
+                GridQuantity::Mass => s[3],
+                GridQuantity::Speed => (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt(),
+            });
+        }
+    }
+    out
+}
+
+/// After three substeps, every plane through the block's middle (each axis, both quantities) is
+/// the grid the solver reads back, taken apart on the host. Mass is the stored f32 copied: equal
+/// bit for bit. Speed is `length()` in WGSL against sqrt(x²+y²+z²) in f32 on the host, which may
+/// round differently (fused multiply-adds): 4 ulp relative, 5e-7.
+#[test]
+fn planes_are_the_grid_read_back_node_for_node() {
+    let gpu = common::gpu();
+    let p = params();
+    let mut view = GridView::new(&gpu.device);
+    for mode in [GridMode::Dense, GridMode::Sparse] {
+        let solver = solver(&gpu, mode);
+        assert_eq!(solver.grid_storage().is_sparse(), mode == GridMode::Sparse);
+        solver.step(&gpu, 3);
+        let grid = solver.read_grid_velocity(&gpu).expect("grid");
+        for axis in 0..3u32 {
+            for quantity in GridQuantity::ALL {
+                let slice = GridSlice { axis, index: middle_index(&p, axis as usize), quantity };
+                let image = view.read_slice(&gpu, &solver, slice).expect("slice");
+                let expected = host_plane(&p, &grid, slice);
+                assert_eq!(image.values.len(), expected.len());
+                let mut nonzero = 0;
+                for (k, (&got, &want)) in image.values.iter().zip(&expected).enumerate() {
+                    let tol = match quantity {
+                        GridQuantity::Mass => 0.0,
+                        GridQuantity::Speed => 5e-7 * want,
+                    };
+                    assert!(
+                        (got - want).abs() <= tol,
+                        "{mode:?} axis {axis} {quantity:?} at {k}: GPU {got}, host {want}"
+                    );
+                    nonzero += (want > 0.0) as usize;
+                }
+                // The block covers 4 cells, so its stencils reach 6 × 6 nodes of a middle plane
+                // (a check that the comparison saw snow, not only empty nodes).
+                assert!(nonzero >= 36, "{mode:?} axis {axis} {quantity:?}: only {nonzero} nodes with snow");
+            }
+        }
+        if mode == GridMode::Sparse {
+            assert!(matches!(solver.grid_storage(), GridStorage::Sparse { .. }));
+        }
+    }
+}
+
+/// After one substep the grid holds the P2G of the particles as they were made: node mass
+/// Σ m_p w_ip (quadratic B-spline weights, in f64 here) and, as all move at V0 with C = 0 and
+/// gravity is added on the grid, node velocity V0 + g·dt away from the walls.
+#[test]
+fn one_substep_planes_are_the_p2g_of_the_particles() {
+    let gpu = common::gpu();
+    let p = params();
+    let parts = particles();
+    let solver = solver(&gpu, GridMode::Dense);
+    solver.step(&gpu, 1);
+    let mut mass = vec![0.0f64; p.grid.node_count() as usize];
+    let mut contributions = vec![0u32; mass.len()];
+    for q in &parts {
+        for (node, w, _) in common::stencil(&p, common::vec3d(q.position)) {
+            mass[node] += q.mass as f64 * w;
+            contributions[node] += 1;
+        }
+    }
+    let (mass_scale, momentum_scale) = common::gpu_scales(&p);
+    let g = p.gravity.as_vec3();
+    let speed = (V0 + g * p.dt as f32).length() as f64;
+    let mut view = GridView::new(&gpu.device);
+    for axis in 0..3u32 {
+        let index = middle_index(&p, axis as usize);
+        let mass_plane = view.read_slice(&gpu, &solver, GridSlice { axis, index, quantity: GridQuantity::Mass });
+        let speed_plane = view.read_slice(&gpu, &solver, GridSlice { axis, index, quantity: GridQuantity::Speed });
+        let (mass_plane, speed_plane): (SliceImage, SliceImage) = (mass_plane.unwrap(), speed_plane.unwrap());
+        assert!((mass_plane.position - 0.75).abs() < 1e-12, "plane at {} m", mass_plane.position);
+        let mut checked = 0;
+        for v in 0..mass_plane.height {
+            for u in 0..mass_plane.width {
+                let n = mass_plane.slice.node(u, v);
+                let i = p.grid.node_index(n.x, n.y, n.z);
+                let k = (u + mass_plane.width * v) as usize;
+                // Each contribution is rounded to a fixed-point unit (half a unit at most), the
+                // f32 weights to ~1e-7 relative and the node's f32 result to 6e-8 relative.
+                let c = contributions[i] as f64;
+                let tol = 0.5 * c / mass_scale + 1e-6 * mass[i];
+                let got = mass_plane.values[k] as f64;
+                assert!((got - mass[i]).abs() <= tol, "axis {axis} node {n}: GPU mass {got}, host {}", mass[i]);
+                // Speed where the node is well inside the snow's mass (1 % of a full node), so
+                // the momentum's rounding divided by the mass stays small: momentum units of
+                // half a unit per contribution, and the mass's, times the speed, over the mass.
+                let full = parts[0].mass as f64 * 8.0;
+                if mass[i] > 0.01 * full {
+                    let tol = (0.5 * c / momentum_scale + speed * 0.5 * c / mass_scale) / mass[i] + 1e-6 * speed;
+                    let got = speed_plane.values[k] as f64;
+                    assert!((got - speed).abs() <= tol, "axis {axis} node {n}: GPU speed {got}, expected {speed}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 36, "axis {axis}: only {checked} nodes checked");
+    }
+}
