@@ -226,4 +226,8 @@ fn grid_view_params_layout_agrees() {
     let params = rust_layout!(GpuGridViewParams, [node_dims, axis, slice_index, quantity, pool_blocks]);
     assert_eq!(wgsl_layout(&module, "GridViewParams"), params, "layout of GridViewParams differs");
     assert_eq!(size_of::<GpuGridViewParams>() % 16, 0, "a uniform block's size is a multiple of 16 bytes");
+    // The pass reads the solver's collider field as its own struct.
+    use powder::collider::field::GpuColliderNode;
+    let node = rust_layout!(GpuColliderNode, [normal, distance, velocity, surface]);
+    assert_eq!(wgsl_layout(&module, "ViewColliderNode"), node, "layout of ViewColliderNode differs");
 }

@@ -6,12 +6,17 @@
 // sparse grid a node is found through its block's pool block, as the MPM passes find it
 // (`grid_place` in mpm/types.wgsl); a node whose block had none in the last substep reads 0, which
 // is what an empty node holds on a dense grid.
+//
+// The collider distance is read from the colliders' field at the end of the simulation's current
+// frame (`colliders_end`, one ColliderNode per node of the dense grid whatever the grid's storage,
+// a single placeholder while there are no colliders): metres, negative inside, FAR where no
+// collider is near.
 
 struct GridViewParams {
     node_dims: vec3<u32>,
     axis: u32,
     slice_index: u32,
-    // 0: node mass (kg); 1: node speed |v| (m/s).
+    // 0: node mass (kg); 1: node speed |v| (m/s); 2: collider signed distance (m).
     quantity: u32,
     // 0 on a dense grid; the pool's size in blocks on a sparse one.
     pool_blocks: u32,
@@ -23,6 +28,19 @@ struct GridViewParams {
 // One entry per grid block, stored one up (0: no pool block), as the sort writes it.
 @group(0) @binding(2) var<storage, read> block_slots: array<u32>;
 @group(0) @binding(3) var<storage, read_write> slice_values: array<f32>;
+
+// A node of a collider field (ColliderNode in mpm/types.wgsl, GpuColliderNode in Rust).
+struct ViewColliderNode {
+    normal: vec3<f32>,
+    distance: f32,
+    velocity: vec3<f32>,
+    surface: u32,
+}
+
+@group(0) @binding(4) var<storage, read> colliders_end: array<ViewColliderNode>;
+
+// The distance stored where no collider is near (FAR in src/collider/field.rs).
+const VIEW_FAR: f32 = 1.0e30;
 
 // The edge of a grid block in nodes (BLOCK_EDGE in mpm/types.wgsl).
 const VIEW_BLOCK_EDGE: u32 = 4u;
@@ -69,6 +87,16 @@ fn grid_view_slice(@builtin(global_invocation_id) id: vec3<u32>) {
     node[axes.x] = id.x;
     node[axes.y] = id.y;
     var value = 0.0;
+    if (view.quantity == 2u) {
+        let d = view.node_dims;
+        let index = node.x + d.x * (node.y + d.y * node.z);
+        value = VIEW_FAR;
+        if (index < arrayLength(&colliders_end)) {
+            value = colliders_end[index].distance;
+        }
+        slice_values[id.x + extent.x * id.y] = value;
+        return;
+    }
     let place = stored_place(node);
     if (place != VIEW_NO_NODE) {
         let state = grid_velocity[place];

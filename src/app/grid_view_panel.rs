@@ -8,6 +8,7 @@
 
 use egui::{Color32, ColorImage, Rgba, Sense, TextureHandle, TextureOptions, Ui, vec2};
 
+use powder::collider::field::FAR;
 use powder::gpu::Gpu;
 use powder::render::grid_view::{GridQuantity, GridSlice, GridView, SliceImage};
 use powder::render::particles::color_ramps;
@@ -24,8 +25,8 @@ const SIDE: f32 = 260.0;
 const EMPTY: Color32 = Color32::from_rgb(24, 24, 28);
 
 /// The checkbox's hover text.
-const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured by node mass (kg) or node speed \
-     (m/s) after the last substep, drawn in the view's top right corner with its scale. Dark nodes hold no snow.";
+const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured by node mass (kg), node speed \
+     (m/s) after the last substep or the signed distance to the nearest collider (m, negative inside), drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near).";
 
 /// What the grid view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,17 +94,29 @@ impl GridViewPanel {
     }
 }
 
-/// The plane's colour: `color_ramps::speed` of value / the plane's largest, empty nodes dark; v
-/// upward.
+/// The colour scale of a plane: its ends, and whether a node's value means "nothing here" (no
+/// mass, no speed, no collider near).
+fn scale(image: &SliceImage) -> ((f32, f32), impl Fn(f32) -> bool) {
+    let (low, top) = image.range();
+    let signed = image.slice.quantity == GridQuantity::ColliderDistance;
+    let ends = if signed { (low, top) } else { (0.0, top) };
+    // NaN counts as empty too.
+    let shown = move |v: f32| if signed { v.abs() < 0.5 * FAR } else { v > 0.0 };
+    (ends, move |v: f32| !shown(v))
+}
+
+/// The plane's colour: `color_ramps::speed` from the scale's low to its high end, empty nodes
+/// dark; v upward.
 fn colored(image: &SliceImage) -> ColorImage {
-    let (_, top) = image.range();
+    let ((low, top), empty) = scale(image);
+    let span = (top - low).max(f32::MIN_POSITIVE);
     let (w, h) = (image.width as usize, image.height as usize);
     let mut pixels = Vec::with_capacity(w * h);
     for row in 0..h {
         let v = h - 1 - row;
         for u in 0..w {
             let value = image.values[u + w * v];
-            pixels.push(if value > 0.0 && top > 0.0 { color(color_ramps::speed(value / top)) } else { EMPTY });
+            pixels.push(if empty(value) { EMPTY } else { color(color_ramps::speed((value - low) / span)) });
         }
     }
     ColorImage::new([w, h], pixels)
@@ -114,11 +127,12 @@ fn color(albedo: glam::Vec3) -> Color32 {
     Rgba::from_rgb(albedo.x, albedo.y, albedo.z).into()
 }
 
-/// The colour bar from 0 to the plane's largest value, labelled in the quantity's unit, and where
+/// The colour bar over the plane's scale (0 to the largest value; the collider distance's
+/// smallest to largest), labelled in the quantity's unit, and where
 /// the plane lies.
 fn legend(ui: &mut Ui, image: &SliceImage, width: f32) {
     let (name, unit) = image.slice.quantity.label();
-    let (low, top) = image.range();
+    let ((low, top), _) = scale(image);
     let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
     let steps = 48;
     for k in 0..steps {
@@ -130,11 +144,11 @@ fn legend(ui: &mut Ui, image: &SliceImage, width: f32) {
     }
     ui.horizontal(|ui| {
         ui.set_width(width);
-        ui.small("0");
+        ui.small(if low == 0.0 { "0".to_string() } else { format!("{low:.3e}") });
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| ui.small(format!("{top:.3e} {unit}")));
     });
     let axis = ["x", "y", "z"][image.slice.axis as usize];
-    ui.small(format!("{name}, {unit}; plane {axis} = {:.3} m; min {low:.3e}", image.position));
+    ui.small(format!("{name}, {unit}; plane {axis} = {:.3} m", image.position));
 }
 
 /// Draws the grid view's controls: on/off, quantity, axis and the plane's node along it (with its

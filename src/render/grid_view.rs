@@ -1,5 +1,6 @@
 //! The grid view (`shaders/render/grid_view.wgsl`): one plane of the solver's grid nodes, normal to
-//! an axis, as one value per node: the node mass (kg) or speed (m/s) after the last grid update.
+//! an axis, as one value per node: the node mass (kg) or speed (m/s) after the last grid update,
+//! or the colliders' signed distance (m).
 //!
 //! The compute pass reads the solver's `grid_velocity` (velocity and mass per stored node) through
 //! the sparse grid's block map where there is one, and writes the plane into a small buffer that
@@ -11,6 +12,7 @@ use glam::UVec3;
 
 use super::bindings::{pipeline_layout, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
+use crate::collider::field::FAR;
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::Solver;
 
@@ -22,17 +24,21 @@ pub enum GridQuantity {
     Mass,
     /// The node's speed |v| in m/s after the grid update (gravity, colliders, walls applied).
     Speed,
+    /// The signed distance to the nearest collider in m (negative inside) at the end of the
+    /// simulation's current frame; [`crate::collider::field::FAR`] where no collider is near.
+    ColliderDistance,
 }
 
 impl GridQuantity {
     /// Every quantity, in the order the panel lists them.
-    pub const ALL: [GridQuantity; 2] = [GridQuantity::Mass, GridQuantity::Speed];
+    pub const ALL: [GridQuantity; 3] = [GridQuantity::Mass, GridQuantity::Speed, GridQuantity::ColliderDistance];
 
     /// `quantity` in the shader.
     fn code(self) -> u32 {
         match self {
             GridQuantity::Mass => 0,
             GridQuantity::Speed => 1,
+            GridQuantity::ColliderDistance => 2,
         }
     }
 
@@ -41,6 +47,7 @@ impl GridQuantity {
         match self {
             GridQuantity::Mass => ("node mass", "kg"),
             GridQuantity::Speed => ("node speed |v|", "m/s"),
+            GridQuantity::ColliderDistance => ("collider distance", "m"),
         }
     }
 }
@@ -94,7 +101,7 @@ pub struct GpuGridViewParams {
     pub axis: u32,
     /// The plane's node index along `axis`.
     pub slice_index: u32,
-    /// 0 mass, 1 speed.
+    /// 0 mass, 1 speed, 2 collider distance.
     pub quantity: u32,
     /// 0 on a dense grid, the pool's size in blocks on a sparse one.
     pub pool_blocks: u32,
@@ -118,9 +125,10 @@ pub struct SliceImage {
 }
 
 impl SliceImage {
-    /// The smallest and largest value (0, 0 for an empty plane).
+    /// The smallest and largest value, nodes without a collider near left out (0, 0 for an empty
+    /// plane).
     pub fn range(&self) -> (f32, f32) {
-        let finite = self.values.iter().copied().filter(|v| v.is_finite());
+        let finite = self.values.iter().copied().filter(|v| v.is_finite() && v.abs() < 0.5 * FAR);
         finite
             .fold(None, |acc: Option<(f32, f32)>, v| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))))
             .unwrap_or((0.0, 0.0))
@@ -159,6 +167,7 @@ impl GridView {
                 storage_entry(1, stage, true),
                 storage_entry(2, stage, true),
                 storage_entry(3, stage, false),
+                storage_entry(4, stage, true),
             ],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -219,6 +228,7 @@ impl GridView {
                 wgpu::BindGroupEntry { binding: 1, resource: page.grid_velocity.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 2, resource: page.block_slots.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: out.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: page.colliders[1].as_entire_binding() },
             ],
         });
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
