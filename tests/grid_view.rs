@@ -1,11 +1,14 @@
 //! The grid view's compute pass (`render::grid_view`, lavapipe): planes of node mass and speed
 //! against the host's computation at the same nodes, on a dense and a sparse grid, and planes of
-//! the collider distance against the field the host uploaded.
+//! the collider distance against the field the host uploaded, and planes of Jp and stress
+//! splatted from the particles against the same sums on the host.
 //!
 //! Mutation checks done by hand: reading `state.x` instead of `state.w` for mass (both mass/speed
 //! tests fail), `length(state.xy)` for speed (both fail), swapping the plane axes of axis 1 in the
 //! shader and dropping the block-map lookup (dense indexing on the sparse grid) (the first fails);
-//! binding the colliders' start frame instead of the end's (the collider test fails).
+//! binding the colliders' start frame instead of the end's (the collider test fails); in the
+//! splat, dropping the weight along the plane's normal, the particle mass, or the factor 2 of
+//! τ's off-diagonal terms (the Jp and stress test fails each time).
 
 mod common;
 
@@ -62,7 +65,7 @@ fn host_plane(p: &SolverParams, grid: &[[f32; 4]], slice: GridSlice) -> Vec<f32>
             out.push(match slice.quantity {
                 GridQuantity::Mass => s[3],
                 GridQuantity::Speed => (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt(),
-                GridQuantity::ColliderDistance => unreachable!("the collider field is checked on its own"),
+                _ => unreachable!("the collider field and the splatted quantities are checked on their own"),
             });
         }
     }
@@ -92,8 +95,8 @@ fn planes_are_the_grid_read_back_node_for_node() {
                 let mut nonzero = 0;
                 for (k, (&got, &want)) in image.values.iter().zip(&expected).enumerate() {
                     let tol = match quantity {
-                        GridQuantity::Mass | GridQuantity::ColliderDistance => 0.0,
                         GridQuantity::Speed => 5e-7 * want,
+                        _ => 0.0,
                     };
                     assert!(
                         (got - want).abs() <= tol,
@@ -217,5 +220,77 @@ fn collider_distance_plane_is_the_field_at_the_frames_end() {
             }
         }
         assert!(near >= 20, "axis {axis}: only {near} nodes near the floor");
+    }
+}
+
+/// The block with Jp from 0.9 to 1.1 growing along x + z and F = I + a fixed mix of shears and
+/// stretches growing along x + y, so both splatted quantities vary over every plane.
+fn deformed_particles() -> Vec<GpuParticle> {
+    let mut parts = particles();
+    for q in &mut parts {
+        // Both in 0..1 over the block, each varying on every axis-aligned plane through it.
+        let s = (q.position[0] + q.position[2] - 1.0) / 1.0;
+        let t = (q.position[1] + q.position[0] - 1.0) / 1.0;
+        q.plastic_jacobian = 0.9 + 0.2 * s;
+        // Masses from 0.5 to 1.5 times the lattice's, so the weighting by mass shows.
+        q.mass *= 0.5 + t;
+        let f = glam::Mat3::from_cols_array(&[1.0, 0.01, 0.0, 0.02, 1.0, -0.01, 0.0, 0.015, 1.0]);
+        let f = glam::Mat3::IDENTITY + (f - glam::Mat3::IDENTITY) * (1.0 + 4.0 * t) + glam::Mat3::IDENTITY * 0.01 * t;
+        q.deformation = common::padded(f);
+    }
+    parts
+}
+
+/// Jp and |τ| splatted onto planes through the block as uploaded, against the host: the
+/// same sums Σ w m q / Σ w m over each node's particles in f64, with the stencil of
+/// `common::stencil` and τ from `cpu::p2g::kirchhoff_stress` of the particle's F and Jp. The GPU
+/// adds f32 terms in any order (up to 27 · 8 = 216 per node here: about 216 × 6e-8 ≈ 1.3e-5
+/// relative at worst) and its τ comes from the f32 `stress` pass (1e-5 relative of |τ|): 5e-5 of
+/// the value, relative.
+#[test]
+fn jp_and_stress_planes_are_the_mass_weighted_particle_values() {
+    let gpu = common::gpu();
+    let p = params();
+    let parts = deformed_particles();
+    let solver = Solver::new(&gpu, p, &parts).expect("solver");
+    // The `stress` pass fills the stored τ of the uploaded F and Jp.
+    solver.run_pass(&gpu, powder::sim::passes::MpmPass::Stress);
+    let nodes = p.grid.node_count() as usize;
+    let (mut wm, mut wjp, mut wtau) = (vec![0.0f64; nodes], vec![0.0f64; nodes], vec![0.0f64; nodes]);
+    for q in &parts {
+        let f = common::mat3d(&q.deformation);
+        let tau = powder::sim::cpu::p2g::kirchhoff_stress(&p.material, &f, q.plastic_jacobian as f64, 0.0);
+        for (node, w, _) in common::stencil(&p, common::vec3d(q.position)) {
+            let m = w * q.mass as f64;
+            wm[node] += m;
+            wjp[node] += m * q.plastic_jacobian as f64;
+            wtau[node] += m * tau.norm();
+        }
+    }
+    let mut view = GridView::new(&gpu.device);
+    for axis in 0..3u32 {
+        for (quantity, sums) in [(GridQuantity::PlasticJacobian, &wjp), (GridQuantity::Stress, &wtau)] {
+            let slice = GridSlice { axis, index: middle_index(&p, axis as usize), quantity };
+            let image = view.read_slice(&gpu, &solver, slice).expect("slice");
+            let (mut seen, mut lo, mut hi) = (0, f64::INFINITY, 0.0f64);
+            for v in 0..image.height {
+                for u in 0..image.width {
+                    let n = slice.node(u, v);
+                    let i = p.grid.node_index(n.x, n.y, n.z);
+                    let got = image.values[(u + image.width * v) as usize] as f64;
+                    let want = if wm[i] > 0.0 { sums[i] / wm[i] } else { 0.0 };
+                    assert!(
+                        (got - want).abs() <= 5e-5 * want.abs(),
+                        "axis {axis} {quantity:?} node {n}: GPU {got}, host {want}"
+                    );
+                    if wm[i] > 0.0 {
+                        (seen, lo, hi) = (seen + 1, lo.min(want), hi.max(want));
+                    }
+                }
+            }
+            assert!(seen >= 36, "axis {axis} {quantity:?}: only {seen} nodes with particles");
+            // The plane shows a spread of values, not one: the comparison sees the weighting.
+            assert!(hi > 1.02 * lo, "axis {axis} {quantity:?}: values {lo}..{hi}");
+        }
     }
 }

@@ -26,7 +26,8 @@ const EMPTY: Color32 = Color32::from_rgb(24, 24, 28);
 
 /// The checkbox's hover text.
 const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured by node mass (kg), node speed \
-     (m/s) after the last substep or the signed distance to the nearest collider (m, negative inside), drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near).";
+     (m/s) after the last substep, the signed distance to the nearest collider (m, negative inside), or the \
+     particles' plastic Jp or stress |τ| (Pa) splatted with the P2G weights and averaged by mass, drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near).";
 
 /// What the grid view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,14 +96,17 @@ impl GridViewPanel {
 }
 
 /// The colour scale of a plane: its ends, and whether a node's value means "nothing here" (no
-/// mass, no speed, no collider near).
+/// mass, no speed, no collider near, no particle's stencil). Mass and speed start at 0; the
+/// distance, Jp and stress span the plane's values.
 fn scale(image: &SliceImage) -> ((f32, f32), impl Fn(f32) -> bool) {
-    let (low, top) = image.range();
     let signed = image.slice.quantity == GridQuantity::ColliderDistance;
-    let ends = if signed { (low, top) } else { (0.0, top) };
     // NaN counts as empty too.
     let shown = move |v: f32| if signed { v.abs() < 0.5 * FAR } else { v > 0.0 };
-    (ends, move |v: f32| !shown(v))
+    let values = image.values.iter().copied().filter(|&v| shown(v));
+    let (low, top) = values.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (low, top) = if low <= top { (low, top) } else { (0.0, 0.0) };
+    let from_zero = matches!(image.slice.quantity, GridQuantity::Mass | GridQuantity::Speed);
+    (if from_zero { (0.0, top) } else { (low, top) }, move |v: f32| !shown(v))
 }
 
 /// The plane's colour: `color_ramps::speed` from the scale's low to its high end, empty nodes

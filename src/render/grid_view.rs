@@ -27,11 +27,26 @@ pub enum GridQuantity {
     /// The signed distance to the nearest collider in m (negative inside) at the end of the
     /// simulation's current frame; [`crate::collider::field::FAR`] where no collider is near.
     ColliderDistance,
+    /// The particles' plastic volume ratio Jp, mass-weighted with the P2G weights: Σ w m Jp / Σ w m.
+    PlasticJacobian,
+    /// The particles' Kirchhoff stress magnitude |τ| (Frobenius norm, Pa), mass-weighted likewise.
+    Stress,
 }
 
 impl GridQuantity {
     /// Every quantity, in the order the panel lists them.
-    pub const ALL: [GridQuantity; 3] = [GridQuantity::Mass, GridQuantity::Speed, GridQuantity::ColliderDistance];
+    pub const ALL: [GridQuantity; 5] = [
+        GridQuantity::Mass,
+        GridQuantity::Speed,
+        GridQuantity::ColliderDistance,
+        GridQuantity::PlasticJacobian,
+        GridQuantity::Stress,
+    ];
+
+    /// Whether it is splatted from the particles rather than read from the grid.
+    pub fn splatted(self) -> bool {
+        matches!(self, GridQuantity::PlasticJacobian | GridQuantity::Stress)
+    }
 
     /// `quantity` in the shader.
     fn code(self) -> u32 {
@@ -39,6 +54,8 @@ impl GridQuantity {
             GridQuantity::Mass => 0,
             GridQuantity::Speed => 1,
             GridQuantity::ColliderDistance => 2,
+            GridQuantity::PlasticJacobian => 3,
+            GridQuantity::Stress => 4,
         }
     }
 
@@ -48,6 +65,8 @@ impl GridQuantity {
             GridQuantity::Mass => ("node mass", "kg"),
             GridQuantity::Speed => ("node speed |v|", "m/s"),
             GridQuantity::ColliderDistance => ("collider distance", "m"),
+            GridQuantity::PlasticJacobian => ("plastic Jp (mass-weighted)", "1"),
+            GridQuantity::Stress => ("stress |τ| (mass-weighted)", "Pa"),
         }
     }
 }
@@ -101,12 +120,16 @@ pub struct GpuGridViewParams {
     pub axis: u32,
     /// The plane's node index along `axis`.
     pub slice_index: u32,
-    /// 0 mass, 1 speed, 2 collider distance.
+    /// 0 mass, 1 speed, 2 collider distance, 3 Jp, 4 |τ|.
     pub quantity: u32,
     /// 0 on a dense grid, the pool's size in blocks on a sparse one.
     pub pool_blocks: u32,
-    /// Padding to 16 bytes.
-    pub _pad0: u32,
+    /// Particles of the page the splat reads.
+    pub particle_count: u32,
+    /// The grid's node 0, metres.
+    pub grid_origin: [f32; 3],
+    /// Node spacing, metres.
+    pub cell_size: f32,
 }
 
 /// One plane read back: `values[u + width · v]`, v upward.
@@ -139,8 +162,11 @@ impl SliceImage {
 pub struct GridView {
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::ComputePipeline,
+    splat: wgpu::ComputePipeline,
+    resolve: wgpu::ComputePipeline,
     params: wgpu::Buffer,
     out: Option<wgpu::Buffer>,
+    sums: Option<wgpu::Buffer>,
 }
 
 /// Threads per workgroup along u and v (`@workgroup_size(8, 8, 1)`).
@@ -168,27 +194,36 @@ impl GridView {
                 storage_entry(2, stage, true),
                 storage_entry(3, stage, false),
                 storage_entry(4, stage, true),
+                storage_entry(5, stage, true),
+                storage_entry(6, stage, true),
+                storage_entry(7, stage, true),
+                storage_entry(8, stage, false),
             ],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(shader.label()),
             source: wgpu::ShaderSource::Wgsl(shader.composed_source(DepthKind::Single).into()),
         });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(shader.label()),
-            layout: Some(&pipeline_layout(device, shader.label(), &[&layout])),
-            module: &module,
-            entry_point: Some("grid_view_slice"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline_layout = pipeline_layout(device, shader.label(), &[&layout]);
+        let entry = |name: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(shader.label()),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(name),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let (pipeline, splat, resolve) =
+            (entry("grid_view_slice"), entry("grid_view_splat"), entry("grid_view_resolve"));
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.grid_view.params"),
             size: size_of::<GpuGridViewParams>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Self { layout, pipeline, params, out: None }
+        Self { layout, pipeline, splat, resolve, params, out: None, sums: None }
     }
 
     /// Runs the pass over `solver`'s grid as the last substep left it and copies the plane back
@@ -208,42 +243,96 @@ impl GridView {
                 mapped_at_creation: false,
             }));
         }
-        let out = self.out.as_ref().expect("made above");
-        let uniforms = GpuGridViewParams {
+        if self.sums.as_ref().is_none_or(|b| b.size() != 2 * bytes) {
+            self.sums = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("render.grid_view.sums"),
+                size: 2 * bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let (out, sums) = (self.out.as_ref().expect("made above"), self.sums.as_ref().expect("made above"));
+        let mut uniforms = GpuGridViewParams {
             node_dims: dims.to_array(),
             axis,
             slice_index: slice.index,
             quantity: slice.quantity.code(),
             pool_blocks: solver.grid_storage().pool_blocks(),
-            _pad0: 0,
+            particle_count: 0,
+            grid_origin: grid.grid_origin().as_vec3().to_array(),
+            cell_size: grid.cell_size as f32,
         };
-        gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
-        // The solver's grid buffers are replaced when its pool grows, so the group is made anew.
-        let page = &solver.pages()[0];
-        let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(RenderShader::GridView.label()),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: self.params.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: page.grid_velocity.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: page.block_slots.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 3, resource: out.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: page.colliders[1].as_entire_binding() },
-            ],
-        });
+        let groups = [(width, GROUP), (height, GROUP)].map(|(n, g)| n.div_ceil(g));
+        let (first, pages) = (&solver.pages()[0], solver.pages());
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        if slice.quantity.splatted() {
+            // One submission per page: each needs its own particle count in the uniform.
+            encoder.clear_buffer(sums, 0, None);
+            for page in pages {
+                uniforms.particle_count = page.particle_count;
+                gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
+                let group = self.group(gpu, first, page, out, sums);
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&self.splat);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(page.particle_count.div_ceil(64).max(1), 1, 1);
+                drop(pass);
+                gpu.queue.submit([std::mem::replace(
+                    &mut encoder,
+                    gpu.device.create_command_encoder(&Default::default()),
+                )
+                .finish()]);
+            }
+        } else {
+            gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
+        }
+        // The grid's buffers are replaced when its pool grows, so the groups are made anew.
+        let group = self.group(gpu, first, first, out, sums);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(RenderShader::GridView.label()),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(if slice.quantity.splatted() { &self.resolve } else { &self.pipeline });
             pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(width.div_ceil(GROUP), height.div_ceil(GROUP), 1);
+            pass.dispatch_workgroups(groups[0], groups[1], 1);
         }
         gpu.queue.submit([encoder.finish()]);
         let values = bytemuck::pod_collect_to_vec(&gpu.read_buffer(out)?);
         let position = grid.grid_origin()[axis as usize] + slice.index as f64 * grid.cell_size;
         Ok(SliceImage { slice, width, height, values, position })
+    }
+
+    /// The bind group over the grid of `grid` (the first page, which holds it) and the particle
+    /// streams of `page`.
+    fn group(
+        &self,
+        gpu: &Gpu,
+        grid: &crate::sim::page::ParticlePage,
+        page: &crate::sim::page::ParticlePage,
+        out: &wgpu::Buffer,
+        sums: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let buffers = [
+            &self.params,
+            &grid.grid_velocity,
+            &grid.block_slots,
+            out,
+            &grid.colliders[1],
+            &page.particles.position,
+            &page.particles.plastic,
+            &page.particles.stress,
+            sums,
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, b)| wgpu::BindGroupEntry { binding: binding as u32, resource: b.as_entire_binding() })
+            .collect();
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(RenderShader::GridView.label()),
+            layout: &self.layout,
+            entries: &entries,
+        })
     }
 }
