@@ -243,7 +243,7 @@ fn deformed_particles() -> Vec<GpuParticle> {
 
 /// Jp and |τ| splatted onto planes through the block as uploaded, against the host: the
 /// same sums Σ w m q / Σ w m over each node's particles in f64, with the stencil of
-/// `common::stencil` and τ from `cpu::p2g::kirchhoff_stress` of the particle's F and Jp. The GPU
+/// `common::stencil` and τ from `cpu::p2g::kirchhoff_stress` of the particle's F, Jp and damage. The GPU
 /// adds f32 terms in any order (up to 27 · 8 = 216 per node here: about 216 × 6e-8 ≈ 1.3e-5
 /// relative at worst) and its τ comes from the f32 `stress` pass (1e-5 relative of |τ|): 5e-5 of
 /// the value, relative.
@@ -259,7 +259,7 @@ fn jp_and_stress_planes_are_the_mass_weighted_particle_values() {
     let (mut wm, mut wjp, mut wtau) = (vec![0.0f64; nodes], vec![0.0f64; nodes], vec![0.0f64; nodes]);
     for q in &parts {
         let f = common::mat3d(&q.deformation);
-        let tau = powder::sim::cpu::p2g::kirchhoff_stress(&p.material, &f, q.plastic_jacobian as f64, 0.0);
+        let tau = powder::sim::cpu::p2g::kirchhoff_stress(&p.material, &f, q.plastic_jacobian as f64, q.damage as f64);
         for (node, w, _) in common::stencil(&p, common::vec3d(q.position)) {
             let m = w * q.mass as f64;
             wm[node] += m;
