@@ -44,6 +44,9 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
         }
         RenderShader::Mesh => vec![("mesh_vertex", Vertex), ("mesh_fragment", Fragment)],
         RenderShader::ViewBlit => vec![("view_blit_vertex", Vertex), ("view_blit_fragment", Fragment)],
+        RenderShader::GridView => {
+            vec![("grid_view_slice", Compute), ("grid_view_splat", Compute), ("grid_view_resolve", Compute)]
+        }
         RenderShader::Surface => vec![
             ("surface_prepare", Compute),
             ("surface_make_vertices", Compute),
@@ -216,4 +219,20 @@ fn shared_constants_agree() {
         };
         assert_eq!(constant(name), field.gpu_code() as f64, "{name}");
     }
+}
+
+#[test]
+fn grid_view_params_layout_agrees() {
+    use powder::render::grid_view::GpuGridViewParams;
+    let module = validate("grid_view", &RenderShader::GridView.composed_source(DepthKind::Single));
+    let params = rust_layout!(
+        GpuGridViewParams,
+        [node_dims, axis, slice_index, quantity, pool_blocks, particle_count, grid_origin, cell_size]
+    );
+    assert_eq!(wgsl_layout(&module, "GridViewParams"), params, "layout of GridViewParams differs");
+    assert_eq!(size_of::<GpuGridViewParams>() % 16, 0, "a uniform block's size is a multiple of 16 bytes");
+    // The pass reads the solver's collider field as its own struct.
+    use powder::collider::field::GpuColliderNode;
+    let node = rust_layout!(GpuColliderNode, [normal, distance, velocity, surface]);
+    assert_eq!(wgsl_layout(&module, "ViewColliderNode"), node, "layout of ViewColliderNode differs");
 }

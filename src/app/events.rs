@@ -162,6 +162,8 @@ pub enum AppEvent {
     SetRender(RenderSettings),
     /// Replace the mouse-tool settings.
     SetTool(ToolSettings),
+    /// Replace the grid view's settings (shown or not, plane, quantity).
+    SetGridView(super::grid_view_panel::GridViewSettings),
     /// Start grabbing (or repelling) the snow under the cursor.
     ToolStart {
         /// The ray through the cursor.

@@ -16,6 +16,7 @@ pub mod dialog;
 pub mod driver;
 pub mod events;
 pub mod gfx;
+pub mod grid_view_panel;
 pub mod hot_reload;
 pub mod input;
 pub mod legend;

@@ -104,6 +104,8 @@ pub struct Running {
     /// ([`powder::render::FrameInputs::moved`]); `None`: unknown (an event may have replaced or
     /// pushed the particles), so the renderer splats its density volume again.
     moved_since_drawn: Option<f32>,
+    /// The plane through the grid shown over the 3D view.
+    grid_view: super::grid_view_panel::GridViewPanel,
 }
 
 impl Running {
@@ -150,6 +152,7 @@ impl Running {
             dialog: None,
             shader_watcher: super::hot_reload::ShaderWatcher::for_debug_builds(),
             moved_since_drawn: None,
+            grid_view: Default::default(),
             gpu_name,
             draw_ms: 0.0,
             full_view_size: None,
@@ -266,6 +269,13 @@ impl Running {
             }
         }
         self.shown.sync(&self.sim_gpu, self.driver.solver(), self.driver.busy());
+        self.grid_view.update(
+            &self.sim_gpu,
+            self.driver.solver(),
+            self.driver.busy(),
+            &self.egui_ctx,
+            &mut self.messages,
+        );
         // A copy of the particles from the simulation's device: the batches it follows are those
         // the motion bound below covers, or an event that made the bound unknown.
         let copied = self.shown.poll(&self.sim_gpu);
@@ -360,6 +370,7 @@ impl Running {
             full_view_size,
             history,
             recorder,
+            grid_view,
             ..
         } = self;
         let model = PanelModel {
@@ -373,6 +384,7 @@ impl Running {
             draw_ms: *draw_ms,
             history,
             recorder,
+            grid_view: &grid_view.settings,
         };
         let output = self.egui_ctx.run_ui(raw, |ui| {
             if *show_ui {
@@ -394,6 +406,7 @@ impl Running {
                     let scaled = |n: u32| ((n as f32 * scale).round() as u32).max(1);
                     ui.painter().add(gfx.view_shape(scaled(w), scaled(h), rect));
                 }
+                grid_view.overlay(ui, rect);
                 let tool = &model.driver.tool;
                 input::view(ui, &response, camera, tool, &mut events);
             });
@@ -434,6 +447,7 @@ impl Running {
                 event,
                 AppEvent::Quit
                     | AppEvent::SetRender(_)
+                    | AppEvent::SetGridView(_)
                     | AppEvent::ToggleUi
                     | AppEvent::FrameDomain
                     | AppEvent::Screenshot(_)
@@ -462,6 +476,7 @@ impl Running {
         match event {
             AppEvent::Quit => return Next::Quit,
             AppEvent::SetRender(settings) => self.render = settings,
+            AppEvent::SetGridView(settings) => self.grid_view.set(settings),
             AppEvent::ToggleUi => self.show_ui = !self.show_ui,
             AppEvent::FrameDomain => self.frame_domain(),
             AppEvent::FrameSnow => self.frame_snow(),

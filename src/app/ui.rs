@@ -45,6 +45,8 @@ pub struct PanelModel<'a> {
     pub history: &'a super::undo::History,
     /// The 3D view's recorder.
     pub recorder: &'a super::recording::Recorder,
+    /// The grid view's settings.
+    pub grid_view: &'a super::grid_view_panel::GridViewSettings,
 }
 
 /// Text being typed and values being edited across frames.
@@ -173,7 +175,10 @@ pub fn side_panel(ui: &mut Ui, model: &PanelModel, state: &mut PanelState, event
                 Section::Simulation => simulation(ui, model, state, events),
                 Section::Timeline => super::timeline::panel(ui, model, events),
                 Section::Material => material(ui, model, &mut state.preset, events),
-                Section::Render => view_panel::render(ui, model.render, events),
+                Section::Render => {
+                    view_panel::render(ui, model.render, events);
+                    super::grid_view_panel::controls(ui, model.grid_view, model.driver.solver(), events);
+                }
                 Section::Tool => view_panel::tool(ui, model, events),
             });
             if jump == Some(section) {

@@ -34,6 +34,8 @@ pub enum RenderShader {
     ViewBlit,
     /// Compute: the snow's surface extracted from the density volume; then its lit triangles.
     Surface,
+    /// Compute: one plane of the solver's grid nodes, one value per node (the grid view).
+    GridView,
 }
 
 /// How the volume raymarch reads the scene depth: a plain or a multisampled depth texture,
@@ -48,7 +50,7 @@ pub enum DepthKind {
 
 impl RenderShader {
     /// Every stage.
-    pub const ALL: [RenderShader; 7] = [
+    pub const ALL: [RenderShader; 8] = [
         RenderShader::Environment,
         RenderShader::Particles,
         RenderShader::VolumeSplat,
@@ -56,6 +58,7 @@ impl RenderShader {
         RenderShader::Mesh,
         RenderShader::ViewBlit,
         RenderShader::Surface,
+        RenderShader::GridView,
     ];
 
     /// The stage's name: file stem and label suffix.
@@ -68,6 +71,7 @@ impl RenderShader {
             RenderShader::Mesh => "mesh",
             RenderShader::ViewBlit => "view_blit",
             RenderShader::Surface => "surface",
+            RenderShader::GridView => "grid_view",
         }
     }
 
@@ -81,6 +85,7 @@ impl RenderShader {
             RenderShader::Mesh => "render.mesh",
             RenderShader::ViewBlit => "render.view_blit",
             RenderShader::Surface => "render.surface",
+            RenderShader::GridView => "render.grid_view",
         }
     }
 
@@ -94,6 +99,7 @@ impl RenderShader {
             RenderShader::Mesh => include_str!("../../shaders/render/mesh.wgsl"),
             RenderShader::ViewBlit => include_str!("../../shaders/render/view_blit.wgsl"),
             RenderShader::Surface => include_str!("../../shaders/render/surface.wgsl"),
+            RenderShader::GridView => include_str!("../../shaders/render/grid_view.wgsl"),
         }
     }
 
@@ -101,7 +107,7 @@ impl RenderShader {
     pub fn libraries(self) -> &'static [(&'static str, &'static str)] {
         match self {
             RenderShader::VolumeSplat => &[PARTICLE, TYPES, COLORS],
-            RenderShader::ViewBlit => &[],
+            RenderShader::ViewBlit | RenderShader::GridView => &[],
             _ => &[PARTICLE, TYPES, LIGHTING, COLORS],
         }
     }

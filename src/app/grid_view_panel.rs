@@ -1,0 +1,187 @@
+//! The grid view in the app: a plane through the simulation grid (mass or speed per node), shown
+//! in the 3D view's top right corner with a legend in physical units, and its controls under the
+//! Render section.
+//!
+//! The plane is computed on the simulation's device by `powder::render::grid_view` and read back
+//! (a few kilobytes) only while no batch of substeps is in flight, so reading it never waits for
+//! the simulation; it is refreshed a few times a second and whenever its settings change.
+
+use egui::{Color32, ColorImage, Rgba, Sense, TextureHandle, TextureOptions, Ui, vec2};
+
+use powder::collider::field::FAR;
+use powder::gpu::Gpu;
+use powder::render::grid_view::{GridQuantity, GridSlice, GridView, SliceImage};
+use powder::render::particles::color_ramps;
+use powder::sim::Solver;
+
+use super::events::AppEvent;
+use super::messages::Messages;
+
+/// How often a shown plane is read again while the simulation runs.
+const REFRESH: std::time::Duration = std::time::Duration::from_millis(250);
+/// The longer side of the shown plane, in points.
+const SIDE: f32 = 260.0;
+/// Colour of nodes without snow (zero mass or speed), so empty nodes stand out from slow ones.
+const EMPTY: Color32 = Color32::from_rgb(24, 24, 28);
+
+/// The checkbox's hover text.
+const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured by node mass (kg), node speed \
+     (m/s) after the last substep, the signed distance to the nearest collider (m, negative inside), or the \
+     particles' plastic Jp or stress |τ| (Pa) splatted with the P2G weights and averaged by mass, drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near).";
+
+/// What the grid view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridViewSettings {
+    /// The view is shown.
+    pub on: bool,
+    /// Which plane and quantity.
+    pub slice: GridSlice,
+}
+
+/// The view's pipeline, its settings and the last plane read.
+#[derive(Default)]
+pub struct GridViewPanel {
+    /// What to show.
+    pub settings: GridViewSettings,
+    view: Option<GridView>,
+    shown: Option<(SliceImage, TextureHandle)>,
+    read_at: Option<std::time::Instant>,
+}
+
+impl GridViewPanel {
+    /// Takes new settings; the plane is read again at the next chance.
+    pub fn set(&mut self, settings: GridViewSettings) {
+        self.settings = settings;
+        self.read_at = None;
+    }
+
+    /// Reads the plane again when it is due and the simulation has no batch in flight (`busy`).
+    pub fn update(&mut self, gpu: &Gpu, solver: &Solver, busy: bool, ctx: &egui::Context, messages: &mut Messages) {
+        if !self.settings.on {
+            self.shown = None;
+            return;
+        }
+        if busy || self.read_at.is_some_and(|t| t.elapsed() < REFRESH) {
+            return;
+        }
+        self.read_at = Some(std::time::Instant::now());
+        let view = self.view.get_or_insert_with(|| GridView::new(&gpu.device));
+        match view.read_slice(gpu, solver, self.settings.slice) {
+            Ok(image) => {
+                let texture = ctx.load_texture("grid view", colored(&image), TextureOptions::NEAREST);
+                self.shown = Some((image, texture));
+            }
+            Err(e) => {
+                messages.error(format!("grid view: {e}"));
+                self.settings.on = false;
+            }
+        }
+    }
+
+    /// Draws the last plane read and its legend in the top right corner of `view` (the 3D view's
+    /// rectangle).
+    pub fn overlay(&self, ui: &mut Ui, view: egui::Rect) {
+        let Some((image, texture)) = self.shown.as_ref().filter(|_| self.settings.on) else { return };
+        let scale = SIDE / image.width.max(image.height) as f32;
+        let size = vec2(image.width as f32 * scale, image.height as f32 * scale);
+        let area =
+            egui::Rect::from_min_size(view.right_top() + vec2(-size.x - 12.0, 12.0), vec2(size.x, size.y + 70.0));
+        ui.scope_builder(egui::UiBuilder::new().max_rect(area), |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.add(egui::Image::new((texture.id(), size)));
+                legend(ui, image, size.x);
+            });
+        });
+    }
+}
+
+/// The colour scale of a plane: its ends, and whether a node's value means "nothing here" (no
+/// mass, no speed, no collider near, no particle's stencil). Mass and speed start at 0; the
+/// distance, Jp and stress span the plane's values.
+fn scale(image: &SliceImage) -> ((f32, f32), impl Fn(f32) -> bool) {
+    let signed = image.slice.quantity == GridQuantity::ColliderDistance;
+    // NaN counts as empty too.
+    let shown = move |v: f32| if signed { v.abs() < 0.5 * FAR } else { v > 0.0 };
+    let values = image.values.iter().copied().filter(|&v| shown(v));
+    let (low, top) = values.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (low, top) = if low <= top { (low, top) } else { (0.0, 0.0) };
+    let from_zero = matches!(image.slice.quantity, GridQuantity::Mass | GridQuantity::Speed);
+    (if from_zero { (0.0, top) } else { (low, top) }, move |v: f32| !shown(v))
+}
+
+/// The plane's colour: `color_ramps::speed` from the scale's low to its high end, empty nodes
+/// dark; v upward.
+fn colored(image: &SliceImage) -> ColorImage {
+    let ((low, top), empty) = scale(image);
+    let span = (top - low).max(f32::MIN_POSITIVE);
+    let (w, h) = (image.width as usize, image.height as usize);
+    let mut pixels = Vec::with_capacity(w * h);
+    for row in 0..h {
+        let v = h - 1 - row;
+        for u in 0..w {
+            let value = image.values[u + w * v];
+            pixels.push(if empty(value) { EMPTY } else { color(color_ramps::speed((value - low) / span)) });
+        }
+    }
+    ColorImage::new([w, h], pixels)
+}
+
+/// A linear albedo as an egui colour.
+fn color(albedo: glam::Vec3) -> Color32 {
+    Rgba::from_rgb(albedo.x, albedo.y, albedo.z).into()
+}
+
+/// The colour bar over the plane's scale (0 to the largest value; the collider distance's
+/// smallest to largest), labelled in the quantity's unit, and where
+/// the plane lies.
+fn legend(ui: &mut Ui, image: &SliceImage, width: f32) {
+    let (name, unit) = image.slice.quantity.label();
+    let ((low, top), _) = scale(image);
+    let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
+    let steps = 48;
+    for k in 0..steps {
+        let t = (k as f32 + 0.5) / steps as f32;
+        let x = |s: f32| rect.left() + s * rect.width();
+        let part =
+            egui::Rect::from_x_y_ranges(x(k as f32 / steps as f32)..=x((k + 1) as f32 / steps as f32), rect.y_range());
+        ui.painter().rect_filled(part, 0.0, color(color_ramps::speed(t)));
+    }
+    ui.horizontal(|ui| {
+        ui.set_width(width);
+        ui.small(if low == 0.0 { "0".to_string() } else { format!("{low:.3e}") });
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| ui.small(format!("{top:.3e} {unit}")));
+    });
+    let axis = ["x", "y", "z"][image.slice.axis as usize];
+    ui.small(format!("{name}, {unit}; plane {axis} = {:.3} m", image.position));
+}
+
+/// Draws the grid view's controls: on/off, quantity, axis and the plane's node along it (with its
+/// position in metres) on `solver`'s grid.
+pub fn controls(ui: &mut Ui, current: &GridViewSettings, solver: &Solver, events: &mut Vec<AppEvent>) {
+    let mut s = *current;
+    ui.checkbox(&mut s.on, "grid view (a plane through the grid)").on_hover_text(TIP);
+    if s.on {
+        let quantities = GridQuantity::ALL.map(|q| (q, q.label()));
+        egui::ComboBox::from_label("grid quantity")
+            .selected_text(format!("{} ({})", s.slice.quantity.label().0, s.slice.quantity.label().1))
+            .show_ui(ui, |ui| {
+                for (q, (name, unit)) in quantities {
+                    ui.selectable_value(&mut s.slice.quantity, q, format!("{name} ({unit})"));
+                }
+            });
+        ui.horizontal(|ui| {
+            ui.label("plane normal");
+            for (axis, name) in ["x", "y", "z"].into_iter().enumerate() {
+                ui.selectable_value(&mut s.slice.axis, axis as u32, name);
+            }
+        });
+        let grid = &solver.params().grid;
+        let nodes = grid.node_dims()[s.slice.axis as usize];
+        s.slice.index = s.slice.index.min(nodes - 1);
+        let position = grid.grid_origin()[s.slice.axis as usize] + s.slice.index as f64 * grid.cell_size;
+        ui.add(egui::Slider::new(&mut s.slice.index, 0..=nodes - 1).text(format!("node ({position:.3} m)")));
+    }
+    if s != *current {
+        events.push(AppEvent::SetGridView(s));
+    }
+}

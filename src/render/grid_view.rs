@@ -1,0 +1,338 @@
+//! The grid view (`shaders/render/grid_view.wgsl`): one plane of the solver's grid nodes, normal to
+//! an axis, as one value per node: the node mass (kg) or speed (m/s) after the last grid update,
+//! or the colliders' signed distance (m).
+//!
+//! The compute pass reads the solver's `grid_velocity` (velocity and mass per stored node) through
+//! the sparse grid's block map where there is one, and writes the plane into a small buffer that
+//! [`GridView::read_slice`] copies back; the app colours it and draws it with a legend in
+//! physical units (`src/app/grid_view_panel.rs`). The plane is small (at most the grid's two
+//! largest node counts multiplied), so it is read back whole.
+
+use glam::UVec3;
+
+use super::bindings::{pipeline_layout, storage_entry};
+use super::shaders::{DepthKind, RenderShader};
+use crate::collider::field::FAR;
+use crate::gpu::{Gpu, GpuError};
+use crate::sim::Solver;
+
+/// Which node quantity the view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GridQuantity {
+    /// The node's mass in kg: the particles' masses splatted with the P2G weights.
+    #[default]
+    Mass,
+    /// The node's speed |v| in m/s after the grid update (gravity, colliders, walls applied).
+    Speed,
+    /// The signed distance to the nearest collider in m (negative inside) at the end of the
+    /// simulation's current frame; [`crate::collider::field::FAR`] where no collider is near.
+    ColliderDistance,
+    /// The particles' plastic volume ratio Jp, mass-weighted with the P2G weights: Σ w m Jp / Σ w m.
+    PlasticJacobian,
+    /// The particles' Kirchhoff stress magnitude |τ| (Frobenius norm, Pa), mass-weighted likewise.
+    Stress,
+}
+
+impl GridQuantity {
+    /// Every quantity, in the order the panel lists them.
+    pub const ALL: [GridQuantity; 5] = [
+        GridQuantity::Mass,
+        GridQuantity::Speed,
+        GridQuantity::ColliderDistance,
+        GridQuantity::PlasticJacobian,
+        GridQuantity::Stress,
+    ];
+
+    /// Whether it is splatted from the particles rather than read from the grid.
+    pub fn splatted(self) -> bool {
+        matches!(self, GridQuantity::PlasticJacobian | GridQuantity::Stress)
+    }
+
+    /// `quantity` in the shader.
+    fn code(self) -> u32 {
+        match self {
+            GridQuantity::Mass => 0,
+            GridQuantity::Speed => 1,
+            GridQuantity::ColliderDistance => 2,
+            GridQuantity::PlasticJacobian => 3,
+            GridQuantity::Stress => 4,
+        }
+    }
+
+    /// The name and unit for labels and legends.
+    pub fn label(self) -> (&'static str, &'static str) {
+        match self {
+            GridQuantity::Mass => ("node mass", "kg"),
+            GridQuantity::Speed => ("node speed |v|", "m/s"),
+            GridQuantity::ColliderDistance => ("collider distance", "m"),
+            GridQuantity::PlasticJacobian => ("plastic Jp (mass-weighted)", "1"),
+            GridQuantity::Stress => ("stress |τ| (mass-weighted)", "Pa"),
+        }
+    }
+}
+
+/// A plane of grid nodes: those whose coordinate along `axis` (0 x, 1 y, 2 z) is `index`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GridSlice {
+    /// The axis normal to the plane: 0 x, 1 y, 2 z.
+    pub axis: u32,
+    /// The node index along `axis` (clamped to the grid).
+    pub index: u32,
+    /// What the plane shows.
+    pub quantity: GridQuantity,
+}
+
+impl GridSlice {
+    /// The plane's image axes (u, v): the two other axes in increasing order (v is z whenever z is
+    /// in the plane, so "up" is up).
+    pub fn plane_axes(axis: u32) -> (usize, usize) {
+        match axis {
+            0 => (1, 2),
+            1 => (0, 2),
+            _ => (0, 1),
+        }
+    }
+
+    /// The plane's size in nodes (u, v) on a grid of `node_dims` nodes.
+    pub fn extent(self, node_dims: UVec3) -> (u32, u32) {
+        let (u, v) = Self::plane_axes(self.axis);
+        (node_dims[u], node_dims[v])
+    }
+
+    /// The grid node at image place (u, v).
+    pub fn node(self, u: u32, v: u32) -> UVec3 {
+        let (a, b) = Self::plane_axes(self.axis);
+        let mut node = UVec3::ZERO;
+        node[self.axis.min(2) as usize] = self.index;
+        node[a] = u;
+        node[b] = v;
+        node
+    }
+}
+
+/// The view's uniform block (`GridViewParams` in the shader).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuGridViewParams {
+    /// Grid nodes per axis.
+    pub node_dims: [u32; 3],
+    /// The axis normal to the plane.
+    pub axis: u32,
+    /// The plane's node index along `axis`.
+    pub slice_index: u32,
+    /// 0 mass, 1 speed, 2 collider distance, 3 Jp, 4 |τ|.
+    pub quantity: u32,
+    /// 0 on a dense grid, the pool's size in blocks on a sparse one.
+    pub pool_blocks: u32,
+    /// Particles of the page the splat reads.
+    pub particle_count: u32,
+    /// The grid's node 0, metres.
+    pub grid_origin: [f32; 3],
+    /// Node spacing, metres.
+    pub cell_size: f32,
+}
+
+/// One plane read back: `values[u + width · v]`, v upward.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SliceImage {
+    /// What was read, the index clamped to the grid.
+    pub slice: GridSlice,
+    /// Nodes along u.
+    pub width: u32,
+    /// Nodes along v.
+    pub height: u32,
+    /// One value per node in the quantity's unit.
+    pub values: Vec<f32>,
+    /// The plane's position along its axis in metres (the node's world coordinate).
+    pub position: f64,
+}
+
+impl SliceImage {
+    /// The smallest and largest value, nodes without a collider near left out (0, 0 for an empty
+    /// plane).
+    pub fn range(&self) -> (f32, f32) {
+        let finite = self.values.iter().copied().filter(|v| v.is_finite() && v.abs() < 0.5 * FAR);
+        finite
+            .fold(None, |acc: Option<(f32, f32)>, v| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))))
+            .unwrap_or((0.0, 0.0))
+    }
+}
+
+/// The pipeline, its uniform and the plane's output buffer.
+pub struct GridView {
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+    splat: wgpu::ComputePipeline,
+    resolve: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    out: Option<wgpu::Buffer>,
+    sums: Option<wgpu::Buffer>,
+}
+
+/// Threads per workgroup along u and v (`@workgroup_size(8, 8, 1)`).
+const GROUP: u32 = 8;
+
+impl GridView {
+    /// Builds the pipeline.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let shader = RenderShader::GridView;
+        let stage = wgpu::ShaderStages::COMPUTE;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(shader.label()),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: stage,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage_entry(1, stage, true),
+                storage_entry(2, stage, true),
+                storage_entry(3, stage, false),
+                storage_entry(4, stage, true),
+                storage_entry(5, stage, true),
+                storage_entry(6, stage, true),
+                storage_entry(7, stage, true),
+                storage_entry(8, stage, false),
+            ],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(shader.label()),
+            source: wgpu::ShaderSource::Wgsl(shader.composed_source(DepthKind::Single).into()),
+        });
+        let pipeline_layout = pipeline_layout(device, shader.label(), &[&layout]);
+        let entry = |name: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(shader.label()),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(name),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let (pipeline, splat, resolve) =
+            (entry("grid_view_slice"), entry("grid_view_splat"), entry("grid_view_resolve"));
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("render.grid_view.params"),
+            size: size_of::<GpuGridViewParams>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self { layout, pipeline, splat, resolve, params, out: None, sums: None }
+    }
+
+    /// Runs the pass over `solver`'s grid as the last substep left it and copies the plane back
+    /// (one submission and one wait). The index is clamped to the grid.
+    pub fn read_slice(&mut self, gpu: &Gpu, solver: &Solver, slice: GridSlice) -> Result<SliceImage, GpuError> {
+        let grid = &solver.params().grid;
+        let dims = grid.node_dims();
+        let axis = slice.axis.min(2);
+        let slice = GridSlice { axis, index: slice.index.min(dims[axis as usize] - 1), ..slice };
+        let (width, height) = slice.extent(dims);
+        let bytes = 4 * width as u64 * height as u64;
+        if self.out.as_ref().is_none_or(|b| b.size() != bytes) {
+            self.out = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("render.grid_view.slice"),
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+        }
+        if self.sums.as_ref().is_none_or(|b| b.size() != 2 * bytes) {
+            self.sums = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("render.grid_view.sums"),
+                size: 2 * bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let (out, sums) = (self.out.as_ref().expect("made above"), self.sums.as_ref().expect("made above"));
+        let mut uniforms = GpuGridViewParams {
+            node_dims: dims.to_array(),
+            axis,
+            slice_index: slice.index,
+            quantity: slice.quantity.code(),
+            pool_blocks: solver.grid_storage().pool_blocks(),
+            particle_count: 0,
+            grid_origin: grid.grid_origin().as_vec3().to_array(),
+            cell_size: grid.cell_size as f32,
+        };
+        let groups = [(width, GROUP), (height, GROUP)].map(|(n, g)| n.div_ceil(g));
+        let (first, pages) = (&solver.pages()[0], solver.pages());
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        if slice.quantity.splatted() {
+            // One submission per page: each needs its own particle count in the uniform.
+            encoder.clear_buffer(sums, 0, None);
+            for page in pages {
+                uniforms.particle_count = page.particle_count;
+                gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
+                let group = self.group(gpu, first, page, out, sums);
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&self.splat);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(page.particle_count.div_ceil(64).max(1), 1, 1);
+                drop(pass);
+                gpu.queue.submit([std::mem::replace(
+                    &mut encoder,
+                    gpu.device.create_command_encoder(&Default::default()),
+                )
+                .finish()]);
+            }
+        } else {
+            gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
+        }
+        // The grid's buffers are replaced when its pool grows, so the groups are made anew.
+        let group = self.group(gpu, first, first, out, sums);
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(RenderShader::GridView.label()),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(if slice.quantity.splatted() { &self.resolve } else { &self.pipeline });
+            pass.set_bind_group(0, &group, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], 1);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let values = bytemuck::pod_collect_to_vec(&gpu.read_buffer(out)?);
+        let position = grid.grid_origin()[axis as usize] + slice.index as f64 * grid.cell_size;
+        Ok(SliceImage { slice, width, height, values, position })
+    }
+
+    /// The bind group over the grid of `grid` (the first page, which holds it) and the particle
+    /// streams of `page`.
+    fn group(
+        &self,
+        gpu: &Gpu,
+        grid: &crate::sim::page::ParticlePage,
+        page: &crate::sim::page::ParticlePage,
+        out: &wgpu::Buffer,
+        sums: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let buffers = [
+            &self.params,
+            &grid.grid_velocity,
+            &grid.block_slots,
+            out,
+            &grid.colliders[1],
+            &page.particles.position,
+            &page.particles.plastic,
+            &page.particles.stress,
+            sums,
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, b)| wgpu::BindGroupEntry { binding: binding as u32, resource: b.as_entire_binding() })
+            .collect();
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(RenderShader::GridView.label()),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+}
