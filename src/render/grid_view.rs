@@ -10,7 +10,7 @@
 
 use glam::UVec3;
 
-use super::bindings::{pipeline_layout, storage_entry};
+use super::bindings::{buffer_bind_group, compute_pipeline, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
 use crate::collider::field::FAR;
 use crate::gpu::{Gpu, GpuError};
@@ -204,17 +204,7 @@ impl GridView {
             label: Some(shader.label()),
             source: wgpu::ShaderSource::Wgsl(shader.composed_source(DepthKind::Single).into()),
         });
-        let pipeline_layout = pipeline_layout(device, shader.label(), &[&layout]);
-        let entry = |name: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(shader.label()),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(name),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        let entry = |name: &str| compute_pipeline(device, shader.label(), &module, name, &[&layout]);
         let (pipeline, splat, resolve) =
             (entry("grid_view_slice"), entry("grid_view_splat"), entry("grid_view_resolve"));
         let params = device.create_buffer(&wgpu::BufferDescriptor {
@@ -314,25 +304,16 @@ impl GridView {
         sums: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         let buffers = [
-            &self.params,
-            &grid.grid_velocity,
-            &grid.block_slots,
-            out,
-            &grid.colliders[1],
-            &page.particles.position,
-            &page.particles.plastic,
-            &page.particles.stress,
-            sums,
+            (0, &self.params),
+            (1, &grid.grid_velocity),
+            (2, &grid.block_slots),
+            (3, out),
+            (4, &grid.colliders[1]),
+            (5, &page.particles.position),
+            (6, &page.particles.plastic),
+            (7, &page.particles.stress),
+            (8, sums),
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(binding, b)| wgpu::BindGroupEntry { binding: binding as u32, resource: b.as_entire_binding() })
-            .collect();
-        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(RenderShader::GridView.label()),
-            layout: &self.layout,
-            entries: &entries,
-        })
+        buffer_bind_group(&gpu.device, RenderShader::GridView.label(), &self.layout, &buffers)
     }
 }

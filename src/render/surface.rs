@@ -8,7 +8,10 @@
 //! centres: three vertex indices per triangle), which read the fixed-point fill sums and the
 //! volume texture; `surface_finish` turns the triangle count into the indexed draw's arguments.
 
-use super::bindings::{Layouts, depth_state, encode_srgb, pipeline_layout, shader_module, storage_entry};
+use super::bindings::{
+    Layouts, buffer_bind_group, compute_pipeline, depth_state, encode_srgb, pipeline_layout, shader_module,
+    storage_entry,
+};
 use super::shaders::{DepthKind, RenderShader};
 use super::volume_splat::VolumeGrid;
 use crate::gpu::{Gpu, GpuError};
@@ -141,20 +144,19 @@ impl SurfacePass {
             ],
         );
         let draw_layout = group("render.surface.draw", &[storage_entry(9, wgpu::ShaderStages::VERTEX, true)]);
-        let make = |label: &str, entry: &str, own: &wgpu::BindGroupLayout| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout(device, label, &[&layouts.frame, &layouts.scene, own])),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+        let make = |label: &str, entry: &str| {
+            compute_pipeline(device, label, &module, entry, &[&layouts.frame, &layouts.scene, &extract_layout])
         };
-        let prepare = make("render.surface.prepare", "surface_prepare", &prepare_layout);
-        let vertices = make("render.surface.vertices", "surface_make_vertices", &extract_layout);
-        let triangles = make("render.surface.triangles", "surface_make_triangles", &extract_layout);
-        let finish = make("render.surface.finish", "surface_finish", &extract_layout);
+        let prepare = compute_pipeline(
+            device,
+            "render.surface.prepare",
+            &module,
+            "surface_prepare",
+            &[&layouts.frame, &layouts.scene, &prepare_layout],
+        );
+        let vertices = make("render.surface.vertices", "surface_make_vertices");
+        let triangles = make("render.surface.triangles", "surface_make_triangles");
+        let finish = make("render.surface.finish", "surface_finish");
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let draw = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -203,21 +205,19 @@ impl SurfacePass {
         let grid = buffer("render.surface.grid", GRID_BYTES, copy);
         let dispatch = buffer("render.surface.dispatch", 24, wgpu::BufferUsages::INDIRECT);
         let draw_args = buffer("render.surface.draw_args", 20, wgpu::BufferUsages::INDIRECT | copy);
-        let bind = |label: &str, layout: &wgpu::BindGroupLayout, entries: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<_> = entries
-                .iter()
-                .map(|&(binding, buffer)| wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() })
-                .collect();
-            device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(label), layout, entries: &entries })
-        };
-        let prepare_group =
-            bind("render.surface.prepare", &self.prepare_layout, &[(0, &volume.occupied), (1, &grid), (2, &dispatch)]);
-        let extract_group = bind(
+        let prepare_group = buffer_bind_group(
+            device,
+            "render.surface.prepare",
+            &self.prepare_layout,
+            &[(0, &volume.occupied), (1, &grid), (2, &dispatch)],
+        );
+        let extract_group = buffer_bind_group(
+            device,
             "render.surface.extract",
             &self.extract_layout,
             &[(3, &volume.fixed), (4, &grid), (5, &edges), (6, &vertices), (7, &indices), (8, &draw_args)],
         );
-        let draw_group = bind("render.surface.draw", &self.draw_layout, &[(9, &vertices)]);
+        let draw_group = buffer_bind_group(device, "render.surface.draw", &self.draw_layout, &[(9, &vertices)]);
         SurfaceMesh { capacity, vertices, indices, grid, dispatch, draw_args, prepare_group, extract_group, draw_group }
     }
 

@@ -150,21 +150,17 @@ impl IndexedMesh {
     /// wound surface).
     pub fn open_edges(&self) -> usize {
         use std::collections::HashMap;
-        let mut edges: HashMap<(u32, u32), i32> = HashMap::new();
+        // Per undirected edge: the triangles using it, and the sum of their directions along it.
+        let mut edges: HashMap<(u32, u32), (usize, i32)> = HashMap::new();
         for t in &self.triangles {
             for k in 0..3 {
                 let (a, b) = (t[k], t[(k + 1) % 3]);
-                *edges.entry((a.min(b), a.max(b))).or_default() += if a < b { 1 } else { -1 };
+                let edge = edges.entry((a.min(b), a.max(b))).or_default();
+                edge.0 += 1;
+                edge.1 += if a < b { 1 } else { -1 };
             }
         }
-        let mut uses: HashMap<(u32, u32), usize> = HashMap::new();
-        for t in &self.triangles {
-            for k in 0..3 {
-                let (a, b) = (t[k], t[(k + 1) % 3]);
-                *uses.entry((a.min(b), a.max(b))).or_default() += 1;
-            }
-        }
-        uses.iter().filter(|&(e, &n)| n != 2 || edges[e] != 0).count()
+        edges.values().filter(|&&(uses, direction)| uses != 2 || direction != 0).count()
     }
 
     /// The smallest triangle area, square metres (infinite for no triangles).

@@ -13,7 +13,7 @@ use glam::UVec3;
 
 use crate::gpu::{Gpu, GpuError};
 
-use super::bindings::{Layouts, dispatch_size, pipeline_layout, shader_module, storage_entry};
+use super::bindings::{Layouts, buffer_bind_group, compute_pipeline, dispatch_size, shader_module, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
 use crate::sim::particles::ParticleBuffers;
 
@@ -173,14 +173,7 @@ impl VolumeSplat {
         );
         let module = shader_module(device, layouts, shader, DepthKind::Single);
         let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout(device, label, &[&layouts.frame, group])),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            compute_pipeline(device, label, &module, entry, &[&layouts.frame, group])
         };
         let splat = make("render.volume_splat", "volume_splat", &splat_layout);
         let resolve = make("render.volume_splat.resolve", "volume_resolve", &resolve_layout);
@@ -194,18 +187,19 @@ impl VolumeSplat {
         grid: &VolumeGrid,
         particles: &ParticleBuffers,
     ) -> [wgpu::BindGroup; 2] {
-        let splat = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("render.volume_splat"),
-            layout: &self.splat_layout,
-            entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: particles.position.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 6, resource: particles.velocity.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 1, resource: grid.fixed.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 4, resource: grid.occupied.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 7, resource: grid.field.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 8, resource: particles.plastic.as_entire_binding() },
+        let splat = buffer_bind_group(
+            device,
+            "render.volume_splat",
+            &self.splat_layout,
+            &[
+                (0, &particles.position),
+                (6, &particles.velocity),
+                (1, &grid.fixed),
+                (4, &grid.occupied),
+                (7, &grid.field),
+                (8, &particles.plastic),
             ],
-        });
+        );
         let resolve = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("render.volume_splat.resolve"),
             layout: &self.resolve_layout,
