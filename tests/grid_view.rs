@@ -1,5 +1,5 @@
-//! The grid view's compute pass (`render::grid_view`, lavapipe): planes of node mass and speed
-//! against the host's computation at the same nodes, on a dense and a sparse grid, and planes of
+//! The grid view's compute pass (`render::grid_view`, lavapipe): planes of node mass, speed and
+//! in-plane velocity against the host's computation at the same nodes, on a dense and a sparse grid, and planes of
 //! the collider distance against the field the host uploaded, and planes of Jp and stress
 //! splatted from the particles against the same sums on the host.
 //!
@@ -8,7 +8,9 @@
 //! shader and dropping the block-map lookup (dense indexing on the sparse grid) (the first fails);
 //! binding the colliders' start frame instead of the end's (the collider test fails); in the
 //! splat, dropping the weight along the plane's normal, the particle mass, or the factor 2 of
-//! τ's off-diagonal terms (the Jp and stress test fails each time).
+//! τ's off-diagonal terms (the Jp and stress test fails each time); the velocity components along
+//! the plane's axes swapped, or left 0 in the splatted quantities' pass (the first fails); reading
+//! every node on the sorted path, stale ones too (the stale-node test fails).
 
 mod common;
 
@@ -107,6 +109,30 @@ fn planes_are_the_grid_read_back_node_for_node() {
                 // The block covers 4 cells, so its stencils reach 6 × 6 nodes of a middle plane
                 // (a check that the comparison saw snow, not only empty nodes).
                 assert!(nonzero >= 36, "{mode:?} axis {axis} {quantity:?}: only {nonzero} nodes with snow");
+            }
+        }
+        // Every quantity's plane carries the grid velocity's components along its axes (u, v) and
+        // the node mass, copied: equal bit for bit, for the grid-read, collider and splatted passes alike.
+        for axis in 0..3u32 {
+            let (a, b) = GridSlice::plane_axes(axis);
+            for quantity in GridQuantity::ALL {
+                let slice = GridSlice { axis, index: middle_index(&p, axis as usize), quantity };
+                let image = view.read_slice(&gpu, &solver, slice).expect("slice");
+                assert_eq!(image.flow.len(), (image.width * image.height) as usize);
+                let mut moving = 0;
+                for v in 0..image.height {
+                    for u in 0..image.width {
+                        let n = slice.node(u, v);
+                        let s = grid[p.grid.node_index(n.x, n.y, n.z)];
+                        let got = image.flow[(u + image.width * v) as usize];
+                        assert_eq!(got, [s[a], s[b]], "{mode:?} axis {axis} {quantity:?} node {n}: flow");
+                        let mass = image.mass[(u + image.width * v) as usize];
+                        assert_eq!(mass, s[3], "{mode:?} axis {axis} {quantity:?} node {n}: mass");
+                        moving += (s[a] != 0.0 && s[b] != 0.0) as usize;
+                    }
+                }
+                // V0 has all three components non-zero, so every node with snow moves in-plane.
+                assert!(moving >= 36, "{mode:?} axis {axis} {quantity:?}: only {moving} moving nodes");
             }
         }
         if mode == GridMode::Sparse {
@@ -292,5 +318,61 @@ fn jp_and_stress_planes_are_the_mass_weighted_particle_values() {
             // The plane shows a spread of values, not one: the comparison sees the weighting.
             assert!(hi > 1.02 * lo, "axis {axis} {quantity:?}: values {lo}..{hi}");
         }
+    }
+}
+
+/// On the binned paths the grid update visits only the blocks the last substep's stencils
+/// touched, and nodes the snow has left keep their old state in `grid_velocity`. A block of snow
+/// moving at 6 m/s along x for 100 substeps (0.6 m) leaves such nodes in the grid block it started
+/// in: on the plane x = 0.125 m (node 3), which its first stencils reached (the lowest particles
+/// sit at 0.28 m, stencil base node 3), the grid read back still holds mass, and the view shows
+/// none (no trail), on the sorted path. (The next block, nodes 4..7, is still touched by the snow's
+/// stencils and so updated, empty.) On the naive path every node is updated,
+/// and the view is the grid read back (all empty) as well.
+#[test]
+fn planes_show_no_stale_nodes_where_the_snow_has_left() {
+    let gpu = common::gpu();
+    let p = params();
+    let parts = common::block(Vec3::new(0.25, 0.5, 0.5), Vec3::new(0.5, 1.0, 1.0), H as f32, 400.0, |_| {
+        Vec3::new(6.0, 0.0, 0.0)
+    });
+    let index = ((0.125 - p.grid.grid_origin()[0]) / H).round() as u32;
+    assert_eq!(index, 3);
+    let mut view = GridView::new(&gpu.device);
+    for path in [SolverPath::Sorted, SolverPath::Naive] {
+        let mut solver = Solver::new(&gpu, p, &parts).expect("solver");
+        solver.set_path(&gpu, path).expect("path");
+        solver.step(&gpu, 100);
+        let grid = solver.read_grid_velocity(&gpu).expect("grid");
+        let slice = GridSlice { axis: 0, index, quantity: GridQuantity::Mass };
+        let stale = host_plane(&p, &grid, slice).iter().filter(|&&m| m > 0.0).count();
+        match path {
+            // The trap is there: the grid still holds the snow's old mass on the plane.
+            SolverPath::Sorted => assert!(stale >= 36, "{path:?}: only {stale} stale nodes"),
+            _ => assert_eq!(stale, 0, "{path:?}: the naive path updates every node"),
+        }
+        for quantity in GridQuantity::ALL {
+            let image = view.read_slice(&gpu, &solver, GridSlice { quantity, ..slice }).expect("slice");
+            let empty = |k: usize| match quantity {
+                GridQuantity::ColliderDistance => image.values[k] >= FAR,
+                _ => image.values[k] == 0.0,
+            };
+            for k in 0..image.values.len() {
+                assert!(
+                    empty(k) && image.mass[k] == 0.0 && image.flow[k] == [0.0, 0.0],
+                    "{path:?} {quantity:?} node {k}: value {}, mass {}, flow {:?} where no snow is",
+                    image.values[k],
+                    image.mass[k],
+                    image.flow[k]
+                );
+            }
+        }
+        // Where the snow is now, the plane is the grid read back (the snow is seen, not blanked).
+        let now = ((0.975 - p.grid.grid_origin()[0]) / H).round() as u32;
+        let here = GridSlice { axis: 0, index: now, quantity: GridQuantity::Mass };
+        let image = view.read_slice(&gpu, &solver, here).expect("slice");
+        let expected = host_plane(&p, &grid, here);
+        assert_eq!(image.values, expected, "{path:?}: the plane through the snow");
+        assert!(expected.iter().filter(|&&m| m > 0.0).count() >= 36, "{path:?}: no snow at x = 0.975 m");
     }
 }

@@ -227,7 +227,7 @@ fn grid_view_params_layout_agrees() {
     let module = validate("grid_view", &RenderShader::GridView.composed_source(DepthKind::Single));
     let params = rust_layout!(
         GpuGridViewParams,
-        [node_dims, axis, slice_index, quantity, pool_blocks, particle_count, grid_origin, cell_size]
+        [node_dims, axis, slice_index, quantity, pool_blocks, particle_count, grid_origin, cell_size, touched_only]
     );
     assert_eq!(wgsl_layout(&module, "GridViewParams"), params, "layout of GridViewParams differs");
     assert_eq!(size_of::<GpuGridViewParams>() % 16, 0, "a uniform block's size is a multiple of 16 bytes");
@@ -235,4 +235,8 @@ fn grid_view_params_layout_agrees() {
     use powder::collider::field::GpuColliderNode;
     let node = rust_layout!(GpuColliderNode, [normal, distance, velocity, surface]);
     assert_eq!(wgsl_layout(&module, "ViewColliderNode"), node, "layout of ViewColliderNode differs");
+    // And the sort's block bins.
+    use powder::sim::sort::bins::GpuBlockBin;
+    let bin = rust_layout!(GpuBlockBin, [count, offset, cursor, listed]);
+    assert_eq!(wgsl_layout(&module, "ViewBlockBin"), bin, "layout of ViewBlockBin differs");
 }

@@ -1,11 +1,19 @@
 // grid_view: one plane of nodes of the solver's grid, as one f32 per node (src/render/grid_view.rs).
 //
 // The plane is the nodes whose coordinate along `axis` is `slice_index`; its two other axes, in
-// increasing order, are the image's u (fastest) and v. The value read is the node's state after the
+// increasing order, are the image's u (fastest) and v. Each node of the plane gets four f32s: the
+// quantity, the node's velocity along u and along v (m/s) and its mass (kg), so the app can draw
+// the flow's direction in the plane, where snow is, whatever quantity it colours by. The value read is the node's state after the
 // last grid update: `grid_velocity` holds velocity (xyz, m/s) and mass (w, kg) per stored node. On a
 // sparse grid a node is found through its block's pool block, as the MPM passes find it
 // (`grid_place` in mpm/types.wgsl); a node whose block had none in the last substep reads 0, which
 // is what an empty node holds on a dense grid.
+//
+// On the binned paths the grid update visits only the blocks the last substep's stencils touched,
+// and nodes elsewhere keep the velocity and mass of the last substep that touched them (no
+// particle reads them; grid_update_blocks.wgsl). Those would show a stale trail where snow once
+// was, so `grid_view_touched` first marks the plane's nodes whose block some page's sort listed as
+// touched (BlockBin.listed, set until the next sort's bin_clear), and only marked nodes are read.
 //
 // The collider distance is read from the colliders' field at the end of the simulation's current
 // frame (`colliders_end`, one ColliderNode per node of the dense grid whatever the grid's storage,
@@ -27,12 +35,19 @@ struct GridViewParams {
     // The grid's node 0, metres.
     grid_origin: vec3<f32>,
     cell_size: f32,
+    // 1 where the grid update visits touched blocks only (the binned paths): read marked nodes only.
+    touched_only: u32,
+    // Scalars, not a vec3 (which would align to 16 bytes and grow the block past Rust's 64).
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> view: GridViewParams;
 @group(0) @binding(1) var<storage, read> grid_velocity: array<vec4<f32>>;
 // One entry per grid block, stored one up (0: no pool block), as the sort writes it.
 @group(0) @binding(2) var<storage, read> block_slots: array<u32>;
+// Per node of the plane: value, velocity along u, velocity along v, mass.
 @group(0) @binding(3) var<storage, read_write> slice_values: array<f32>;
 
 // A node of a collider field (ColliderNode in mpm/types.wgsl, GpuColliderNode in Rust).
@@ -52,6 +67,19 @@ struct ViewColliderNode {
 @group(0) @binding(7) var<storage, read> view_stress: array<vec4<f32>>;
 // Per node of the plane: Σ w m q and Σ w m, as f32 bits added with compare-exchange loops.
 @group(0) @binding(8) var<storage, read_write> splat_sums: array<atomic<u32>>;
+
+// A grid block's bin (BlockBin in mpm/types.wgsl, GpuBlockBin in Rust): only `listed` is read.
+struct ViewBlockBin {
+    count: u32,
+    offset: u32,
+    cursor: u32,
+    listed: u32,
+}
+
+// The block bins of the page grid_view_touched reads.
+@group(0) @binding(9) var<storage, read> view_block_bins: array<ViewBlockBin>;
+// Per node of the plane: 1 once some page listed its block as touched in the last substep.
+@group(0) @binding(10) var<storage, read_write> touched: array<u32>;
 
 // The distance stored where no collider is near (FAR in src/collider/field.rs).
 const VIEW_FAR: f32 = 1.0e30;
@@ -77,16 +105,67 @@ fn stored_place(node: vec3<u32>) -> u32 {
     if (view.pool_blocks == 0u) {
         return node.x + d.x * (node.y + d.y * node.z);
     }
-    let blocks = (d + vec3<u32>(VIEW_BLOCK_EDGE - 1u)) / VIEW_BLOCK_EDGE;
-    let b = node / VIEW_BLOCK_EDGE;
     // Stored 0 (none) wraps to 0xffffffff; 0xffffffff (the pool ran out) to 0xfffffffe.
-    let slot = block_slots[b.x + blocks.x * (b.y + blocks.y * b.z)] - 1u;
+    let slot = block_slots[node_block(node)] - 1u;
     if (slot >= view.pool_blocks) {
         return VIEW_NO_NODE;
     }
     let w = node % VIEW_BLOCK_EDGE;
     let edge = VIEW_BLOCK_EDGE;
     return slot * edge * edge * edge + w.x + edge * (w.y + edge * w.z);
+}
+
+// The grid block holding `node`, in the dense block order of the bins.
+fn node_block(node: vec3<u32>) -> u32 {
+    let blocks = (view.node_dims + vec3<u32>(VIEW_BLOCK_EDGE - 1u)) / VIEW_BLOCK_EDGE;
+    let b = node / VIEW_BLOCK_EDGE;
+    return b.x + blocks.x * (b.y + blocks.y * b.z);
+}
+
+// The node's grid state (velocity xyz, mass w) after the last grid update; 0 where it has none or
+// (touched_only) the last substep did not update it: image place `k`.
+fn node_state(node: vec3<u32>, k: u32) -> vec4<f32> {
+    if (view.touched_only != 0u && touched[k] == 0u) {
+        return vec4<f32>(0.0);
+    }
+    let place = stored_place(node);
+    if (place == VIEW_NO_NODE) {
+        return vec4<f32>(0.0);
+    }
+    return grid_velocity[place];
+}
+
+// The plane's node at image place `uv`.
+fn plane_node(uv: vec2<u32>) -> vec3<u32> {
+    let axes = plane_axes(view.axis);
+    var node = vec3<u32>(0u);
+    node[view.axis] = view.slice_index;
+    node[axes.x] = uv.x;
+    node[axes.y] = uv.y;
+    return node;
+}
+
+// Writes image place `k`: the quantity, the velocity's components along the plane's axes and the
+// node's mass, from `state` (velocity xyz, mass w).
+fn write_node(k: u32, value: f32, state: vec4<f32>) {
+    let axes = plane_axes(view.axis);
+    slice_values[4u * k] = value;
+    slice_values[4u * k + 1u] = state[axes.x];
+    slice_values[4u * k + 2u] = state[axes.y];
+    slice_values[4u * k + 3u] = state.w;
+}
+
+// One thread per node of the plane: marks it if the page's last sort listed its block as touched.
+@compute @workgroup_size(8, 8, 1)
+fn grid_view_touched(@builtin(global_invocation_id) id: vec3<u32>) {
+    let axes = plane_axes(view.axis);
+    let extent = vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+    if (id.x >= extent.x || id.y >= extent.y) {
+        return;
+    }
+    if (view_block_bins[node_block(plane_node(id.xy))].listed != 0u) {
+        touched[id.x + extent.x * id.y] = 1u;
+    }
 }
 
 @compute @workgroup_size(8, 8, 1)
@@ -96,31 +175,22 @@ fn grid_view_slice(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= extent.x || id.y >= extent.y) {
         return;
     }
-    var node = vec3<u32>(0u);
-    node[view.axis] = view.slice_index;
-    node[axes.x] = id.x;
-    node[axes.y] = id.y;
+    let node = plane_node(id.xy);
+    let state = node_state(node, id.x + extent.x * id.y);
     var value = 0.0;
-    if (view.quantity == 2u) {
+    if (view.quantity == 0u) {
+        value = state.w;
+    } else if (view.quantity == 1u) {
+        value = length(state.xyz);
+    } else {
         let d = view.node_dims;
         let index = node.x + d.x * (node.y + d.y * node.z);
         value = VIEW_FAR;
         if (index < arrayLength(&colliders_end)) {
             value = colliders_end[index].distance;
         }
-        slice_values[id.x + extent.x * id.y] = value;
-        return;
     }
-    let place = stored_place(node);
-    if (place != VIEW_NO_NODE) {
-        let state = grid_velocity[place];
-        if (view.quantity == 0u) {
-            value = state.w;
-        } else {
-            value = length(state.xyz);
-        }
-    }
-    slice_values[id.x + extent.x * id.y] = value;
+    write_node(id.x + extent.x * id.y, value, state);
 }
 
 // Adds `value` to the f32 whose bits are splat_sums[slot].
@@ -199,5 +269,5 @@ fn grid_view_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
     if (weight > 0.0) {
         value = bitcast<f32>(atomicLoad(&splat_sums[2u * k])) / weight;
     }
-    slice_values[k] = value;
+    write_node(k, value, node_state(plane_node(id.xy), k));
 }

@@ -1,4 +1,5 @@
-//! The grid view in the app: a plane through the simulation grid (mass or speed per node), shown
+//! The grid view in the app: a plane through the simulation grid (mass, speed, collider distance,
+//! Jp or stress per node, optionally with arrows of the velocity in the plane), shown
 //! in the 3D view's top right corner with a legend in physical units, and its controls under the
 //! Render section.
 //!
@@ -36,6 +37,8 @@ pub struct GridViewSettings {
     pub on: bool,
     /// Which plane and quantity.
     pub slice: GridSlice,
+    /// Arrows of the grid velocity's in-plane part are drawn over the plane.
+    pub arrows: bool,
 }
 
 /// The view's pipeline, its settings and the last plane read.
@@ -85,11 +88,15 @@ impl GridViewPanel {
         let scale = SIDE / image.width.max(image.height) as f32;
         let size = vec2(image.width as f32 * scale, image.height as f32 * scale);
         let area =
-            egui::Rect::from_min_size(view.right_top() + vec2(-size.x - 12.0, 12.0), vec2(size.x, size.y + 70.0));
+            egui::Rect::from_min_size(view.right_top() + vec2(-size.x - 12.0, 12.0), vec2(size.x, size.y + 86.0));
         ui.scope_builder(egui::UiBuilder::new().max_rect(area), |ui| {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
-                ui.add(egui::Image::new((texture.id(), size)));
+                let drawn = ui.add(egui::Image::new((texture.id(), size))).rect;
+                let longest = self.settings.arrows.then(|| arrows(ui.painter(), image, drawn));
                 legend(ui, image, size.x);
+                if let Some(longest) = longest {
+                    ui.small(format!("arrows: velocity in the plane, longest {longest:.3} m/s"));
+                }
             });
         });
     }
@@ -124,6 +131,48 @@ fn colored(image: &SliceImage) -> ColorImage {
         }
     }
     ColorImage::new([w, h], pixels)
+}
+
+/// Screen points between arrows, at least: one arrow per this many points of the plane.
+const ARROW_SPACING: f32 = 14.0;
+
+/// Nodes lighter than this part of the plane's heaviest node get no arrow: at the snow's edge a
+/// node holds a few fixed-point units of mass, and its velocity (momentum over that mass) is
+/// noise, often clamped to the speed limit.
+const ARROW_MASS: f32 = 0.01;
+
+/// Draws the in-plane velocity of every few nodes of `image` (shown in `rect`, v upward) as an
+/// arrow from the node's centre, the fastest arrow as long as the spacing between arrows; only
+/// nodes holding at least [`ARROW_MASS`] of the heaviest node's mass count. Returns the fastest
+/// in-plane speed among them (m/s).
+fn arrows(painter: &egui::Painter, image: &SliceImage, rect: egui::Rect) -> f32 {
+    let speed = |f: [f32; 2]| (f[0] * f[0] + f[1] * f[1]).sqrt();
+    let heaviest = image.mass.iter().copied().filter(|m| m.is_finite()).fold(0.0f32, f32::max);
+    let counted = |k: usize| image.mass[k] >= ARROW_MASS * heaviest && image.mass[k] > 0.0;
+    let longest = (0..image.flow.len())
+        .filter(|&k| counted(k))
+        .map(|k| speed(image.flow[k]))
+        .filter(|s| s.is_finite())
+        .fold(0.0f32, f32::max);
+    if longest <= 0.0 {
+        return 0.0;
+    }
+    let node = rect.width() / image.width as f32;
+    let every = (ARROW_SPACING / node).ceil().max(1.0) as u32;
+    let length = every as f32 * node * 0.9 / longest;
+    let stroke = egui::Stroke::new(1.5, Color32::WHITE);
+    for v in (every / 2..image.height).step_by(every as usize) {
+        for u in (every / 2..image.width).step_by(every as usize) {
+            let k = (u + image.width * v) as usize;
+            let f = image.flow[k];
+            if !counted(k) || speed(f).is_nan() || speed(f) < 0.02 * longest {
+                continue;
+            }
+            let centre = rect.left_bottom() + vec2((u as f32 + 0.5) * node, -(v as f32 + 0.5) * node);
+            painter.arrow(centre, vec2(f[0], -f[1]) * length, stroke);
+        }
+    }
+    longest
 }
 
 /// A linear albedo as an egui colour.
@@ -180,6 +229,10 @@ pub fn controls(ui: &mut Ui, current: &GridViewSettings, solver: &Solver, events
         s.slice.index = s.slice.index.min(nodes - 1);
         let position = grid.grid_origin()[s.slice.axis as usize] + s.slice.index as f64 * grid.cell_size;
         ui.add(egui::Slider::new(&mut s.slice.index, 0..=nodes - 1).text(format!("node ({position:.3} m)")));
+        ui.checkbox(&mut s.arrows, "velocity arrows").on_hover_text(
+            "draws the grid velocity's part in the plane as arrows over it (every few nodes), the fastest as \
+             long as the space between arrows; its speed is written under the legend",
+        );
     }
     if s != *current {
         events.push(AppEvent::SetGridView(s));

@@ -1,6 +1,7 @@
 //! The grid view (`shaders/render/grid_view.wgsl`): one plane of the solver's grid nodes, normal to
 //! an axis, as one value per node: the node mass (kg) or speed (m/s) after the last grid update,
-//! or the colliders' signed distance (m).
+//! or the colliders' signed distance (m), and with every node its mass and the grid velocity's two
+//! components in the plane (m/s), which the app draws as arrows where snow is.
 //!
 //! The compute pass reads the solver's `grid_velocity` (velocity and mass per stored node) through
 //! the sparse grid's block map where there is one, and writes the plane into a small buffer that
@@ -15,6 +16,7 @@ use super::shaders::{DepthKind, RenderShader};
 use crate::collider::field::FAR;
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::Solver;
+use crate::sim::sort::bins::SolverPath;
 
 /// Which node quantity the view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -130,6 +132,10 @@ pub struct GpuGridViewParams {
     pub grid_origin: [f32; 3],
     /// Node spacing, metres.
     pub cell_size: f32,
+    /// 1 where the grid update visits the touched blocks only: nodes elsewhere read as empty.
+    pub touched_only: u32,
+    /// Pads the block to 16 bytes.
+    pub _pad: [u32; 3],
 }
 
 /// One plane read back: `values[u + width · v]`, v upward.
@@ -143,6 +149,11 @@ pub struct SliceImage {
     pub height: u32,
     /// One value per node in the quantity's unit.
     pub values: Vec<f32>,
+    /// Per node, the node's velocity after the last grid update along the plane's u and v axes
+    /// (m/s; 0 where the node holds no snow), whatever `slice.quantity` is.
+    pub flow: Vec<[f32; 2]>,
+    /// Per node, the node's mass after the last grid update (kg), whatever `slice.quantity` is.
+    pub mass: Vec<f32>,
     /// The plane's position along its axis in metres (the node's world coordinate).
     pub position: f64,
 }
@@ -158,22 +169,39 @@ impl SliceImage {
     }
 }
 
-/// The pipeline, its uniform and the plane's output buffer.
+/// The pipelines, their uniform and the plane's buffers.
 pub struct GridView {
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::ComputePipeline,
     splat: wgpu::ComputePipeline,
     resolve: wgpu::ComputePipeline,
+    touched: wgpu::ComputePipeline,
     params: wgpu::Buffer,
+    /// Per node: value, velocity along u and v, mass.
     out: Option<wgpu::Buffer>,
+    /// Per node: Σ w m q and Σ w m of the splatted quantities.
     sums: Option<wgpu::Buffer>,
+    /// Per node: 1 once a page's sort listed its block as touched.
+    marks: Option<wgpu::Buffer>,
 }
 
 /// Threads per workgroup along u and v (`@workgroup_size(8, 8, 1)`).
 const GROUP: u32 = 8;
 
+/// A storage buffer of `size` bytes for the plane, made anew when the plane's size changed.
+fn plane_buffer(gpu: &Gpu, slot: &mut Option<wgpu::Buffer>, label: &str, size: u64, usage: wgpu::BufferUsages) {
+    if slot.as_ref().is_none_or(|b| b.size() != size) {
+        *slot = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE | usage,
+            mapped_at_creation: false,
+        }));
+    }
+}
+
 impl GridView {
-    /// Builds the pipeline.
+    /// Builds the pipelines.
     pub fn new(device: &wgpu::Device) -> Self {
         let shader = RenderShader::GridView;
         let stage = wgpu::ShaderStages::COMPUTE;
@@ -198,6 +226,8 @@ impl GridView {
                 storage_entry(6, stage, true),
                 storage_entry(7, stage, true),
                 storage_entry(8, stage, false),
+                storage_entry(9, stage, true),
+                storage_entry(10, stage, false),
             ],
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -205,43 +235,36 @@ impl GridView {
             source: wgpu::ShaderSource::Wgsl(shader.composed_source(DepthKind::Single).into()),
         });
         let entry = |name: &str| compute_pipeline(device, shader.label(), &module, name, &[&layout]);
-        let (pipeline, splat, resolve) =
-            (entry("grid_view_slice"), entry("grid_view_splat"), entry("grid_view_resolve"));
+        let (pipeline, splat, resolve, touched) = (
+            entry("grid_view_slice"),
+            entry("grid_view_splat"),
+            entry("grid_view_resolve"),
+            entry("grid_view_touched"),
+        );
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render.grid_view.params"),
             size: size_of::<GpuGridViewParams>() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Self { layout, pipeline, splat, resolve, params, out: None, sums: None }
+        Self { layout, pipeline, splat, resolve, touched, params, out: None, sums: None, marks: None }
     }
 
-    /// Runs the pass over `solver`'s grid as the last substep left it and copies the plane back
-    /// (one submission and one wait). The index is clamped to the grid.
+    /// Runs the passes over `solver`'s grid as the last substep left it and copies the plane back
+    /// (a submission per particle page and one wait). The index is clamped to the grid.
     pub fn read_slice(&mut self, gpu: &Gpu, solver: &Solver, slice: GridSlice) -> Result<SliceImage, GpuError> {
         let grid = &solver.params().grid;
         let dims = grid.node_dims();
         let axis = slice.axis.min(2);
         let slice = GridSlice { axis, index: slice.index.min(dims[axis as usize] - 1), ..slice };
         let (width, height) = slice.extent(dims);
-        let bytes = 4 * width as u64 * height as u64;
-        if self.out.as_ref().is_none_or(|b| b.size() != bytes) {
-            self.out = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("render.grid_view.slice"),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }));
-        }
-        if self.sums.as_ref().is_none_or(|b| b.size() != 2 * bytes) {
-            self.sums = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("render.grid_view.sums"),
-                size: 2 * bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-        }
-        let (out, sums) = (self.out.as_ref().expect("made above"), self.sums.as_ref().expect("made above"));
+        let nodes = width as u64 * height as u64;
+        let copy = wgpu::BufferUsages::COPY_SRC;
+        plane_buffer(gpu, &mut self.out, "render.grid_view.slice", 16 * nodes, copy);
+        plane_buffer(gpu, &mut self.sums, "render.grid_view.sums", 8 * nodes, wgpu::BufferUsages::COPY_DST);
+        plane_buffer(gpu, &mut self.marks, "render.grid_view.touched", 4 * nodes, wgpu::BufferUsages::COPY_DST);
+        // The binned paths update the touched blocks only (grid_update_blocks, pb_grid_blocks).
+        let touched_only = solver.path() != SolverPath::Naive;
         let mut uniforms = GpuGridViewParams {
             node_dims: dims.to_array(),
             axis,
@@ -251,33 +274,39 @@ impl GridView {
             particle_count: 0,
             grid_origin: grid.grid_origin().as_vec3().to_array(),
             cell_size: grid.cell_size as f32,
+            touched_only: touched_only as u32,
+            _pad: [0; 3],
         };
         let groups = [(width, GROUP), (height, GROUP)].map(|(n, g)| n.div_ceil(g));
         let (first, pages) = (&solver.pages()[0], solver.pages());
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        if slice.quantity.splatted() {
-            // One submission per page: each needs its own particle count in the uniform.
-            encoder.clear_buffer(sums, 0, None);
+        encoder.clear_buffer(self.sums.as_ref().expect("made above"), 0, None);
+        encoder.clear_buffer(self.marks.as_ref().expect("made above"), 0, None);
+        if slice.quantity.splatted() || touched_only {
+            // One submission per page: each has its own particle count (in the uniform) and bins.
             for page in pages {
                 uniforms.particle_count = page.particle_count;
                 gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
-                let group = self.group(gpu, first, page, out, sums);
+                let group = self.group(gpu, first, page);
                 let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&self.splat);
                 pass.set_bind_group(0, &group, &[]);
-                pass.dispatch_workgroups(page.particle_count.div_ceil(64).max(1), 1, 1);
+                if touched_only {
+                    pass.set_pipeline(&self.touched);
+                    pass.dispatch_workgroups(groups[0], groups[1], 1);
+                }
+                if slice.quantity.splatted() {
+                    pass.set_pipeline(&self.splat);
+                    pass.dispatch_workgroups(page.particle_count.div_ceil(64).max(1), 1, 1);
+                }
                 drop(pass);
-                gpu.queue.submit([std::mem::replace(
-                    &mut encoder,
-                    gpu.device.create_command_encoder(&Default::default()),
-                )
-                .finish()]);
+                let done = std::mem::replace(&mut encoder, gpu.device.create_command_encoder(&Default::default()));
+                gpu.queue.submit([done.finish()]);
             }
         } else {
             gpu.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&uniforms));
         }
         // The grid's buffers are replaced when its pool grows, so the groups are made anew.
-        let group = self.group(gpu, first, first, out, sums);
+        let group = self.group(gpu, first, first);
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(RenderShader::GridView.label()),
@@ -288,31 +317,37 @@ impl GridView {
             pass.dispatch_workgroups(groups[0], groups[1], 1);
         }
         gpu.queue.submit([encoder.finish()]);
-        let values = bytemuck::pod_collect_to_vec(&gpu.read_buffer(out)?);
+        let out = self.out.as_ref().expect("made above");
+        let nodes: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(out)?);
+        let values = nodes.iter().map(|n| n[0]).collect();
+        let flow = nodes.iter().map(|n| [n[1], n[2]]).collect();
+        let mass = nodes.iter().map(|n| n[3]).collect();
         let position = grid.grid_origin()[axis as usize] + slice.index as f64 * grid.cell_size;
-        Ok(SliceImage { slice, width, height, values, position })
+        Ok(SliceImage { slice, width, height, values, flow, mass, position })
     }
 
     /// The bind group over the grid of `grid` (the first page, which holds it) and the particle
-    /// streams of `page`.
+    /// streams and bins of `page`.
     fn group(
         &self,
         gpu: &Gpu,
         grid: &crate::sim::page::ParticlePage,
         page: &crate::sim::page::ParticlePage,
-        out: &wgpu::Buffer,
-        sums: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
+        let made = |b: &Option<wgpu::Buffer>| b.clone().expect("read_slice makes the plane's buffers first");
+        let (out, sums, marks) = (made(&self.out), made(&self.sums), made(&self.marks));
         let buffers = [
             (0, &self.params),
             (1, &grid.grid_velocity),
             (2, &grid.block_slots),
-            (3, out),
+            (3, &out),
             (4, &grid.colliders[1]),
             (5, &page.particles.position),
             (6, &page.particles.plastic),
             (7, &page.particles.stress),
-            (8, sums),
+            (8, &sums),
+            (9, &page.block_bins),
+            (10, &marks),
         ];
         buffer_bind_group(&gpu.device, RenderShader::GridView.label(), &self.layout, &buffers)
     }
