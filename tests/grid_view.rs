@@ -376,3 +376,23 @@ fn planes_show_no_stale_nodes_where_the_snow_has_left() {
         assert!(expected.iter().filter(|&&m| m > 0.0).count() >= 36, "{path:?}: no snow at x = 0.975 m");
     }
 }
+
+/// The outline the app draws in the scene: a plane's corners are its extreme nodes' positions,
+/// origin + node · h, the index clamped to the grid.
+#[test]
+fn plane_corners_are_the_extreme_nodes() {
+    let p = params();
+    let (o, last) = (p.grid.grid_origin(), (p.grid.node_dims() - UVec3::ONE).as_dvec3());
+    let slice = GridSlice { axis: 1, index: 8, quantity: GridQuantity::Mass };
+    let y = o.y + 8.0 * H;
+    let want = [
+        glam::DVec3::new(o.x, y, o.z),
+        glam::DVec3::new(o.x + last.x * H, y, o.z),
+        glam::DVec3::new(o.x + last.x * H, y, o.z + last.z * H),
+        glam::DVec3::new(o.x, y, o.z + last.z * H),
+    ];
+    assert_eq!(slice.corners(&p.grid), want);
+    // Past the grid's end the plane is its last node plane, as read_slice clamps it.
+    let far = GridSlice { axis: 0, index: 1000, quantity: GridQuantity::Mass }.corners(&p.grid);
+    assert!(far.iter().all(|c| c.x == o.x + last.x * H), "{far:?}");
+}

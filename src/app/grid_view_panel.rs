@@ -11,9 +11,11 @@ use egui::{Color32, ColorImage, Rgba, Sense, TextureHandle, TextureOptions, Ui, 
 
 use powder::collider::field::FAR;
 use powder::gpu::Gpu;
+use powder::render::camera::Camera;
 use powder::render::grid_view::{GridQuantity, GridSlice, GridView, SliceImage};
 use powder::render::particles::color_ramps;
 use powder::sim::Solver;
+use powder::sim::params::GridSpec;
 
 use super::events::AppEvent;
 use super::messages::Messages;
@@ -82,9 +84,10 @@ impl GridViewPanel {
     }
 
     /// Draws the last plane read and its legend in the top right corner of `view` (the 3D view's
-    /// rectangle).
-    pub fn overlay(&self, ui: &mut Ui, view: egui::Rect) {
+    /// rectangle), and the plane's outline where it lies in the scene seen by `camera` on `grid`.
+    pub fn overlay(&self, ui: &mut Ui, view: egui::Rect, camera: &Camera, grid: &GridSpec) {
         let Some((image, texture)) = self.shown.as_ref().filter(|_| self.settings.on) else { return };
+        outline(ui.painter(), view, camera, image.slice.corners(grid));
         let scale = SIDE / image.width.max(image.height) as f32;
         let size = vec2(image.width as f32 * scale, image.height as f32 * scale);
         let area =
@@ -101,6 +104,21 @@ impl GridViewPanel {
         });
     }
 }
+
+/// The plane's outline in the scene: its four corners joined, with a mark at its node (0, 0), the
+/// image's lower left corner. Corners behind the eye leave the outline out.
+fn outline(painter: &egui::Painter, view: egui::Rect, camera: &Camera, corners: [glam::DVec3; 4]) {
+    let points: Option<Vec<egui::Pos2>> =
+        corners.iter().map(|c| super::input::project(camera, view, c.as_vec3())).collect();
+    let Some(points) = points else { return };
+    let painter = painter.with_clip_rect(view);
+    let stroke = egui::Stroke::new(1.5, OUTLINE);
+    painter.add(egui::Shape::closed_line(points.clone(), stroke));
+    painter.circle_filled(points[0], 3.0, OUTLINE);
+}
+
+/// The plane's outline colour in the scene.
+const OUTLINE: Color32 = Color32::from_rgb(255, 196, 40);
 
 /// The colour scale of a plane: its ends, and whether a node's value means "nothing here" (no
 /// mass, no speed, no collider near, no particle's stencil). Mass and speed start at 0; the

@@ -406,7 +406,7 @@ impl Running {
                     let scaled = |n: u32| ((n as f32 * scale).round() as u32).max(1);
                     ui.painter().add(gfx.view_shape(scaled(w), scaled(h), rect));
                 }
-                grid_view.overlay(ui, rect);
+                grid_view.overlay(ui, rect, camera, &model.driver.solver().params().grid);
                 let tool = &model.driver.tool;
                 input::view(ui, &response, camera, tool, &mut events);
             });

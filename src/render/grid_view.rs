@@ -101,6 +101,17 @@ impl GridSlice {
         (node_dims[u], node_dims[v])
     }
 
+    /// The plane's corners in world space (metres): the nodes at image places (0, 0), (last, 0),
+    /// (last, last) and (0, last) of a grid `grid`, the index clamped to it.
+    pub fn corners(self, grid: &crate::sim::params::GridSpec) -> [glam::DVec3; 4] {
+        let dims = grid.node_dims();
+        let axis = self.axis.min(2);
+        let slice = GridSlice { axis, index: self.index.min(dims[axis as usize] - 1), ..self };
+        let (w, h) = slice.extent(dims);
+        let at = |u: u32, v: u32| grid.grid_origin() + slice.node(u, v).as_dvec3() * grid.cell_size;
+        [at(0, 0), at(w - 1, 0), at(w - 1, h - 1), at(0, h - 1)]
+    }
+
     /// The grid node at image place (u, v).
     pub fn node(self, u: u32, v: u32) -> UVec3 {
         let (a, b) = Self::plane_axes(self.axis);
