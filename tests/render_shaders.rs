@@ -148,14 +148,33 @@ fn shared_struct_layouts_agree() {
     let surface = validate("surface", &RenderShader::Surface.composed_source(DepthKind::Single));
     let vertex = rust_layout!(powder::render::surface::SurfaceVertex, [position, light, normal, albedo]);
     assert_eq!(wgsl_layout(&surface, "SurfaceVertex"), vertex, "layout of SurfaceVertex differs");
+    // The indexed draw's arguments, then the dispatch of surface_light_vertices right after them.
+    use powder::render::surface::{DRAW_ARGS_BYTES, LIGHT_DISPATCH_OFFSET};
     let (members, size) = wgsl_layout(&surface, "SurfaceDrawArgs");
-    assert_eq!(size as usize, size_of::<wgpu::util::DrawIndexedIndirectArgs>());
+    assert_eq!(size as u64, DRAW_ARGS_BYTES);
+    assert_eq!(LIGHT_DISPATCH_OFFSET as usize, size_of::<wgpu::util::DrawIndexedIndirectArgs>());
     let names: Vec<_> = members.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["index_count", "instance_count", "first_index", "base_vertex", "first_instance"]);
+    assert_eq!(
+        names,
+        [
+            "index_count",
+            "instance_count",
+            "first_index",
+            "base_vertex",
+            "first_instance",
+            "light_groups_x",
+            "light_groups_y",
+            "light_groups_z"
+        ]
+    );
+    assert_eq!(members[5].1 as u64, LIGHT_DISPATCH_OFFSET);
     // The host reads the counts at words 6 and 7 of the grid record and sizes the buffer.
     let (members, size) = wgsl_layout(&surface, "SurfaceGrid");
-    assert_eq!(size, 32);
-    assert_eq!(&members[6..], &[("vertex_count".to_string(), 24), ("triangle_count".to_string(), 28)]);
+    assert_eq!(size, 36);
+    assert_eq!(
+        &members[6..],
+        &[("vertex_count".to_string(), 24), ("triangle_count".to_string(), 28), ("cube_count".to_string(), 32)]
+    );
 }
 
 #[test]

@@ -14,11 +14,22 @@
 // surface_prepare (one thread): the nodes (centres) and cubes around the occupied box, the indirect
 //   dispatches of the next two passes over them, and the counters reset.
 // surface_make_vertices (one thread per node): for each of its 7 edges that crosses the iso value, one
-//   vertex (position, normal from the fill's gradient, sun and sky visibility, colour), its place
-//   noted in the edge map. Each vertex is made once, however many triangles share it.
-// surface_make_triangles (one thread per cube): the crossing triangles of its six tetrahedra, as three
-//   vertex indices each, turned to face away from the snow; appended with one atomic per cube.
-// surface_finish (one thread): the indexed draw's arguments, clamped to the lists' capacities.
+//   vertex: its position, and which node and edge it lies on; its place noted in the edge map. Each
+//   vertex is made once, however many triangles share it.
+//   It also lists the cube whose lowest corner the node is when its corners lie on both sides.
+// surface_count_cubes (one thread): the next pass's dispatch over the listed cubes.
+// surface_make_triangles (one thread per listed cube): the crossing triangles of its six tetrahedra,
+//   as three vertex indices each, turned to face away from the snow; appended with one atomic per
+//   cube.
+// surface_finish (one thread): the indexed draw's arguments, clamped to the lists' capacities, and
+//   the dispatch of the next pass over the vertices found.
+// surface_light_vertices (one thread per vertex): the vertex's normal (the fill's gradient), sun and
+//   sky visibility and colour. This is most of a vertex's cost, and done here rather than in
+//   surface_make_vertices because there only a few of a node's 7 edges cross and a thread's
+//   neighbours mostly have none: on a SIMD machine (lavapipe runs 8 threads per lane group) the
+//   lighting would run with most lanes idle, once per edge. Packed one vertex per thread, every lane
+//   works. The cube list does the same for the triangles: most cubes of the box are all inside or
+//   all outside (docs/rendering.md has the timings).
 // surface_vertex / surface_fragment: wrapped-Lambert snow under the sun, the volume's shadow and
 //   sky occlusion.
 
@@ -42,13 +53,16 @@ struct SurfaceVertex {
     albedo: u32,
 }
 
-// wgpu's DrawIndexedIndirectArgs.
+// wgpu's DrawIndexedIndirectArgs, then the indirect dispatch of surface_light_vertices (byte 20).
 struct SurfaceDrawArgs {
     index_count: u32,
     instance_count: u32,
     first_index: u32,
     base_vertex: i32,
     first_instance: u32,
+    light_groups_x: u32,
+    light_groups_y: u32,
+    light_groups_z: u32,
 }
 
 // What surface_prepare found: the node box's lowest node (i32 per axis) and its size, and the
@@ -62,6 +76,8 @@ struct SurfaceGrid {
     nodes_z: u32,
     vertex_count: atomic<u32>,
     triangle_count: atomic<u32>,
+    // Cubes with corners on both sides of the iso value, listed in surface_cubes.
+    cube_count: atomic<u32>,
 }
 
 // Group 2 of surface_prepare: the occupied box, the grid and the two indirect dispatches (x, y, z
@@ -69,6 +85,8 @@ struct SurfaceGrid {
 @group(2) @binding(0) var<storage, read> surface_box: array<u32, 6>;
 @group(2) @binding(1) var<storage, read_write> surface_grid_out: SurfaceGrid;
 @group(2) @binding(2) var<storage, read_write> surface_dispatch: array<u32, 6>;
+// The mixed-cube list (binding 10 of the other passes), only for its length.
+@group(2) @binding(11) var<storage, read> surface_cubes_in: array<u32>;
 // Group 2 of the other compute passes.
 @group(2) @binding(3) var<storage, read> surface_sums: array<u32>;
 @group(2) @binding(4) var<storage, read_write> surface_grid: SurfaceGrid;
@@ -77,6 +95,8 @@ struct SurfaceGrid {
 @group(2) @binding(6) var<storage, read_write> surface_vertices_out: array<SurfaceVertex>;
 // Three vertex indices per triangle.
 @group(2) @binding(7) var<storage, read_write> surface_indices: array<u32>;
+// The cubes surface_make_triangles visits: the node-box index of each mixed cube's lowest corner.
+@group(2) @binding(10) var<storage, read_write> surface_cubes: array<u32>;
 @group(2) @binding(8) var<storage, read_write> surface_draw_args: SurfaceDrawArgs;
 // Group 2 of the draw.
 @group(2) @binding(9) var<storage, read> surface_vertices: array<SurfaceVertex>;
@@ -92,6 +112,7 @@ fn dispatch_for(threads: u32) -> vec2<u32> {
 fn surface_prepare() {
     atomicStore(&surface_grid_out.vertex_count, 0u);
     atomicStore(&surface_grid_out.triangle_count, 0u);
+    atomicStore(&surface_grid_out.cube_count, 0u);
     var nodes = vec3<u32>(0u);
     let lo = vec3<i32>(i32(surface_box[0]), i32(surface_box[1]), i32(surface_box[2]));
     let hi = vec3<i32>(i32(surface_box[3]), i32(surface_box[4]), i32(surface_box[5]));
@@ -106,9 +127,17 @@ fn surface_prepare() {
     surface_grid_out.nodes_y = nodes.y;
     surface_grid_out.nodes_z = nodes.z;
     let node_groups = dispatch_for(nodes.x * nodes.y * nodes.z);
-    let cubes = max(nodes, vec3<u32>(1u)) - 1u;
-    let cube_groups = dispatch_for(cubes.x * cubes.y * cubes.z);
-    surface_dispatch = array<u32, 6>(node_groups.x, node_groups.y, 1u, cube_groups.x, cube_groups.y, 1u);
+    // surface_count_cubes writes the triangles' dispatch once the mixed cubes are counted.
+    surface_dispatch = array<u32, 6>(node_groups.x, node_groups.y, 1u, 0u, 0u, 1u);
+}
+
+// One thread, between surface_make_vertices and surface_make_triangles: the triangles' dispatch,
+// one thread per mixed cube.
+@compute @workgroup_size(1)
+fn surface_count_cubes() {
+    let cube_groups = dispatch_for(min(atomicLoad(&surface_grid_out.cube_count), arrayLength(&surface_cubes_in)));
+    surface_dispatch[3] = cube_groups.x;
+    surface_dispatch[4] = cube_groups.y;
 }
 
 // The fill at voxel centre v; 0 outside the volume.
@@ -136,28 +165,36 @@ fn corner_offset(c: u32) -> vec3<i32> {
     return vec3<i32>(i32(c & 1u), i32((c >> 1u) & 1u), i32(c >> 2u));
 }
 
-// The crossing on the edge from centre a to centre b (a componentwise below b, fa and fb on either
-// side of the iso value): position in world space, the outward normal (against the gradient), and
-// its light and colour.
-fn crossing(a: vec3<i32>, fa: f32, b: vec3<i32>, fb: f32) -> SurfaceVertex {
-    let t = clamp((SURFACE_ISO - fa) / (fb - fa), SURFACE_EDGE_MARGIN, 1.0 - SURFACE_EDGE_MARGIN);
+// Where the fill crosses the iso value on the edge from centre a to centre b (fa and fb on either
+// side of it): the fraction of the way from a, kept SURFACE_EDGE_MARGIN from either end.
+fn crossing_t(fa: f32, fb: f32) -> f32 {
+    return clamp((SURFACE_ISO - fa) / (fb - fa), SURFACE_EDGE_MARGIN, 1.0 - SURFACE_EDGE_MARGIN);
+}
+
+// The crossing's position in world space on the edge from centre a to centre b.
+fn crossing_position(a: vec3<i32>, b: vec3<i32>, t: f32) -> vec3<f32> {
     let pa = vec3<f32>(a) + 0.5;
     let pb = vec3<f32>(b) + 0.5;
-    var v: SurfaceVertex;
-    v.position = frame.domain_min + (pa + (pb - pa) * t) * frame.volume_voxel;
+    return frame.domain_min + (pa + (pb - pa) * t) * frame.volume_voxel;
+}
+
+// The rest of the crossing vertex at `position` on the edge from centre a to centre b: the outward
+// normal (against the fill's gradient), its light and colour.
+fn light_crossing(v: ptr<function, SurfaceVertex>, a: vec3<i32>, b: vec3<i32>, t: f32) {
     let g = mix(surface_gradient(a), surface_gradient(b), t);
-    v.normal = -g / max(length(g), 1.0e-20);
+    (*v).normal = -g / max(length(g), 1.0e-20);
+    let position = (*v).position;
+    let normal = (*v).normal;
     // The sun is looked up just outside the surface, so the voxel it bounds does not shadow it.
-    let outside = v.position + v.normal * (0.5 * frame.volume_voxel);
-    let light = vec2<f32>(sun_visibility(outside + frame.sun_direction * (0.25 * frame.volume_voxel)), sky_visibility(v.position, v.normal));
-    v.light = pack2x16unorm(light);
+    let outside = position + normal * (0.5 * frame.volume_voxel);
+    let light = vec2<f32>(sun_visibility(outside + frame.sun_direction * (0.25 * frame.volume_voxel)), sky_visibility(position, normal));
+    (*v).light = pack2x16unorm(light);
     var albedo = SNOW_ALBEDO;
     if (frame.color_field != COLOR_SNOW) {
         // The colour field half a voxel inside, where the fill outweighs the empty voxels around.
-        albedo = field_color(field_value_at(v.position - v.normal * (0.5 * frame.volume_voxel)));
+        albedo = field_color(field_value_at(position - normal * (0.5 * frame.volume_voxel)));
     }
-    v.albedo = pack4x8unorm(vec4<f32>(albedo, 1.0));
-    return v;
+    (*v).albedo = pack4x8unorm(vec4<f32>(albedo, 1.0));
 }
 
 fn node_origin() -> vec3<i32> {
@@ -196,6 +233,9 @@ fn surface_make_vertices(
     let inside = fn_ >= SURFACE_ISO;
     let top = node_origin() + vec3<i32>(size) - 1;
     let capacity = arrayLength(&surface_vertices_out);
+    // The cube whose lowest corner is n: its corners all in the box, and how many differ from n.
+    let cube = all(n < top);
+    var differ = 0u;
     for (var o = 1u; o < 8u; o++) {
         let m = n + corner_offset(o);
         if (any(m > top)) {
@@ -205,13 +245,25 @@ fn surface_make_vertices(
         if ((fm >= SURFACE_ISO) == inside) {
             continue;
         }
+        differ += 1u;
         let slot = atomicAdd(&surface_grid.vertex_count, 1u);
         if (slot < capacity) {
-            surface_vertices_out[slot] = crossing(n, fn_, m, fm);
+            // surface_light_vertices fills in the rest; until then `light` names the edge.
+            var v: SurfaceVertex;
+            v.position = crossing_position(n, m, crossing_t(fn_, fm));
+            v.light = 8u * index + o;
+            surface_vertices_out[slot] = v;
         }
         surface_edges[7u * index + o - 1u] = slot;
     }
+    if (cube && differ > 0u) {
+        let place = atomicAdd(&surface_grid.cube_count, 1u);
+        if (place < arrayLength(&surface_cubes)) {
+            surface_cubes[place] = index;
+        }
+    }
 }
+
 
 // The vertex of the crossing edge between cube corners a and b (a's bits a subset of b's).
 fn edge_vertex(base: vec3<i32>, a: u32, b: u32) -> u32 {
@@ -241,11 +293,12 @@ fn surface_make_triangles(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let index = thread_index(workgroup, local, workgroups);
-    let size = max(node_count(), vec3<u32>(1u)) - 1u;
-    if (index >= size.x * size.y * size.z) {
+    let k = thread_index(workgroup, local, workgroups);
+    if (k >= min(atomicLoad(&surface_grid.cube_count), arrayLength(&surface_cubes))) {
         return;
     }
+    let index = surface_cubes[k];
+    let size = node_count();
     let base = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
     var fill: array<f32, 8>;
     var inside = 0u;
@@ -340,6 +393,32 @@ fn surface_finish() {
     surface_draw_args.first_index = 0u;
     surface_draw_args.base_vertex = 0;
     surface_draw_args.first_instance = 0u;
+    let vertices = min(atomicLoad(&surface_grid.vertex_count), arrayLength(&surface_vertices_out));
+    let groups = dispatch_for(vertices);
+    surface_draw_args.light_groups_x = groups.x;
+    surface_draw_args.light_groups_y = groups.y;
+    surface_draw_args.light_groups_z = 1u;
+}
+
+@compute @workgroup_size(SURFACE_WORKGROUP)
+fn surface_light_vertices(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let slot = thread_index(workgroup, local, workgroups);
+    if (slot >= min(atomicLoad(&surface_grid.vertex_count), arrayLength(&surface_vertices_out))) {
+        return;
+    }
+    var v = surface_vertices_out[slot];
+    // The node and edge surface_make_vertices found the vertex on, as it does.
+    let index = v.light / 8u;
+    let o = v.light % 8u;
+    let size = node_count();
+    let n = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+    let m = n + corner_offset(o);
+    light_crossing(&v, n, m, crossing_t(surface_fill(n), surface_fill(m)));
+    surface_vertices_out[slot] = v;
 }
 
 struct SurfaceFragmentIn {

@@ -2,11 +2,14 @@
 //! density volume by marching tetrahedra on the GPU each time the volume is splatted, and drawn as
 //! lit triangles. Its CPU twin is [`super::surface_cpu`].
 //!
-//! `surface_prepare` reads the volume's occupied box and writes the indirect dispatches of
+//! `surface_prepare` reads the volume's occupied box and writes the indirect dispatch of
 //! `surface_make_vertices` (one thread per voxel centre around the box: a vertex per crossing
-//! edge, lit once, its place in the edge map) and `surface_make_triangles` (one thread per cube of
-//! centres: three vertex indices per triangle), which read the fixed-point fill sums and the
-//! volume texture; `surface_finish` turns the triangle count into the indexed draw's arguments.
+//! edge, its place in the edge map, and the list of cubes with corners on both sides);
+//! `surface_count_cubes` writes that of `surface_make_triangles` (one thread per listed cube: three
+//! vertex indices per triangle), which read the fixed-point fill sums and the
+//! volume texture; `surface_finish` turns the triangle count into the indexed draw's arguments and
+//! the vertex count into the dispatch of `surface_light_vertices` (one thread per vertex: normal,
+//! light and colour; the shader says why that is a pass of its own).
 
 use super::bindings::{
     Layouts, buffer_bind_group, compute_pipeline, depth_state, encode_srgb, pipeline_layout, shader_module,
@@ -29,7 +32,11 @@ const MAX_VERTICES: u32 = 1 << 21;
 /// Triangles per vertex a list has room for: a closed surface has about two (Euler: F ≈ 2V).
 const TRIANGLES_PER_VERTEX: u32 = 2;
 /// Bytes of `SurfaceGrid` in `surface.wgsl`.
-const GRID_BYTES: u64 = 32;
+const GRID_BYTES: u64 = 36;
+/// Bytes of `SurfaceDrawArgs` in `surface.wgsl`: the indexed draw's arguments, then a dispatch.
+pub const DRAW_ARGS_BYTES: u64 = 32;
+/// Where in `SurfaceDrawArgs` the dispatch of `surface_light_vertices` lies (after the draw's 5 words).
+pub const LIGHT_DISPATCH_OFFSET: u64 = 20;
 
 /// One corner of a surface triangle. Keep in sync with `SurfaceVertex` in `surface.wgsl`
 /// (`tests/render_shaders.rs` checks the layout).
@@ -50,11 +57,14 @@ pub struct SurfaceVertex {
 pub struct SurfacePass {
     prepare_layout: wgpu::BindGroupLayout,
     extract_layout: wgpu::BindGroupLayout,
+    light_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
     prepare: wgpu::ComputePipeline,
+    count_cubes: wgpu::ComputePipeline,
     vertices: wgpu::ComputePipeline,
     triangles: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
+    light: wgpu::ComputePipeline,
     draw: wgpu::RenderPipeline,
 }
 
@@ -70,6 +80,9 @@ pub struct SurfaceMesh {
     draw_args: wgpu::Buffer,
     prepare_group: wgpu::BindGroup,
     extract_group: wgpu::BindGroup,
+    /// The fill sums, grid and vertices: surface_light_vertices's group, without the draw
+    /// arguments its dispatch reads.
+    light_group: wgpu::BindGroup,
     draw_group: wgpu::BindGroup,
 }
 
@@ -130,7 +143,12 @@ impl SurfacePass {
         let compute = wgpu::ShaderStages::COMPUTE;
         let prepare_layout = group(
             "render.surface.prepare",
-            &[storage_entry(0, compute, true), storage_entry(1, compute, false), storage_entry(2, compute, false)],
+            &[
+                storage_entry(0, compute, true),
+                storage_entry(1, compute, false),
+                storage_entry(2, compute, false),
+                storage_entry(11, compute, true),
+            ],
         );
         let extract_layout = group(
             "render.surface.extract",
@@ -141,7 +159,12 @@ impl SurfacePass {
                 storage_entry(6, compute, false),
                 storage_entry(7, compute, false),
                 storage_entry(8, compute, false),
+                storage_entry(10, compute, false),
             ],
+        );
+        let light_layout = group(
+            "render.surface.light",
+            &[storage_entry(3, compute, true), storage_entry(4, compute, false), storage_entry(6, compute, false)],
         );
         let draw_layout = group("render.surface.draw", &[storage_entry(9, wgpu::ShaderStages::VERTEX, true)]);
         let make = |label: &str, entry: &str| {
@@ -154,9 +177,23 @@ impl SurfacePass {
             "surface_prepare",
             &[&layouts.frame, &layouts.scene, &prepare_layout],
         );
+        let count_cubes = compute_pipeline(
+            device,
+            "render.surface.count_cubes",
+            &module,
+            "surface_count_cubes",
+            &[&layouts.frame, &layouts.scene, &prepare_layout],
+        );
         let vertices = make("render.surface.vertices", "surface_make_vertices");
         let triangles = make("render.surface.triangles", "surface_make_triangles");
         let finish = make("render.surface.finish", "surface_finish");
+        let light = compute_pipeline(
+            device,
+            "render.surface.light",
+            &module,
+            "surface_light_vertices",
+            &[&layouts.frame, &layouts.scene, &light_layout],
+        );
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let draw = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -182,7 +219,19 @@ impl SurfacePass {
             multiview_mask: None,
             cache: None,
         });
-        Self { prepare_layout, extract_layout, draw_layout, prepare, vertices, triangles, finish, draw }
+        Self {
+            prepare_layout,
+            extract_layout,
+            light_layout,
+            draw_layout,
+            prepare,
+            count_cubes,
+            vertices,
+            triangles,
+            finish,
+            light,
+            draw,
+        }
     }
 
     /// Lists of `capacity` vertices (and twice as many triangles) for the surface of `volume`.
@@ -203,22 +252,50 @@ impl SurfacePass {
         let nodes = (volume.dims + 2).as_u64vec3();
         let edges = buffer("render.surface.edges", 7 * 4 * nodes.x * nodes.y * nodes.z, wgpu::BufferUsages::empty());
         let grid = buffer("render.surface.grid", GRID_BYTES, copy);
+        // A mixed cube makes at least one triangle, so the triangle list's length bounds them.
+        let cubes = buffer("render.surface.cubes", triangles * 4, wgpu::BufferUsages::empty());
         let dispatch = buffer("render.surface.dispatch", 24, wgpu::BufferUsages::INDIRECT);
-        let draw_args = buffer("render.surface.draw_args", 20, wgpu::BufferUsages::INDIRECT | copy);
+        // The indexed draw's 5 words, then surface_light_vertices's dispatch (3 words).
+        let draw_args = buffer("render.surface.draw_args", DRAW_ARGS_BYTES, wgpu::BufferUsages::INDIRECT | copy);
         let prepare_group = buffer_bind_group(
             device,
             "render.surface.prepare",
             &self.prepare_layout,
-            &[(0, &volume.occupied), (1, &grid), (2, &dispatch)],
+            &[(0, &volume.occupied), (1, &grid), (2, &dispatch), (11, &cubes)],
         );
         let extract_group = buffer_bind_group(
             device,
             "render.surface.extract",
             &self.extract_layout,
-            &[(3, &volume.fixed), (4, &grid), (5, &edges), (6, &vertices), (7, &indices), (8, &draw_args)],
+            &[
+                (3, &volume.fixed),
+                (4, &grid),
+                (5, &edges),
+                (6, &vertices),
+                (7, &indices),
+                (8, &draw_args),
+                (10, &cubes),
+            ],
+        );
+        let light_group = buffer_bind_group(
+            device,
+            "render.surface.light",
+            &self.light_layout,
+            &[(3, &volume.fixed), (4, &grid), (6, &vertices)],
         );
         let draw_group = buffer_bind_group(device, "render.surface.draw", &self.draw_layout, &[(9, &vertices)]);
-        SurfaceMesh { capacity, vertices, indices, grid, dispatch, draw_args, prepare_group, extract_group, draw_group }
+        SurfaceMesh {
+            capacity,
+            vertices,
+            indices,
+            grid,
+            dispatch,
+            draw_args,
+            prepare_group,
+            extract_group,
+            light_group,
+            draw_group,
+        }
     }
 
     /// Records the extraction of `mesh` from its volume, which the frame (group 0) and scene
@@ -239,10 +316,17 @@ impl SurfacePass {
         pass.set_bind_group(2, &mesh.extract_group, &[]);
         pass.set_pipeline(&self.vertices);
         pass.dispatch_workgroups_indirect(&mesh.dispatch, 0);
+        pass.set_bind_group(2, &mesh.prepare_group, &[]);
+        pass.set_pipeline(&self.count_cubes);
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.set_bind_group(2, &mesh.extract_group, &[]);
         pass.set_pipeline(&self.triangles);
         pass.dispatch_workgroups_indirect(&mesh.dispatch, 12);
         pass.set_pipeline(&self.finish);
         pass.dispatch_workgroups(1, 1, 1);
+        pass.set_bind_group(2, &mesh.light_group, &[]);
+        pass.set_pipeline(&self.light);
+        pass.dispatch_workgroups_indirect(&mesh.draw_args, LIGHT_DISPATCH_OFFSET);
     }
 
     /// Draws the last extracted surface. Groups 0 and 1 must be bound.
