@@ -270,23 +270,68 @@ fn edge_vertex(base: vec3<i32>, a: u32, b: u32) -> u32 {
     return surface_edges[7u * node_index(base + corner_offset(a)) + (a ^ b) - 1u];
 }
 
-// The triangles of one cube, at most twelve: six tetrahedra, two each.
-var<private> cube_triangles: array<vec3<u32>, 12>;
-var<private> cube_count: u32;
-
-// Appends triangle (p, q, r), turned so its winding faces away from the snow (`outward`).
-fn emit(p: u32, q: u32, r: u32, outward: vec3<f32>) {
-    let capacity = arrayLength(&surface_vertices_out);
-    if (max(max(p, q), r) >= capacity) {
-        // A vertex past the list's capacity was not written.
-        return;
+// Corner k (0..3) of Kuhn tetrahedron t (0..5) of a cube: 0, then one axis, then two, then 7 (all
+// three), for each order of the axes. Each corner's bits are a subset of the next one's.
+fn tet_corner(t: u32, k: u32) -> u32 {
+    if (k == 0u) {
+        return 0u;
     }
-    let a = surface_vertices_out[p].position;
-    let n = cross(surface_vertices_out[q].position - a, surface_vertices_out[r].position - a);
-    cube_triangles[cube_count] = select(vec3<u32>(p, r, q), vec3<u32>(p, q, r), dot(n, outward) >= 0.0);
-    cube_count += 1u;
+    if (k == 3u) {
+        return 7u;
+    }
+    // The second corners are 1, 1, 2, 2, 4, 4 and the thirds 3, 5, 3, 6, 5, 6.
+    let second = 1u << (t / 2u);
+    if (k == 1u) {
+        return second;
+    }
+    let others = 7u & ~second;
+    // Of the two axes left, the lower for even t, the higher for odd t.
+    return second | (1u << select(firstTrailingBit(others), firstLeadingBit(others), (t & 1u) == 1u));
 }
 
+// Which of tetrahedron t's corners are inside (bit k for corner k), from the cube's inside corners.
+fn tet_inside(t: u32, cube_inside: u32) -> u32 {
+    var mask = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        mask |= ((cube_inside >> tet_corner(t, k)) & 1u) << k;
+    }
+    return mask;
+}
+
+// Triangles tetrahedron t makes: 0 when its corners are all on one side, 2 for a quad (two in,
+// two out), else 1.
+fn tet_triangles(mask: u32) -> u32 {
+    if (mask == 0u || mask == 15u) {
+        return 0u;
+    }
+    return select(1u, 2u, countOneBits(mask) == 2u);
+}
+
+// The vertex on the edge between corners i and j (0..3) of tetrahedron t of the cube at `base`.
+fn tet_edge_vertex(base: vec3<i32>, t: u32, i: u32, j: u32) -> u32 {
+    return edge_vertex(base, tet_corner(t, min(i, j)), tet_corner(t, max(i, j)));
+}
+
+// Writes triangle (p, q, r) at place `slot` of the list, turned so its winding faces away from the
+// snow (`outward`). A vertex past the list's capacity was not written: the triangle is left
+// degenerate (it draws nothing) rather than pointing at garbage.
+fn write_triangle(slot: u32, p: u32, q: u32, r: u32, outward: vec3<f32>) {
+    if (slot >= arrayLength(&surface_indices) / 3u) {
+        return;
+    }
+    var t = vec3<u32>(0u);
+    if (max(max(p, q), r) < arrayLength(&surface_vertices_out)) {
+        let a = surface_vertices_out[p].position;
+        let n = cross(surface_vertices_out[q].position - a, surface_vertices_out[r].position - a);
+        t = select(vec3<u32>(p, r, q), vec3<u32>(p, q, r), dot(n, outward) >= 0.0);
+    }
+    surface_indices[3u * slot] = t.x;
+    surface_indices[3u * slot + 1u] = t.y;
+    surface_indices[3u * slot + 2u] = t.z;
+}
+
+// Written with bit masks rather than per-thread arrays indexed by variables: a SIMD driver such as
+// lavapipe keeps such arrays in memory, one lane at a time.
 @compute @workgroup_size(SURFACE_WORKGROUP)
 fn surface_make_triangles(
     @builtin(workgroup_id) workgroup: vec3<u32>,
@@ -300,88 +345,62 @@ fn surface_make_triangles(
     let index = surface_cubes[k];
     let size = node_count();
     let base = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
-    var fill: array<f32, 8>;
-    var inside = 0u;
+    var cube_inside = 0u;
     for (var c = 0u; c < 8u; c++) {
-        fill[c] = surface_fill(base + corner_offset(c));
-        inside += select(0u, 1u, fill[c] >= SURFACE_ISO);
+        cube_inside |= select(0u, 1u, surface_fill(base + corner_offset(c)) >= SURFACE_ISO) << c;
     }
-    if (inside == 0u || inside == 8u) {
-        return;
-    }
-    cube_count = 0u;
-    // Kuhn's six tetrahedra: corners 0, 1 << a, (1 << a) | (1 << b), 7 for each order (a, b, c)
-    // of the axes. Listed as the second and third corners.
-    let seconds = array<u32, 6>(1u, 1u, 2u, 2u, 4u, 4u);
-    let thirds = array<u32, 6>(3u, 5u, 3u, 6u, 5u, 6u);
+    // Reserve the cube's triangles at once, then write them in tetrahedron order.
+    var total = 0u;
     for (var t = 0u; t < 6u; t++) {
-        // Corners in path order: each one's bits are a subset of the next's.
-        let tet = array<u32, 4>(0u, seconds[t], thirds[t], 7u);
-        var ins: array<u32, 4>;
-        var outs: array<u32, 4>;
-        var n_in = 0u;
-        var n_out = 0u;
-        for (var k = 0u; k < 4u; k++) {
-            if (fill[tet[k]] >= SURFACE_ISO) {
-                ins[n_in] = k;
-                n_in += 1u;
-            } else {
-                outs[n_out] = k;
-                n_out += 1u;
-            }
-        }
-        if (n_in == 0u || n_out == 0u) {
+        total += tet_triangles(tet_inside(t, cube_inside));
+    }
+    var slot = atomicAdd(&surface_grid.triangle_count, total);
+    for (var t = 0u; t < 6u; t++) {
+        let mask = tet_inside(t, cube_inside);
+        let count = tet_triangles(mask);
+        if (count == 0u) {
             continue;
         }
+        let n_in = countOneBits(mask);
+        // From the inside corners' centre to the outside corners' centre.
         var centre_in = vec3<f32>(0.0);
         var centre_out = vec3<f32>(0.0);
-        for (var k = 0u; k < n_in; k++) {
-            centre_in += vec3<f32>(corner_offset(tet[ins[k]])) / f32(n_in);
-        }
-        for (var k = 0u; k < n_out; k++) {
-            centre_out += vec3<f32>(corner_offset(tet[outs[k]])) / f32(n_out);
+        for (var c = 0u; c < 4u; c++) {
+            let at = vec3<f32>(corner_offset(tet_corner(t, c)));
+            let inside = ((mask >> c) & 1u) == 1u;
+            centre_in += select(vec3<f32>(0.0), at / f32(n_in), inside);
+            centre_out += select(at / f32(4u - n_in), vec3<f32>(0.0), inside);
         }
         let outward = centre_out - centre_in;
-        var pairs: array<vec2<u32>, 4>;
-        if (n_in == 2u) {
-            // A quad: the cycle in0–out0, in0–out1, in1–out1, in1–out0.
-            pairs = array<vec2<u32>, 4>(
-                vec2<u32>(ins[0], outs[0]), vec2<u32>(ins[0], outs[1]),
-                vec2<u32>(ins[1], outs[1]), vec2<u32>(ins[1], outs[0]),
-            );
+        let outs = 15u & ~mask;
+        if (count == 2u) {
+            // A quad: the cycle in0–out0, in0–out1, in1–out1, in1–out0 (each pair in increasing order).
+            let i0 = firstTrailingBit(mask);
+            let i1 = firstLeadingBit(mask);
+            let o0 = firstTrailingBit(outs);
+            let o1 = firstLeadingBit(outs);
+            let p0 = tet_edge_vertex(base, t, i0, o0);
+            let p1 = tet_edge_vertex(base, t, i0, o1);
+            let p2 = tet_edge_vertex(base, t, i1, o1);
+            let p3 = tet_edge_vertex(base, t, i1, o0);
+            write_triangle(slot, p0, p1, p2, outward);
+            write_triangle(slot + 1u, p0, p2, p3, outward);
         } else {
-            // One corner alone on its side: a triangle on its three edges.
-            let lone = select(outs[0], ins[0], n_in == 1u);
-            var others: array<u32, 3>;
-            var m = 0u;
-            for (var k = 0u; k < 4u; k++) {
-                if (k != lone) {
-                    others[m] = k;
-                    m += 1u;
-                }
-            }
-            pairs = array<vec2<u32>, 4>(
-                vec2<u32>(lone, others[0]), vec2<u32>(lone, others[1]), vec2<u32>(lone, others[2]), vec2<u32>(lone, others[2]),
+            // One corner alone on its side: a triangle on its three edges, the others in order.
+            let lone = firstTrailingBit(select(outs, mask, n_in == 1u));
+            let rest = 15u & ~(1u << lone);
+            let a = firstTrailingBit(rest);
+            let b = firstTrailingBit(rest & (rest - 1u));
+            let c = firstLeadingBit(rest);
+            write_triangle(
+                slot,
+                tet_edge_vertex(base, t, lone, a),
+                tet_edge_vertex(base, t, lone, b),
+                tet_edge_vertex(base, t, lone, c),
+                outward,
             );
         }
-        var p: array<u32, 4>;
-        for (var k = 0u; k < 4u; k++) {
-            p[k] = edge_vertex(base, tet[min(pairs[k].x, pairs[k].y)], tet[max(pairs[k].x, pairs[k].y)]);
-        }
-        emit(p[0], p[1], p[2], outward);
-        if (n_in == 2u) {
-            emit(p[0], p[2], p[3], outward);
-        }
-    }
-    let first = atomicAdd(&surface_grid.triangle_count, cube_count);
-    let capacity = arrayLength(&surface_indices) / 3u;
-    for (var k = 0u; k < cube_count; k++) {
-        if (first + k < capacity) {
-            let t = cube_triangles[k];
-            surface_indices[3u * (first + k)] = t.x;
-            surface_indices[3u * (first + k) + 1u] = t.y;
-            surface_indices[3u * (first + k) + 2u] = t.z;
-        }
+        slot += count;
     }
 }
 
