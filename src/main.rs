@@ -182,6 +182,13 @@ enum Command {
         /// Substeps per rendered frame with --render.
         #[arg(long, default_value_t = 10)]
         frame_substeps: u32,
+        /// With --render: the render modes to time, comma-separated, in this order (name one again
+        /// to time it again, e.g. volume,surface,volume,surface). Default: all four.
+        #[arg(long, value_delimiter = ',', value_parser = RenderMode::NAMES, requires = "render")]
+        render_modes: Vec<String>,
+        /// With --render: frames timed per mode (medians of these, after 3 warm-up frames).
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=10_000), requires = "render")]
+        render_frames: u32,
         /// Output size with --render, WxH.
         #[arg(long, default_value = "1280x720", value_parser = parse_size)]
         size: (u32, u32),
@@ -512,6 +519,8 @@ struct BenchArgs {
     paths: Vec<SolverPath>,
     p2g: Vec<MpmPass>,
     render: Option<RenderBenchOptions>,
+    /// The modes `--render` times, in order.
+    render_modes: Vec<RenderMode>,
     shaders: Option<PathBuf>,
     /// `true` for a shuffled particle order, per value of `--order`.
     orders: Vec<bool>,
@@ -533,6 +542,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         paths,
         p2g,
         render,
+        render_modes,
         shaders,
         orders,
         reorder,
@@ -593,7 +603,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         case.shuffled = orders[0];
         case.reorder = reorder.first().copied();
         if let Some(options) = &render {
-            for r in run_render_case(&gpu, &case, options, &RenderMode::ALL)? {
+            for r in run_render_case(&gpu, &case, options, &render_modes)? {
                 println!("{}", r.report(options));
             }
             println!();
@@ -773,6 +783,8 @@ fn dispatch(cli: Cli) -> Result<()> {
             p2g,
             render,
             frame_substeps,
+            render_modes,
+            render_frames,
             size,
             shaders,
             order,
@@ -785,7 +797,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         }) => {
             let render = if render {
                 let (width, height) = size;
-                Some(RenderBenchOptions { frames: 30, substeps_per_frame: frame_substeps, width, height })
+                Some(RenderBenchOptions { frames: render_frames, substeps_per_frame: frame_substeps, width, height })
             } else {
                 None
             };
@@ -797,6 +809,11 @@ fn dispatch(cli: Cli) -> Result<()> {
                 paths: path,
                 p2g,
                 render,
+                render_modes: if render_modes.is_empty() {
+                    RenderMode::ALL.to_vec()
+                } else {
+                    render_modes.iter().map(|n| RenderMode::from_name(n).expect("clap checked the name")).collect()
+                },
                 shaders,
                 orders: order,
                 reorder,
