@@ -529,6 +529,14 @@ struct BenchArgs {
     grid_mode: GridMode,
 }
 
+/// The modes `--render-modes` names (clap checked each name), or all four when it names none.
+fn render_mode_list(names: &[String]) -> Vec<RenderMode> {
+    if names.is_empty() {
+        return RenderMode::ALL.to_vec();
+    }
+    names.iter().map(|n| RenderMode::from_name(n).expect("clap checked the name")).collect()
+}
+
 fn parse_grid_mode(name: &str) -> Result<GridMode, String> {
     GridMode::from_name(name).ok_or_else(|| format!("{name:?} is not dense, sparse or auto"))
 }
@@ -809,11 +817,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 paths: path,
                 p2g,
                 render,
-                render_modes: if render_modes.is_empty() {
-                    RenderMode::ALL.to_vec()
-                } else {
-                    render_modes.iter().map(|n| RenderMode::from_name(n).expect("clap checked the name")).collect()
-                },
+                render_modes: render_mode_list(&render_modes),
                 shaders,
                 orders: order,
                 reorder,
@@ -853,7 +857,37 @@ fn open_app(args: AppArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{Cli, Command, RenderMode, one_line, render_mode_list};
+    use clap::Parser;
+
+    /// `--render-modes` as `bench --render` receives it: the modes in the order given, repeats
+    /// kept; all four when absent; refused without --render or with an unknown name.
+    #[test]
+    fn render_modes_keep_their_order_and_repeats() {
+        let modes = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Some(Command::Bench { render_modes, render_frames, .. })) => {
+                Ok((render_mode_list(&render_modes), render_frames))
+            }
+            Ok(_) => panic!("not a bench command"),
+            Err(e) => Err(e.kind()),
+        };
+        let given =
+            modes(&["powder", "bench", "--render", "--render-modes", "volume,surface,volume", "--render-frames", "60"]);
+        assert_eq!(given, Ok((vec![RenderMode::Volume, RenderMode::Surface, RenderMode::Volume], 60)));
+        assert_eq!(modes(&["powder", "bench", "--render"]), Ok((RenderMode::ALL.to_vec(), 30)));
+        assert_eq!(
+            modes(&["powder", "bench", "--render-modes", "volume"]),
+            Err(clap::error::ErrorKind::MissingRequiredArgument)
+        );
+        assert_eq!(
+            modes(&["powder", "bench", "--render", "--render-modes", "fog"]),
+            Err(clap::error::ErrorKind::InvalidValue)
+        );
+        assert_eq!(
+            modes(&["powder", "bench", "--render", "--render-frames", "0"]),
+            Err(clap::error::ErrorKind::ValueValidation)
+        );
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("scene.json: {source}")]
