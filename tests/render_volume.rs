@@ -240,3 +240,44 @@ fn the_volume_carries_the_fill_weighted_colour_field() {
     println!("{checked} voxels checked, {mixed} mixing the two speeds");
     assert!(checked > 500 && mixed > 0, "{checked} voxels, {mixed} mixed");
 }
+
+/// The speed scale is part of what the volume holds only in the speed field: with a zero motion
+/// bound, changing it splats again in the speed field (the field's values change) and reuses the
+/// volume in the others (snow, Jp). The snow has moved since the first splat, so a reused volume
+/// and a fresh splat differ.
+#[test]
+fn the_speed_scale_splats_again_only_in_the_speed_field() {
+    use powder::render::ColorField;
+    let gpu = common::gpu();
+    let particles: Vec<_> = scene()
+        .into_iter()
+        .map(|mut p| {
+            p.velocity = [3.0, 0.0, 0.0];
+            p
+        })
+        .collect();
+    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    for field in [ColorField::Snow, ColorField::PlasticJacobian, ColorField::Speed] {
+        let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+        let mut render = |speed_scale: f32, moved: Option<f32>| {
+            let settings =
+                RenderSettings { mode: RenderMode::Surface, color_field: field, speed_scale, ..Default::default() };
+            let inputs = inputs(&solver, &camera, &settings, moved);
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+            gpu.queue.submit([encoder.finish()]);
+            renderer.read_volume(&gpu).expect("volume readback").sums
+        };
+        let first = render(10.0, None);
+        solver.step(&gpu, 100);
+        let after = render(20.0, Some(0.0));
+        let differing = after.iter().zip(&first).filter(|(a, b)| a != b).count();
+        if field == ColorField::Speed {
+            assert!(differing > 0, "{field:?}: a new speed scale splats the moved snow");
+        } else {
+            assert_eq!(differing, 0, "{field:?}: the speed scale changes nothing in the volume: reused");
+        }
+    }
+}

@@ -75,7 +75,8 @@ struct SplatKey {
     domain_min: Vec3,
     voxel: f32,
     dims: glam::UVec3,
-    /// The colour field and its speed scale: the volume carries the field's values.
+    /// The colour field and, for the speed field only, its speed scale: the volume carries the
+    /// field's values, and only speeds are divided by the scale.
     field: (super::ColorField, f32),
 }
 
@@ -332,7 +333,11 @@ impl Renderer {
             queue.write_buffer(&self.frames[k].uniform, 0, bytemuck::bytes_of(&GpuFrame::new(inputs, &context)));
         }
 
-        let field = (inputs.settings.color_field, inputs.settings.speed_scale);
+        let scale = match inputs.settings.color_field {
+            super::ColorField::Speed => inputs.settings.speed_scale,
+            _ => 0.0,
+        };
+        let field = (inputs.settings.color_field, scale);
         let key = SplatKey { particle_count, domain_min: inputs.domain_min, voxel, dims, field };
         let reused = match (&mut self.splatted, inputs.moved) {
             (Some((last, sum)), Some(moved))
