@@ -2,13 +2,14 @@
 # Installs what powder needs on Debian/Ubuntu, and nothing that is already there:
 # - the Vulkan loader and Mesa's Vulkan drivers (lavapipe, the software driver used where no GPU
 #   driver exists; a machine with a GPU driver keeps using it),
-# - X11 libraries and Xvfb for the desktop window and its tests,
+# - X11 libraries and Xvfb for the desktop window and its tests, and xdotool, which presses keys
+#   in the window for them,
 # - python3, which tests the Blender import script (scripts/blender),
 # - a Rust toolchain (through rustup) if cargo is missing.
 # Source it (`. scripts/setup.sh`) or run it; scripts/launch.sh and scripts/test.sh call it.
 set -euo pipefail
 
-packages=(mesa-vulkan-drivers libvulkan1 xvfb xauth libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 python3)
+packages=(mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool libxkbcommon-x11-0 libx11-xcb1 libxcursor1 libxi6 python3)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -60,9 +60,15 @@ impl Xvfb {
 
     /// Starts powder with `args` on this display, in the repository, logging stderr to `log`.
     pub fn spawn(&self, args: &[&str], log: &Path) -> Child {
+        self.spawn_in(args, log, Path::new(env!("CARGO_MANIFEST_DIR")))
+    }
+
+    /// Starts powder with `args` on this display in the working directory `dir`, logging stderr
+    /// to `log`.
+    pub fn spawn_in(&self, args: &[&str], log: &Path, dir: &Path) -> Child {
         Command::new(env!("CARGO_BIN_EXE_powder"))
             .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(dir)
             .env("DISPLAY", &self.display)
             .env("XDG_RUNTIME_DIR", self.runtime_dir.path())
             .env_remove("WAYLAND_DISPLAY")
@@ -70,6 +76,20 @@ impl Xvfb {
             .stderr(std::fs::File::create(log).expect("log file"))
             .spawn()
             .expect("the powder binary starts")
+    }
+
+    /// Runs `xdotool` (X input as a user's: key presses, window search) on this display and
+    /// returns its standard output; fails the test if it fails or is not installed.
+    pub fn xdotool(&self, args: &[&str]) -> String {
+        let out = match Command::new("xdotool").args(args).env("DISPLAY", &self.display).output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                panic!("xdotool is not installed, so the key tests cannot run: run scripts/setup.sh first")
+            }
+            Err(e) => panic!("cannot run xdotool: {e}"),
+        };
+        assert!(out.status.success(), "xdotool {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Runs powder with `args` to the end; fails the test if it runs past [`RUN_TIMEOUT`].
