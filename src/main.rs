@@ -6,27 +6,23 @@
 #![warn(missing_docs)]
 
 mod app;
+mod commands;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
-use powder::bench::render::{RenderBenchOptions, run_render_case};
-use powder::bench::{BenchCase, run_case};
-use powder::export::OutputDir;
-use powder::export::images::ImageSequence;
-use powder::gpu::Gpu;
+use commands::bake::{ImageArgs, RunArgs, parse_pitch, run};
+use commands::bench::{
+    BenchArgs, bench, mesh_bench, parse_grid_mode, parse_order, parse_p2g, parse_path, realtime_bench, render_mode_list,
+};
+use powder::bench::render::RenderBenchOptions;
 use powder::render::RenderMode;
-use powder::runner::bake::{BakePlan, BakeStart, FrameSink, bake};
-use powder::runner::{build_solver_with, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::integrator::Integrator;
 use powder::sim::passes::MpmPass;
-use powder::sim::solver::SolverOptions;
 use powder::sim::sort::bins::SolverPath;
 
 #[derive(Parser)]
@@ -259,29 +255,6 @@ fn with_integrator(mut scene: Scene, name: Option<&str>) -> Scene {
     scene
 }
 
-/// `powder bench --realtime`: app frames of the scene with each integrator asked for.
-fn realtime_bench(
-    path: Option<&PathBuf>,
-    integrators: &[String],
-    frames: u32,
-    overrides: &[String],
-    (width, height): (u32, u32),
-    mode: RenderMode,
-) -> Result<()> {
-    anyhow::ensure!((1..=100_000).contains(&frames), "--frames must be in [1, 100000]");
-    let (scene, _) = load_scene(path, overrides)?;
-    let gpu = Gpu::new_headless()?;
-    println!("GPU: {}", gpu.describe());
-    let names: Vec<Option<&str>> =
-        if integrators.is_empty() { vec![None] } else { integrators.iter().map(|n| Some(n.as_str())).collect() };
-    for name in names {
-        let scene = with_integrator(scene.clone(), name);
-        let result = powder::bench::realtime::run_realtime(&gpu, &scene, frames, (width, height), mode)?;
-        println!("{}", result.report(width, height));
-    }
-    Ok(())
-}
-
 fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, String)> {
     let (mut scene, name) = match path {
         Some(p) => (Scene::open(p)?, p.display().to_string()),
@@ -294,347 +267,6 @@ fn load_scene(path: Option<&PathBuf>, overrides: &[String]) -> Result<(Scene, St
         scene.set_value(key.trim(), value.trim(), &format!("{name} (--set {item})"))?;
     }
     Ok((scene, name))
-}
-
-/// What `powder run` was asked to do.
-struct RunArgs {
-    scene: Option<PathBuf>,
-    frames: Option<u32>,
-    out: PathBuf,
-    overwrite: bool,
-    overrides: Vec<String>,
-    integrator: Option<String>,
-    checkpoint_every: u32,
-    resume: Option<PathBuf>,
-    images: Option<ImageArgs>,
-    surface: bool,
-}
-
-/// What `powder run --images` asked for.
-#[derive(Clone, Copy)]
-struct ImageArgs {
-    size: (u32, u32),
-    view: powder::export::images::ImageCamera,
-    mp4: bool,
-}
-
-fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
-        _ => Err(format!("expected degrees in [-89, 89], not {text:?}")),
-    }
-}
-
-fn run(args: RunArgs) -> Result<()> {
-    let RunArgs {
-        scene: scene_path,
-        frames,
-        out,
-        overwrite,
-        overrides,
-        integrator,
-        checkpoint_every,
-        resume,
-        images,
-        surface,
-    } = args;
-    if let Some(dir) = resume {
-        return resume_run(&dir, frames, images, surface);
-    }
-    let frames = frames.unwrap_or(60);
-    let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
-    let scene = with_integrator(scene, integrator.as_deref());
-    // Before the GPU is set up: a refused directory costs nothing and changes nothing.
-    let out_dir = OutputDir::inspect(&out, overwrite)?;
-    let gpu = Gpu::new_headless()?;
-    // Emitters are sampled (mesh emitters can take a while), counted and checked against the GPU
-    // before the particles are made, once.
-    let filling = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
-    filling.set_style(
-        ProgressStyle::with_template("{bar:40} {percent}% of emitters[{msg}]'s lattice  {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let limits = powder::sim::capacity::device_limits(&gpu.device);
-    let particles = spawn_checked(&scene, limits, &name, &mut |p| {
-        filling.set_message(p.emitter.to_string());
-        filling.set_length(p.total);
-        filling.set_position(p.done);
-    })?;
-    filling.finish_and_clear();
-    let solver = build_solver_with(&gpu, &scene, &particles, &name, SolverOptions::default())?;
-    let particle_count = particles.len();
-    drop(particles);
-    // The colliders are checked before the directory is touched.
-    powder::collider::set::ColliderSet::from_scene(&scene, &name)?;
-    out_dir.prepare()?;
-    let start = BakeStart::fresh();
-    bake_frames(BakeJob {
-        gpu: &gpu,
-        solver,
-        scene: &scene,
-        name: &name,
-        frames,
-        checkpoint_every,
-        start,
-        out_dir: &out_dir,
-        particle_count,
-        images,
-        surface,
-    })
-}
-
-/// `powder run --resume DIR`: the bake in DIR continued from its checkpoint.
-fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageArgs>, surface: bool) -> Result<()> {
-    let path = powder::export::checkpoint::find_checkpoint(dir)?;
-    let checkpoint = powder::export::read_checkpoint(&path)?;
-    let frames = frames.unwrap_or(checkpoint.frames);
-    anyhow::ensure!(
-        frames >= checkpoint.frame,
-        "--frames {frames}: the checkpoint in {} is of frame {}; resume to that frame or later",
-        dir.display(),
-        checkpoint.frame
-    );
-    let out_dir = OutputDir::inspect(dir, true)?;
-    let gpu = Gpu::new_headless()?;
-    let (scene, solver) = powder::runner::bake::resume_solver(&gpu, &checkpoint, &path)?;
-    out_dir.prepare_resume(checkpoint.frame)?;
-    eprintln!("resuming {} after frame {}", dir.display(), checkpoint.frame);
-    let job = BakeJob {
-        gpu: &gpu,
-        solver,
-        scene: &scene,
-        name: &checkpoint.scene_source,
-        frames,
-        checkpoint_every: checkpoint.checkpoint_every,
-        start: BakeStart::after(&checkpoint),
-        out_dir: &out_dir,
-        particle_count: checkpoint.state.particles.len(),
-        images,
-        surface,
-    };
-    drop(checkpoint.state);
-    bake_frames(job)
-}
-
-/// A bake ready to run: the solver made, the directory prepared.
-struct BakeJob<'a> {
-    gpu: &'a Gpu,
-    solver: powder::sim::Solver,
-    scene: &'a Scene,
-    name: &'a str,
-    frames: u32,
-    checkpoint_every: u32,
-    start: BakeStart,
-    out_dir: &'a OutputDir,
-    particle_count: usize,
-    images: Option<ImageArgs>,
-    surface: bool,
-}
-
-/// Runs a bake's frames with a progress bar and reports on it.
-fn bake_frames(job: BakeJob<'_>) -> Result<()> {
-    let BakeJob { gpu, solver, scene, name, frames, checkpoint_every, start, out_dir, particle_count, images, surface } =
-        job;
-    let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
-    if let Some(i) = images {
-        sinks.push(Box::new(ImageSequence::new(gpu, scene, out_dir.path(), i.size, i.view)));
-    }
-    if surface {
-        sinks.push(Box::new(powder::export::surface::SurfaceSequence::new(gpu, scene, out_dir.path())));
-    }
-    let sink: &mut dyn FrameSink = &mut sinks;
-    let out = out_dir.path();
-    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    // The run is described once frame 0 is out, so that a scene refused while the solver is set
-    // up (its colliders, say) gets its one line of error and nothing else.
-    bar.set_position(start.frame as u64);
-    let plan = BakePlan { frames, checkpoint_every, start, sink };
-    let summary = bake(gpu, solver, scene, name, plan, out_dir, |frame, stats| {
-        if frame == start.frame {
-            bar.suspend(|| {
-                eprintln!("powder: {name}: {particle_count} particles, {frames} frames → {}", out.display());
-                if start.write_first && out_dir.old_frames() > 0 {
-                    eprintln!("removed the {} frames of an earlier run from {}", out_dir.old_frames(), out.display());
-                }
-                eprintln!("GPU: {}", gpu.describe());
-            });
-        } else {
-            bar.inc(1);
-        }
-        bar.set_message(format!("max speed {:.2} m/s", stats.max_speed));
-    })?;
-    bar.finish_and_clear();
-    let stepping = match scene.integrator {
-        Integrator::Explicit => format!(
-            "{} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt",
-            summary.substeps, summary.simulated_time, summary.max_dt_ratio
-        ),
-        Integrator::Pbmpm(s) => format!(
-            "{} PB-MPM steps of {} iterations, {:.3} s simulated",
-            summary.substeps, s.iterations, summary.simulated_time
-        ),
-    };
-    eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
-    if let Some(ImageArgs { mp4: true, .. }) = images {
-        match powder::export::images::encode_mp4(out, 1.0 / scene.frame_duration())? {
-            Some(video) => eprintln!("encoded the images into {}", video.display()),
-            None => eprintln!("ffmpeg is not on the PATH: no mp4 (the PNG images are in {})", out.display()),
-        }
-    }
-    if let Some(f) = &summary.fragments {
-        eprintln!("frame {frames}: {}", f.summary());
-    }
-    if summary.frames_past_stable > 0 {
-        eprintln!(
-            "warning: {} frames had substeps past the stable dt of the state they stepped (up to {:.2} ×)",
-            summary.frames_past_stable, summary.max_dt_ratio
-        );
-    }
-    if summary.overflow_count > 0 {
-        eprintln!(
-            "warning: {} grid contributions were too large for the fixed-point format and were clamped \
-             (this should not happen; please report the scene)",
-            summary.overflow_count
-        );
-    }
-    if summary.nonfinite_count > 0 {
-        eprintln!("warning: {} particle updates were not finite and were reset to rest", summary.nonfinite_count);
-    }
-    if summary.capped_frames > 0 {
-        eprintln!("warning: {} frames hit the substep cap and ran past the stable dt", summary.capped_frames);
-    }
-    Ok(())
-}
-
-/// What `powder bench` was asked to do.
-struct BenchArgs {
-    particles: Vec<u64>,
-    grid: Vec<u32>,
-    substeps: u32,
-    ppc: u32,
-    paths: Vec<SolverPath>,
-    p2g: Vec<MpmPass>,
-    render: Option<RenderBenchOptions>,
-    /// The modes `--render` times, in order.
-    render_modes: Vec<RenderMode>,
-    shaders: Option<PathBuf>,
-    /// `true` for a shuffled particle order, per value of `--order`.
-    orders: Vec<bool>,
-    reorder: Vec<u32>,
-    page_particles: Option<u32>,
-    grid_mode: GridMode,
-}
-
-/// The modes `--render-modes` names (clap checked each name), or all four when it names none.
-fn render_mode_list(names: &[String]) -> Vec<RenderMode> {
-    if names.is_empty() {
-        return RenderMode::ALL.to_vec();
-    }
-    names.iter().map(|n| RenderMode::from_name(n).expect("clap checked the name")).collect()
-}
-
-fn parse_grid_mode(name: &str) -> Result<GridMode, String> {
-    GridMode::from_name(name).ok_or_else(|| format!("{name:?} is not dense, sparse or auto"))
-}
-
-fn bench(args: BenchArgs) -> Result<()> {
-    let BenchArgs {
-        particles,
-        grid,
-        substeps,
-        ppc,
-        paths,
-        p2g,
-        render,
-        render_modes,
-        shaders,
-        orders,
-        reorder,
-        page_particles,
-        grid_mode,
-    } = args;
-    anyhow::ensure!(
-        grid.len() == 1 || grid.len() == particles.len(),
-        "--grid takes one value or one per --particles value ({} given for {} cases)",
-        grid.len(),
-        particles.len()
-    );
-    anyhow::ensure!((1..=100_000).contains(&substeps), "--substeps must be in [1, 100000]");
-    // The bench's scene takes the grid as its grid.resolution, whose range the scene format sets.
-    if let Some(bad) = grid.iter().find(|&&g| !(4..=1024).contains(&g)) {
-        anyhow::bail!("--grid {bad} is out of range: grid.resolution must be in [4, 1024]");
-    }
-    let gpu = Gpu::new_headless()?;
-    println!("GPU: {}", gpu.describe());
-    for (i, &count) in particles.iter().enumerate() {
-        let mut case = BenchCase {
-            particles: count,
-            grid: if grid.len() == 1 { grid[0] } else { grid[i] },
-            substeps,
-            particles_per_cell: ppc,
-            path: paths[0],
-            p2g: None,
-            shuffled: orders[0],
-            reorder: reorder.first().copied(),
-            page_particles,
-            grid_mode,
-        };
-        for &shuffled in &orders {
-            case.shuffled = shuffled;
-            for &path in &paths {
-                case.path = path;
-                let kernels: Vec<Option<MpmPass>> = match path {
-                    SolverPath::Sorted if !p2g.is_empty() => p2g.iter().copied().map(Some).collect(),
-                    _ => vec![None],
-                };
-                // The naive path never reorders: one case for it.
-                let intervals: Vec<Option<u32>> = match path {
-                    SolverPath::Naive => vec![None],
-                    _ if reorder.is_empty() => vec![None],
-                    _ => reorder.iter().copied().map(Some).collect(),
-                };
-                for kernel in kernels {
-                    case.p2g = kernel;
-                    for &interval in &intervals {
-                        case.reorder = interval;
-                        let result = run_case(&gpu, case, shaders.as_deref())?;
-                        println!("{}", result.report());
-                    }
-                }
-            }
-        }
-        case.p2g = None;
-        case.shuffled = orders[0];
-        case.reorder = reorder.first().copied();
-        if let Some(options) = &render {
-            for r in run_render_case(&gpu, &case, options, &render_modes)? {
-                println!("{}", r.report(options));
-            }
-            println!();
-        }
-    }
-    Ok(())
-}
-
-fn parse_p2g(name: &str) -> Result<MpmPass, String> {
-    MpmPass::sorted_p2g_named(name)
-        .ok_or_else(|| format!("unknown P2G kernel {name:?}: expected p2g_tiled, p2g_tiled_subgroup or p2g_gather"))
-}
-
-fn parse_order(name: &str) -> Result<bool, String> {
-    match name {
-        "lattice" => Ok(false),
-        "shuffled" => Ok(true),
-        _ => Err(format!("unknown order {name:?}: expected lattice or shuffled")),
-    }
-}
-
-fn parse_path(name: &str) -> Result<SolverPath, String> {
-    SolverPath::from_name(name).ok_or_else(|| format!("unknown path {name:?}: expected naive, sorted or fused"))
 }
 
 fn main() -> std::process::ExitCode {
@@ -714,22 +346,6 @@ fn one_line(e: &anyhow::Error) -> String {
         }
     }
     line
-}
-
-/// A CPU benchmark of a mesh of `triangles` triangles on a grid of `grid[0]` cells per axis
-/// (`default` without one): the ranges checked, the report printed.
-fn mesh_bench<R: std::fmt::Display>(
-    flag: &str,
-    triangles: usize,
-    grid: &[u32],
-    default: u32,
-    bench: fn(usize, u32) -> R,
-) -> Result<()> {
-    anyhow::ensure!((1..=10_000_000).contains(&triangles), "{flag} must be in [1, 10000000] triangles");
-    let resolution = grid.first().copied().unwrap_or(default);
-    anyhow::ensure!((4..=512).contains(&resolution), "--grid must be in [4, 512] for {flag}");
-    print!("{}", bench(triangles, resolution));
-    Ok(())
 }
 
 fn dispatch(cli: Cli) -> Result<()> {

@@ -1,0 +1,232 @@
+//! `powder run`: a headless bake of a scene to PLY frames, and with `--surface` and `--images`
+//! its surface meshes and rendered images; checkpoints, and `--resume` of a killed bake.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use powder::export::OutputDir;
+use powder::export::images::ImageSequence;
+use powder::gpu::Gpu;
+use powder::runner::bake::{BakePlan, BakeStart, FrameSink, bake};
+use powder::runner::{build_solver_with, spawn_checked};
+use powder::scene::Scene;
+use powder::sim::integrator::Integrator;
+use powder::sim::solver::SolverOptions;
+
+use crate::{load_scene, with_integrator};
+
+/// What `powder run` was asked to do.
+pub(crate) struct RunArgs {
+    pub(crate) scene: Option<PathBuf>,
+    pub(crate) frames: Option<u32>,
+    pub(crate) out: PathBuf,
+    pub(crate) overwrite: bool,
+    pub(crate) overrides: Vec<String>,
+    pub(crate) integrator: Option<String>,
+    pub(crate) checkpoint_every: u32,
+    pub(crate) resume: Option<PathBuf>,
+    pub(crate) images: Option<ImageArgs>,
+    pub(crate) surface: bool,
+}
+
+/// What `powder run --images` asked for.
+#[derive(Clone, Copy)]
+pub(crate) struct ImageArgs {
+    pub(crate) size: (u32, u32),
+    pub(crate) view: powder::export::images::ImageCamera,
+    pub(crate) mp4: bool,
+}
+
+pub(crate) fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
+        _ => Err(format!("expected degrees in [-89, 89], not {text:?}")),
+    }
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<()> {
+    let RunArgs {
+        scene: scene_path,
+        frames,
+        out,
+        overwrite,
+        overrides,
+        integrator,
+        checkpoint_every,
+        resume,
+        images,
+        surface,
+    } = args;
+    if let Some(dir) = resume {
+        return resume_run(&dir, frames, images, surface);
+    }
+    let frames = frames.unwrap_or(60);
+    let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
+    let scene = with_integrator(scene, integrator.as_deref());
+    // Before the GPU is set up: a refused directory costs nothing and changes nothing.
+    let out_dir = OutputDir::inspect(&out, overwrite)?;
+    let gpu = Gpu::new_headless()?;
+    // Emitters are sampled (mesh emitters can take a while), counted and checked against the GPU
+    // before the particles are made, once.
+    let filling = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+    filling.set_style(
+        ProgressStyle::with_template("{bar:40} {percent}% of emitters[{msg}]'s lattice  {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let limits = powder::sim::capacity::device_limits(&gpu.device);
+    let particles = spawn_checked(&scene, limits, &name, &mut |p| {
+        filling.set_message(p.emitter.to_string());
+        filling.set_length(p.total);
+        filling.set_position(p.done);
+    })?;
+    filling.finish_and_clear();
+    let solver = build_solver_with(&gpu, &scene, &particles, &name, SolverOptions::default())?;
+    let particle_count = particles.len();
+    drop(particles);
+    // The colliders are checked before the directory is touched.
+    powder::collider::set::ColliderSet::from_scene(&scene, &name)?;
+    out_dir.prepare()?;
+    let start = BakeStart::fresh();
+    bake_frames(BakeJob {
+        gpu: &gpu,
+        solver,
+        scene: &scene,
+        name: &name,
+        frames,
+        checkpoint_every,
+        start,
+        out_dir: &out_dir,
+        particle_count,
+        images,
+        surface,
+    })
+}
+
+/// `powder run --resume DIR`: the bake in DIR continued from its checkpoint.
+fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageArgs>, surface: bool) -> Result<()> {
+    let path = powder::export::checkpoint::find_checkpoint(dir)?;
+    let checkpoint = powder::export::read_checkpoint(&path)?;
+    let frames = frames.unwrap_or(checkpoint.frames);
+    anyhow::ensure!(
+        frames >= checkpoint.frame,
+        "--frames {frames}: the checkpoint in {} is of frame {}; resume to that frame or later",
+        dir.display(),
+        checkpoint.frame
+    );
+    let out_dir = OutputDir::inspect(dir, true)?;
+    let gpu = Gpu::new_headless()?;
+    let (scene, solver) = powder::runner::bake::resume_solver(&gpu, &checkpoint, &path)?;
+    out_dir.prepare_resume(checkpoint.frame)?;
+    eprintln!("resuming {} after frame {}", dir.display(), checkpoint.frame);
+    let job = BakeJob {
+        gpu: &gpu,
+        solver,
+        scene: &scene,
+        name: &checkpoint.scene_source,
+        frames,
+        checkpoint_every: checkpoint.checkpoint_every,
+        start: BakeStart::after(&checkpoint),
+        out_dir: &out_dir,
+        particle_count: checkpoint.state.particles.len(),
+        images,
+        surface,
+    };
+    drop(checkpoint.state);
+    bake_frames(job)
+}
+
+/// A bake ready to run: the solver made, the directory prepared.
+struct BakeJob<'a> {
+    gpu: &'a Gpu,
+    solver: powder::sim::Solver,
+    scene: &'a Scene,
+    name: &'a str,
+    frames: u32,
+    checkpoint_every: u32,
+    start: BakeStart,
+    out_dir: &'a OutputDir,
+    particle_count: usize,
+    images: Option<ImageArgs>,
+    surface: bool,
+}
+
+/// Runs a bake's frames with a progress bar and reports on it.
+fn bake_frames(job: BakeJob<'_>) -> Result<()> {
+    let BakeJob { gpu, solver, scene, name, frames, checkpoint_every, start, out_dir, particle_count, images, surface } =
+        job;
+    let mut sinks: Vec<Box<dyn FrameSink>> = Vec::new();
+    if let Some(i) = images {
+        sinks.push(Box::new(ImageSequence::new(gpu, scene, out_dir.path(), i.size, i.view)));
+    }
+    if surface {
+        sinks.push(Box::new(powder::export::surface::SurfaceSequence::new(gpu, scene, out_dir.path())));
+    }
+    let sink: &mut dyn FrameSink = &mut sinks;
+    let out = out_dir.path();
+    let bar = if std::io::stderr().is_terminal() { ProgressBar::new(frames as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // The run is described once frame 0 is out, so that a scene refused while the solver is set
+    // up (its colliders, say) gets its one line of error and nothing else.
+    bar.set_position(start.frame as u64);
+    let plan = BakePlan { frames, checkpoint_every, start, sink };
+    let summary = bake(gpu, solver, scene, name, plan, out_dir, |frame, stats| {
+        if frame == start.frame {
+            bar.suspend(|| {
+                eprintln!("powder: {name}: {particle_count} particles, {frames} frames → {}", out.display());
+                if start.write_first && out_dir.old_frames() > 0 {
+                    eprintln!("removed the {} frames of an earlier run from {}", out_dir.old_frames(), out.display());
+                }
+                eprintln!("GPU: {}", gpu.describe());
+            });
+        } else {
+            bar.inc(1);
+        }
+        bar.set_message(format!("max speed {:.2} m/s", stats.max_speed));
+    })?;
+    bar.finish_and_clear();
+    let stepping = match scene.integrator {
+        Integrator::Explicit => format!(
+            "{} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt",
+            summary.substeps, summary.simulated_time, summary.max_dt_ratio
+        ),
+        Integrator::Pbmpm(s) => format!(
+            "{} PB-MPM steps of {} iterations, {:.3} s simulated",
+            summary.substeps, s.iterations, summary.simulated_time
+        ),
+    };
+    eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
+    if let Some(ImageArgs { mp4: true, .. }) = images {
+        match powder::export::images::encode_mp4(out, 1.0 / scene.frame_duration())? {
+            Some(video) => eprintln!("encoded the images into {}", video.display()),
+            None => eprintln!("ffmpeg is not on the PATH: no mp4 (the PNG images are in {})", out.display()),
+        }
+    }
+    if let Some(f) = &summary.fragments {
+        eprintln!("frame {frames}: {}", f.summary());
+    }
+    if summary.frames_past_stable > 0 {
+        eprintln!(
+            "warning: {} frames had substeps past the stable dt of the state they stepped (up to {:.2} ×)",
+            summary.frames_past_stable, summary.max_dt_ratio
+        );
+    }
+    if summary.overflow_count > 0 {
+        eprintln!(
+            "warning: {} grid contributions were too large for the fixed-point format and were clamped \
+             (this should not happen; please report the scene)",
+            summary.overflow_count
+        );
+    }
+    if summary.nonfinite_count > 0 {
+        eprintln!("warning: {} particle updates were not finite and were reset to rest", summary.nonfinite_count);
+    }
+    if summary.capped_frames > 0 {
+        eprintln!("warning: {} frames hit the substep cap and ran past the stable dt", summary.capped_frames);
+    }
+    Ok(())
+}
