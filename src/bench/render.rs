@@ -1,5 +1,8 @@
 //! `powder bench --render`: the app's frame without a window. Each frame runs its substeps and then
-//! renders into an offscreen target, timed from the host with a device sync after each part.
+//! renders into an offscreen target, timed from the host with a device sync after each part, and
+//! where the device has timestamp queries also on the GPU: from before the frame's first pass to
+//! after its last (two empty compute passes that carry the timestamps), which leaves out the
+//! host's recording and the wait.
 
 use std::time::Instant;
 
@@ -37,6 +40,8 @@ pub struct RenderBenchResult {
     pub render_ms: f64,
     /// Median of sim + render per frame.
     pub frame_ms: f64,
+    /// Median GPU time of the rendering per frame, from timestamps (`None` without them).
+    pub gpu_render_ms: Option<f64>,
     /// Particles the last frame drew as impostors after culling (`None` in the modes without them).
     pub drawn: Option<u32>,
     /// Triangles of the last frame's snow surface (`Surface` mode only).
@@ -61,10 +66,11 @@ pub fn run_render_case(
     let mut camera = Camera::default();
     camera.frame(domain_min, domain_max);
     let particle_radius = 0.5 * scene.particle_spacing() as f32;
+    let timer = gpu.has_timestamps.then(|| FrameTimer::new(gpu));
     let mut results = Vec::new();
     for &mode in modes {
         let settings = RenderSettings { mode, ..RenderSettings::default() };
-        let (mut sim, mut render, mut frame) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut sim, mut render, mut frame, mut gpu_render) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for i in 0..options.frames + 3 {
             let start = Instant::now();
             solver.step(gpu, options.substeps_per_frame);
@@ -82,7 +88,13 @@ pub fn run_render_case(
                 moved: None,
             };
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            if let Some(t) = &timer {
+                t.mark(&mut encoder, 0);
+            }
             renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+            if let Some(t) = &timer {
+                t.mark(&mut encoder, 1);
+            }
             gpu.queue.submit([encoder.finish()]);
             gpu.wait_idle();
             let done = Instant::now();
@@ -90,6 +102,9 @@ pub fn run_render_case(
                 sim.push((simulated - start).as_secs_f64() * 1e3);
                 render.push((done - simulated).as_secs_f64() * 1e3);
                 frame.push((done - start).as_secs_f64() * 1e3);
+                if let Some(t) = &timer {
+                    gpu_render.push(t.read_ms(gpu).map_err(|_| RunError::DeviceLost { frame: i })?);
+                }
             }
         }
         results.push(RenderBenchResult {
@@ -99,6 +114,7 @@ pub fn run_render_case(
             sim_ms: median(sim),
             render_ms: median(render),
             frame_ms: median(frame),
+            gpu_render_ms: (!gpu_render.is_empty()).then(|| median(gpu_render)),
             drawn: renderer
                 .drawn_particle_count(gpu)
                 .filter(|_| matches!(mode, RenderMode::Particles | RenderMode::Both)),
@@ -115,7 +131,7 @@ impl RenderBenchResult {
     /// One line of the report.
     pub fn report(&self, options: &RenderBenchOptions) -> String {
         format!(
-            "  render {:?} {}x{} ({} sample(s)/px), {} substeps/frame: sim {:.3} ms + render {:.3} ms = {:.3} ms/frame ({:.0} fps), medians of {} frames{}",
+            "  render {:?} {}x{} ({} sample(s)/px), {} substeps/frame: sim {:.3} ms + render {:.3} ms{} = {:.3} ms/frame ({:.0} fps), medians of {} frames{}",
             self.mode,
             options.width,
             options.height,
@@ -123,11 +139,61 @@ impl RenderBenchResult {
             options.substeps_per_frame,
             self.sim_ms,
             self.render_ms,
+            self.gpu_render_ms.map_or(String::new(), |ms| format!(" (GPU {ms:.3} ms)")),
             self.frame_ms,
             1e3 / self.frame_ms,
             options.frames,
             self.drawn.map_or(String::new(), |n| format!("; {n} of {} particles drawn", self.particle_count))
                 + &self.surface_triangles.map_or(String::new(), |n| format!("; {n} surface triangles"))
         )
+    }
+}
+
+/// Two timestamps around a frame's rendering, written by empty compute passes (a pass is where
+/// plain timestamp queries may be written), resolved and read back after the frame.
+struct FrameTimer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    /// Nanoseconds per tick.
+    period: f64,
+}
+
+impl FrameTimer {
+    fn new(gpu: &Gpu) -> Self {
+        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("bench.render.timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bench.render.timestamps"),
+            size: 16,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self { queries, resolve, period: gpu.queue.get_timestamp_period() as f64 }
+    }
+
+    /// Writes timestamp `index` (0 before the frame, 1 after it; 1 also resolves both).
+    fn mark(&self, encoder: &mut wgpu::CommandEncoder, index: u32) {
+        let writes = wgpu::ComputePassTimestampWrites {
+            query_set: &self.queries,
+            beginning_of_pass_write_index: (index == 0).then_some(0),
+            end_of_pass_write_index: (index == 1).then_some(1),
+        };
+        drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("bench.render.timestamp"),
+            timestamp_writes: Some(writes),
+        }));
+        if index == 1 {
+            encoder.resolve_query_set(&self.queries, 0..2, &self.resolve, 0);
+        }
+    }
+
+    /// The milliseconds between the two timestamps of the last frame (waits for the GPU).
+    fn read_ms(&self, gpu: &Gpu) -> Result<f64, crate::gpu::GpuError> {
+        let bytes = gpu.read_buffer(&self.resolve)?;
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        Ok(ticks[1].saturating_sub(ticks[0]) as f64 * self.period * 1e-6)
     }
 }
