@@ -346,7 +346,8 @@ impl Running {
                 self.messages.error(e);
             }
         }
-        self.record_frame(stale);
+        // Recorded: frames whose 3D view was drawn anew (a skipped frame drew nothing).
+        self.record_frame(stale && presented == Presented::Yes);
         next
     }
 

@@ -92,8 +92,8 @@ impl Running {
     }
 
     /// Each frame: the dialog's answer once it is closed, the recorder's frame when the view was
-    /// rendered anew (`rendered`), and the end of an mp4 encode.
-    pub(super) fn record_frame(&mut self, rendered: bool) {
+    /// drawn anew (`drawn`), and the end of an mp4 encode.
+    pub(super) fn record_frame(&mut self, drawn: bool) {
         if let Some(answer) = self.dialog.as_mut().and_then(Dialog::poll) {
             let purpose = self.dialog.take().map(|d| d.purpose);
             match (answer, purpose) {
@@ -103,7 +103,7 @@ impl Running {
                 (Err(e), _) => self.messages.error(e),
             }
         }
-        if rendered && let Some(path) = self.recorder.next_frame() {
+        if drawn && let Some(path) = self.recorder.next_frame() {
             if let Err(e) = self.screenshot_quiet(&path) {
                 self.recorder.drop_frame();
                 self.messages.error(format!("recording stopped: {e}"));
@@ -119,9 +119,12 @@ impl Running {
     }
 
     /// The 3D view saved at `path` as [`Running::screenshot`] does, without a message per frame.
+    /// Called right after the view was drawn from the same state, so the renderer's volume and
+    /// surface are current: a zero motion bound reuses them instead of splatting and extracting
+    /// again (only the drawing is repeated, at the view's full size).
     fn screenshot_quiet(&mut self, path: &Path) -> Result<(), String> {
         let Some(size) = self.full_view_size else { return Err("the window has no 3D view".to_string()) };
-        let inputs = crate::app::view::frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, None);
+        let inputs = crate::app::view::frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, Some(0.0));
         crate::app::screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)
     }
 
