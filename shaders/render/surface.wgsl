@@ -11,12 +11,12 @@
 // Every tetrahedron edge joins a centre n to n + o for one of the 7 offsets o in {0, 1}³ \ {0}
 // (bit 0 = x, 1 = y, 2 = z), so an edge is named by its lower centre and o.
 //
-// surface_prepare (one thread): the nodes (centres) and cubes around the occupied box, the indirect
-//   dispatches of the next two passes over them, and the counters reset.
+// surface_prepare (one thread): the nodes (centres) around the occupied box, the indirect dispatch
+//   of the next pass over them, and the counters reset.
 // surface_make_vertices (one thread per node): for each of its 7 edges that crosses the iso value, one
 //   vertex: its position, and which node and edge it lies on; its place noted in the edge map. Each
-//   vertex is made once, however many triangles share it.
-//   It also lists the cube whose lowest corner the node is when its corners lie on both sides.
+//   vertex is made once, however many triangles share it. It also lists the cube whose lowest
+//   corner the node is when that cube's corners lie on both sides.
 // surface_count_cubes (one thread): the next pass's dispatch over the listed cubes.
 // surface_make_triangles (one thread per listed cube): the crossing triangles of its six tetrahedra,
 //   as three vertex indices each, turned to face away from the snow; appended with one atomic per
