@@ -25,6 +25,36 @@ fn scene() -> Vec<powder::sim::params::GpuParticle> {
     particles
 }
 
+/// [`scene`]'s blocks flying along +x at 3 m/s: about a voxel (one cell, 3.1 cm) in 100 substeps
+/// of 1e-4 s, in a solver of that dt.
+fn flying_scene(gpu: &powder::gpu::Gpu) -> Solver {
+    let particles: Vec<_> = scene()
+        .into_iter()
+        .map(|mut p| {
+            p.velocity = [3.0, 0.0, 0.0];
+            p
+        })
+        .collect();
+    Solver::new(gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver")
+}
+
+/// Renders `settings` of `solver` with the motion bound `moved` and returns the volume's fill sums.
+fn render_sums(
+    gpu: &powder::gpu::Gpu,
+    renderer: &mut Renderer,
+    solver: &Solver,
+    settings: &RenderSettings,
+    moved: Option<f32>,
+) -> Vec<u32> {
+    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    let inputs = inputs(solver, &camera, settings, moved);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
+    gpu.queue.submit([encoder.finish()]);
+    renderer.read_volume(gpu).expect("volume readback").sums
+}
+
 /// A frame of all of `solver`'s particles, drawn as impostors of radius h/4: a voxel is one cell.
 fn inputs<'a>(
     solver: &'a Solver,
@@ -134,29 +164,14 @@ fn the_resolve_through_the_occupied_box_matches_a_march_through_the_whole_volume
 fn the_volume_is_splatted_again_once_the_snow_may_have_moved_half_a_voxel() {
     use powder::render::VOLUME_REUSE_VOXELS;
     let gpu = common::gpu();
-    // The blocks fly along +x at 3 m/s: about a voxel (one cell, 3.1 cm) in 100 substeps of 1e-4 s.
-    let particles: Vec<_> = scene()
-        .into_iter()
-        .map(|mut p| {
-            p.velocity = [3.0, 0.0, 0.0];
-            p
-        })
-        .collect();
-    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
-    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
+    let solver = flying_scene(&gpu);
     let settings = RenderSettings { mode: RenderMode::Both, ..Default::default() };
-    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
-    let render = |renderer: &mut Renderer, moved: Option<f32>| {
-        let inputs = inputs(&solver, &camera, &settings, moved);
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
-        gpu.queue.submit([encoder.finish()]);
-        renderer.read_volume(&gpu).expect("volume readback").sums
-    };
-    let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+    let render = |renderer: &mut Renderer, moved: Option<f32>| render_sums(&gpu, renderer, &solver, &settings, moved);
+    let format = wgpu::TextureFormat::Rgba8UnormSrgb;
+    let mut renderer = Renderer::new(&gpu.device, format, 1);
     let before = render(&mut renderer, None);
     solver.step(&gpu, 100);
-    let fresh = render(&mut Renderer::new(&gpu.device, target.format(), 1), None);
+    let fresh = render(&mut Renderer::new(&gpu.device, format, 1), None);
     assert_ne!(before, fresh, "the snow must have moved for this test to tell reuse from a splat");
     // A voxel is one cell here (particle radius h/4, four radii per voxel edge).
     let limit = VOLUME_REUSE_VOXELS * H;
@@ -249,26 +264,13 @@ fn the_volume_carries_the_fill_weighted_colour_field() {
 fn the_speed_scale_splats_again_only_in_the_speed_field() {
     use powder::render::ColorField;
     let gpu = common::gpu();
-    let particles: Vec<_> = scene()
-        .into_iter()
-        .map(|mut p| {
-            p.velocity = [3.0, 0.0, 0.0];
-            p
-        })
-        .collect();
-    let solver = Solver::new(&gpu, common::params(32, H as f64, 1e-4), &particles).expect("solver");
-    let target = OffscreenTarget::new(&gpu.device, 64, 48, wgpu::TextureFormat::Rgba8UnormSrgb);
-    let camera = Camera { target: Vec3::splat(0.5), distance: 2.0, ..Camera::default() };
+    let solver = flying_scene(&gpu);
     for field in [ColorField::Snow, ColorField::PlasticJacobian, ColorField::Speed] {
-        let mut renderer = Renderer::new(&gpu.device, target.format(), 1);
+        let mut renderer = Renderer::new(&gpu.device, wgpu::TextureFormat::Rgba8UnormSrgb, 1);
         let mut render = |speed_scale: f32, moved: Option<f32>| {
             let settings =
                 RenderSettings { mode: RenderMode::Surface, color_field: field, speed_scale, ..Default::default() };
-            let inputs = inputs(&solver, &camera, &settings, moved);
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
-            gpu.queue.submit([encoder.finish()]);
-            renderer.read_volume(&gpu).expect("volume readback").sums
+            render_sums(&gpu, &mut renderer, &solver, &settings, moved)
         };
         let first = render(10.0, None);
         solver.step(&gpu, 100);

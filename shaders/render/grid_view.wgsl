@@ -1,10 +1,10 @@
-// grid_view: one plane of nodes of the solver's grid, as one f32 per node (src/render/grid_view.rs).
+// grid_view: one plane of nodes of the solver's grid, four f32 per node (src/render/grid_view.rs).
 //
 // The plane is the nodes whose coordinate along `axis` is `slice_index`; its two other axes, in
-// increasing order, are the image's u (fastest) and v. Each node of the plane gets four f32s: the
-// quantity, the node's velocity along u and along v (m/s) and its mass (kg), so the app can draw
-// the flow's direction in the plane, where snow is, whatever quantity it colours by. The value read is the node's state after the
-// last grid update: `grid_velocity` holds velocity (xyz, m/s) and mass (w, kg) per stored node. On a
+// increasing order, are the image's u (fastest) and v. Each node of the plane gets the quantity,
+// the node's velocity along u and along v (m/s) and its mass (kg), so the app can draw the flow's
+// direction in the plane, where snow is, whatever quantity it colours by. The state read is the
+// node's after the last grid update: `grid_velocity` holds velocity (xyz, m/s) and mass (w, kg) per stored node. On a
 // sparse grid a node is found through its block's pool block, as the MPM passes find it
 // (`grid_place` in mpm/types.wgsl); a node whose block had none in the last substep reads 0, which
 // is what an empty node holds on a dense grid.
@@ -135,6 +135,12 @@ fn node_state(node: vec3<u32>, k: u32) -> vec4<f32> {
     return grid_velocity[place];
 }
 
+// The plane's size in nodes along u and v.
+fn plane_extent() -> vec2<u32> {
+    let axes = plane_axes(view.axis);
+    return vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+}
+
 // The plane's node at image place `uv`.
 fn plane_node(uv: vec2<u32>) -> vec3<u32> {
     let axes = plane_axes(view.axis);
@@ -158,8 +164,7 @@ fn write_node(k: u32, value: f32, state: vec4<f32>) {
 // One thread per node of the plane: marks it if the page's last sort listed its block as touched.
 @compute @workgroup_size(8, 8, 1)
 fn grid_view_touched(@builtin(global_invocation_id) id: vec3<u32>) {
-    let axes = plane_axes(view.axis);
-    let extent = vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+    let extent = plane_extent();
     if (id.x >= extent.x || id.y >= extent.y) {
         return;
     }
@@ -170,8 +175,7 @@ fn grid_view_touched(@builtin(global_invocation_id) id: vec3<u32>) {
 
 @compute @workgroup_size(8, 8, 1)
 fn grid_view_slice(@builtin(global_invocation_id) id: vec3<u32>) {
-    let axes = plane_axes(view.axis);
-    let extent = vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+    let extent = plane_extent();
     if (id.x >= extent.x || id.y >= extent.y) {
         return;
     }
@@ -232,7 +236,7 @@ fn grid_view_splat(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let axes = plane_axes(a);
-    let extent = vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+    let extent = plane_extent();
     let q = particle_quantity(p);
     var w: array<vec3<f32>, 3>;
     w[0] = 0.5 * (vec3<f32>(1.5) - f) * (vec3<f32>(1.5) - f);
@@ -258,8 +262,7 @@ fn grid_view_splat(@builtin(global_invocation_id) id: vec3<u32>) {
 // stencil reaches.
 @compute @workgroup_size(8, 8, 1)
 fn grid_view_resolve(@builtin(global_invocation_id) id: vec3<u32>) {
-    let axes = plane_axes(view.axis);
-    let extent = vec2<u32>(view.node_dims[axes.x], view.node_dims[axes.y]);
+    let extent = plane_extent();
     if (id.x >= extent.x || id.y >= extent.y) {
         return;
     }

@@ -212,6 +212,12 @@ fn node_index(n: vec3<i32>) -> u32 {
     return local.x + size.x * (local.y + size.y * local.z);
 }
 
+// The node at `index` in the box (node_index's inverse).
+fn box_node(index: u32) -> vec3<i32> {
+    let size = node_count();
+    return node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+}
+
 // The flat thread index of a 1D dispatch spilled into y.
 fn thread_index(workgroup: vec3<u32>, local: u32, workgroups: vec3<u32>) -> u32 {
     return (workgroup.y * workgroups.x + workgroup.x) * SURFACE_WORKGROUP + local;
@@ -228,7 +234,7 @@ fn surface_make_vertices(
     if (index >= size.x * size.y * size.z) {
         return;
     }
-    let n = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+    let n = box_node(index);
     let fn_ = surface_fill(n);
     let inside = fn_ >= SURFACE_ISO;
     let top = node_origin() + vec3<i32>(size) - 1;
@@ -342,9 +348,7 @@ fn surface_make_triangles(
     if (k >= min(atomicLoad(&surface_grid.cube_count), arrayLength(&surface_cubes))) {
         return;
     }
-    let index = surface_cubes[k];
-    let size = node_count();
-    let base = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
+    let base = box_node(surface_cubes[k]);
     var cube_inside = 0u;
     for (var c = 0u; c < 8u; c++) {
         cube_inside |= select(0u, 1u, surface_fill(base + corner_offset(c)) >= SURFACE_ISO) << c;
@@ -431,11 +435,8 @@ fn surface_light_vertices(
     }
     var v = surface_vertices_out[slot];
     // The node and edge surface_make_vertices found the vertex on, as it does.
-    let index = v.light / 8u;
-    let o = v.light % 8u;
-    let size = node_count();
-    let n = node_origin() + vec3<i32>(vec3<u32>(index % size.x, (index / size.x) % size.y, index / (size.x * size.y)));
-    let m = n + corner_offset(o);
+    let n = box_node(v.light / 8u);
+    let m = n + corner_offset(v.light % 8u);
     light_crossing(&v, n, m, crossing_t(surface_fill(n), surface_fill(m)));
     surface_vertices_out[slot] = v;
 }

@@ -7,7 +7,7 @@
 //! (a few kilobytes) only while no batch of substeps is in flight, so reading it never waits for
 //! the simulation; it is refreshed a few times a second and whenever its settings change.
 
-use egui::{Color32, ColorImage, Rgba, Sense, TextureHandle, TextureOptions, Ui, vec2};
+use egui::{Color32, ColorImage, TextureHandle, TextureOptions, Ui, vec2};
 
 use powder::collider::field::FAR;
 use powder::gpu::Gpu;
@@ -18,6 +18,7 @@ use powder::sim::Solver;
 use powder::sim::params::GridSpec;
 
 use super::events::AppEvent;
+use super::legend::{color, ramp};
 use super::messages::Messages;
 
 /// How often a shown plane is read again while the simulation runs.
@@ -49,8 +50,15 @@ pub struct GridViewPanel {
     /// What to show.
     pub settings: GridViewSettings,
     view: Option<GridView>,
-    shown: Option<(SliceImage, TextureHandle)>,
+    shown: Option<Shown>,
     read_at: Option<std::time::Instant>,
+}
+
+/// The last plane read, its texture and its colour scale's ends.
+struct Shown {
+    image: SliceImage,
+    texture: TextureHandle,
+    scale: (f32, f32),
 }
 
 impl GridViewPanel {
@@ -73,8 +81,19 @@ impl GridViewPanel {
         let view = self.view.get_or_insert_with(|| GridView::new(&gpu.device));
         match view.read_slice(gpu, solver, self.settings.slice) {
             Ok(image) => {
-                let texture = ctx.load_texture("grid view", colored(&image), TextureOptions::NEAREST);
-                self.shown = Some((image, texture));
+                let (scale, empty) = scale(&image);
+                let pixels = colored(&image, scale, empty);
+                match &mut self.shown {
+                    // The texture is updated in place rather than made anew at every refresh.
+                    Some(shown) => {
+                        shown.texture.set(pixels, TextureOptions::NEAREST);
+                        (shown.image, shown.scale) = (image, scale);
+                    }
+                    None => {
+                        let texture = ctx.load_texture("grid view", pixels, TextureOptions::NEAREST);
+                        self.shown = Some(Shown { image, texture, scale });
+                    }
+                }
             }
             Err(e) => {
                 messages.error(format!("grid view: {e}"));
@@ -86,7 +105,9 @@ impl GridViewPanel {
     /// Draws the last plane read and its legend in the top right corner of `view` (the 3D view's
     /// rectangle), and the plane's outline where it lies in the scene seen by `camera` on `grid`.
     pub fn overlay(&self, ui: &mut Ui, view: egui::Rect, camera: &Camera, grid: &GridSpec) {
-        let Some((image, texture)) = self.shown.as_ref().filter(|_| self.settings.on) else { return };
+        let Some(Shown { image, texture, scale: ends }) = self.shown.as_ref().filter(|_| self.settings.on) else {
+            return;
+        };
         outline(ui.painter(), view, camera, image.slice.corners(grid));
         let scale = SIDE / image.width.max(image.height) as f32;
         let size = vec2(image.width as f32 * scale, image.height as f32 * scale);
@@ -96,7 +117,7 @@ impl GridViewPanel {
             egui::Frame::popup(ui.style()).show(ui, |ui| {
                 let drawn = ui.add(egui::Image::new((texture.id(), size))).rect;
                 let longest = self.settings.arrows.then(|| arrows(ui.painter(), image, drawn));
-                legend(ui, image, size.x);
+                legend(ui, image, *ends, size.x);
                 if let Some(longest) = longest {
                     ui.small(format!("arrows: velocity in the plane, longest {longest:.3} m/s"));
                 }
@@ -134,10 +155,9 @@ fn scale(image: &SliceImage) -> ((f32, f32), impl Fn(f32) -> bool) {
     (if from_zero { (0.0, top) } else { (low, top) }, move |v: f32| !shown(v))
 }
 
-/// The plane's colour: `color_ramps::speed` from the scale's low to its high end, empty nodes
+/// The plane's colour: `color_ramps::speed` from the scale's low to its high end, `empty` nodes
 /// dark; v upward.
-fn colored(image: &SliceImage) -> ColorImage {
-    let ((low, top), empty) = scale(image);
+fn colored(image: &SliceImage, (low, top): (f32, f32), empty: impl Fn(f32) -> bool) -> ColorImage {
     let span = (top - low).max(f32::MIN_POSITIVE);
     let (w, h) = (image.width as usize, image.height as usize);
     let mut pixels = Vec::with_capacity(w * h);
@@ -193,26 +213,11 @@ fn arrows(painter: &egui::Painter, image: &SliceImage, rect: egui::Rect) -> f32 
     longest
 }
 
-/// A linear albedo as an egui colour.
-fn color(albedo: glam::Vec3) -> Color32 {
-    Rgba::from_rgb(albedo.x, albedo.y, albedo.z).into()
-}
-
-/// The colour bar over the plane's scale (0 to the largest value; the collider distance's
-/// smallest to largest), labelled in the quantity's unit, and where
-/// the plane lies.
-fn legend(ui: &mut Ui, image: &SliceImage, width: f32) {
+/// The colour bar over the plane's scale `(low, top)` (0 to the largest value; the collider
+/// distance's smallest to largest), labelled in the quantity's unit, and where the plane lies.
+fn legend(ui: &mut Ui, image: &SliceImage, (low, top): (f32, f32), width: f32) {
     let (name, unit) = image.slice.quantity.label();
-    let ((low, top), _) = scale(image);
-    let (rect, _) = ui.allocate_exact_size(vec2(width, 10.0), Sense::hover());
-    let steps = 48;
-    for k in 0..steps {
-        let t = (k as f32 + 0.5) / steps as f32;
-        let x = |s: f32| rect.left() + s * rect.width();
-        let part =
-            egui::Rect::from_x_y_ranges(x(k as f32 / steps as f32)..=x((k + 1) as f32 / steps as f32), rect.y_range());
-        ui.painter().rect_filled(part, 0.0, color(color_ramps::speed(t)));
-    }
+    ramp(ui, vec2(width, 10.0), color_ramps::speed);
     ui.horizontal(|ui| {
         ui.set_width(width);
         ui.small(if low == 0.0 { "0".to_string() } else { format!("{low:.3e}") });

@@ -154,8 +154,6 @@ pub fn keys(ui: &Ui, events: &mut Vec<AppEvent>) {
 mod tests {
     use super::*;
 
-    /// The circle of a sphere at the camera's target is centred in the view, and its radius is
-    /// the sphere's angular size: r / (distance · tan(fov/2)) of half the view's height.
     #[test]
     fn ctrl_chords_are_file_and_history_commands_and_never_the_plain_key() {
         let ctrl = egui::Modifiers::CTRL;
@@ -170,6 +168,8 @@ mod tests {
         assert_eq!(key_command(Key::F9, egui::Modifiers::NONE), Some(AppEvent::ToggleRecording));
     }
 
+    /// The circle of a sphere at the camera's target is centred in the view, and its radius is
+    /// the sphere's angular size: r / (distance · tan(fov/2)) of half the view's height.
     #[test]
     fn the_tool_circle_sits_where_the_sphere_projects() {
         let camera = Camera::default();

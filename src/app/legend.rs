@@ -11,24 +11,14 @@ use powder::render::{ColorField, RenderSettings};
 const BAR: (f32, f32) = (220.0, 12.0);
 
 /// A linear albedo as an egui colour (egui encodes to sRGB).
-fn color(albedo: glam::Vec3) -> Color32 {
+pub fn color(albedo: glam::Vec3) -> Color32 {
     Rgba::from_rgb(albedo.x, albedo.y, albedo.z).into()
 }
 
 /// A horizontal bar of `color_at(t)` for t in 0..1, with labels under its left end, middle and
 /// right end.
 fn bar(ui: &mut Ui, color_at: impl Fn(f32) -> glam::Vec3, labels: [String; 3]) {
-    let (rect, _) = ui.allocate_exact_size(vec2(BAR.0, BAR.1), Sense::hover());
-    let steps = 64;
-    for k in 0..steps {
-        let t0 = k as f32 / steps as f32;
-        let t1 = (k + 1) as f32 / steps as f32;
-        let slice = egui::Rect::from_x_y_ranges(
-            rect.left() + t0 * rect.width()..=rect.left() + t1 * rect.width(),
-            rect.y_range(),
-        );
-        ui.painter().rect_filled(slice, 0.0, color(color_at(0.5 * (t0 + t1))));
-    }
+    ramp(ui, vec2(BAR.0, BAR.1), color_at);
     ui.horizontal(|ui| {
         ui.set_width(BAR.0);
         let [left, middle, right] = labels;
@@ -39,6 +29,21 @@ fn bar(ui: &mut Ui, color_at: impl Fn(f32) -> glam::Vec3, labels: [String; 3]) {
             ui.small(middle);
         });
     });
+}
+
+/// A horizontal strip of `size` points painted `color_at(t)` for t from 0 (left) to 1 (right).
+pub fn ramp(ui: &mut Ui, size: egui::Vec2, color_at: impl Fn(f32) -> glam::Vec3) {
+    let (rect, _) = ui.allocate_exact_size(size, Sense::hover());
+    let steps = 64;
+    for k in 0..steps {
+        let t0 = k as f32 / steps as f32;
+        let t1 = (k + 1) as f32 / steps as f32;
+        let slice = egui::Rect::from_x_y_ranges(
+            rect.left() + t0 * rect.width()..=rect.left() + t1 * rect.width(),
+            rect.y_range(),
+        );
+        ui.painter().rect_filled(slice, 0.0, color(color_at(0.5 * (t0 + t1))));
+    }
 }
 
 /// The legend of the particles' colour field in `settings` (nothing for plain snow).

@@ -578,12 +578,8 @@ impl Running {
 
     /// Renders the current state into an offscreen target and saves it at `path`.
     pub fn screenshot(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let Some(size) = self.full_view_size else {
-            return Err("no 3D view to take a screenshot of (the window has no area)".to_string());
-        };
         // Splatted afresh: the frame before may not have been drawn.
-        let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, None);
-        screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)?;
+        self.save_view(path, None)?;
         self.messages.info(format!("screenshot saved to {}", path.display()));
         self.last_screenshot = Some(path.to_path_buf());
         Ok(())

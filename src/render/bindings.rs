@@ -169,6 +169,16 @@ pub fn depth_state(compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
     }
 }
 
+/// A storage buffer of `size` bytes, not mapped, with `usage` besides `STORAGE`.
+pub fn storage_buffer(device: &wgpu::Device, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | usage,
+        mapped_at_creation: false,
+    })
+}
+
 /// WebGPU's default limit on workgroups per dispatch dimension.
 const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 

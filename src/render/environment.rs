@@ -40,8 +40,7 @@ impl EnvironmentPass {
                     fragment: &str,
                     topology: wgpu::PrimitiveTopology,
                     compare: wgpu::CompareFunction,
-                    write_depth: bool,
-                    blend: Option<wgpu::BlendState>| {
+                    write_depth: bool| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -61,7 +60,11 @@ impl EnvironmentPass {
                     module: &module,
                     entry_point: Some(fragment),
                     compilation_options: options(),
-                    targets: &[Some(wgpu::ColorTargetState { format, blend, write_mask: wgpu::ColorWrites::ALL })],
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -75,7 +78,6 @@ impl EnvironmentPass {
             Topology::TriangleList,
             Cmp::Less,
             true,
-            None,
         );
         let ground = make(
             "render.environment.ground",
@@ -84,17 +86,9 @@ impl EnvironmentPass {
             Topology::TriangleList,
             Cmp::Less,
             true,
-            None,
         );
-        let sky = make(
-            "render.environment.sky",
-            "sky_vertex",
-            "sky_fragment",
-            Topology::TriangleList,
-            Cmp::LessEqual,
-            false,
-            None,
-        );
+        let sky =
+            make("render.environment.sky", "sky_vertex", "sky_fragment", Topology::TriangleList, Cmp::LessEqual, false);
         let bounds = make(
             "render.environment.bounds",
             "bounds_vertex",
@@ -102,7 +96,6 @@ impl EnvironmentPass {
             Topology::LineList,
             Cmp::LessEqual,
             true,
-            None,
         );
         // No depth write: impostors and the raymarch (which stops at the scene depth) lie in front.
         let walls = make(
@@ -112,7 +105,6 @@ impl EnvironmentPass {
             Topology::TriangleList,
             Cmp::LessEqual,
             false,
-            None,
         );
         Self { ground, ground_shadowed, sky, bounds, walls, walls_visible: true }
     }

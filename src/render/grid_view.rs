@@ -11,9 +11,8 @@
 
 use glam::UVec3;
 
-use super::bindings::{buffer_bind_group, compute_pipeline, storage_entry};
+use super::bindings::{buffer_bind_group, compute_pipeline, storage_buffer, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
-use crate::collider::field::FAR;
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::Solver;
 use crate::sim::sort::bins::SolverPath;
@@ -101,13 +100,17 @@ impl GridSlice {
         (node_dims[u], node_dims[v])
     }
 
+    /// The same plane with its axis and index clamped to a grid of `node_dims` nodes.
+    pub fn clamped(self, node_dims: UVec3) -> GridSlice {
+        let axis = self.axis.min(2);
+        GridSlice { axis, index: self.index.min(node_dims[axis as usize] - 1), ..self }
+    }
+
     /// The plane's corners in world space (metres): the nodes at image places (0, 0), (last, 0),
     /// (last, last) and (0, last) of a grid `grid`, the index clamped to it.
     pub fn corners(self, grid: &crate::sim::params::GridSpec) -> [glam::DVec3; 4] {
-        let dims = grid.node_dims();
-        let axis = self.axis.min(2);
-        let slice = GridSlice { axis, index: self.index.min(dims[axis as usize] - 1), ..self };
-        let (w, h) = slice.extent(dims);
+        let slice = self.clamped(grid.node_dims());
+        let (w, h) = slice.extent(grid.node_dims());
         let at = |u: u32, v: u32| grid.grid_origin() + slice.node(u, v).as_dvec3() * grid.cell_size;
         [at(0, 0), at(w - 1, 0), at(w - 1, h - 1), at(0, h - 1)]
     }
@@ -145,7 +148,7 @@ pub struct GpuGridViewParams {
     pub cell_size: f32,
     /// 1 where the grid update visits the touched blocks only: nodes elsewhere read as empty.
     pub touched_only: u32,
-    /// Pads the block to 16 bytes.
+    /// Pads the block to a multiple of 16 bytes.
     pub _pad: [u32; 3],
 }
 
@@ -167,17 +170,6 @@ pub struct SliceImage {
     pub mass: Vec<f32>,
     /// The plane's position along its axis in metres (the node's world coordinate).
     pub position: f64,
-}
-
-impl SliceImage {
-    /// The smallest and largest value, nodes without a collider near left out (0, 0 for an empty
-    /// plane).
-    pub fn range(&self) -> (f32, f32) {
-        let finite = self.values.iter().copied().filter(|v| v.is_finite() && v.abs() < 0.5 * FAR);
-        finite
-            .fold(None, |acc: Option<(f32, f32)>, v| Some(acc.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v)))))
-            .unwrap_or((0.0, 0.0))
-    }
 }
 
 /// The pipelines, their uniform and the plane's buffers.
@@ -202,12 +194,7 @@ const GROUP: u32 = 8;
 /// A storage buffer of `size` bytes for the plane, made anew when the plane's size changed.
 fn plane_buffer(gpu: &Gpu, slot: &mut Option<wgpu::Buffer>, label: &str, size: u64, usage: wgpu::BufferUsages) {
     if slot.as_ref().is_none_or(|b| b.size() != size) {
-        *slot = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::STORAGE | usage,
-            mapped_at_creation: false,
-        }));
+        *slot = Some(storage_buffer(&gpu.device, label, size, usage));
     }
 }
 
@@ -266,8 +253,8 @@ impl GridView {
     pub fn read_slice(&mut self, gpu: &Gpu, solver: &Solver, slice: GridSlice) -> Result<SliceImage, GpuError> {
         let grid = &solver.params().grid;
         let dims = grid.node_dims();
-        let axis = slice.axis.min(2);
-        let slice = GridSlice { axis, index: slice.index.min(dims[axis as usize] - 1), ..slice };
+        let slice = slice.clamped(dims);
+        let axis = slice.axis;
         let (width, height) = slice.extent(dims);
         let nodes = width as u64 * height as u64;
         let copy = wgpu::BufferUsages::COPY_SRC;

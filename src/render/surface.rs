@@ -13,7 +13,7 @@
 
 use super::bindings::{
     Layouts, buffer_bind_group, compute_pipeline, depth_state, encode_srgb, pipeline_layout, shader_module,
-    storage_entry,
+    storage_buffer, storage_entry,
 };
 use super::shaders::{DepthKind, RenderShader};
 use super::volume_splat::VolumeGrid;
@@ -167,33 +167,16 @@ impl SurfacePass {
             &[storage_entry(3, compute, true), storage_entry(4, compute, false), storage_entry(6, compute, false)],
         );
         let draw_layout = group("render.surface.draw", &[storage_entry(9, wgpu::ShaderStages::VERTEX, true)]);
-        let make = |label: &str, entry: &str| {
-            compute_pipeline(device, label, &module, entry, &[&layouts.frame, &layouts.scene, &extract_layout])
+        // Every compute pass sees the frame (group 0) and the scene (group 1); group 2 is its own.
+        let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
+            compute_pipeline(device, label, &module, entry, &[&layouts.frame, &layouts.scene, group])
         };
-        let prepare = compute_pipeline(
-            device,
-            "render.surface.prepare",
-            &module,
-            "surface_prepare",
-            &[&layouts.frame, &layouts.scene, &prepare_layout],
-        );
-        let count_cubes = compute_pipeline(
-            device,
-            "render.surface.count_cubes",
-            &module,
-            "surface_count_cubes",
-            &[&layouts.frame, &layouts.scene, &prepare_layout],
-        );
-        let vertices = make("render.surface.vertices", "surface_make_vertices");
-        let triangles = make("render.surface.triangles", "surface_make_triangles");
-        let finish = make("render.surface.finish", "surface_finish");
-        let light = compute_pipeline(
-            device,
-            "render.surface.light",
-            &module,
-            "surface_light_vertices",
-            &[&layouts.frame, &layouts.scene, &light_layout],
-        );
+        let prepare = make("render.surface.prepare", "surface_prepare", &prepare_layout);
+        let count_cubes = make("render.surface.count_cubes", "surface_count_cubes", &prepare_layout);
+        let vertices = make("render.surface.vertices", "surface_make_vertices", &extract_layout);
+        let triangles = make("render.surface.triangles", "surface_make_triangles", &extract_layout);
+        let finish = make("render.surface.finish", "surface_finish", &extract_layout);
+        let light = make("render.surface.light", "surface_light_vertices", &light_layout);
         let constants = [encode_srgb(format)];
         let options = || wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() };
         let draw = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -236,14 +219,7 @@ impl SurfacePass {
 
     /// Lists of `capacity` vertices (and twice as many triangles) for the surface of `volume`.
     pub fn mesh(&self, device: &wgpu::Device, volume: &VolumeGrid, capacity: u32) -> SurfaceMesh {
-        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: usage | wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| storage_buffer(device, label, size, usage);
         let copy = wgpu::BufferUsages::COPY_SRC;
         let vertices = buffer("render.surface.vertices", capacity as u64 * size_of::<SurfaceVertex>() as u64, copy);
         let triangles = TRIANGLES_PER_VERTEX as u64 * capacity as u64;

@@ -13,7 +13,9 @@ use glam::UVec3;
 
 use crate::gpu::{Gpu, GpuError};
 
-use super::bindings::{Layouts, buffer_bind_group, compute_pipeline, dispatch_size, shader_module, storage_entry};
+use super::bindings::{
+    Layouts, buffer_bind_group, compute_pipeline, dispatch_size, shader_module, storage_buffer, storage_entry,
+};
 use super::shaders::{DepthKind, RenderShader};
 use crate::sim::particles::ParticleBuffers;
 
@@ -61,18 +63,10 @@ impl VolumeGrid {
     /// Allocates a grid of `dims` voxels (each at least 1).
     pub fn new(device: &wgpu::Device, dims: UVec3) -> Self {
         let dims = dims.max(UVec3::ONE);
-        let fixed = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.volume_fixed"),
-            size: dims.x as u64 * dims.y as u64 * dims.z as u64 * 4,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let field = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.volume_field"),
-            size: fixed.size(),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let copies = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+        let fixed =
+            storage_buffer(device, "render.volume_fixed", dims.x as u64 * dims.y as u64 * dims.z as u64 * 4, copies);
+        let field = storage_buffer(device, "render.volume_field", fixed.size(), copies);
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("render.volume"),
             size: wgpu::Extent3d { width: dims.x, height: dims.y, depth_or_array_layers: dims.z },
@@ -86,12 +80,7 @@ impl VolumeGrid {
             view_formats: &[],
         });
         let view = texture.create_view(&Default::default());
-        let occupied = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("render.volume_occupied"),
-            size: size_of_val(&EMPTY_BOX) as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let occupied = storage_buffer(device, "render.volume_occupied", size_of_val(&EMPTY_BOX) as u64, copies);
         let empty_box = wgpu::util::DeviceExt::create_buffer_init(
             device,
             &wgpu::util::BufferInitDescriptor {

@@ -104,7 +104,7 @@ impl Running {
             }
         }
         if drawn && let Some(path) = self.recorder.next_frame() {
-            if let Err(e) = self.screenshot_quiet(&path) {
+            if let Err(e) = self.save_view(&path, Some(0.0)) {
                 self.recorder.drop_frame();
                 self.messages.error(format!("recording stopped: {e}"));
                 let message = self.recorder.stop();
@@ -118,13 +118,15 @@ impl Running {
         }
     }
 
-    /// The 3D view saved at `path` as [`Running::screenshot`] does, without a message per frame.
-    /// Called right after the view was drawn from the same state, so the renderer's volume and
-    /// surface are current: a zero motion bound reuses them instead of splatting and extracting
-    /// again (only the drawing is repeated, at the view's full size).
-    fn screenshot_quiet(&mut self, path: &Path) -> Result<(), String> {
-        let Some(size) = self.full_view_size else { return Err("the window has no 3D view".to_string()) };
-        let inputs = crate::app::view::frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, Some(0.0));
+    /// Renders the 3D view at its full size into `path`. `moved` is the motion bound since the view
+    /// was last drawn: a recorded frame, saved right after the view was drawn from the same state,
+    /// passes 0 and reuses the renderer's volume and surface (only the drawing is repeated); a
+    /// screenshot passes `None` (the frame before may not have been drawn) and splats afresh.
+    pub(super) fn save_view(&mut self, path: &Path, moved: Option<f32>) -> Result<(), String> {
+        let Some(size) = self.full_view_size else {
+            return Err("no 3D view to save (the window has no area)".to_string());
+        };
+        let inputs = crate::app::view::frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, moved);
         crate::app::screenshot::save(&self.gfx.gpu, &mut self.gfx.scene_renderer, &inputs, size, path)
     }
 
