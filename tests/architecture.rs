@@ -130,6 +130,9 @@ impl<'ast> Visit<'ast> for PathCollector {
         self.inline.pop();
     }
 
+    // `pub(super)` and `pub(in path)` say who may see an item; they import nothing.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         self.found.push((self.inline.clone(), segments));
