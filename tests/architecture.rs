@@ -141,14 +141,10 @@ impl<'ast> Visit<'ast> for PathCollector {
 }
 
 /// The module a path names, as the longest prefix that is a module with a file.
-fn resolve(
-    modules: &BTreeSet<Vec<String>>,
-    here: &[String],
-    path: &[String],
-) -> Option<Vec<String>> {
+fn resolve(modules: &BTreeSet<Vec<String>>, here: &[String], path: &[String]) -> Option<Vec<String>> {
     let first = path.first()?;
     let mut base: Vec<String>;
-    let mut rest = &path[..];
+    let mut rest = path;
     match first.as_str() {
         "crate" => {
             base = here[..1].to_vec();
@@ -206,22 +202,25 @@ fn no_source_file_is_longer_than_one_sitting() {
         .iter()
         .filter_map(|f| {
             let lines = fs::read_to_string(f).ok()?.lines().count();
-            (lines > MAX_LINES).then(|| {
-                format!("{} ({lines} lines)", f.strip_prefix(root()).unwrap_or(f).display())
-            })
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", f.strip_prefix(root()).unwrap_or(f).display()))
         })
         .collect();
     long.sort();
     assert!(long.is_empty(), "files over {MAX_LINES} lines; split them by what each part does:\n{}", long.join("\n"));
 }
 
+/// A module's path, `lib` or `bin` first.
+type Module = Vec<String>;
+/// Each module and the modules it names.
+type Edges = BTreeMap<Module, BTreeSet<Module>>;
+
 /// The module graph: every module file and the module files it names.
-fn module_graph() -> (Vec<ModuleFile>, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) {
+fn module_graph() -> (Vec<ModuleFile>, Edges) {
     let mut files = Vec::new();
     discover(&root().join("src/lib.rs"), vec!["lib".into()], &mut files);
     discover(&root().join("src/main.rs"), vec!["bin".into()], &mut files);
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.path.clone()).collect();
-    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let mut edges: Edges = BTreeMap::new();
     for module in &files {
         let text = fs::read_to_string(&module.file).expect("read above");
         let parsed = syn::parse_file(&text).expect("parsed above");
@@ -298,19 +297,12 @@ fn loops<N: Ord + Clone>(edges: &BTreeMap<N, BTreeSet<N>>) -> Vec<Vec<N>> {
     state.found
 }
 
-fn describe(
-    component: &[Vec<String>],
-    edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-) -> String {
+fn describe(component: &[Vec<String>], edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> String {
     let members: BTreeSet<&Vec<String>> = component.iter().collect();
     component
         .iter()
         .map(|m| {
-            let to: Vec<String> = edges[m]
-                .iter()
-                .filter(|t| members.contains(t))
-                .map(|t| t.join("::"))
-                .collect();
+            let to: Vec<String> = edges[m].iter().filter(|t| members.contains(t)).map(|t| t.join("::")).collect();
             format!("  {} -> {}", m.join("::"), to.join(", "))
         })
         .collect::<Vec<_>>()
