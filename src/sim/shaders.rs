@@ -5,6 +5,8 @@
 //! file ([`super::passes::PassInfo::file`]). Release and debug builds both embed the sources with `include_str!`; `tests/wgsl.rs`
 //! validates every composed module with naga, without a GPU.
 
+use super::passes::MpmPass;
+
 /// The particle struct (mirror of `GpuParticle`) and finiteness helpers: first in every MPM module
 /// and in every render module that reads particles.
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
@@ -34,6 +36,14 @@ pub fn compose(pass_source: &str) -> String {
     text
 }
 
+impl MpmPass {
+    /// The complete module: the libraries followed by the pass. Defined here rather than beside the
+    /// pass table so that the table does not depend on the shaders that compose from it.
+    pub fn composed_source(self) -> String {
+        compose(self.source())
+    }
+}
+
 /// Directory of the shader sources in this checkout (for hot reload in debug builds).
 pub fn source_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
@@ -43,7 +53,7 @@ pub fn source_dir() -> std::path::PathBuf {
 /// [`super::passes::PassInfo::file`]) instead of the embedded copies. Used by hot reload; an unreadable file is an error naming it.
 pub fn composed_sources_from(
     dir: &std::path::Path,
-) -> Result<std::collections::HashMap<super::passes::MpmPass, String>, std::io::Error> {
+) -> Result<std::collections::HashMap<MpmPass, String>, std::io::Error> {
     let read = |rel: &str| {
         let path = dir.join(rel);
         std::fs::read_to_string(&path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -53,10 +63,7 @@ pub fn composed_sources_from(
         prelude.push_str(&read(rel)?);
         prelude.push('\n');
     }
-    super::passes::MpmPass::ALL
-        .into_iter()
-        .map(|pass| Ok((pass, format!("{prelude}{}", read(pass.info().file)?))))
-        .collect()
+    MpmPass::ALL.into_iter().map(|pass| Ok((pass, format!("{prelude}{}", read(pass.info().file)?)))).collect()
 }
 
 /// The newest modification time among the shader files under `dir` (`mpm/`, `mpm/explicit/`, `mpm/pbmpm/` and

@@ -3,7 +3,9 @@
 //! wait is the caller's; the stepping never reads back more than the clock
 //! ([`Solver::step_frame`], [`Solver::batch_clock`]).
 
-use super::{Solver, SolverError, SolverStats};
+use super::error::SolverError;
+use super::state::Solver;
+use super::stats::SolverStats;
 use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::params::{GpuParticle, GpuSolverStatus};
 use crate::sim::passes::MpmPass;

@@ -7,8 +7,9 @@
 
 use nalgebra::{Matrix3, Vector3};
 
-use super::{PbmpmGrid, StepState};
-use crate::sim::cpu::{CpuParticle, Stencil};
+use super::state::{PbmpmGrid, StepState};
+use crate::sim::cpu::CpuParticle;
+use crate::sim::cpu::grid::Stencil;
 use crate::sim::params::GridSpec;
 
 /// Clears the grid and scatters every particle onto it (APIC-style, in displacements).
