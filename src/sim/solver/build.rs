@@ -152,6 +152,9 @@ impl Solver {
             clear_bins_first: std::cell::Cell::new(false),
             stress_stale: std::cell::Cell::new(false),
             last_stable_dt: std::cell::Cell::new(None),
+            stats_reads: std::cell::Cell::new(0),
+            steps_recorded: std::cell::Cell::new(0),
+            measured_speed: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.set_integrator(gpu, integrator)?;

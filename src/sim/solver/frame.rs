@@ -110,7 +110,12 @@ impl Solver {
     /// particle moving more than `motion_cfl` cells per step). The steps are submitted and not
     /// waited for: the host planned them, so it reports them without reading the clock back.
     fn step_pbmpm_frame(&self, gpu: &Gpu, span: f64, settings: &PbmpmSettings) -> Result<FrameReport, SolverError> {
-        let speed = self.stats(gpu)?.max_speed;
+        // The frame loop has usually just read the stats of this very state (Solver::stable_dt):
+        // a second readback would wait for the GPU to say the same speed again.
+        let speed = match self.measured_speed.get() {
+            Some((at, speed)) if at == self.steps_recorded.get() => speed,
+            _ => self.stats(gpu)?.max_speed,
+        };
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);
         self.step_pbmpm(gpu, steps, dt);
         Ok(FrameReport {
@@ -141,6 +146,7 @@ impl Solver {
         per_submit: u32,
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
+        self.note_steps_recorded();
         let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
         let (mut done, mut submission) = (0, None);
         while done < steps {
@@ -199,6 +205,7 @@ impl Solver {
         per_submit: u32,
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
+        self.note_steps_recorded();
         let mut done = range.start;
         let mut submission = None;
         while done < range.end {

@@ -118,6 +118,7 @@ impl Solver {
         self.params = params;
         self.collider_count = 0;
         self.write_uniforms(gpu);
+        self.note_steps_recorded();
         self.stress_stale.set(true);
         Ok(())
     }

@@ -55,6 +55,7 @@ impl Solver {
     /// reorder: the rounds of the two interleave. A particle pass runs over every page; a pass over
     /// the grid runs once.
     pub fn run_pass(&self, gpu: &Gpu, pass: MpmPass) {
+        self.note_steps_recorded();
         let (first, pages) = (&self.pages[0], &self.pages[..]);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         self.record_stale_stress(&mut encoder);

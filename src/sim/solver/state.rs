@@ -42,9 +42,31 @@ pub struct Solver {
     /// The stable dt last measured (by [`Solver::stable_dt`] or a frame's clock), seconds: how
     /// many substeps the next auto frame's first batch records ([`Solver::step_frame`]).
     pub(crate) last_stable_dt: std::cell::Cell<Option<f64>>,
+    /// Stats passes read back so far ([`Solver::stats_readbacks`]).
+    pub(crate) stats_reads: std::cell::Cell<u64>,
+    /// Bumped whenever work that moves the particles is recorded or the particles are replaced:
+    /// tells whether a stats readback still describes the current state.
+    pub(crate) steps_recorded: std::cell::Cell<u64>,
+    /// The largest particle speed the last stats readback measured, with the value of
+    /// `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from it while
+    /// no step has run since ([`Solver::step_frame`]), instead of waiting for the same number again.
+    pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64)>>,
 }
 
 impl Solver {
+    /// How many times the `stats` pass has been run and its status read back
+    /// ([`Solver::request_stats`], [`Solver::stats`]): each is a wait for the GPU, so tests count
+    /// them per frame.
+    pub fn stats_readbacks(&self) -> u64 {
+        self.stats_reads.get()
+    }
+
+    /// Notes that work which moves the particles is being recorded (or that they were replaced):
+    /// stats read before it no longer describe them.
+    pub(crate) fn note_steps_recorded(&self) {
+        self.steps_recorded.set(self.steps_recorded.get() + 1);
+    }
+
     /// The integrator that steps the snow.
     pub fn integrator(&self) -> Integrator {
         self.integrator
