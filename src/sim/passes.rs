@@ -7,8 +7,8 @@
 //! `docs/architecture.md` shows the same table as the stages of each path run it.
 
 use super::indirect::Items;
-// `stats.wgsl`'s workgroup array holds one entry per thread, 256 of them.
-const _: () = assert!(super::params::WORKGROUP_SIZE <= 256, "stats.wgsl's `partial` is sized for 256 threads");
+// `reduce.wgsl`'s workgroup array holds one entry per thread, 256 of them.
+const _: () = assert!(super::params::WORKGROUP_SIZE <= 256, "reduce.wgsl's `reduce_partial` is sized for 256 threads");
 use super::sort::blocks;
 
 /// One MPM compute pass. Its name ([`PassInfo::name`]) is the WGSL file stem, the entry point and

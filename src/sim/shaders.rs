@@ -1,7 +1,8 @@
 //! The WGSL sources of the MPM passes and how they are put together.
 //!
 //! WGSL has no `#include`, so each pass module is the concatenation of the shared library files
-//! (structs and bindings, the interpolation stencil, the SVD, the snow model) and the pass's own
+//! (structs and bindings, the workgroup reduction of the stats passes, the interpolation stencil,
+//! the SVD, the snow model) and the pass's own
 //! file ([`super::passes::PassInfo::file`]). Release and debug builds both embed the sources with `include_str!`; `tests/wgsl.rs`
 //! validates every composed module with naga, without a GPU.
 
@@ -12,9 +13,10 @@ use super::passes::MpmPass;
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 10] = [
+pub const LIBRARIES: [(&str, &str); 11] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
+    ("mpm/reduce.wgsl", include_str!("../../shaders/mpm/reduce.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
     ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
