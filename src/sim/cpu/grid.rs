@@ -1,5 +1,5 @@
 //! The CPU twin's grid ([`CpuGrid`]), where its nodes lie ([`node_position`]) and the quadratic
-//! B-spline stencil through which particles and nodes exchange ([`Stencil`]).
+//! B-spline stencil through which particles and nodes exchange (`Stencil`).
 
 use nalgebra::Vector3;
 

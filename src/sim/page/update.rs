@@ -18,7 +18,7 @@ impl ParticlePage {
     /// pages that [`ParticlePage::share_grid`] of it, and this page's cell counters, which a sparse
     /// grid keeps per pool block. The grid and the counters hold nothing between substeps on the
     /// sorted path (each substep's sort and P2G fill them anew), so nothing is copied; the caller
-    /// has checked that the buffers fit ([`check_limits`]).
+    /// has checked that the buffers fit ([`crate::sim::capacity::check_limits`]).
     pub fn replace_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, grid: &GridSpec, storage: GridStorage) {
         self.take_grid(device, kernels, GridBuffers::new(device, grid, storage));
     }
@@ -52,7 +52,7 @@ impl ParticlePage {
 
     /// Chooses the sorted path's P2G kernel (see [`ParticlePage::p2g`]). `p2g_gather` gets its
     /// `scatter_sources` buffer here, and gives it back when another kernel is chosen. The caller
-    /// has checked that the kernel's buffers fit ([`check_limits`]).
+    /// has checked that the kernel's buffers fit ([`crate::sim::capacity::check_limits`]).
     pub fn set_p2g(&mut self, device: &wgpu::Device, kernels: &Kernels, pass: MpmPass) {
         assert!(MpmPass::SORTED_P2G.contains(&pass), "{} is not a sorted-path P2G kernel", pass.name());
         let bytes = scatter_sources_bytes(pass, self.particle_count);

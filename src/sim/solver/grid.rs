@@ -24,7 +24,7 @@ impl Solver {
     }
 
     /// Grows a sparse grid's pool where a substep since the last report needed more than three
-    /// quarters of it (`peak` blocks, [`SolverStats::grid_blocks_peak`]); logs a warning if one
+    /// quarters of it (`peak` blocks, [`crate::sim::SolverStats::grid_blocks_peak`]); logs a warning if one
     /// needed more than it held, whose nodes past the pool were skipped. Returns the new pool size.
     /// A pool that would not fit the GPU stays as it is, with a warning.
     pub fn fit_grid_pool(&mut self, gpu: &Gpu, peak: u32) -> Option<u32> {

@@ -108,7 +108,7 @@ impl Solver {
     }
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host, one per node of the dense
-    /// grid ([`super::params::GridSpec::node_index`]; on a sparse grid zero where a block had no
+    /// grid ([`crate::grid::GridSpec::node_index`]; on a sparse grid zero where a block had no
     /// pool block in the last substep).
     pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
         let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_velocity)?;
