@@ -1,7 +1,8 @@
 //! powder: a snow simulator. MLS-MPM with the Stomakhin et al. 2013 snow model, as WGSL compute
 //! passes on the GPU through wgpu, with a CPU twin of every pass for testing.
 //!
-//! Module map: [`sim`] is the solver (GPU passes, their CPU twin, parameters), [`scene`] reads and
+//! Module map: [`sim`] is the solver (GPU passes, their CPU twin, parameters) on the grid of
+//! [`grid`] (which the colliders of [`collider`] share), [`scene`] reads and
 //! validates scene files and makes particles, [`export`] writes frames to disk, [`gpu`] creates the
 //! wgpu device.
 
@@ -13,6 +14,7 @@ pub mod export;
 pub mod fragments;
 pub mod fsio;
 pub mod gpu;
+pub mod grid;
 pub mod mesh;
 pub mod render;
 pub mod runner;

@@ -6,6 +6,7 @@ mod common;
 
 use glam::Vec3;
 use powder::sim::Solver;
+use powder::sim::explicit::clock::FrameStep;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::integrator::Integrator;
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
@@ -162,4 +163,29 @@ fn stiffness_does_not_limit_the_step() {
         let top = after.iter().map(|p| p.position[2]).fold(f32::MIN, f32::max);
         assert!(top < 0.4, "E = {youngs}: did not fall (top {top})");
     }
+}
+
+#[test]
+fn a_frame_reads_the_stats_back_once() {
+    // The frame loop of a bake (`runner::bake`) measures the stable dt once a frame
+    // (`Solver::stable_dt`, a stats readback), then steps the frame. A PB-MPM frame plans its steps
+    // from the fastest particle, which that readback has just measured on the same state: reading
+    // the stats again would be a second wait for the GPU for the same number. Counted exactly.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let params = common::params(16, h, 1e-3);
+    let particles = common::block(Vec3::new(0.3, 0.3, 0.3), Vec3::new(0.5, 0.5, 0.5), h as f32, 400.0, |_| {
+        Vec3::new(0.0, 0.0, -1.0)
+    });
+    let mut solver = pbmpm_solver(&gpu, params, &particles);
+    for frame in 0..3 {
+        let before = solver.stats_readbacks();
+        solver.stable_dt(&gpu, params.cfl).expect("stats");
+        solver.step_frame(&gpu, 1.0 / 24.0, FrameStep::Auto { max_substeps: 1000 }, None).expect("frame");
+        assert_eq!(solver.stats_readbacks() - before, 1, "frame {frame}: stats readbacks");
+    }
+    // A frame stepped without a fresh measurement still reads the stats (once) to plan its steps.
+    let before = solver.stats_readbacks();
+    solver.step_frame(&gpu, 1.0 / 24.0, FrameStep::Auto { max_substeps: 1000 }, None).expect("frame");
+    assert_eq!(solver.stats_readbacks() - before, 1, "a frame with no measurement before it");
 }

@@ -7,7 +7,7 @@
 //! the solids, a lower bound of the depth inside), and the nearest collider is the one whose
 //! boundary condition the node should obey.
 
-use crate::sim::params::Boundary;
+use crate::grid::Boundary;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 

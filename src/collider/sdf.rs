@@ -39,8 +39,8 @@ use rayon::prelude::*;
 
 use super::sdf_layer::{LayerOut, Scratch};
 use super::topology::MeshTopology;
+use crate::grid::GridSpec;
 use crate::mesh::TriangleMesh;
-use crate::sim::params::GridSpec;
 
 /// A mesh's signed distance field sampled at every grid node, in [`GridSpec::node_index`] order.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -12,9 +12,9 @@ use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 use super::field::{ColliderField, ColliderFrames};
 use super::sdf::{MeshSdf, mesh_sdf};
 use super::shapes::{AnalyticShape, RigidPose, analytic_sdf};
+use crate::grid::{Boundary, GridSpec};
 use crate::mesh::{GltfModel, TriangleMesh};
 use crate::scene::{ColliderConfig, ColliderShape, Scene, SceneError};
-use crate::sim::params::{Boundary, GridSpec};
 
 /// Cells on each side of a mesh's surface within which its distance is exact (`mesh_sdf`). Three
 /// cover the quadratic stencil (1.5 cells) of a particle touching the surface, with margin for a

@@ -4,7 +4,7 @@
 use glam::{Quat, Vec3};
 
 use super::sdf::MeshSdf;
-use crate::sim::params::GridSpec;
+use crate::grid::GridSpec;
 
 /// An analytic solid in its own frame, placed in the world by a [`RigidPose`].
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -5,13 +5,16 @@
 //! device's limits, so `tests/capacity.rs` checks it against the H100's.
 
 use super::grid_pool::{GridStorage, grid_blocks};
-use super::page::{GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES, StateError, scatter_source_bytes_per_particle};
+use super::page::error::StateError;
+use super::page::sizes::{
+    GRID_FIXED_NODE_BYTES, GRID_VELOCITY_NODE_BYTES, cell_bins_bytes, scatter_source_bytes_per_particle,
+};
 use super::params::SolverParams;
 use super::particles::PARTICLE_BYTES;
 use super::particles::WIDEST_STREAM_BYTES;
 use super::passes::MpmPass;
-use super::sort::bins::{BLOCK_CELLS, GpuBlockBin};
-use super::sort::reorder::SCRATCH_BYTES_PER_PARTICLE;
+use super::sort::blocks::{BLOCK_CELLS, GpuBlockBin};
+use super::sort::reorder_clock::SCRATCH_BYTES_PER_PARTICLE;
 use crate::collider::field::GpuColliderNode;
 
 /// The largest storage buffer the device allows.
@@ -103,7 +106,7 @@ pub fn check_fit(
         let longest = cells.max_element();
         // Nodes ≈ Π(cells_a · s + 5) for a scale s of the resolution (a sparse grid's bins: rounded
         // up to whole blocks); solve approximately by bisection.
-        let edge = super::sort::bins::BLOCK_EDGE as f64;
+        let edge = super::sort::blocks::BLOCK_EDGE as f64;
         let per_axis = |n: glam::DVec3| if storage.is_sparse() { (n / edge).ceil() * edge } else { n };
         let fits = |s: f64| per_axis((cells * s).ceil() + 5.0).element_product() <= max_nodes;
         let (mut lo, mut hi) = (0.0, 1.0);
@@ -271,5 +274,5 @@ pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
 /// its uniform block and its counters (rounded up to 1 KiB).
 pub fn page_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
     let blocks = grid_blocks(&params.grid);
-    blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + super::page::cell_bins_bytes(blocks, storage) + 1024
+    blocks as u64 * (BLOCK_BIN_BYTES + 2 * 4) + cell_bins_bytes(blocks, storage) + 1024
 }

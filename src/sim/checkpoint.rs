@@ -14,12 +14,10 @@
 //! other pass works on one particle or one node at a time.
 
 use super::params::GpuParticle;
+pub use super::particles::StoredStress;
 use super::particles::join;
-use super::{Solver, SolverError};
+use super::solver::{Solver, SolverError};
 use crate::gpu::{Gpu, GpuError};
-
-/// τ of one particle as the `particle_stress` stream stores it: xx, yy, zz, xy, xz, yz, 0, 0.
-pub type StoredStress = [f32; 8];
 
 /// A host copy of the solver's particles, τ included, in the host's order.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -33,7 +33,7 @@ use glam::{UVec3, Vec3};
 
 use super::cpu::bins::home_block;
 use super::params::GridSpec;
-use super::sort::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
+use super::sort::blocks::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 
 /// The fewest blocks a pool holds (256 KiB of grid), so that small scenes do not grow it at once.
 pub const MIN_POOL_BLOCKS: u32 = 64;

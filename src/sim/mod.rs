@@ -10,7 +10,15 @@
 //!   where the particles outgrow one binding), its streams in [`particles`], the sparse grid's pool
 //!   in [`grid_pool`], what fits the device in [`capacity`];
 //! - [`sort`]: particles binned by grid block and moved into block order;
-//! - [`params`], [`material`], [`fixed_point`], [`interaction`]: what the passes read.
+//! - [`params`], [`material`], [`fixed_point`], [`interaction`]: what the passes read (the grid's
+//!   geometry itself is [`crate::grid`], which the colliders share);
+//! - [`path`] (the substep paths) and [`indirect`] (the indirect-argument layout): plain types
+//!   that the pages, the pass table and the recorder all name, kept below them.
+//!
+//! No file imports one that imports it back: items that a parent and its children (or two
+//! siblings) both need live in a file of their own below both (`page/sizes.rs`, `solver/state.rs`,
+//! `cpu/particle.rs`, `sort/blocks.rs` …), and a parent `mod.rs` only declares and re-exports
+//! (`tests/architecture.rs` checks it).
 //!
 //! The integrators ([`integrator::Integrator`]) are peers over those: the explicit MLS-MPM integrator
 //! in [`explicit`] (the substep's stages, the GPU clock that picks each substep's dt) and
@@ -23,6 +31,7 @@ pub mod cpu;
 pub mod explicit;
 pub mod fixed_point;
 pub mod grid_pool;
+pub mod indirect;
 pub mod integrator;
 pub mod interaction;
 pub mod material;
@@ -30,6 +39,7 @@ pub mod page;
 pub mod params;
 pub mod particles;
 pub mod passes;
+pub mod path;
 pub mod pbmpm;
 pub mod pipelines;
 pub mod record;

@@ -29,6 +29,10 @@ use wgpu::util::DeviceExt;
 use super::params::GpuParticle;
 use crate::gpu::{Gpu, GpuError};
 
+/// τ of one particle as the `particle_stress` stream stores it: xx, yy, zz, xy, xz, yz, 0, 0
+/// (what [`crate::sim::checkpoint`] saves and restores).
+pub type StoredStress = [f32; 8];
+
 /// Jp, material and damage of one particle: the `particle_plastic` stream. Mirrors
 /// `ParticlePlastic` in `shaders/mpm/particle.wgsl`.
 #[repr(C)]

@@ -6,10 +6,10 @@
 //! row's bindings against the globals naga finds reachable from the pass's entry point.
 //! `docs/architecture.md` shows the same table as the stages of each path run it.
 
-use super::record::Items;
-// `stats.wgsl`'s workgroup array holds one entry per thread, 256 of them.
-const _: () = assert!(super::params::WORKGROUP_SIZE <= 256, "stats.wgsl's `partial` is sized for 256 threads");
-use super::sort::bins;
+use super::indirect::Items;
+// `reduce.wgsl`'s workgroup array holds one entry per thread, 256 of them.
+const _: () = assert!(super::params::WORKGROUP_SIZE <= 256, "reduce.wgsl's `reduce_partial` is sized for 256 threads");
+use super::sort::blocks;
 
 /// One MPM compute pass. Its name ([`PassInfo::name`]) is the WGSL file stem, the entry point and
 /// the GPU debug label.
@@ -100,8 +100,8 @@ pub enum Shape {
     /// A single thread.
     Single,
     /// Workgroup counts the sort's `bin_dispatch` wrote into the page's indirect arguments, at
-    /// this byte offset: one workgroup per occupied block ([`bins::P2G_ARGS_OFFSET`]), per touched
-    /// block ([`bins::UPDATE_ARGS_OFFSET`]) or `bin_offsets`'s own ([`bins::OFFSETS_ARGS_OFFSET`]).
+    /// this byte offset: one workgroup per occupied block ([`blocks::P2G_ARGS_OFFSET`]), per touched
+    /// block ([`blocks::UPDATE_ARGS_OFFSET`]) or `bin_offsets`'s own ([`blocks::OFFSETS_ARGS_OFFSET`]).
     Indirect(u64),
 }
 
@@ -182,8 +182,8 @@ macro_rules! pass {
 
 use Shape::{Indirect, Single, Threads};
 
-const OCCUPIED: Shape = Indirect(bins::P2G_ARGS_OFFSET);
-const TOUCHED: Shape = Indirect(bins::UPDATE_ARGS_OFFSET);
+const OCCUPIED: Shape = Indirect(blocks::P2G_ARGS_OFFSET);
+const TOUCHED: Shape = Indirect(blocks::UPDATE_ARGS_OFFSET);
 
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
@@ -195,7 +195,7 @@ pub const PASSES: [PassInfo; 31] = [
     pass!(G2p,              "mpm",          "g2p",                Shared,   Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 8, 9, 16, 22, 23],                Some("cpu/g2p.rs")).sparse(),
     pass!(BinClear,         "mpm",          "bin_clear",          Shared,   Threads(Items::BinClear),            &[0, 9, 13, 14, 15, 22],                                 None),
     pass!(BinCount,         "mpm",          "bin_count",          Shared,   Threads(Items::Particles),           &[0, 1, 13, 14, 15, 17],                                 Some("cpu/bins.rs")).sparse(),
-    pass!(BinOffsets,       "mpm",          "bin_offsets",        Shared,   Indirect(bins::OFFSETS_ARGS_OFFSET), &[0, 9, 13, 14, 15, 17, 22],                             Some("cpu/bins.rs")),
+    pass!(BinOffsets,       "mpm",          "bin_offsets",        Shared,   Indirect(blocks::OFFSETS_ARGS_OFFSET), &[0, 9, 13, 14, 15, 17, 22],                             Some("cpu/bins.rs")),
     pass!(BinCells,         "mpm",          "bin_cells",          Shared,   Threads(Items::Particles),           &[0, 1, 17, 22],                                         None).sparse(),
     pass!(BinCellOffsets,   "mpm",          "bin_cell_offsets",   Shared,   Threads(Items::CellOffsets),         &[0, 9, 17],                                             None),
     pass!(BinDispatch,      "mpm",          "bin_dispatch",       Shared,   Single,                              &[13, 23],                                               None).writes_args(),
@@ -247,11 +247,6 @@ impl MpmPass {
     /// The pass's own WGSL source.
     pub fn source(self) -> &'static str {
         self.info().source
-    }
-
-    /// The complete module: the libraries followed by the pass.
-    pub fn composed_source(self) -> String {
-        super::shaders::compose(self.source())
     }
 
     /// The four passes of a naive substep, in order; [`super::solver::Solver::run_pass`] runs the

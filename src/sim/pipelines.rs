@@ -4,9 +4,12 @@
 
 use std::collections::HashMap;
 
-use super::page::BINDINGS;
 use super::params::WORKGROUP_SIZE;
 use super::passes::MpmPass;
+
+/// Number of bindings in group 0 (see `types.wgsl`); each page's bind group fills them
+/// ([`super::page`]).
+pub const BINDINGS: usize = 24;
 
 /// Compute pipelines of every MPM pass and their bind group layout (group 0, see `types.wgsl`).
 pub struct Kernels {

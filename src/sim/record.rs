@@ -2,60 +2,17 @@
 //! row of [`super::passes::PASSES`]) and how a sequence of dispatches over several pages becomes one
 //! compute pass ([`record_runs`]). Shared by every integrator; the order of the passes is theirs.
 //!
-//! A page's indirect-argument buffer holds `bin_dispatch`'s entries ([`bins::INDIRECT_ARGS_BYTES`]),
-//! then one gated entry per size class of fixed-size dispatch ([`Items`]), then their templates.
+//! A page's indirect-argument buffer holds `bin_dispatch`'s entries ([`blocks::INDIRECT_ARGS_BYTES`]),
+//! then one gated entry per size class of fixed-size dispatch ([`Items`]), then their templates
+//! (laid out in [`super::indirect`]; [`write_gate_template`] fills the templates).
 
 use super::page::ParticlePage;
 use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
 use super::passes::{MpmPass, Shape};
 use super::pipelines::Kernels;
-use super::sort::bins;
+use super::sort::blocks;
 
-/// Index of the first gated entry in a page's indirect arguments (the entries before it are
-/// `bin_dispatch`'s, [`bins::INDIRECT_ARGS_BYTES`]); `BIN_ENTRIES` in `clock_gate.wgsl`.
-pub const BIN_ENTRIES: u32 = 3;
-const _: () = assert!(BIN_ENTRIES as u64 * ENTRY_BYTES == bins::INDIRECT_ARGS_BYTES);
-/// Gated entries, one per dispatch size a substep uses ([`Items`]); `GATED_ENTRIES` in
-/// `clock_gate.wgsl`. Their template follows them.
-pub const GATED_ENTRIES: u32 = 5;
-/// Bytes of one entry of indirect arguments: workgroups x, y, z and an unused word.
-pub const ENTRY_BYTES: u64 = 16;
-/// Bytes of a page's indirect arguments: `bin_dispatch`'s, the gated ones and their template.
-pub const INDIRECT_ARGS_BYTES: u64 = (BIN_ENTRIES + 2 * GATED_ENTRIES) as u64 * ENTRY_BYTES;
-
-/// What a one-thread-per-item dispatch runs over: the dispatch sizes fixed by the page's state (those
-/// `bin_dispatch` writes are not among them). Each has a gated entry of indirect arguments, which the
-/// explicit integrator's `clock_gate` sets to its template or to zero
-/// ([`super::explicit::clock`]), and a template entry holding its size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Items {
-    /// One thread per particle of the page.
-    Particles = 0,
-    /// One thread per fixed-point word of the grid (`grid_clear`).
-    GridWords = 1,
-    /// One thread per grid node (`grid_update`).
-    Nodes = 2,
-    /// `bin_clear`'s threads.
-    BinClear = 3,
-    /// `bin_cell_offsets`'s threads.
-    CellOffsets = 4,
-}
-
-impl Items {
-    /// Every size class, in entry order.
-    pub const ALL: [Items; GATED_ENTRIES as usize] =
-        [Items::Particles, Items::GridWords, Items::Nodes, Items::BinClear, Items::CellOffsets];
-
-    /// Byte offset of the class's live (gated) entry in a page's indirect arguments.
-    pub fn offset(self) -> u64 {
-        (BIN_ENTRIES + self as u32) as u64 * ENTRY_BYTES
-    }
-
-    /// Byte offset of the class's template entry.
-    pub fn template_offset(self) -> u64 {
-        (BIN_ENTRIES + GATED_ENTRIES + self as u32) as u64 * ENTRY_BYTES
-    }
-}
+pub use super::indirect::{BIN_ENTRIES, ENTRY_BYTES, GATED_ENTRIES, INDIRECT_ARGS_BYTES, Items};
 
 /// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
 /// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
@@ -181,10 +138,25 @@ pub fn item_threads(items: Items, state: &ParticlePage) -> u32 {
     match items {
         Items::GridWords => state.grid_fixed_words(),
         Items::Nodes => state.node_count,
-        Items::BinClear => state.block_count.min(bins::CLEAR_THREADS),
-        Items::CellOffsets => state.grid_storage.pool_blocks() * bins::REACHED_BLOCKS,
+        Items::BinClear => state.block_count.min(blocks::CLEAR_THREADS),
+        Items::CellOffsets => state.grid_storage.pool_blocks() * blocks::REACHED_BLOCKS,
         Items::Particles => state.particle_count,
     }
+}
+
+/// Writes the template of `page`'s gated dispatches ([`Items`]) and turns them on: done at the
+/// start of every frame, so the sizes follow the grid (a sparse grid's pool grows between frames).
+pub fn write_gate_template(queue: &wgpu::Queue, page: &ParticlePage) {
+    let args: Vec<[u32; 4]> = Items::ALL
+        .iter()
+        .map(|&items| {
+            let (x, y) = dispatch_size(item_threads(items, page));
+            [x, y, 1, 0]
+        })
+        .collect();
+    let bytes: &[u8] = bytemuck::cast_slice(&args);
+    queue.write_buffer(&page.indirect_args, Items::Particles.offset(), bytes);
+    queue.write_buffer(&page.indirect_args, Items::Particles.template_offset(), bytes);
 }
 
 /// How `pass` is dispatched over `state`, as its row of the pass table says ([`Shape`]).

@@ -1,18 +1,22 @@
 //! The WGSL sources of the MPM passes and how they are put together.
 //!
 //! WGSL has no `#include`, so each pass module is the concatenation of the shared library files
-//! (structs and bindings, the interpolation stencil, the SVD, the snow model) and the pass's own
+//! (structs and bindings, the workgroup reduction of the stats passes, the interpolation stencil,
+//! the SVD, the snow model) and the pass's own
 //! file ([`super::passes::PassInfo::file`]). Release and debug builds both embed the sources with `include_str!`; `tests/wgsl.rs`
 //! validates every composed module with naga, without a GPU.
+
+use super::passes::MpmPass;
 
 /// The particle struct (mirror of `GpuParticle`) and finiteness helpers: first in every MPM module
 /// and in every render module that reads particles.
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 10] = [
+pub const LIBRARIES: [(&str, &str); 11] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
+    ("mpm/reduce.wgsl", include_str!("../../shaders/mpm/reduce.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),
     ("mpm/svd.wgsl", include_str!("../../shaders/mpm/svd.wgsl")),
     ("mpm/snow.wgsl", include_str!("../../shaders/mpm/snow.wgsl")),
@@ -34,6 +38,14 @@ pub fn compose(pass_source: &str) -> String {
     text
 }
 
+impl MpmPass {
+    /// The complete module: the libraries followed by the pass. Defined here rather than beside the
+    /// pass table so that the table does not depend on the shaders that compose from it.
+    pub fn composed_source(self) -> String {
+        compose(self.source())
+    }
+}
+
 /// Directory of the shader sources in this checkout (for hot reload in debug builds).
 pub fn source_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders")
@@ -43,7 +55,7 @@ pub fn source_dir() -> std::path::PathBuf {
 /// [`super::passes::PassInfo::file`]) instead of the embedded copies. Used by hot reload; an unreadable file is an error naming it.
 pub fn composed_sources_from(
     dir: &std::path::Path,
-) -> Result<std::collections::HashMap<super::passes::MpmPass, String>, std::io::Error> {
+) -> Result<std::collections::HashMap<MpmPass, String>, std::io::Error> {
     let read = |rel: &str| {
         let path = dir.join(rel);
         std::fs::read_to_string(&path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
@@ -53,10 +65,7 @@ pub fn composed_sources_from(
         prelude.push_str(&read(rel)?);
         prelude.push('\n');
     }
-    super::passes::MpmPass::ALL
-        .into_iter()
-        .map(|pass| Ok((pass, format!("{prelude}{}", read(pass.info().file)?))))
-        .collect()
+    MpmPass::ALL.into_iter().map(|pass| Ok((pass, format!("{prelude}{}", read(pass.info().file)?)))).collect()
 }
 
 /// The newest modification time among the shader files under `dir` (`mpm/`, `mpm/explicit/`, `mpm/pbmpm/` and

@@ -6,7 +6,7 @@
 use glam::{UVec3, Vec3};
 
 use crate::sim::params::GridSpec;
-use crate::sim::sort::bins::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
+use crate::sim::sort::blocks::{BLOCK_CELLS, BLOCK_EDGE, block_dims};
 
 /// The block of the stencil base node of a particle at `position`: its [`home_cell`] divided by
 /// [`BLOCK_CELLS`], as `bin_count` in `shaders/mpm/` computes it.

@@ -1,7 +1,7 @@
 //! The twin of the substep clock ([`crate::sim::explicit::clock`]): each substep's dt chosen from the state
 //! it steps, as `clock_advance.wgsl` chooses it, in f64.
 
-use super::CpuSolver;
+use super::solver::CpuSolver;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, TIME_TOLERANCE, choose_dt};
 
 impl CpuSolver {

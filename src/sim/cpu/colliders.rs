@@ -3,7 +3,7 @@
 
 use nalgebra::Vector3;
 
-use super::grid_update::coulomb_friction;
+use super::friction::coulomb_friction;
 use crate::collider::field::{GpuColliderNode, NO_COLLIDER};
 use crate::sim::params::{Boundary, BoundaryKind};
 

@@ -2,7 +2,7 @@
 
 use nalgebra::Vector3;
 
-use super::CpuGrid;
+use super::grid::CpuGrid;
 
 /// Zeroes the mass and momentum of every node. Velocities are left alone: the grid update
 /// overwrites all of them (nodes without mass get zero).

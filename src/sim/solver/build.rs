@@ -1,7 +1,8 @@
 //! Building a [`Solver`]: the one construction path ([`Solver::with_options`]), and the choices it
 //! makes for a device (path, P2G kernel, dense or sparse grid).
 
-use super::{Solver, SolverError};
+use super::error::SolverError;
+use super::state::Solver;
 use crate::gpu::Gpu;
 use crate::sim::grid_pool::{GridMode, GridStorage};
 use crate::sim::integrator::Integrator;
@@ -69,7 +70,7 @@ fn default_path() -> SolverPath {
 /// [`GridMode::Auto`] dense unless the dense grid does not fit the GPU, and then sparse. A sparse
 /// grid runs the sorted path only: the caller switches to it. The caller checks that the result
 /// fits.
-pub(super) fn choose_storage(
+pub(crate) fn choose_storage(
     device: &wgpu::Device,
     params: &SolverParams,
     particles: &[GpuParticle],
@@ -104,7 +105,7 @@ pub(super) fn choose_storage(
 
 /// `path`, or the sorted path on a sparse grid (the only one that runs there), logged where that
 /// changes it.
-pub(super) fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
+pub(crate) fn sorted_if_sparse(path: SolverPath, storage: GridStorage) -> SolverPath {
     if storage.is_sparse() && path != SolverPath::Sorted {
         log::info!("the grid is sparse, which only the sorted path runs on: {} → sorted", path.name());
         return SolverPath::Sorted;
@@ -151,6 +152,9 @@ impl Solver {
             clear_bins_first: std::cell::Cell::new(false),
             stress_stale: std::cell::Cell::new(false),
             last_stable_dt: std::cell::Cell::new(None),
+            stats_reads: std::cell::Cell::new(0),
+            steps_recorded: std::cell::Cell::new(0),
+            measured_speed: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.set_integrator(gpu, integrator)?;

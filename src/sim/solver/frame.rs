@@ -1,11 +1,13 @@
 //! Stepping the [`Solver`] a frame at a time, each substep's dt chosen on the GPU by the substep
 //! clock ([`crate::sim::explicit::clock`]).
 
-use super::{Solver, SolverError};
+use super::error::SolverError;
+use super::state::Solver;
 use crate::gpu::{Gpu, PendingRead};
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::explicit::substep;
 use crate::sim::pbmpm::PbmpmSettings;
+use crate::sim::record;
 use crate::sim::sort::bins::SolverPath;
 
 /// Substeps an auto frame's next batch records beyond the estimate from the last stable dt, as a
@@ -84,7 +86,7 @@ impl Solver {
             Some(stable) => stable,
             None => {
                 let s = self.stats(gpu)?;
-                super::stable_dt(&self.params, s.max_speed, s.max_hardening, self.params.cfl)
+                super::stats::stable_dt(&self.params, s.max_speed, s.max_hardening, self.params.cfl)
             }
         };
         let (mut recorded, mut clock) = (0, GpuSubstepClock::for_frame(&self.params, span, step));
@@ -108,7 +110,12 @@ impl Solver {
     /// particle moving more than `motion_cfl` cells per step). The steps are submitted and not
     /// waited for: the host planned them, so it reports them without reading the clock back.
     fn step_pbmpm_frame(&self, gpu: &Gpu, span: f64, settings: &PbmpmSettings) -> Result<FrameReport, SolverError> {
-        let speed = self.stats(gpu)?.max_speed;
+        // The frame loop has usually just read the stats of this very state (Solver::stable_dt):
+        // a second readback would wait for the GPU to say the same speed again.
+        let speed = match self.measured_speed.get() {
+            Some((at, speed)) if at == self.steps_recorded.get() => speed,
+            _ => self.stats(gpu)?.max_speed,
+        };
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);
         self.step_pbmpm(gpu, steps, dt);
         Ok(FrameReport {
@@ -139,6 +146,7 @@ impl Solver {
         per_submit: u32,
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
+        self.note_steps_recorded();
         let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
         let (mut done, mut submission) = (0, None);
         while done < steps {
@@ -160,12 +168,12 @@ impl Solver {
     }
 
     /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every
-    /// page's substep dispatches on ([`crate::sim::page::ParticlePage::write_gate_template`]).
+    /// page's substep dispatches on ([`crate::sim::record::write_gate_template`]).
     pub fn begin_frame(&self, gpu: &Gpu, span: f64, step: FrameStep) {
         let clock = GpuSubstepClock::for_frame(&self.params, span, step);
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
         for page in &self.pages {
-            page.write_gate_template(&gpu.queue);
+            record::write_gate_template(&gpu.queue, page);
         }
     }
 
@@ -197,6 +205,7 @@ impl Solver {
         per_submit: u32,
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
+        self.note_steps_recorded();
         let mut done = range.start;
         let mut submission = None;
         while done < range.end {
@@ -303,13 +312,13 @@ impl Solver {
 
     /// Marks the clock's substep as running, as a pass run alone ([`Solver::run_pass`]) needs it:
     /// a sort's `bin_dispatch` after a frame's end would otherwise size no dispatches.
-    pub(super) fn write_clock_running(&self, gpu: &Gpu) {
+    pub(crate) fn write_clock_running(&self, gpu: &Gpu) {
         let offset = std::mem::offset_of!(GpuSubstepClock, running) as u64;
         gpu.queue.write_buffer(&self.pages[0].clock, offset, &1u32.to_le_bytes());
     }
 
     /// Writes the clock's dt and collider blend: what a pass run alone reads.
-    pub(super) fn write_clock_dt(&self, gpu: &Gpu, dt: f64, blend: f32) {
+    pub(crate) fn write_clock_dt(&self, gpu: &Gpu, dt: f64, blend: f32) {
         let offset = std::mem::offset_of!(GpuSubstepClock, dt) as u64;
         const _: () =
             assert!(std::mem::offset_of!(GpuSubstepClock, blend) == std::mem::offset_of!(GpuSubstepClock, dt) + 4);

@@ -3,7 +3,9 @@
 //! wait is the caller's; the stepping never reads back more than the clock
 //! ([`Solver::step_frame`], [`Solver::batch_clock`]).
 
-use super::{Solver, SolverError, SolverStats};
+use super::error::SolverError;
+use super::state::Solver;
+use super::stats::SolverStats;
 use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::params::{GpuParticle, GpuSolverStatus};
 use crate::sim::passes::MpmPass;
@@ -13,6 +15,8 @@ use crate::sim::sort::bins::{GpuBinHeader, GpuBlockBin};
 /// The `stats` pass on its way back ([`Solver::request_stats`]).
 pub struct PendingStats {
     read: PendingRead,
+    /// [`Solver`]'s count of recorded steps when the pass was recorded: the state it measures.
+    steps_recorded: u64,
     /// The submission it is in.
     pub submission: wgpu::SubmissionIndex,
 }
@@ -104,7 +108,7 @@ impl Solver {
     }
 
     /// Copies the grid velocities (xyz) and masses (w) back to the host, one per node of the dense
-    /// grid ([`super::params::GridSpec::node_index`]; on a sparse grid zero where a block had no
+    /// grid ([`crate::grid::GridSpec::node_index`]; on a sparse grid zero where a block had no
     /// pool block in the last substep).
     pub fn read_grid_velocity(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, SolverError> {
         let (bytes, slots) = self.read_grid_buffer(gpu, &self.pages[0].grid_velocity)?;
@@ -165,6 +169,7 @@ impl Solver {
         let maxima = &bytemuck::bytes_of(&reset)[8..24];
         // The status buffer is one of all pages, which the stats pass of each folds into.
         let status_buffer = &self.pages[0].status;
+        self.stats_reads.set(self.stats_reads.get() + 1);
         gpu.queue.write_buffer(status_buffer, 8, maxima);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         for page in &self.pages {
@@ -179,7 +184,7 @@ impl Solver {
         encoder.clear_buffer(status_buffer, TAIL as u64, Some(12));
         let submission = gpu.queue.submit([encoder.finish()]);
         read.start();
-        PendingStats { read, submission }
+        PendingStats { read, submission, steps_recorded: self.steps_recorded.get() }
     }
 
     /// The stats [`Solver::request_stats`] asked for, once the GPU has done them and the device
@@ -190,8 +195,10 @@ impl Solver {
             Err(e) => return Some(Err(e.into())),
         };
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSolverStatus>()]);
+        let max_speed = f32::from_bits(status.max_speed_bits) as f64;
+        self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
         Some(Ok(SolverStats {
-            max_speed: f32::from_bits(status.max_speed_bits) as f64,
+            max_speed,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
             min_plastic_jacobian: f32::from_bits(status.min_plastic_jacobian_bits) as f64,
             max_plastic_jacobian: f32::from_bits(status.max_plastic_jacobian_bits) as f64,

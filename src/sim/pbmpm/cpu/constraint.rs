@@ -51,7 +51,7 @@
 
 use nalgebra::{Matrix3, Vector3};
 
-use super::StepState;
+use super::state::StepState;
 use crate::sim::cpu::CpuParticle;
 use crate::sim::cpu::svd::signed_svd;
 use crate::sim::material::SnowMaterial;

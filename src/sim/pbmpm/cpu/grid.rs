@@ -10,7 +10,7 @@
 
 use nalgebra::Vector3;
 
-use super::PbmpmGrid;
+use super::state::PbmpmGrid;
 use crate::collider::field::ColliderFrames;
 use crate::sim::cpu::grid_update::constrain_node;
 use crate::sim::params::SolverParams;

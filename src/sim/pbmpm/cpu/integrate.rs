@@ -3,7 +3,7 @@
 
 use nalgebra::Matrix3;
 
-use super::{StepReport, StepState};
+use super::state::{StepReport, StepState};
 use crate::sim::cpu::g2p::project_plasticity_svd;
 use crate::sim::cpu::{CpuParticle, clamp_speed};
 use crate::sim::params::SolverParams;

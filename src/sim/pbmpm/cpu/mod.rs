@@ -16,20 +16,24 @@
 //!
 //! The particles are the explicit twin's [`CpuParticle`]s, unchanged (so they convert to and from
 //! [`GpuParticle`] as before); what lives only within a step (`d`, `D`, `Λ`) is kept beside them
-//! in [`StepState`].
+//! in [`StepState`]. That state, the grid and the step's report live in [`state`], below the
+//! stages that use them; this file holds the solver that runs the stages.
 
 pub mod constraint;
 pub mod grid;
 pub mod integrate;
+pub mod state;
 pub mod transfer;
 
-use nalgebra::{Matrix3, Vector3};
+pub use state::{PbmpmGrid, StepReport, StepState};
+
+use nalgebra::Vector3;
 use thiserror::Error;
 
 use super::{PbmpmSettings, PbmpmSettingsError};
 use crate::collider::field::ColliderFrames;
 use crate::sim::cpu::CpuParticle;
-use crate::sim::params::{GpuParticle, GridSpec, SolverParams};
+use crate::sim::params::{GpuParticle, SolverParams};
 
 /// Why a [`PbmpmCpu`] cannot be built.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -50,66 +54,6 @@ pub enum PbmpmError {
         /// The domain's upper corner, metres.
         hi: [f64; 3],
     },
-}
-
-/// A particle's state within one step: its displacement over the step, its affine displacement
-/// and the constraint impulse it has applied so far.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepState {
-    /// Displacement d over this step, metres (the particle moves by it at the end of the step).
-    pub displacement: Vector3<f64>,
-    /// Affine displacement D (dimensionless): the displacement field near the particle is
-    /// `d + D·(x − x_p)`, and the step changes the elastic deformation by `I + D`.
-    pub affine: Matrix3<f64>,
-    /// Constraint impulse Λ applied so far this step, kg·m² (the XPBD multiplier, a matrix): at
-    /// convergence `Λ = dt² · V⁰ · P · F_Eᵀ`, the stress term of an implicit step.
-    pub impulse: Matrix3<f64>,
-}
-
-impl Default for StepState {
-    fn default() -> Self {
-        Self { displacement: Vector3::zeros(), affine: Matrix3::zeros(), impulse: Matrix3::zeros() }
-    }
-}
-
-/// The grid of PB-MPM in f64: node mass and displacement (the reference keeps displacements on
-/// the grid, not velocities). One entry per node, indexed by [`GridSpec::node_index`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct PbmpmGrid {
-    /// Node mass, kg (written by [`transfer::p2g`]).
-    pub mass: Vec<f64>,
-    /// Mass-weighted displacement sum, kg·m (written by [`transfer::p2g`]).
-    pub displacement_sum: Vec<Vector3<f64>>,
-    /// Node displacement after colliders and walls, metres (written by [`grid::grid_update`]).
-    pub displacement: Vec<Vector3<f64>>,
-}
-
-impl PbmpmGrid {
-    /// An all-zero grid for `spec`.
-    pub fn new(spec: &GridSpec) -> Self {
-        let n = spec.node_count() as usize;
-        Self {
-            mass: vec![0.0; n],
-            displacement_sum: vec![Vector3::zeros(); n],
-            displacement: vec![Vector3::zeros(); n],
-        }
-    }
-
-    /// Zeroes mass and displacement sums (before a scatter).
-    pub fn clear(&mut self) {
-        self.mass.fill(0.0);
-        self.displacement_sum.fill(Vector3::zeros());
-    }
-}
-
-/// What one step did, for tests and diagnostics.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepReport {
-    /// Particles whose new position lay outside the domain box and was clamped back into it.
-    /// Walls stop the snow before that in any sane run, so this stays 0.
-    pub clamped: usize,
-    /// The largest particle displacement of the step, in cells.
-    pub max_displacement_cells: f64,
 }
 
 /// The f64 PB-MPM solver: parameters, settings, particles, their in-step state and the grid.

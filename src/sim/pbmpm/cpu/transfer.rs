@@ -1,14 +1,15 @@
 //! The two transfers of an iteration: particles scatter displacement to the grid ([`p2g`]) and
 //! gather it back ([`g2p`]). Both use the explicit integrator's quadratic B-spline stencil
-//! ([`Stencil`]), so the same 27 nodes and weights.
+//! (`crate::sim::cpu::grid::Stencil`), so the same 27 nodes and weights.
 //!
 //! Together they conserve mass and linear momentum exactly (in exact arithmetic): the weights
 //! sum to one and `Σ_i w_ip (x_i − x_p) = 0`, so the grid holds `Σ_p m_p d_p` and hands it back.
 
 use nalgebra::{Matrix3, Vector3};
 
-use super::{PbmpmGrid, StepState};
-use crate::sim::cpu::{CpuParticle, Stencil};
+use super::state::{PbmpmGrid, StepState};
+use crate::sim::cpu::CpuParticle;
+use crate::sim::cpu::grid::Stencil;
 use crate::sim::params::GridSpec;
 
 /// Clears the grid and scatters every particle onto it (APIC-style, in displacements).

@@ -1,0 +1,40 @@
+//! Bytes of a page's buffers that the capacity check counts before any is made
+//! ([`crate::sim::capacity`]): the grid's nodes, the cell counters and `p2g_gather`'s sources.
+
+use crate::collider::field::GpuColliderNode;
+use crate::sim::explicit::GpuScatterSource;
+use crate::sim::grid_pool::GridStorage;
+use crate::sim::passes::MpmPass;
+use crate::sim::sort::blocks::BLOCK_CELLS;
+
+/// Bytes per grid node in the fixed-point buffer: mass and three momentum components, each a
+/// 64-bit sum kept in two i32 words.
+pub const GRID_FIXED_NODE_BYTES: u64 = 32;
+/// Bytes per grid node in the velocity buffer: `vec4<f32>`.
+pub const GRID_VELOCITY_NODE_BYTES: u64 = 16;
+
+// A collider frame takes no more bytes per node than grid_fixed, so a grid the capacity check
+// admits (grid_fixed within one binding) has room for its colliders, a binding per frame.
+const _: () = assert!(size_of::<GpuColliderNode>() as u64 <= GRID_FIXED_NODE_BYTES);
+
+/// Bytes of one page's cell counters ([`BLOCK_CELLS`] u32 per block): every block of the grid's
+/// `block_count` on a dense grid, every pool block on a sparse one.
+pub fn cell_bins_bytes(block_count: u32, storage: GridStorage) -> u64 {
+    let blocks = match storage {
+        GridStorage::Dense => block_count,
+        GridStorage::Sparse { pool_blocks } => pool_blocks,
+    };
+    4 * BLOCK_CELLS as u64 * blocks as u64
+}
+
+/// Bytes of `scatter_sources` for the sorted P2G kernel `p2g`: one [`GpuScatterSource`] per
+/// particle for `p2g_gather`, else a single placeholder entry (a binding cannot be empty).
+pub fn scatter_sources_bytes(p2g: MpmPass, particle_count: u32) -> u64 {
+    let entries = if p2g == MpmPass::P2gGather { particle_count.max(1) } else { 1 };
+    entries as u64 * size_of::<GpuScatterSource>() as u64
+}
+
+/// Bytes per particle of `scatter_sources` with the sorted P2G kernel `p2g` (0 but for `p2g_gather`).
+pub fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
+    if p2g == MpmPass::P2gGather { size_of::<GpuScatterSource>() as u64 } else { 0 }
+}
