@@ -4,8 +4,10 @@
 
 use serde_json::Value;
 
+use super::assets::SceneAssets;
 use super::error::SceneError;
-use super::{Scene, validate};
+use super::format::Scene;
+use super::validate;
 
 /// What the value text of an override is.
 enum Parsed {
@@ -94,7 +96,13 @@ impl Scene {
         }
         let mut scene: Scene = serde_json::from_value(root.clone()).map_err(|e| fail(e.to_string()))?;
         scene.check_shape(&root, source)?;
-        scene.assets = super::SceneAssets::load(&scene, &self.assets.base_dir.clone(), Some(&self.assets), source)?;
+        scene.assets = SceneAssets::load(
+            &scene.colliders,
+            &scene.emitters,
+            &self.assets.base_dir.clone(),
+            Some(&self.assets),
+            source,
+        )?;
         scene.validate(source)?;
         *self = scene;
         Ok(())
@@ -124,7 +132,8 @@ fn parse_value(text: &str, current: &Value) -> Result<Parsed, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Emitter, TimeStep};
+    use crate::scene::config::TimeStep;
+    use crate::scene::emitter::Emitter;
 
     #[test]
     fn overrides_reach_nested_fields() {
