@@ -56,11 +56,12 @@ impl Scene {
                         field.push('.');
                     }
                     field.push_str(segment);
-                    if last {
-                        map.entry(segment.to_string()).or_insert(Value::Null)
-                    } else {
-                        map.get_mut(*segment).ok_or_else(|| fail(format!("{field} is not a field of the scene")))?
-                    }
+                    // A field the scene leaves out (an optional section such as `view`, or a field
+                    // of one) is added: empty, if the path goes on into it, so that the section
+                    // takes its defaults for the rest. A name that is no field is refused below,
+                    // when the scene is parsed back, with the fields there are.
+                    let absent = if last { Value::Null } else { Value::Object(Default::default()) };
+                    map.entry(segment.to_string()).or_insert(absent)
                 }
                 Value::Array(items) => {
                     let is_vector = items.len() == 3 && items.iter().all(Value::is_number);
