@@ -182,7 +182,8 @@ fn run_refuses_an_output_directory_holding_frames_unless_told_to_overwrite() {
     // `run --help` says what --overwrite removes, as the README does: the frames, the images and
     // the checkpoint (it used to say the frames alone).
     let help = String::from_utf8_lossy(&powder(&["run", "--help"]).stdout).into_owned();
-    let overwrite = help.split("--overwrite").nth(1).and_then(|h| h.split("\n      --").next()).expect("--overwrite");
+    let overwrite =
+        help.split("\n      --overwrite").nth(1).and_then(|h| h.split("\n      --").next()).expect("--overwrite");
     for removed in ["frame_NNNNN.ply", "frame_NNNNN.png", "checkpoint.powder"] {
         assert!(overwrite.contains(removed), "--overwrite's help lacks {removed}: {overwrite}");
     }
