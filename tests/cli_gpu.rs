@@ -64,12 +64,15 @@ fn gpu_by_index_or_name_runs_a_bake_on_that_adapter() {
     assert!(out.status.success() && stderr(&out).contains("GPU: llvmpipe"), "{}", stderr(&out));
 }
 
+/// Arguments, environment variables, and the start of the message expected.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn a_gpu_that_is_not_there_is_one_line_listing_the_adapters() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out_dir = dir.path().join("out");
     let out_arg = out_dir.to_str().expect("utf-8 path");
-    let cases: [(&[&str], &[(&str, &str)], &str); 4] = [
+    let cases: [Case; 4] = [
         (&["run", "--frames", "1", "--out", out_arg, "--gpu", "5"], &[], "--gpu 5: there is no adapter 5"),
         (&["run", "--frames", "1", "--out", out_arg, "--gpu", "nosuch"], &[], "--gpu nosuch: no adapter's name"),
         (&["run", "--frames", "1", "--out", out_arg], &[("POWDER_GPU", "nosuch")], "--gpu nosuch: no adapter's name"),
