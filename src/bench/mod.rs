@@ -5,6 +5,7 @@ use std::time::Instant;
 
 pub mod bandwidth;
 pub mod emitter;
+mod offscreen_view;
 pub mod realtime;
 pub mod render;
 pub mod sdf;
