@@ -1,6 +1,8 @@
 //! The `powder` command line: without a subcommand it opens the desktop app on a scene (or, with
 //! `--frames N`, runs the real window for N frames, saves a screenshot and a report and exits);
-//! `run` simulates a scene headless and writes PLY frames; `bench` times the solver's passes.
+//! `run` simulates a scene headless and writes PLY frames; `bench` times the solver's passes;
+//! `adapters` lists the GPU adapters `--gpu` chooses from. Each subcommand's arguments and work are
+//! in its file of `commands/`.
 //! Errors become messages here, at the binary's edge.
 
 #![warn(missing_docs)]
