@@ -29,6 +29,16 @@ pub enum GpuError {
         /// wgpu's reason.
         reason: String,
     },
+    /// `--gpu` (or `POWDER_GPU`) named an adapter that is not there.
+    #[error("--gpu {asked}: {why}; the adapters are (index: name, backend, type): {available}")]
+    NoSuchAdapter {
+        /// What was asked for, as written.
+        asked: String,
+        /// Why nothing matched: an index out of range or a name no adapter contains.
+        why: String,
+        /// The adapters there are, as [`describe_adapters`] lists them, on one line.
+        available: String,
+    },
     /// A buffer could not be mapped for reading.
     #[error("reading back the GPU buffer '{label}' failed: {reason}")]
     Readback {
@@ -80,15 +90,101 @@ pub fn vulkan_instance(desc: wgpu::InstanceDescriptor) -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// Environment variable that names the GPU adapter when `--gpu` does not: an index or part of a
+/// name, as `--gpu` takes, so that a job scheduler can place one job per GPU.
+pub const GPU_ENV: &str = "POWDER_GPU";
+
+/// Which GPU adapter to run on (`--gpu`): an index into [`adapters`]'s list, or a part of an
+/// adapter's name, matched without regard to case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuChoice {
+    /// The adapter at this index of [`adapters`].
+    Index(usize),
+    /// The first adapter whose name contains this text, case ignored.
+    Name(String),
+}
+
+impl GpuChoice {
+    /// `text` as a choice: all digits is an index, anything else a name.
+    pub fn parse(text: &str) -> Self {
+        let text = text.trim();
+        match text.parse::<usize>() {
+            Ok(index) => GpuChoice::Index(index),
+            Err(_) => GpuChoice::Name(text.to_string()),
+        }
+    }
+
+    /// `flag` if given, else [`GPU_ENV`] if set and not empty, else `None` (the best adapter).
+    pub fn or_env(flag: Option<GpuChoice>) -> Option<GpuChoice> {
+        flag.or_else(|| std::env::var(GPU_ENV).ok().filter(|v| !v.trim().is_empty()).map(|v| GpuChoice::parse(&v)))
+    }
+
+    /// The choice as written on the command line.
+    fn text(&self) -> String {
+        match self {
+            GpuChoice::Index(i) => i.to_string(),
+            GpuChoice::Name(name) => name.clone(),
+        }
+    }
+}
+
+/// Every Vulkan adapter of `instance`, in the order `--gpu INDEX` counts them (wgpu's enumeration
+/// order, which is the driver's).
+pub fn adapters(instance: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN))
+}
+
+/// One line per adapter: `index: name (backend, device type)`.
+pub fn describe_adapters(adapters: &[wgpu::Adapter]) -> Vec<String> {
+    adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let info = a.get_info();
+            format!("{i}: {} ({:?}, {:?})", info.name, info.backend, info.device_type)
+        })
+        .collect()
+}
+
+/// The adapter `choice` names among `adapters`; an error listing them all where none matches.
+pub fn select_adapter(adapters: Vec<wgpu::Adapter>, choice: &GpuChoice) -> Result<wgpu::Adapter, GpuError> {
+    let count = adapters.len();
+    let found = match choice {
+        GpuChoice::Index(i) => adapters.get(*i).cloned(),
+        GpuChoice::Name(name) => {
+            let wanted = name.to_lowercase();
+            adapters.iter().find(|a| a.get_info().name.to_lowercase().contains(&wanted)).cloned()
+        }
+    };
+    found.ok_or_else(|| {
+        let why = match choice {
+            GpuChoice::Index(i) => format!("there is no adapter {i} ({count} found, numbered from 0)"),
+            GpuChoice::Name(name) => format!("no adapter's name contains {name:?}"),
+        };
+        let listed = describe_adapters(&adapters);
+        let available = if listed.is_empty() { "none".to_string() } else { listed.join("; ") };
+        GpuError::NoSuchAdapter { asked: choice.text(), why, available }
+    })
+}
+
 impl Gpu {
     /// Creates a device on the best Vulkan adapter, without a window.
     pub fn new_headless() -> Result<Self, GpuError> {
+        Self::new_headless_on(None)
+    }
+
+    /// Creates a device without a window on the adapter `choice` names, or on the best Vulkan
+    /// adapter (a discrete GPU first) without one.
+    pub fn new_headless_on(choice: Option<&GpuChoice>) -> Result<Self, GpuError> {
         let instance = vulkan_instance(wgpu::InstanceDescriptor::new_without_display_handle());
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        }))
-        .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let adapter = match choice {
+            Some(choice) => select_adapter(adapters(&instance), choice)?,
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            }))
+            .map_err(|e| GpuError::NoAdapter(e.to_string()))?,
+        };
         Self::from_adapter(instance, adapter)
     }
 
@@ -360,6 +456,16 @@ pub fn device_memory_bytes(device: &wgpu::Device) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use super::GpuChoice;
+
+    #[test]
+    fn digits_choose_an_index_and_other_text_a_name() {
+        assert_eq!(GpuChoice::parse("1"), GpuChoice::Index(1));
+        assert_eq!(GpuChoice::parse(" 0 "), GpuChoice::Index(0));
+        assert_eq!(GpuChoice::parse("RTX 4090"), GpuChoice::Name("RTX 4090".to_string()));
+        assert_eq!(GpuChoice::parse("-1"), GpuChoice::Name("-1".to_string()));
+    }
+
     #[test]
     fn indirect_calls_are_not_validated_unless_asked_for() {
         // With no WGPU_* variable set (CI sets none): the build's defaults less indirect validation.

@@ -179,6 +179,14 @@ fn command_line_mistakes_get_one_line_and_exit_status_2() {
 
 #[test]
 fn run_refuses_an_output_directory_holding_frames_unless_told_to_overwrite() {
+    // `run --help` says what --overwrite removes, as the README does: the frames, the images and
+    // the checkpoint (it used to say the frames alone).
+    let help = String::from_utf8_lossy(&powder(&["run", "--help"]).stdout).into_owned();
+    let overwrite =
+        help.split("\n      --overwrite").nth(1).and_then(|h| h.split("\n      --").next()).expect("--overwrite");
+    for removed in ["frame_NNNNN.ply", "frame_NNNNN.png", "checkpoint.powder"] {
+        assert!(overwrite.contains(removed), "--overwrite's help lacks {removed}: {overwrite}");
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let scene = write_scene(dir.path(), "small.json", SMALL_SCENE);
     let out_dir = dir.path().join("frames");
@@ -321,6 +329,13 @@ fn bench_reports_every_stage_of_every_path_and_the_throughput() {
         text.lines().filter_map(|l| l.split(" nodes, ").nth(1)?.split(' ').next()?.parse().ok()).collect();
     assert_eq!(visited.len(), 4, "{text}");
     assert!(visited[1] * 2 < visited[0], "sorted visits {} nodes of {}", visited[1], visited[0]);
+    // The ratio says what it is: the run's one fixed dt against each stepped state's stable dt,
+    // and what a value above 1 means (it used to be a bare "dt / stable dt … at most 2.873").
+    let ratio = text.lines().find(|l| l.contains("fixed dt / stable dt: at most")).expect("the dt ratio line");
+    assert!(
+        ratio.contains("stable dt of the state each timed substep stepped") && ratio.contains("above 1"),
+        "{ratio}"
+    );
     let bad = powder(&["bench", "--particles", "4000", "--path", "fast"]);
     assert!(!bad.status.success() && stderr(&bad).contains("expected naive, sorted or fused"), "{}", stderr(&bad));
     let bad = powder(&["bench", "--particles", "4000", "--p2g", "p2g_fast"]);

@@ -112,19 +112,33 @@ pub enum Presented {
 }
 
 impl Graphics {
-    /// Opens the window and sets up the GPU for it.
-    pub fn new(event_loop: &ActiveEventLoop, attributes: WindowAttributes) -> Result<Self, GfxError> {
+    /// Opens the window and sets up the GPU for it: on the adapter `gpu` names (`--gpu`), or the
+    /// best one that can draw to the window.
+    pub fn new(
+        event_loop: &ActiveEventLoop,
+        attributes: WindowAttributes,
+        gpu: Option<&powder::gpu::GpuChoice>,
+    ) -> Result<Self, GfxError> {
         let window = Arc::new(event_loop.create_window(attributes).map_err(|e| GfxError::Window(e.to_string()))?);
         let instance = powder::gpu::vulkan_instance(wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
             event_loop.owned_display_handle(),
         )));
         let surface = instance.create_surface(window.clone()).map_err(|e| GfxError::Surface(e.to_string()))?;
-        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            compatible_surface: Some(&surface),
-            ..Default::default()
-        }))
-        .map_err(|e| GfxError::NoAdapter(e.to_string()))?;
+        let adapter = match gpu {
+            Some(choice) => {
+                let adapter = powder::gpu::select_adapter(powder::gpu::adapters(&instance), choice)?;
+                if !adapter.is_surface_supported(&surface) {
+                    return Err(GfxError::NoAdapter(format!("'{}' cannot draw to it", adapter.get_info().name)));
+                }
+                adapter
+            }
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                compatible_surface: Some(&surface),
+                ..Default::default()
+            }))
+            .map_err(|e| GfxError::NoAdapter(e.to_string()))?,
+        };
         check_limits(&adapter)?;
         let caps = surface.get_capabilities(&adapter);
         // egui blends in gamma space and expects a non-sRGB target; take one where offered.

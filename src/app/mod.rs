@@ -81,6 +81,8 @@ pub struct AppOptions {
     pub show_ui: bool,
     /// Timed window actions (tests).
     pub script: Vec<ScriptStep>,
+    /// The GPU adapter to run on (`--gpu`, or `POWDER_GPU`); `None`: the best one for the window.
+    pub gpu: Option<powder::gpu::GpuChoice>,
 }
 
 /// Opens the window and runs until it is closed, Esc is pressed or the scripted frames are done.
@@ -110,7 +112,7 @@ impl App {
         let attributes = Window::default_attributes()
             .with_title("powder")
             .with_inner_size(winit::dpi::PhysicalSize::new(w.max(1), h.max(1)));
-        let gfx = Graphics::new(event_loop, attributes)?;
+        let gfx = Graphics::new(event_loop, attributes, self.options.gpu.as_ref())?;
         log::info!("GPU: {}", gfx.gpu.describe());
         let (scene, name) = (self.options.scene.clone(), self.options.scene_name.clone());
         let source = scene_files::source_of_name(&name);

@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use super::median;
+use super::offscreen_view::OffscreenView;
 use crate::collider::set::ColliderSet;
 use crate::gpu::Gpu;
-use crate::render::offscreen::OffscreenTarget;
-use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
+use crate::render::{RenderMode, RenderSettings};
 use crate::runner::{RunError, advance, build_solver};
 use crate::scene::{Scene, TimeStep};
 use crate::sim::integrator::Integrator;
@@ -131,16 +131,9 @@ pub fn run_realtime(
 ) -> Result<RealtimeResult, RunError> {
     let mut solver = build_solver(gpu, scene, "bench")?;
     let mut colliders = ColliderSet::from_scene(scene, "bench")?;
-    let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
-    let target = OffscreenTarget::new(&gpu.device, width, height, format);
-    let mut renderer = Renderer::new(&gpu.device, format, Renderer::recommended_sample_count(&gpu.info));
-    renderer.resize(&gpu.device, width, height);
+    let mut view = OffscreenView::new(gpu, &solver, scene.particle_spacing(), (width, height));
     let grid = solver.params().grid;
-    let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
-    let mut camera = Camera::default();
-    camera.frame(domain_min, domain_max);
     let settings = RenderSettings { mode, ..RenderSettings::default() };
-    let particle_radius = 0.5 * scene.particle_spacing() as f32;
     let (mut sim, mut render, mut steps, mut t) = (Vec::new(), Vec::new(), 0u64, 0.0);
     let solver_error = |source| RunError::Solver { source_name: "bench".into(), source };
     let mut started = Instant::now();
@@ -158,20 +151,7 @@ pub fn run_realtime(
             advance(gpu, &mut solver, &mut colliders, t, FRAME_SPAN, TimeStep::Auto, stable).map_err(solver_error)?;
         t += FRAME_SPAN;
         let simulated = Instant::now();
-        let inputs = FrameInputs {
-            camera: &camera,
-            settings: &settings,
-            particles: solver.particle_pages(),
-            particle_count: solver.particle_count(),
-            particle_radius,
-            domain_min,
-            domain_max,
-            moved: None,
-        };
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
-        gpu.queue.submit([encoder.finish()]);
-        gpu.wait_idle();
+        view.draw(gpu, &solver, &settings, None);
         if i >= WARM_UP {
             sim.push((simulated - start).as_secs_f64() * 1e3);
             render.push(simulated.elapsed().as_secs_f64() * 1e3);

@@ -6,10 +6,10 @@
 
 use std::time::Instant;
 
+use super::offscreen_view::{FrameTimer, OffscreenView};
 use super::{BenchCase, case_solver, median};
 use crate::gpu::Gpu;
-use crate::render::offscreen::OffscreenTarget;
-use crate::render::{Camera, FrameInputs, RenderMode, RenderSettings, Renderer};
+use crate::render::{RenderMode, RenderSettings};
 use crate::runner::RunError;
 
 /// Output size and frame count of a render benchmark.
@@ -56,16 +56,8 @@ pub fn run_render_case(
     modes: &[RenderMode],
 ) -> Result<Vec<RenderBenchResult>, RunError> {
     let (solver, scene) = case_solver(gpu, case, None)?;
-    let format = crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
-    let target = OffscreenTarget::new(&gpu.device, options.width, options.height, format);
-    let sample_count = Renderer::recommended_sample_count(&gpu.info);
-    let mut renderer = Renderer::new(&gpu.device, format, sample_count);
-    renderer.resize(&gpu.device, options.width, options.height);
-    let grid = solver.params().grid;
-    let (domain_min, domain_max) = (grid.domain_min.as_vec3(), grid.domain_max().as_vec3());
-    let mut camera = Camera::default();
-    camera.frame(domain_min, domain_max);
-    let particle_radius = 0.5 * scene.particle_spacing() as f32;
+    let sample_count = OffscreenView::sample_count(gpu);
+    let mut view = OffscreenView::new(gpu, &solver, scene.particle_spacing(), (options.width, options.height));
     let timer = gpu.has_timestamps.then(|| FrameTimer::new(gpu));
     let mut results = Vec::new();
     for &mode in modes {
@@ -76,27 +68,7 @@ pub fn run_render_case(
             solver.step(gpu, options.substeps_per_frame);
             gpu.wait_idle();
             let simulated = Instant::now();
-            let inputs = FrameInputs {
-                camera: &camera,
-                settings: &settings,
-                particles: solver.particle_pages(),
-                particle_count: solver.particle_count(),
-                particle_radius,
-                domain_min,
-                domain_max,
-                // Every frame splats the volume, as a frame whose snow moved does.
-                moved: None,
-            };
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            if let Some(t) = &timer {
-                t.mark(&mut encoder, 0);
-            }
-            renderer.render(&gpu.device, &gpu.queue, &mut encoder, target.view(), &inputs);
-            if let Some(t) = &timer {
-                t.mark(&mut encoder, 1);
-            }
-            gpu.queue.submit([encoder.finish()]);
-            gpu.wait_idle();
+            view.draw(gpu, &solver, &settings, timer.as_ref());
             let done = Instant::now();
             if i >= 3 {
                 sim.push((simulated - start).as_secs_f64() * 1e3);
@@ -115,11 +87,12 @@ pub fn run_render_case(
             render_ms: median(render),
             frame_ms: median(frame),
             gpu_render_ms: (!gpu_render.is_empty()).then(|| median(gpu_render)),
-            drawn: renderer
+            drawn: view
+                .renderer
                 .drawn_particle_count(gpu)
                 .filter(|_| matches!(mode, RenderMode::Particles | RenderMode::Both)),
             surface_triangles: match mode {
-                RenderMode::Surface => renderer.read_surface(gpu).and_then(Result::ok).map(|s| s.found),
+                RenderMode::Surface => view.renderer.read_surface(gpu).and_then(Result::ok).map(|s| s.found),
                 _ => None,
             },
         });
@@ -146,54 +119,5 @@ impl RenderBenchResult {
             self.drawn.map_or(String::new(), |n| format!("; {n} of {} particles drawn", self.particle_count))
                 + &self.surface_triangles.map_or(String::new(), |n| format!("; {n} surface triangles"))
         )
-    }
-}
-
-/// Two timestamps around a frame's rendering, written by empty compute passes (a pass is where
-/// plain timestamp queries may be written), resolved and read back after the frame.
-struct FrameTimer {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    /// Nanoseconds per tick.
-    period: f64,
-}
-
-impl FrameTimer {
-    fn new(gpu: &Gpu) -> Self {
-        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("bench.render.timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.render.timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        Self { queries, resolve, period: gpu.queue.get_timestamp_period() as f64 }
-    }
-
-    /// Writes timestamp `index` (0 before the frame, 1 after it; 1 also resolves both).
-    fn mark(&self, encoder: &mut wgpu::CommandEncoder, index: u32) {
-        let writes = wgpu::ComputePassTimestampWrites {
-            query_set: &self.queries,
-            beginning_of_pass_write_index: (index == 0).then_some(0),
-            end_of_pass_write_index: (index == 1).then_some(1),
-        };
-        drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("bench.render.timestamp"),
-            timestamp_writes: Some(writes),
-        }));
-        if index == 1 {
-            encoder.resolve_query_set(&self.queries, 0..2, &self.resolve, 0);
-        }
-    }
-
-    /// The milliseconds between the two timestamps of the last frame (waits for the GPU).
-    fn read_ms(&self, gpu: &Gpu) -> Result<f64, crate::gpu::GpuError> {
-        let bytes = gpu.read_buffer(&self.resolve)?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
-        Ok(ticks[1].saturating_sub(ticks[0]) as f64 * self.period * 1e-6)
     }
 }

@@ -1,7 +1,9 @@
 //! Colliders: solid shapes the snow meets, as signed distance fields sampled on the simulation grid.
 
+pub mod config;
 mod geometry;
 pub mod sdf;
+mod sdf_context;
 mod sdf_layer;
 mod topology;
 pub mod winding;

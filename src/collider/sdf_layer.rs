@@ -5,7 +5,7 @@
 use glam::{UVec3, Vec3};
 
 use super::geometry::{Feature, closest_point_on_triangle};
-use super::sdf::{BandTriangle, NodeRange, SdfContext, SurfacePoint};
+use super::sdf_context::{BandTriangle, NodeRange, SdfContext, SurfacePoint};
 use super::winding::winding_number_of;
 
 /// No triangle yet.
@@ -16,7 +16,7 @@ const NONE: u32 = u32::MAX;
 const ON_SURFACE_CELLS: f32 = 1e-5;
 
 /// One layer of the output.
-pub(super) struct LayerOut<'a> {
+pub(crate) struct LayerOut<'a> {
     pub distance: &'a mut [f32],
     pub normal: &'a mut [Vec3],
     pub velocity: &'a mut [Vec3],
@@ -24,7 +24,7 @@ pub(super) struct LayerOut<'a> {
 }
 
 /// A task's working arrays for one layer of one component, reused across layers.
-pub(super) struct Scratch {
+pub(crate) struct Scratch {
     /// Distance to the closest triangle so far (`band` when none is closer), then its signed value.
     distance: Vec<f32>,
     /// Closest band triangle (index into `SdfContext::triangles`), or `NONE`.

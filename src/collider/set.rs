@@ -4,17 +4,21 @@
 //! Velocities come from positions: over a frame `[t0, t1]` every vertex (or rigid pose) moves
 //! from its place at `t0` to its place at `t1`, and the surface velocity is that displacement over
 //! `t1 − t0`. The snow is then pushed by exactly as much as the collider moved in the frame.
+//!
+//! A set is made of plain collider descriptions ([`PlacedCollider`]); `ColliderSet::from_scene`
+//! (in `crate::scene`, which stands on this module) makes one from a scene's colliders and the
+//! models it loaded.
 
 use std::sync::Arc;
 
 use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 
+use super::config::{ColliderConfig, ColliderShape};
 use super::field::{ColliderField, ColliderFrames};
 use super::sdf::{MeshSdf, mesh_sdf};
 use super::shapes::{AnalyticShape, RigidPose, analytic_sdf};
 use crate::grid::{Boundary, GridSpec};
 use crate::mesh::{GltfModel, TriangleMesh};
-use crate::scene::{ColliderConfig, ColliderShape, Scene, SceneError};
 
 /// Cells on each side of a mesh's surface within which its distance is exact (`mesh_sdf`). Three
 /// cover the quadratic stencil (1.5 cells) of a particle touching the surface, with margin for a
@@ -22,13 +26,17 @@ use crate::scene::{ColliderConfig, ColliderShape, Scene, SceneError};
 pub const BAND_CELLS: f32 = 3.0;
 
 /// One collider, ready to sample.
-struct Placed {
-    config: ColliderConfig,
-    model: Option<Arc<GltfModel>>,
-    clip: Option<usize>,
+#[derive(Clone)]
+pub struct PlacedCollider {
+    /// Its description: shape, placement, motion and surface.
+    pub config: ColliderConfig,
+    /// The model a `gltf` shape names, loaded (`None` for analytic shapes).
+    pub model: Option<Arc<GltfModel>>,
+    /// Index in `model`'s animations of the clip that `config.animation` plays, if any.
+    pub clip: Option<usize>,
 }
 
-impl Placed {
+impl PlacedCollider {
     /// Moved by keyframes or a glTF clip.
     fn animated(&self) -> bool {
         self.config.keyframes.is_some() || self.clip.is_some()
@@ -123,7 +131,7 @@ impl Placed {
     }
 }
 
-/// One collider's fields over a frame ([`Placed::sample_frame`]).
+/// One collider's fields over a frame ([`PlacedCollider::sample_frame`]).
 struct Sample {
     /// At the frame's start.
     start: MeshSdf,
@@ -144,7 +152,7 @@ struct EndField {
 
 /// The colliders of a scene on one grid.
 pub struct ColliderSet {
-    placed: Vec<Placed>,
+    placed: Vec<PlacedCollider>,
     surfaces: Vec<Boundary>,
     grid: GridSpec,
     /// The field of the static colliders, sampled once per grid.
@@ -156,34 +164,12 @@ pub struct ColliderSet {
 }
 
 impl ColliderSet {
-    /// The colliders of `scene` on its grid. Fails if a glTF model the scene names is not loaded
-    /// or an animation clip is missing (both of which loading and validating the scene rule out).
-    pub fn from_scene(scene: &Scene, source: &str) -> Result<Self, SceneError> {
-        let mut placed = Vec::new();
-        for (i, config) in scene.colliders.iter().enumerate() {
-            let model = match &config.shape {
-                ColliderShape::Gltf { path } => {
-                    Some(scene.assets.model(path).cloned().ok_or_else(|| SceneError::Asset {
-                        source_name: source.to_string(),
-                        field: format!("colliders[{i}].shape.path"),
-                        message: format!("{} was not loaded", path.display()),
-                    })?)
-                }
-                _ => None,
-            };
-            let clip = match (&model, &config.animation) {
-                (Some(m), Some(a)) => Some(m.find_animation(&a.clip).map_err(|e| SceneError::Asset {
-                    source_name: source.to_string(),
-                    field: format!("colliders[{i}].animation.clip"),
-                    message: e.to_string(),
-                })?),
-                _ => None,
-            };
-            placed.push(Placed { config: config.clone(), model, clip });
-        }
-        let surfaces = scene.colliders.iter().map(|c| Boundary { kind: c.boundary, friction: c.friction }).collect();
+    /// The colliders `placed`, sampled on `grid`.
+    pub fn new(placed: Vec<PlacedCollider>, grid: GridSpec) -> Self {
+        let surfaces =
+            placed.iter().map(|p| Boundary { kind: p.config.boundary, friction: p.config.friction }).collect();
         let last_end = placed.iter().map(|_| None).collect();
-        Ok(Self { placed, surfaces, grid: scene.grid_spec(), static_field: None, last_end, builds: 0 })
+        Self { placed, surfaces, grid, static_field: None, last_end, builds: 0 }
     }
 
     /// No colliders at all.
@@ -193,7 +179,7 @@ impl ColliderSet {
 
     /// Whether any collider moves.
     pub fn is_animated(&self) -> bool {
-        self.placed.iter().any(Placed::animated)
+        self.placed.iter().any(PlacedCollider::animated)
     }
 
     /// Moves the set onto a new grid (the fields are resampled on the next frame).

@@ -128,7 +128,7 @@ fn edge_key(a: u32, b: u32) -> u64 {
 /// the vertex's own cube or, along an axis where the vertex is within a quarter cube of a face, in
 /// the neighbour across it: no pair within tolerance is missed because it straddles a face, and
 /// most vertices probe one to three cubes instead of eight.
-pub(super) fn weld(positions: &[Vec3]) -> Vec<u32> {
+pub(crate) fn weld(positions: &[Vec3]) -> Vec<u32> {
     let bounds = positions.iter().try_fold(None, |acc: Option<(Vec3, Vec3)>, &p| {
         p.is_finite().then(|| Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))))
     });
@@ -236,6 +236,31 @@ impl Hasher for FastHasher {
     fn write_usize(&mut self, word: usize) {
         self.write_u64(word as u64);
     }
+}
+
+/// Whether `mesh` is closed: with vertices welded by position ([`weld`]), every edge is
+/// crossed as often from a to b as from b to a. Then the winding number is an integer off the
+/// surface, whatever the mesh's self-intersections.
+pub(crate) fn is_closed(mesh: &TriangleMesh) -> bool {
+    let welded = weld(&mesh.positions);
+    if welded.len() != mesh.positions.len() {
+        return false;
+    }
+    // (edge, ±1) for each side, sorted so that the sides of one edge are adjacent.
+    let mut sides: Vec<(u64, i32)> = mesh
+        .triangles
+        .par_iter()
+        .flat_map_iter(|t| {
+            let ids = t.map(|v| welded[v as usize]);
+            (0..3).map(move |k| {
+                let (a, b) = (ids[k], ids[(k + 1) % 3]);
+                ((a.min(b) as u64) << 32 | a.max(b) as u64, if a < b { 1 } else { -1 })
+            })
+        })
+        .filter(|&(key, _)| key >> 32 != key & 0xffff_ffff)
+        .collect();
+    sides.par_sort_unstable();
+    sides.chunk_by(|a, b| a.0 == b.0).all(|edge| edge.iter().map(|s| s.1).sum::<i32>() == 0)
 }
 
 #[cfg(test)]

@@ -32,31 +32,6 @@ pub(crate) fn winding_number_of(mesh: &TriangleMesh, triangles: impl IntoIterato
     (total / (4.0 * std::f64::consts::PI)) as f32
 }
 
-/// Whether `mesh` is closed: with vertices welded by position ([`super::topology`]), every edge is
-/// crossed as often from a to b as from b to a. Then the winding number is an integer off the
-/// surface, whatever the mesh's self-intersections.
-pub(crate) fn is_closed(mesh: &TriangleMesh) -> bool {
-    let welded = super::topology::weld(&mesh.positions);
-    if welded.len() != mesh.positions.len() {
-        return false;
-    }
-    // (edge, ±1) for each side, sorted so that the sides of one edge are adjacent.
-    let mut sides: Vec<(u64, i32)> = mesh
-        .triangles
-        .par_iter()
-        .flat_map_iter(|t| {
-            let ids = t.map(|v| welded[v as usize]);
-            (0..3).map(move |k| {
-                let (a, b) = (ids[k], ids[(k + 1) % 3]);
-                ((a.min(b) as u64) << 32 | a.max(b) as u64, if a < b { 1 } else { -1 })
-            })
-        })
-        .filter(|&(key, _)| key >> 32 != key & 0xffff_ffff)
-        .collect();
-    sides.par_sort_unstable();
-    sides.chunk_by(|a, b| a.0 == b.0).all(|edge| edge.iter().map(|s| s.1).sum::<i32>() == 0)
-}
-
 /// For each candidate point, whether it lies inside `mesh`: winding number ≥ ½. Points outside
 /// the mesh's bounding box are outside without evaluating anything. Parallel over candidates.
 pub fn points_inside(mesh: &TriangleMesh, candidates: &[Vec3]) -> Vec<bool> {

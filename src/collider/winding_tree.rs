@@ -105,7 +105,7 @@ impl WindingTree {
             nodes: Vec::with_capacity(2 * order.len() / LEAF_TRIANGLES + 1),
             corners: Vec::with_capacity(order.len()),
             bounds: mesh.bounds(),
-            closed: super::winding::is_closed(mesh),
+            closed: super::topology::is_closed(mesh),
         };
         if !order.is_empty() {
             tree.build(mesh, &centroids, &mut order);

@@ -8,45 +8,91 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use powder::export::OutputDir;
 use powder::export::images::ImageSequence;
-use powder::gpu::Gpu;
+use powder::gpu::{Gpu, GpuChoice};
 use powder::runner::bake::{BakePlan, BakeStart, FrameSink, bake};
 use powder::runner::{build_solver_with, spawn_checked};
 use powder::scene::Scene;
 use powder::sim::integrator::Integrator;
 use powder::sim::solver::SolverOptions;
 
-use crate::{load_scene, with_integrator};
+use super::common::{GPU_HELP, load_scene, parse_gpu};
 
-/// What `powder run` was asked to do.
-pub(crate) struct RunArgs {
-    pub(crate) scene: Option<PathBuf>,
-    pub(crate) frames: Option<u32>,
-    pub(crate) out: PathBuf,
-    pub(crate) overwrite: bool,
-    pub(crate) overrides: Vec<String>,
-    pub(crate) integrator: Option<String>,
-    pub(crate) checkpoint_every: u32,
-    pub(crate) resume: Option<PathBuf>,
-    pub(crate) images: Option<ImageArgs>,
-    pub(crate) surface: bool,
+/// `powder run`: simulate a scene without a window and write each frame's particles as binary
+/// PLY files.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Scene file (JSON, see docs/scene-format.md), or a .glb/.gltf model to drop snow on.
+    /// Without one, the built-in default scene.
+    scene: Option<PathBuf>,
+    /// Frames to simulate (each 1/fps seconds of simulated time). Default 60, or with --resume
+    /// the frames the resumed bake was asked for.
+    #[arg(long)]
+    frames: Option<u32>,
+    /// Output directory; frame_00000.ply is the initial state. A directory that already holds
+    /// frames is refused unless --overwrite is given.
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Write into an output directory that holds frames of an earlier bake: first remove its
+    /// frames (frame_NNNNN.ply), images (frame_NNNNN.png) and checkpoint.powder, and nothing else
+    /// (surface_NNNNN.ply and video.mp4 stay until the new bake writes them again). A killed
+    /// bake's temporary files are removed with or without it.
+    #[arg(long)]
+    overwrite: bool,
+    /// Override a scene value, e.g. --set material.youngs_modulus=5e4 (repeatable). Applied after
+    /// --integrator, so --set integrator.iterations=20 sets the integrator asked for.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+    /// The integrator that steps the snow: explicit (MLS-MPM substeps of the stable dt, for
+    /// accurate bakes) or pbmpm (position-based MPM, real time). Default: the scene's.
+    #[arg(long, value_parser = Integrator::NAMES)]
+    integrator: Option<String>,
+    /// Write the complete simulation state to checkpoint.powder in the output directory every N
+    /// frames (0: never), so that --resume can continue the bake if it is killed.
+    #[arg(long, value_name = "N", default_value_t = powder::runner::bake::DEFAULT_CHECKPOINT_EVERY)]
+    checkpoint_every: u32,
+    /// Continue the bake in DIR from its checkpoint: the scene, overrides and settings are the
+    /// checkpoint's, and the frames written are byte for byte those of a bake never stopped.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scene", "out", "overwrite", "overrides", "integrator"])]
+    resume: Option<PathBuf>,
+    /// Also render each frame, WIDTHxHEIGHT pixels, into frame_NNNNN.png (the app's renderer,
+    /// the camera framing the domain).
+    #[arg(long, value_name = "WxH", value_parser = powder::export::images::parse_image_size)]
+    images: Option<(u32, u32)>,
+    /// Camera angle around the vertical for --images, degrees (default: the app's view).
+    #[arg(long, requires = "images", allow_negative_numbers = true)]
+    camera_yaw: Option<f32>,
+    /// Camera angle above the horizon for --images, degrees, in [-89, 89].
+    #[arg(long, requires = "images", allow_negative_numbers = true, value_parser = parse_pitch)]
+    camera_pitch: Option<f32>,
+    /// Encode the images into video.mp4 at the scene's frame rate once the bake ends (needs
+    /// --images and ffmpeg on the PATH; skipped with a message without it).
+    #[arg(long, requires = "images")]
+    mp4: bool,
+    /// Also write the snow's surface each frame as a triangle mesh with normals,
+    /// surface_NNNNN.ply (the app's surface view; give it again with --resume).
+    #[arg(long)]
+    surface: bool,
+    #[arg(long, value_name = "INDEX|NAME", value_parser = parse_gpu, help = GPU_HELP)]
+    gpu: Option<GpuChoice>,
 }
 
 /// What `powder run --images` asked for.
 #[derive(Clone, Copy)]
-pub(crate) struct ImageArgs {
-    pub(crate) size: (u32, u32),
-    pub(crate) view: powder::export::images::ImageCamera,
-    pub(crate) mp4: bool,
+struct ImageArgs {
+    size: (u32, u32),
+    view: powder::export::images::ImageCamera,
+    mp4: bool,
 }
 
-pub(crate) fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
+fn parse_pitch(text: &str) -> std::result::Result<f32, String> {
     match text.trim().parse::<f32>() {
         Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
         _ => Err(format!("expected degrees in [-89, 89], not {text:?}")),
     }
 }
 
-pub(crate) fn run(args: RunArgs) -> Result<()> {
+/// Runs `powder run`.
+pub fn run(args: RunArgs) -> Result<()> {
     let RunArgs {
         scene: scene_path,
         frames,
@@ -57,17 +103,27 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         checkpoint_every,
         resume,
         images,
+        camera_yaw,
+        camera_pitch,
+        mp4,
         surface,
+        gpu,
     } = args;
+    let defaults = powder::export::images::ImageCamera::default();
+    let view = powder::export::images::ImageCamera {
+        yaw_degrees: camera_yaw.unwrap_or(defaults.yaw_degrees),
+        pitch_degrees: camera_pitch.unwrap_or(defaults.pitch_degrees),
+    };
+    let images = images.map(|size| ImageArgs { size, view, mp4 });
+    let gpu_choice = GpuChoice::or_env(gpu);
     if let Some(dir) = resume {
-        return resume_run(&dir, frames, images, surface);
+        return resume_run(&dir, frames, images, surface, gpu_choice.as_ref());
     }
     let frames = frames.unwrap_or(60);
-    let (scene, name) = load_scene(scene_path.as_ref(), &overrides)?;
-    let scene = with_integrator(scene, integrator.as_deref());
+    let (scene, name) = load_scene(scene_path.as_ref(), integrator.as_deref(), &overrides)?;
     // Before the GPU is set up: a refused directory costs nothing and changes nothing.
     let out_dir = OutputDir::inspect(&out, overwrite)?;
-    let gpu = Gpu::new_headless()?;
+    let gpu = Gpu::new_headless_on(gpu_choice.as_ref())?;
     // Emitters are sampled (mesh emitters can take a while), counted and checked against the GPU
     // before the particles are made, once.
     let filling = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
@@ -105,7 +161,13 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
 }
 
 /// `powder run --resume DIR`: the bake in DIR continued from its checkpoint.
-fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageArgs>, surface: bool) -> Result<()> {
+fn resume_run(
+    dir: &std::path::Path,
+    frames: Option<u32>,
+    images: Option<ImageArgs>,
+    surface: bool,
+    gpu: Option<&GpuChoice>,
+) -> Result<()> {
     let path = powder::export::checkpoint::find_checkpoint(dir)?;
     let checkpoint = powder::export::read_checkpoint(&path)?;
     let frames = frames.unwrap_or(checkpoint.frames);
@@ -116,7 +178,7 @@ fn resume_run(dir: &std::path::Path, frames: Option<u32>, images: Option<ImageAr
         checkpoint.frame
     );
     let out_dir = OutputDir::inspect(dir, true)?;
-    let gpu = Gpu::new_headless()?;
+    let gpu = Gpu::new_headless_on(gpu)?;
     let (scene, solver) = powder::runner::bake::resume_solver(&gpu, &checkpoint, &path)?;
     out_dir.prepare_resume(checkpoint.frame)?;
     eprintln!("resuming {} after frame {}", dir.display(), checkpoint.frame);

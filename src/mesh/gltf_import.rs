@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3, Vec4};
 
-use super::TriangleMesh;
 use super::animation::{AnimationInfo, AnimationSelector, Clip, read_clips};
 use super::buffers::load_buffers;
 use super::container;
@@ -21,6 +20,7 @@ use super::document::{self, Refusal};
 use super::error::{GltfError, label};
 use super::gltf_read::{NodeTree, Primitive, read_mesh};
 use super::skin::{Skin, read_skins, skin_positions};
+use super::triangle_mesh::TriangleMesh;
 use crate::fsio::{GLTF_FILE_LIMIT, read_limited};
 
 /// The map from glTF's axes to powder's: glTF (x, y, z) becomes powder (x, −z, y).

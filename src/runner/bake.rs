@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::{RunError, RunSummary, advance, build_solver_with, last_fragments, log_frame, plan_frame};
+use super::error::RunError;
+use super::frames::{RunSummary, advance, build_solver_with, last_fragments, log_frame, plan_frame};
 use crate::collider::set::ColliderSet;
 use crate::export::checkpoint::BakeTotals;
 use crate::export::{

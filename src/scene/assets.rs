@@ -6,10 +6,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::Scene;
-use super::collider::ColliderShape;
 use super::emitter::Emitter;
 use super::error::SceneError;
+use crate::collider::config::{ColliderConfig, ColliderShape};
 use crate::mesh::GltfModel;
 
 /// The glTF models of a scene, keyed by the path as written in the scene file.
@@ -33,13 +32,13 @@ impl PartialEq for SceneAssets {
     }
 }
 
-/// Every file path a scene refers to, with the field naming it.
-fn referenced(scene: &Scene) -> Vec<(String, &Path)> {
-    let colliders = scene.colliders.iter().enumerate().filter_map(|(i, c)| match &c.shape {
+/// Every file path a scene's colliders and emitters refer to, with the field naming it.
+fn referenced<'a>(colliders: &'a [ColliderConfig], emitters: &'a [Emitter]) -> Vec<(String, &'a Path)> {
+    let colliders = colliders.iter().enumerate().filter_map(|(i, c)| match &c.shape {
         ColliderShape::Gltf { path } => Some((format!("colliders[{i}].shape.path"), path.as_path())),
         _ => None,
     });
-    let emitters = scene.emitters.iter().enumerate().filter_map(|(i, e)| match e {
+    let emitters = emitters.iter().enumerate().filter_map(|(i, e)| match e {
         Emitter::Mesh { path, .. } => Some((format!("emitters[{i}].path"), path.as_path())),
         _ => None,
     });
@@ -47,16 +46,17 @@ fn referenced(scene: &Scene) -> Vec<(String, &Path)> {
 }
 
 impl SceneAssets {
-    /// Loads every file `scene` refers to, relative to `base_dir`. Files already in `previous`
-    /// (the scene before an override) are reused, not read again.
+    /// Loads every file a scene's `colliders` and `emitters` refer to, relative to `base_dir`.
+    /// Files already in `previous` (the scene before an override) are reused, not read again.
     pub fn load(
-        scene: &Scene,
+        colliders: &[ColliderConfig],
+        emitters: &[Emitter],
         base_dir: &Path,
         previous: Option<&SceneAssets>,
         source: &str,
     ) -> Result<SceneAssets, SceneError> {
         let mut models = BTreeMap::new();
-        for (field, path) in referenced(scene) {
+        for (field, path) in referenced(colliders, emitters) {
             if models.contains_key(path) {
                 continue;
             }

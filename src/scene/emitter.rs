@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use super::collider::Transform;
+use crate::collider::config::Transform;
 use crate::collider::{WindingTree, lattice_inside};
 use crate::mesh::TriangleMesh;
 

@@ -16,10 +16,12 @@ use std::path::Path;
 
 use glam::DVec3;
 
-use super::{
-    ColliderConfig, ColliderShape, Domain, Emitter, GridConfig, SCENE_VERSION, Scene, SceneAssets, SceneError,
-    TimeConfig, Transform,
-};
+use super::assets::SceneAssets;
+use super::config::{Domain, GridConfig, TimeConfig};
+use super::emitter::Emitter;
+use super::error::SceneError;
+use super::format::{SCENE_VERSION, Scene};
+use crate::collider::config::{ColliderConfig, ColliderShape, Transform};
 use crate::sim::material::SnowMaterial;
 use crate::sim::params::{Boundary, BoundaryKind};
 
@@ -77,7 +79,7 @@ pub fn scene_for_model(path: &Path) -> Result<Scene, SceneError> {
         colliders: vec![collider],
         assets: SceneAssets::default(),
     };
-    scene.assets = SceneAssets::load(&scene, base, None, &source)?;
+    scene.assets = SceneAssets::load(&scene.colliders, &scene.emitters, base, None, &source)?;
     let bounds = scene.assets.model(file).and_then(|m| m.rest_mesh().bounds());
     let Some((lo, hi)) = bounds else {
         return Err(SceneError::Asset {

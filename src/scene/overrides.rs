@@ -4,8 +4,10 @@
 
 use serde_json::Value;
 
+use super::assets::SceneAssets;
 use super::error::SceneError;
-use super::{Scene, validate};
+use super::format::Scene;
+use super::validate;
 
 /// What the value text of an override is.
 enum Parsed {
@@ -54,11 +56,12 @@ impl Scene {
                         field.push('.');
                     }
                     field.push_str(segment);
-                    if last {
-                        map.entry(segment.to_string()).or_insert(Value::Null)
-                    } else {
-                        map.get_mut(*segment).ok_or_else(|| fail(format!("{field} is not a field of the scene")))?
-                    }
+                    // A field the scene leaves out (an optional section such as `view`, or a field
+                    // of one) is added: empty, if the path goes on into it, so that the section
+                    // takes its defaults for the rest. A name that is no field is refused below,
+                    // when the scene is parsed back, with the fields there are.
+                    let absent = if last { Value::Null } else { Value::Object(Default::default()) };
+                    map.entry(segment.to_string()).or_insert(absent)
                 }
                 Value::Array(items) => {
                     let is_vector = items.len() == 3 && items.iter().all(Value::is_number);
@@ -94,7 +97,13 @@ impl Scene {
         }
         let mut scene: Scene = serde_json::from_value(root.clone()).map_err(|e| fail(e.to_string()))?;
         scene.check_shape(&root, source)?;
-        scene.assets = super::SceneAssets::load(&scene, &self.assets.base_dir.clone(), Some(&self.assets), source)?;
+        scene.assets = SceneAssets::load(
+            &scene.colliders,
+            &scene.emitters,
+            &self.assets.base_dir.clone(),
+            Some(&self.assets),
+            source,
+        )?;
         scene.validate(source)?;
         *self = scene;
         Ok(())
@@ -124,7 +133,8 @@ fn parse_value(text: &str, current: &Value) -> Result<Parsed, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::{Emitter, TimeStep};
+    use crate::scene::config::TimeStep;
+    use crate::scene::emitter::Emitter;
 
     #[test]
     fn overrides_reach_nested_fields() {

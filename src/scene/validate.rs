@@ -6,15 +6,17 @@
 
 use glam::DVec3;
 
+use super::config::TimeStep;
 use super::emitter::Emitter;
 use super::error::SceneError;
+use super::format::{MAX_PARTICLES, SCENE_VERSION, Scene};
 use super::limit::TENSILE_STRENGTH_RANGE;
 use super::limit::{
     CFL_RANGE, COORDINATE_CELLS, CRITICAL_COMPRESSION_RANGE, CRITICAL_STRETCH_RANGE, DENSITY_RANGE, DOMAIN_SIZE_RANGE,
     DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX,
     PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, YOUNGS_MODULUS_RANGE, number,
 };
-use super::{MAX_PARTICLES, SCENE_VERSION, Scene, TimeStep};
+use crate::collider::config::{ColliderShape, Transform};
 use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
 
 /// One scalar rule: the field's path, its current value and its range, and why the range is what
@@ -133,7 +135,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
 
 /// A transform's rules. A mesh emitter's translation needs no reach of its own (the placed mesh
 /// must lie inside the domain); a collider's (`scene` given) must be within the coordinate reach.
-fn transform_checks(out: &mut Vec<Check>, name: &str, t: &super::Transform, scene: Option<&Scene>) {
+fn transform_checks(out: &mut Vec<Check>, name: &str, t: &Transform, scene: Option<&Scene>) {
     match scene {
         Some(scene) => coordinates(out, &format!("{name}.translation"), t.translation, DVec3::ZERO, scene),
         None => vector(out, &format!("{name}.translation"), t.translation, FINITE),
@@ -144,7 +146,6 @@ fn transform_checks(out: &mut Vec<Check>, name: &str, t: &super::Transform, scen
 
 /// The rules of the colliders (format v2).
 fn collider_checks(out: &mut Vec<Check>, scene: &Scene) {
-    use super::ColliderShape;
     for (i, c) in scene.colliders.iter().enumerate() {
         let name = format!("colliders[{i}]");
         transform_checks(out, &format!("{name}.transform"), &c.transform, Some(scene));
@@ -181,7 +182,6 @@ fn collider_checks(out: &mut Vec<Check>, scene: &Scene) {
 
 /// Rules that link fields of the colliders: shapes and their options, and v2-only features.
 fn colliders_consistent(scene: &Scene, source: &str) -> Result<(), SceneError> {
-    use super::ColliderShape;
     if scene.version < 2 {
         if !scene.colliders.is_empty() {
             return Err(SceneError::invalid(source, "version", 1, "2 for a scene with colliders"));

@@ -19,9 +19,10 @@ pub struct ViewConfig {
     pub render: Option<RenderConfig>,
 }
 
-/// An orbit camera: a target point, a distance and two angles.
+/// An orbit camera: a target point, a distance and two angles. Each field is optional: one left
+/// out takes the app's default camera's value ([`Camera::default`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct CameraConfig {
     /// The point looked at, metres.
     pub target: Vec3,
@@ -36,9 +37,10 @@ pub struct CameraConfig {
     pub fov_y: f32,
 }
 
-/// The Render panel's settings.
+/// The Render panel's settings. Each field is optional: one left out takes the app's default
+/// ([`RenderSettings::default`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct RenderConfig {
     /// `"surface"`, `"particles"`, `"volume"` or `"both"`.
     pub mode: ViewMode,
@@ -82,6 +84,18 @@ pub enum ViewColor {
     PlasticJacobian,
     /// The material id.
     Material,
+}
+
+impl Default for CameraConfig {
+    fn default() -> Self {
+        Self::of(&Camera::default())
+    }
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        Self::of(&RenderSettings::default())
+    }
 }
 
 impl CameraConfig {

@@ -1,5 +1,5 @@
-//! Scene format v2: colliders, their placement and their motion, as written in scene files
-//! (`docs/scene-format.md`, "colliders").
+//! Colliders as scene files describe them (format v2, `docs/scene-format.md`, "colliders"): their
+//! shape, placement and motion. `crate::scene` re-exports these types; [`super::set`] samples them.
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use glam::{DMat4, DQuat, DVec3, EulerRot};
 use serde::{Deserialize, Serialize};
 
 use crate::mesh::AnimationSelector;
-use crate::sim::params::BoundaryKind;
+use crate::grid::BoundaryKind;
 
 /// A solid the snow meets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
