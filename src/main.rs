@@ -455,7 +455,7 @@ fn open_app(args: AppArgs) -> Result<()> {
         None => app::events::StepMode::RealTime,
     };
     let script = match &args.script {
-        Some(text) => app::script::parse(text).map_err(anyhow::Error::msg)?,
+        Some(text) => app::run::script::parse(text).map_err(anyhow::Error::msg)?,
         None => Vec::new(),
     };
     app::run_app(app::AppOptions {

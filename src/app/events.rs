@@ -1,7 +1,7 @@
 //! What the UI, the keyboard and the script ask the app loop to do.
 //!
 //! Nothing outside the loop mutates the simulation: panels and keys push [`AppEvent`]s, and the loop
-//! applies them between frames (in [`super::driver::Driver::apply`] for the simulation, in the app
+//! applies them between frames (in `run::driver::Driver::apply` for the simulation, in the app
 //! for the window, camera and screenshots). A refused event (a grid that does not fit, a scene file
 //! that does not parse) leaves the running simulation as it was and shows a message.
 
@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use glam::{DVec3, Vec3};
 
 use powder::render::RenderSettings;
+use powder::render::grid_view::GridSlice;
 use powder::sim::material::SnowMaterial;
 
 /// How much simulated time each displayed frame advances.
@@ -76,7 +77,7 @@ impl StepMode {
 /// Where a scene comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SceneSource {
-    /// One of the scenes compiled into the binary, by name (see [`super::presets::BUILTIN_SCENES`]).
+    /// One of the scenes compiled into the binary, by name (see `run::presets::BUILTIN_SCENES`).
     Builtin(&'static str),
     /// A scene file.
     File(PathBuf),
@@ -99,6 +100,17 @@ impl Default for ToolSettings {
     fn default() -> Self {
         Self { radius: 0.1, rate: 300.0, repel_speed: 3.0, repel: false }
     }
+}
+
+/// What the grid view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridViewSettings {
+    /// The view is shown.
+    pub on: bool,
+    /// Which plane and quantity.
+    pub slice: GridSlice,
+    /// Arrows of the grid velocity's in-plane part are drawn over the plane.
+    pub arrows: bool,
 }
 
 /// A ray through the view, world space, for picking and dragging.
@@ -163,7 +175,7 @@ pub enum AppEvent {
     /// Replace the mouse-tool settings.
     SetTool(ToolSettings),
     /// Replace the grid view's settings (shown or not, plane, quantity).
-    SetGridView(super::grid_view_panel::GridViewSettings),
+    SetGridView(GridViewSettings),
     /// Start grabbing (or repelling) the snow under the cursor.
     ToolStart {
         /// The ray through the cursor.
@@ -197,7 +209,7 @@ pub enum AppEvent {
     SimulateDeviceLoss,
     /// Close the app (exit status 0).
     Quit,
-    /// Put back the value the last panel edit replaced ([`super::undo`]).
+    /// Put back the value the last panel edit replaced (`run::undo`).
     Undo,
     /// Apply again the last edit undone.
     Redo,

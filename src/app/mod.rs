@@ -11,38 +11,11 @@
 //! advances, within a budget per UI frame), [`shown`] (the simulation's device and the particles
 //! the view draws), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
-pub mod colliders;
-pub mod dialog;
-pub mod driver;
 pub mod events;
-pub mod gfx;
-pub mod grid_view_panel;
-pub mod hot_reload;
-pub mod input;
-pub mod legend;
-pub mod messages;
-pub mod presets;
-pub mod recording;
-pub mod report;
-pub mod running;
-pub mod save;
-pub mod scene_files;
-pub mod scene_panel;
-pub mod screenshot;
-pub mod script;
-pub mod shown;
-pub mod stats_panel;
-pub mod stepping;
-pub mod timeline;
-pub mod timing;
-pub mod tips;
-pub mod tool;
-pub mod toolbar;
-pub mod ui;
-pub mod ui_layer;
-pub mod undo;
-pub mod view;
-pub mod view_panel;
+pub mod model;
+pub mod panels;
+pub mod run;
+pub mod window;
 
 use std::path::PathBuf;
 
@@ -54,11 +27,12 @@ use winit::window::{Window, WindowId};
 
 use powder::scene::Scene;
 
-use driver::Driver;
 use events::{AppEvent, SceneSource, StepMode};
-use gfx::Graphics;
-use running::{Next, Running};
-use script::{Script, ScriptStep};
+use run::driver::Driver;
+use run::script::{Script, ScriptStep};
+use run::{scene_files, shown};
+use window::gfx::Graphics;
+use window::running::state::{Next, Running};
 
 /// How to start the app.
 pub struct AppOptions {

@@ -1,0 +1,95 @@
+//! Applying events between frames: which wait for the simulation's batch in flight, and where
+//! each goes (the window, the view, or the driver), every one through the undo history.
+
+use crate::app::events::AppEvent;
+use crate::app::window::running::state::{Next, Running};
+use crate::app::window::screenshot;
+
+impl Running {
+    /// Whether `event` must wait for the simulation's batch in flight: it reads the simulation
+    /// back (and a batch is on the GPU), or it goes to the simulation after one that waits.
+    pub(super) fn must_wait(&self, event: &AppEvent) -> bool {
+        let to_simulation = !event.is_stepping()
+            && !matches!(
+                event,
+                AppEvent::Quit
+                    | AppEvent::SetRender(_)
+                    | AppEvent::SetGridView(_)
+                    | AppEvent::ToggleUi
+                    | AppEvent::FrameDomain
+                    | AppEvent::Screenshot(_)
+                    | AppEvent::ToggleRecording
+                    | AppEvent::OpenDialog
+                    | AppEvent::SaveDialog
+                    | AppEvent::RequestWindowSize(..)
+                    | AppEvent::SetMinimized(_)
+                    | AppEvent::SimulateResize(..)
+                    | AppEvent::SimulateDeviceLoss
+            );
+        (to_simulation && !self.deferred.is_empty()) || (event.reads_simulation() && self.driver.busy())
+    }
+
+    /// Applies one event between frames.
+    pub(super) fn apply(&mut self, event: AppEvent) -> Next {
+        // Every event goes through the undo history: an edit is recorded with the value it replaces
+        // (refused, it is forgotten), undo and redo become the recorded edit.
+        let before = self.driver.edited(&self.render);
+        let mut history = std::mem::take(&mut self.history);
+        let applied = history.apply(event, std::time::Instant::now(), &before, |event| {
+            let errors = self.messages.all_errors().len();
+            let next = self.dispatch(event);
+            (next, self.messages.all_errors().len() > errors)
+        });
+        self.history = history;
+        applied.unwrap_or_else(|what| {
+            self.messages.info(format!("nothing to {what}"));
+            Next::Continue
+        })
+    }
+
+    /// Applies one routed event: to the window, the view, or the driver.
+    fn dispatch(&mut self, event: AppEvent) -> Next {
+        match event {
+            AppEvent::Quit => return Next::Quit,
+            AppEvent::SetRender(settings) => self.render = settings,
+            AppEvent::SetGridView(settings) => self.grid_view.set(settings),
+            AppEvent::ToggleUi => self.show_ui = !self.show_ui,
+            AppEvent::FrameDomain => self.frame_domain(),
+            AppEvent::FrameSnow => self.frame_snow(),
+            AppEvent::SaveScene(_) | AppEvent::OpenDialog | AppEvent::SaveDialog | AppEvent::ToggleRecording => {
+                self.apply_file_event(event);
+            }
+            AppEvent::Screenshot(path) => self.pending_screenshot = Some(path.unwrap_or_else(screenshot::default_path)),
+            AppEvent::RequestWindowSize(..)
+            | AppEvent::SetMinimized(_)
+            | AppEvent::SimulateResize(..)
+            | AppEvent::SimulateDeviceLoss => self.apply_window_event(&event),
+            AppEvent::ReloadShaders => {
+                // The render passes first (here: the renderer belongs to the window), then the MPM
+                // kernels (the driver's). Each keeps its last good pipelines on a broken edit.
+                let dir = powder::sim::shaders::source_dir();
+                let gpu = &self.gfx.gpu;
+                match self.gfx.scene_renderer.reload_shaders(&gpu.device, &dir) {
+                    Ok(()) => self.messages.info(format!("render shaders reloaded from {}", dir.display())),
+                    Err(e) => self
+                        .messages
+                        .error(format!("render shader reload failed, the last good pipelines keep drawing: {e}")),
+                }
+                self.driver.apply(&self.sim_gpu, AppEvent::ReloadShaders, &mut self.messages);
+            }
+            other => {
+                // Requests for the simulation may replace or push the particles; the Stats
+                // numbers are taken again at once.
+                self.moved_since_drawn = None;
+                self.stats = None; // the Stats numbers are taken again at once
+                self.shown.invalidate();
+                if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
+                    self.frame_domain();
+                    self.use_scene_view();
+                    self.set_title();
+                }
+            }
+        }
+        Next::Continue
+    }
+}
