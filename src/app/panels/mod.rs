@@ -4,6 +4,7 @@
 pub mod grid_view;
 pub mod legend;
 pub mod material;
+pub mod overlay;
 pub mod render;
 pub mod scene;
 pub mod side;

@@ -176,8 +176,13 @@ impl Driver {
             Ok(()) => {
                 let cells = params.grid.cells;
                 messages.info(format!(
-                    "grid now {}×{}×{} cells of {:.4} m (particles kept)",
-                    cells.x, cells.y, cells.z, params.grid.cell_size
+                    "grid now {}×{}×{} cells of {:.4} m; its {} particles carry over (Reset respawns the scene \
+                     at this grid's particle spacing)",
+                    cells.x,
+                    cells.y,
+                    cells.z,
+                    params.grid.cell_size,
+                    self.solver.particle_count()
                 ));
                 // The new grid has no colliders yet: they are sampled onto it for the next frame.
                 self.colliders.set_grid(params.grid);
@@ -206,7 +211,16 @@ impl Driver {
             messages.error(format!("reset failed: {e}"));
             return;
         }
-        self.spacing = self.scene.particle_spacing();
+        let before = std::mem::replace(&mut self.spacing, self.scene.particle_spacing());
+        if self.spacing != before {
+            // The grid changed since the last spawn: say why the count changed.
+            messages.info(format!(
+                "reset: {} particles {:.4} m apart (the grid's particle spacing; {:.4} m before)",
+                particles.len(),
+                self.spacing,
+                before
+            ));
+        }
         self.restart_clock(gpu);
     }
 

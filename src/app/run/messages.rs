@@ -16,6 +16,8 @@ pub struct Message {
     pub level: Level,
     /// The text.
     pub text: String,
+    /// When it was posted.
+    pub at: std::time::Instant,
 }
 
 /// The most recent messages, newest last.
@@ -46,7 +48,7 @@ impl Messages {
     }
 
     fn push(&mut self, level: Level, text: String) {
-        self.items.push(Message { level, text });
+        self.items.push(Message { level, text, at: std::time::Instant::now() });
         if self.items.len() > KEPT {
             self.items.remove(0);
         }

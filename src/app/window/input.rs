@@ -121,9 +121,20 @@ pub fn key_command(key: Key, modifiers: egui::Modifiers) -> Option<AppEvent> {
     })
 }
 
-/// Key commands ([`key_command`]). Plain keys are ignored while any widget has the keyboard (a
-/// focused button takes Space), Ctrl chords only while a text field has it (there Ctrl+Z undoes
-/// typing): right after dragging a slider, which keeps the focus, Ctrl+Z undoes the drag.
+/// Whether a key press goes to the widget that has the keyboard rather than to a command: Ctrl
+/// chords only while a text field has it (there Ctrl+Z undoes typing; right after dragging a
+/// slider, which keeps the focus, Ctrl+Z undoes the drag); plain keys while a text field has it,
+/// and Space and Enter while any widget has it (they press a focused button). Any other key
+/// works after any other widget: a combo box keeps the focus after its choice, and Esc, F12 or R
+/// must still work then.
+pub fn key_taken(key: Key, chord: bool, text_focused: bool, widget_focused: bool) -> bool {
+    if chord || text_focused {
+        return text_focused;
+    }
+    widget_focused && matches!(key, Key::Space | Key::Enter)
+}
+
+/// Key commands ([`key_command`]) for the keys no widget takes ([`key_taken`]).
 pub fn keys(ui: &Ui, events: &mut Vec<AppEvent>) {
     let ctx = ui.ctx();
     let (text_focused, widget_focused) = (ctx.text_edit_focused(), ctx.egui_wants_keyboard_input());
@@ -140,7 +151,7 @@ pub fn keys(ui: &Ui, events: &mut Vec<AppEvent>) {
     });
     for (key, modifiers) in pressed {
         let chord = modifiers.command || modifiers.ctrl;
-        if (chord && text_focused) || (!chord && widget_focused) {
+        if key_taken(key, chord, text_focused, widget_focused) {
             continue;
         }
         events.extend(key_command(key, modifiers));
@@ -163,6 +174,21 @@ mod tests {
         assert_eq!(key_command(Key::O, egui::Modifiers::COMMAND), Some(AppEvent::OpenDialog));
         assert_eq!(key_command(Key::R, ctrl), None, "Ctrl+R must not reset");
         assert_eq!(key_command(Key::F9, egui::Modifiers::NONE), Some(AppEvent::ToggleRecording));
+    }
+
+    /// After a combo box was used (it keeps the focus: a widget has the keyboard, no text field
+    /// does) Esc still quits and R still resets; Space stays with a focused button; a text field
+    /// keeps every plain key and Ctrl+Z.
+    #[test]
+    fn keys_work_after_any_widget_but_a_text_field() {
+        assert!(!key_taken(Key::Escape, false, false, true), "Esc after a dropdown");
+        assert!(!key_taken(Key::R, false, false, true));
+        assert!(!key_taken(Key::F12, false, false, true));
+        assert!(key_taken(Key::Space, false, false, true), "Space presses the focused button");
+        assert!(key_taken(Key::Escape, false, true, true), "typing in a text field");
+        assert!(key_taken(Key::Z, true, true, true), "Ctrl+Z undoes typing");
+        assert!(!key_taken(Key::Z, true, false, true), "Ctrl+Z after a slider drag undoes the drag");
+        assert!(!key_taken(Key::Escape, false, false, false));
     }
 
     /// The circle of a sphere at the camera's target is centred in the view, and its radius is

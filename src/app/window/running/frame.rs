@@ -7,13 +7,14 @@ use winit::event_loop::ActiveEventLoop;
 use crate::app::events::AppEvent;
 use crate::app::model::frame::{Model, WindowShown};
 use crate::app::model::stats::{REFRESH, StatsText};
-use crate::app::panels::side;
+use crate::app::panels::{overlay, side};
 use crate::app::run::recording::screenshot_folder;
 use crate::app::run::report::{RESIDENT_SAMPLE_FRAMES, resident_bytes};
 use crate::app::window::gfx::{EguiFrame, Presented};
 use crate::app::window::input;
 use crate::app::window::running::state::{Next, Running};
 use crate::app::window::view::{frame_box, frame_inputs};
+use std::time::Instant;
 
 impl Running {
     /// Runs one frame. Returns what the loop should do next.
@@ -28,7 +29,7 @@ impl Running {
             return Next::Continue;
         }
         let wall_dt = self.clock.tick().as_secs_f64();
-        let frame_start = std::time::Instant::now();
+        let frame_start = Instant::now();
         let (egui_frame, mut events) = self.run_egui(event_loop);
         let egui_ms = frame_start.elapsed().as_secs_f64() * 1e3;
         if self.shader_watcher.as_mut().is_some_and(|w| w.changed()) {
@@ -101,7 +102,7 @@ impl Running {
             || colliders_moved
             || self.driver.tool.is_held();
         let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, self.moved_since_drawn);
-        let draw_start = std::time::Instant::now();
+        let draw_start = Instant::now();
         let presented = self.gfx.draw(stale.then_some(&inputs), egui_frame);
         // On a software rasteriser present waits for the frame's rendering; elsewhere this is
         // mostly the CPU side of recording and submitting.
@@ -115,7 +116,7 @@ impl Running {
             if stale { "rendered" } else { "reused" }
         );
         if presented == Presented::Yes {
-            self.frame_times.presented(std::time::Instant::now());
+            self.frame_times.presented(Instant::now());
             self.frames += 1;
             if settled {
                 self.settled_frames += 1;
@@ -203,6 +204,8 @@ impl Running {
                 }
                 grid_view.overlay(ui, rect, camera, &model.grid);
                 input::view(ui, &response, camera, &driver.tool, &mut events);
+                let lines = overlay::overlay_lines(model.stats.real_time.as_ref(), model.messages, Instant::now());
+                overlay::draw(ui, rect, &lines);
             });
             input::keys(ui, &mut events);
         });
@@ -219,7 +222,7 @@ impl Running {
     /// frame showed.
     pub fn after_frame(&mut self) {
         if std::mem::take(&mut self.step_after_draw) {
-            let start = std::time::Instant::now();
+            let start = Instant::now();
             self.step_simulation(false, true);
             log::debug!("simulation after the draw: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
         }
