@@ -39,6 +39,8 @@ impl AppEvent {
                 | AppEvent::LoadScene(_)
                 | AppEvent::ReloadScene
                 | AppEvent::GoToFrame(_)
+                // Opening the grid view places its plane through the snow (read back).
+                | AppEvent::SetGridView(GridViewSettings { on: true, focus: None, .. })
                 // What they become may read the simulation back (a grid resolution undone).
                 | AppEvent::Undo
                 | AppEvent::Redo
@@ -111,6 +113,34 @@ pub struct GridViewSettings {
     pub slice: GridSlice,
     /// Arrows of the grid velocity's in-plane part are drawn over the plane.
     pub arrows: bool,
+    /// The node (x, y, z indices) the plane goes through whatever its normal: a new normal keeps
+    /// the plane through the same point. `None` until placed: the app places it at the node
+    /// nearest the snow's centre when the view opens.
+    pub focus: Option<[u32; 3]>,
+}
+
+impl GridViewSettings {
+    /// Turns the plane to normal `axis` (0 x, 1 y, 2 z), through the same node as before.
+    pub fn set_axis(&mut self, axis: u32) {
+        self.slice.axis = axis;
+        if let Some(focus) = self.focus {
+            self.slice.index = focus[axis as usize];
+        }
+    }
+
+    /// Moves the plane to node `index` along its normal; the point it goes through follows.
+    pub fn set_index(&mut self, index: u32) {
+        self.slice.index = index;
+        if let Some(focus) = &mut self.focus {
+            focus[self.slice.axis as usize] = index;
+        }
+    }
+
+    /// Places the plane through `node`.
+    pub fn place(&mut self, node: [u32; 3]) {
+        self.focus = Some(node);
+        self.slice.index = node[self.slice.axis as usize];
+    }
 }
 
 /// A ray through the view, world space, for picking and dragging.

@@ -18,7 +18,9 @@ const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured
 /// position in metres) on `grid`.
 pub fn controls(ui: &mut Ui, current: &GridViewSettings, grid: &GridSpec, events: &mut Vec<AppEvent>) {
     let mut s = *current;
-    ui.checkbox(&mut s.on, "grid view (a plane through the grid)").on_hover_text(TIP);
+    if ui.checkbox(&mut s.on, "grid view (a plane through the grid)").on_hover_text(TIP).changed() && s.on {
+        s.focus = None; // placed through the snow as it opens
+    }
     if s.on {
         let quantities = GridQuantity::ALL.map(|q| (q, q.label()));
         egui::ComboBox::from_label("grid quantity")
@@ -31,13 +33,18 @@ pub fn controls(ui: &mut Ui, current: &GridViewSettings, grid: &GridSpec, events
         ui.horizontal(|ui| {
             ui.label("plane normal");
             for (axis, name) in ["x", "y", "z"].into_iter().enumerate() {
-                ui.selectable_value(&mut s.slice.axis, axis as u32, name);
+                if ui.selectable_label(s.slice.axis == axis as u32, name).clicked() {
+                    s.set_axis(axis as u32);
+                }
             }
         });
         let nodes = grid.node_dims()[s.slice.axis as usize];
         s.slice.index = s.slice.index.min(nodes - 1);
         let position = grid.grid_origin()[s.slice.axis as usize] + s.slice.index as f64 * grid.cell_size;
-        ui.add(egui::Slider::new(&mut s.slice.index, 0..=nodes - 1).text(format!("node ({position:.3} m)")));
+        let mut index = s.slice.index;
+        if ui.add(egui::Slider::new(&mut index, 0..=nodes - 1).text(format!("node ({position:.3} m)"))).changed() {
+            s.set_index(index);
+        }
         ui.checkbox(&mut s.arrows, "velocity arrows").on_hover_text(
             "draws the grid velocity's part in the plane as arrows over it (every few nodes), the fastest as \
              long as the space between arrows; its speed is written under the legend",
@@ -45,5 +52,44 @@ pub fn controls(ui: &mut Ui, current: &GridViewSettings, grid: &GridSpec, events
     }
     if s != *current {
         events.push(AppEvent::SetGridView(s));
+    }
+}
+
+/// The grid node nearest `point` (metres) on `grid`, clamped to the grid's nodes.
+pub fn node_at(grid: &GridSpec, point: glam::DVec3) -> [u32; 3] {
+    let nodes = grid.node_dims();
+    let at = (point - grid.grid_origin()) / grid.cell_size;
+    [0, 1, 2].map(|k| at[k].round().clamp(0.0, (nodes[k] - 1) as f64) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plane opens through the node nearest the snow's centre (not node 0, outside the
+    /// domain), and turning its normal keeps it through that node.
+    #[test]
+    fn the_plane_opens_through_the_snow_and_keeps_its_point_when_turned() {
+        let grid =
+            GridSpec { domain_min: glam::DVec3::ZERO, cell_size: 2.0 / 32.0, cells: glam::UVec3::new(32, 16, 16) };
+        let h = grid.cell_size;
+        let centre = glam::DVec3::new(0.5, 0.25, 0.75);
+        let node = node_at(&grid, centre);
+        for k in 0..3 {
+            let position = grid.grid_origin()[k] + node[k] as f64 * h;
+            // The nearest node: within half a cell of the point.
+            assert!((position - centre[k]).abs() <= 0.5 * h + 1e-12, "axis {k}: {position} vs {}", centre[k]);
+        }
+        let mut s = GridViewSettings { on: true, ..Default::default() };
+        s.place(node);
+        assert_eq!(s.slice.index, node[0]);
+        s.set_axis(2);
+        assert_eq!((s.slice.axis, s.slice.index), (2, node[2]));
+        s.set_index(node[2] + 3);
+        s.set_axis(1);
+        assert_eq!(s.slice.index, node[1]);
+        s.set_axis(2);
+        assert_eq!(s.slice.index, node[2] + 3, "the moved plane's point is kept");
+        assert_eq!(node_at(&grid, glam::DVec3::splat(-5.0)), [0, 0, 0], "clamped to the grid");
     }
 }

@@ -1,7 +1,8 @@
 //! Applying events between frames: which wait for the simulation's batch in flight, and where
 //! each goes (the window, the view, or the driver), every one through the undo history.
 
-use crate::app::events::AppEvent;
+use crate::app::events::{AppEvent, GridViewSettings};
+use crate::app::panels::grid_view::node_at;
 use crate::app::window::running::state::{Next, Running};
 use crate::app::window::screenshot;
 
@@ -52,7 +53,7 @@ impl Running {
         match event {
             AppEvent::Quit => return Next::Quit,
             AppEvent::SetRender(settings) => self.render = settings,
-            AppEvent::SetGridView(settings) => self.grid_view.set(settings),
+            AppEvent::SetGridView(settings) => self.set_grid_view(settings),
             AppEvent::ToggleUi => self.show_ui = !self.show_ui,
             AppEvent::FrameDomain => self.frame_domain(),
             AppEvent::FrameSnow => self.frame_snow(),
@@ -91,5 +92,24 @@ impl Running {
             }
         }
         Next::Continue
+    }
+
+    /// New grid view settings; a view opening (no point placed yet) goes through the node
+    /// nearest the snow's centre (its particles' bounding box read back; the domain's centre
+    /// without particles).
+    fn set_grid_view(&mut self, mut settings: GridViewSettings) {
+        if settings.on && settings.focus.is_none() {
+            let grid = self.driver.solver().params().grid;
+            let centre = match self.driver.particle_bounds(&self.sim_gpu) {
+                Ok(Some((lo, hi))) => (0.5 * (lo + hi)).as_dvec3(),
+                Ok(None) => 0.5 * (grid.domain_min + grid.domain_max()),
+                Err(e) => {
+                    self.messages.error(format!("reading the particles failed: {e}"));
+                    0.5 * (grid.domain_min + grid.domain_max())
+                }
+            };
+            settings.place(node_at(&grid, centre));
+        }
+        self.grid_view.set(settings);
     }
 }
