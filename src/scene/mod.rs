@@ -14,6 +14,7 @@ mod error;
 mod limit;
 mod model;
 mod overrides;
+pub mod ranges;
 mod shape;
 mod validate;
 mod variation;

@@ -2,10 +2,14 @@
 
 use egui::Ui;
 
+use powder::scene::ranges::{
+    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, HARDENING, POISSON_RATIO, TENSILE_STRENGTH, YOUNGS_MODULUS,
+};
+
 use crate::app::events::AppEvent;
 use crate::app::model::frame::Model;
 use crate::app::panels::tips;
-use crate::app::panels::widgets::slider;
+use crate::app::panels::widgets::tunable;
 use crate::app::run::presets::{material_presets, preset_label};
 
 /// Draws the Material section; `chosen` is the preset last chosen and the scene it was chosen for.
@@ -26,32 +30,27 @@ pub fn material(ui: &mut Ui, model: &Model, chosen: &mut Option<(&'static str, S
     });
     let mut changed = false;
     {
-        changed |= slider(ui, "Young's modulus E", "Pa", &mut m.youngs_modulus, 1e3..=1e7, true, tips::YOUNGS_MODULUS);
-        changed |= slider(ui, "Poisson's ratio ν", "", &mut m.poisson_ratio, 0.0..=0.45, false, tips::POISSON_RATIO);
-        changed |= slider(ui, "hardening ξ", "", &mut m.hardening, 0.0..=30.0, false, tips::HARDENING);
-        changed |= slider(
+        // Each slider spans the range scene files may hold (`powder::scene::ranges`).
+        changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
+        changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
+        changed |= tunable(ui, "hardening ξ", &HARDENING, &mut m.hardening, tips::HARDENING);
+        changed |= tunable(
             ui,
             "critical compression θc",
-            "",
+            &CRITICAL_COMPRESSION,
             &mut m.critical_compression,
-            1e-3..=0.3,
-            true,
             tips::CRITICAL_COMPRESSION,
         );
         changed |=
-            slider(ui, "critical stretch θs", "", &mut m.critical_stretch, 1e-4..=0.1, true, tips::CRITICAL_STRETCH);
-        // Linear: 0 (the paper's model, no cracking) must be reachable.
-        changed |= slider(
+            tunable(ui, "critical stretch θs", &CRITICAL_STRETCH, &mut m.critical_stretch, tips::CRITICAL_STRETCH);
+        changed |= tunable(
             ui,
             "tensile strength σF (0: no cracks)",
-            "Pa",
+            &TENSILE_STRENGTH,
             &mut m.tensile_strength,
-            0.0..=2e4,
-            false,
             tips::TENSILE_STRENGTH,
         );
-        changed |=
-            slider(ui, "density ρ (applies on reset)", "kg/m³", &mut m.density, 50.0..=1000.0, false, tips::DENSITY);
+        changed |= tunable(ui, "density ρ (applies on reset)", &DENSITY, &mut m.density, tips::DENSITY);
     }
     if changed {
         events.push(AppEvent::SetMaterial(m));

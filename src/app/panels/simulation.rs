@@ -2,6 +2,7 @@
 
 use egui::{Color32, Ui};
 
+use powder::scene::ranges::GRID_RESOLUTION;
 use powder::sim::integrator::Integrator;
 use powder::sim::pbmpm::PbmpmSettings;
 
@@ -100,10 +101,11 @@ pub fn simulation(ui: &mut Ui, model: &Model, pending_resolution: &mut Option<(u
         let pending = pending_resolution_for(pending_resolution, current);
         ui.horizontal(|ui| {
             ui.label("grid resolution").on_hover_text(tips::GRID_RESOLUTION);
-            ui.label(hint("8 … 1024 cells on the longest edge"));
+            ui.label(hint(format!("{} … {} cells on the longest edge", GRID_RESOLUTION.min, GRID_RESOLUTION.max)));
         });
         ui.horizontal(|ui| {
-            ui.add(egui::DragValue::new(pending).range(8..=1024)).on_hover_text(tips::GRID_RESOLUTION);
+            ui.add(egui::DragValue::new(pending).range(GRID_RESOLUTION.min as u32..=GRID_RESOLUTION.max as u32))
+                .on_hover_text(tips::GRID_RESOLUTION);
             if ui.add_enabled(*pending != current, egui::Button::new("Apply")).clicked() {
                 events.push(AppEvent::SetGridResolution(*pending));
             }

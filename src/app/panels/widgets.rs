@@ -4,6 +4,8 @@ use std::ops::RangeInclusive;
 
 use egui::{Color32, RichText, Slider, Ui};
 
+use powder::scene::ranges::Tunable;
+
 use crate::app::model::stats::short;
 
 /// The colour of range hints and help lines: light enough to read on the dark theme's panel.
@@ -35,4 +37,10 @@ pub fn slider(
     let suffix = if unit.is_empty() { String::new() } else { format!(" {unit}") };
     let slider = Slider::new(value, range).clamping(egui::SliderClamping::Edits).logarithmic(log).suffix(suffix);
     ui.add(slider).on_hover_text(tip).changed()
+}
+
+/// A [`slider`] over a tunable scene value's allowed range, in its unit and scale (the one table
+/// scene validation and `--set` use too).
+pub fn tunable(ui: &mut Ui, name: &str, range: &Tunable, value: &mut f64, tip: &str) -> bool {
+    slider(ui, name, range.unit, value, range.control_range(), range.log, tip)
 }
