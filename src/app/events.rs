@@ -223,8 +223,12 @@ pub enum AppEvent {
     FrameDomain,
     /// Show or hide the side panel.
     ToggleUi,
-    /// Render the current frame into an offscreen target and save it as PNG (default path if none).
+    /// Save the 3D view as PNG. Without a path (F12): the view as the window shows it, overlays
+    /// (grid view, plane outline, messages) included, into the screenshots folder. With a path
+    /// (`--screenshot`, scripts): the current state rendered offscreen at the view's size.
     Screenshot(Option<PathBuf>),
+    /// Save the whole window, side panel included, as PNG into the screenshots folder (Shift+F12).
+    CaptureWindow,
     /// Rebuild the MPM kernels and the render pipelines from the shader files on disk (F5, and
     /// the shader watcher of debug builds).
     ReloadShaders,

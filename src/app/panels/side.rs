@@ -67,7 +67,7 @@ pub fn side_panel(ui: &mut Ui, model: &Model, state: &mut PanelState, events: &m
     ui.spacing_mut().slider_width = 160.0;
     ui.heading("powder");
     ui.label(hint(
-        "Space pause · S step · R reset · F frame snow · Home frame domain · F12 screenshot · F9 record · \
+        "Space pause · S step · R reset · F frame snow · Home frame domain · F12 screenshot · Shift+F12 window · F9 record · \
          Ctrl+Z undo · Ctrl+Shift+Z / Ctrl+Y redo · Ctrl+S save · H panel",
     ));
     toolbar::toolbar(ui, model, events);

@@ -32,9 +32,14 @@ pub fn toolbar(ui: &mut Ui, model: &Model, events: &mut Vec<AppEvent>) {
         }
     });
     ui.horizontal_wrapped(|ui| {
-        let tip = format!("F12: the 3D view as PNG into {}", model.window.screenshot_folder.display());
+        let folder = &model.window.screenshot_folder;
+        let tip = format!("F12: the 3D view as shown (overlays included) as PNG into {}", folder.display());
         if ui.button("Screenshot").on_hover_text(tip).clicked() {
             events.push(AppEvent::Screenshot(None));
+        }
+        let tip = format!("Shift+F12: the whole window, panel included, as PNG into {}", folder.display());
+        if ui.button("Window").on_hover_text(tip).clicked() {
+            events.push(AppEvent::CaptureWindow);
         }
         let recording = model.window.recording;
         let label = if recording {

@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::app::events::{AppEvent, SceneSource};
+use crate::app::events::{AppEvent, GridViewSettings, SceneSource};
 
 /// One parsed item.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +73,10 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             "lose-device" => AppEvent::SimulateDeviceLoss,
             "pause" => AppEvent::TogglePause,
             "panel" => AppEvent::ToggleUi,
+            // What F12 and Shift+F12 send: captures of the window as shown.
+            "capture" => AppEvent::Screenshot(None),
+            "capture-window" => AppEvent::CaptureWindow,
+            "grid-view" => AppEvent::SetGridView(GridViewSettings { on: true, ..Default::default() }),
             "quit" => AppEvent::Quit,
             _ => return Err(fail("unknown action")),
         };

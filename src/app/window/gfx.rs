@@ -5,6 +5,7 @@
 //! renderer writes sRGB-encoded bytes and egui, which expects gamma-space textures, shows them as
 //! they are.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use thiserror::Error;
@@ -15,6 +16,7 @@ use powder::gpu::{Gpu, GpuError};
 use powder::render::view_blit::ViewBlit;
 use powder::render::{FrameInputs, Renderer};
 
+use crate::app::window::capture::{CaptureRequest, encode_copy, save as save_capture};
 use crate::app::window::ui_layer::UiLayer;
 
 /// The format the scene renderer draws in (view texture and screenshots).
@@ -81,6 +83,12 @@ pub struct Graphics {
     /// The scene renderer (draws in [`VIEW_FORMAT`]).
     pub scene_renderer: Renderer,
     view: Option<ViewTarget>,
+    /// The surface's textures can be copied out (captures of the window).
+    can_capture: bool,
+    /// A capture to take of the next frame drawn.
+    capture: Option<CaptureRequest>,
+    /// What became of the last capture: the file written, or why not.
+    captured: Option<Result<PathBuf, String>>,
 }
 
 /// egui's paint callback for the 3D view: draws the view texture with [`ViewBlit`] (kept in the
@@ -140,8 +148,11 @@ impl Graphics {
         let gpu_error = Arc::new(Mutex::new(None));
         report_errors(&gpu, &gpu_error);
         let size = window.inner_size();
+        // Copied out for captures of the window where the surface allows it.
+        let can_capture = caps.usages.contains(wgpu::TextureUsages::COPY_SRC);
+        let copy = if can_capture { wgpu::TextureUsages::COPY_SRC } else { wgpu::TextureUsages::empty() };
         let config = wgpu::SurfaceConfiguration {
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | copy,
             format,
             color_space: wgpu::SurfaceColorSpace::Auto,
             width: size.width.max(1),
@@ -166,6 +177,9 @@ impl Graphics {
             ui_layer,
             scene_renderer,
             view: None,
+            can_capture,
+            capture: None,
+            captured: None,
         };
         gfx.resize(size.width, size.height);
         Ok(gfx)
@@ -303,9 +317,33 @@ impl Graphics {
             self.egui_renderer.render(&mut pass, &callbacks, &screen);
             self.ui_layer.composite(&mut pass);
         }
-        queue.submit([encoder.finish()]);
+        let capture = self.capture.take();
+        let copy =
+            capture.as_ref().filter(|_| self.can_capture).map(|_| encode_copy(device, &mut encoder, &frame.texture));
+        let submission = queue.submit([encoder.finish()]);
+        if let Some(request) = capture {
+            let size = (frame.texture.width(), frame.texture.height());
+            self.captured = Some(match copy {
+                Some(buffer) => save_capture(&self.gpu, &buffer, size, self.config.format, &request, &submission)
+                    .map(|()| request.path.clone()),
+                None => Err("this window's surface cannot be copied: no capture (F12 with the panel hidden saves \
+                     the 3D view alone)"
+                    .to_string()),
+            });
+        }
         queue.present(frame);
         Presented::Yes
+    }
+
+    /// Captures the next frame drawn ([`CaptureRequest`]); [`Graphics::take_captured`] says how
+    /// it went.
+    pub fn capture_next(&mut self, request: CaptureRequest) {
+        self.capture = Some(request);
+    }
+
+    /// The file the last capture wrote, or why it was not written, once.
+    pub fn take_captured(&mut self) -> Option<Result<PathBuf, String>> {
+        self.captured.take()
     }
 
     fn recreate_surface(&mut self) {

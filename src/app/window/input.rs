@@ -114,6 +114,7 @@ pub fn key_command(key: Key, modifiers: egui::Modifiers) -> Option<AppEvent> {
         Key::Home => AppEvent::FrameDomain,
         Key::H => AppEvent::ToggleUi,
         Key::F5 => AppEvent::ReloadShaders,
+        Key::F12 if modifiers.shift => AppEvent::CaptureWindow,
         Key::F12 => AppEvent::Screenshot(None),
         Key::F9 => AppEvent::ToggleRecording,
         Key::Escape => AppEvent::Quit,
@@ -174,6 +175,8 @@ mod tests {
         assert_eq!(key_command(Key::O, egui::Modifiers::COMMAND), Some(AppEvent::OpenDialog));
         assert_eq!(key_command(Key::R, ctrl), None, "Ctrl+R must not reset");
         assert_eq!(key_command(Key::F9, egui::Modifiers::NONE), Some(AppEvent::ToggleRecording));
+        assert_eq!(key_command(Key::F12, egui::Modifiers::SHIFT), Some(AppEvent::CaptureWindow));
+        assert_eq!(key_command(Key::F12, egui::Modifiers::NONE), Some(AppEvent::Screenshot(None)));
     }
 
     /// After a combo box was used (it keeps the focus: a widget has the keyboard, no text field

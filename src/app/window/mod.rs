@@ -2,6 +2,7 @@
 //! the events they send and draws; the device and surface ([`gfx`]), mouse and keys ([`input`]),
 //! screenshots, and the grid view's overlay.
 
+pub mod capture;
 pub mod gfx;
 pub mod grid_view;
 pub mod input;

@@ -3,6 +3,7 @@
 
 use crate::app::events::{AppEvent, GridViewSettings};
 use crate::app::panels::grid_view::node_at;
+use crate::app::window::capture::CaptureRequest;
 use crate::app::window::running::state::{Next, Running};
 use crate::app::window::screenshot;
 
@@ -19,6 +20,7 @@ impl Running {
                     | AppEvent::ToggleUi
                     | AppEvent::FrameDomain
                     | AppEvent::Screenshot(_)
+                    | AppEvent::CaptureWindow
                     | AppEvent::ToggleRecording
                     | AppEvent::OpenDialog
                     | AppEvent::SaveDialog
@@ -60,7 +62,16 @@ impl Running {
             AppEvent::SaveScene(_) | AppEvent::OpenDialog | AppEvent::SaveDialog | AppEvent::ToggleRecording => {
                 self.apply_file_event(event);
             }
-            AppEvent::Screenshot(path) => self.pending_screenshot = Some(path.unwrap_or_else(screenshot::default_path)),
+            AppEvent::Screenshot(Some(path)) => self.pending_screenshot = Some(path),
+            // What is on screen: the view's part of the next frame, or all of it.
+            AppEvent::Screenshot(None) => {
+                // Before the view has a size (no frame drawn yet) the whole window.
+                let crop = self.view_rect_px;
+                self.gfx.capture_next(CaptureRequest { path: screenshot::default_path(), crop });
+            }
+            AppEvent::CaptureWindow => {
+                self.gfx.capture_next(CaptureRequest { path: screenshot::default_path(), crop: None });
+            }
             AppEvent::RequestWindowSize(..)
             | AppEvent::SetMinimized(_)
             | AppEvent::SimulateResize(..)

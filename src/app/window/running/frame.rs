@@ -133,6 +133,14 @@ impl Running {
             }
         }
         self.step_after_draw = after_draw;
+        match self.gfx.take_captured() {
+            Some(Ok(path)) => {
+                self.messages.info(format!("screenshot saved to {}", path.display()));
+                self.last_screenshot = Some(path);
+            }
+            Some(Err(e)) => self.messages.error(e),
+            None => {}
+        }
         if let Some(path) = self.pending_screenshot.take() {
             // A screenshot failure from a key press is a message; the script treats it as fatal.
             if let Err(e) = self.screenshot(&path) {
@@ -164,6 +172,7 @@ impl Running {
             last_screenshot,
             gpu_name,
             full_view_size,
+            view_rect_px,
             history,
             recorder,
             grid_view,
@@ -198,6 +207,8 @@ impl Running {
                 let (w, h) = ((rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32);
                 if w > 0 && h > 0 {
                     *full_view_size = Some((w, h));
+                    let (x, y) = ((rect.min.x * ppp).round() as u32, (rect.min.y * ppp).round() as u32);
+                    *view_rect_px = Some([x, y, w, h]);
                     let scale = render.resolution_scale.clamp(0.25, 1.0);
                     let scaled = |n: u32| ((n as f32 * scale).round() as u32).max(1);
                     ui.painter().add(gfx.view_shape(scaled(w), scaled(h), rect));

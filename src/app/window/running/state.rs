@@ -104,6 +104,8 @@ pub struct Running {
     pub(super) moved_since_drawn: Option<f32>,
     /// The Stats numbers as last taken (`None`: take them at the next frame).
     pub(super) stats: Option<StatsText>,
+    /// The 3D view's rectangle in window pixels `[x, y, width, height]` (F12 captures it).
+    pub(super) view_rect_px: Option<[u32; 4]>,
     /// The plane through the grid shown over the 3D view.
     pub(super) grid_view: GridViewPanel,
 }
@@ -153,6 +155,7 @@ impl Running {
             shader_watcher: ShaderWatcher::for_debug_builds(),
             moved_since_drawn: None,
             stats: None,
+            view_rect_px: None,
             grid_view: Default::default(),
             gpu_name,
             draw_ms: 0.0,
