@@ -5,7 +5,8 @@
 //!
 //! The plane is computed on the simulation's device by `powder::render::grid_view` and read back
 //! (a few kilobytes) only while no batch of substeps is in flight, so reading it never waits for
-//! the simulation; it is refreshed a few times a second and whenever its settings change.
+//! the simulation; it is refreshed a few times a second while the simulation advances, and
+//! whenever its settings or the simulation's state change.
 
 use egui::{Color32, ColorImage, TextureHandle, TextureOptions, Ui, vec2};
 
@@ -36,6 +37,9 @@ pub struct GridViewPanel {
     view: Option<GridView>,
     shown: Option<Shown>,
     read_at: Option<std::time::Instant>,
+    /// The simulation's clock (simulated seconds, substeps) when the plane was last read: it is
+    /// read again only once the simulation advanced past it (or something else changed).
+    read_state: Option<(f64, u64)>,
 }
 
 /// The last plane read, its texture and its colour scale's ends.
@@ -49,19 +53,34 @@ impl GridViewPanel {
     /// Takes new settings; the plane is read again at the next chance.
     pub fn set(&mut self, settings: GridViewSettings) {
         self.settings = settings;
-        self.read_at = None;
+        self.invalidate();
     }
 
-    /// Reads the plane again when it is due and the simulation has no batch in flight (`busy`).
-    pub fn update(&mut self, gpu: &Gpu, solver: &Solver, busy: bool, ctx: &egui::Context, messages: &mut Messages) {
+    /// The simulation changed otherwise than by stepping (a reset, a new scene or grid, a frame
+    /// gone back to): the plane is read again at the next chance.
+    pub fn invalidate(&mut self) {
+        (self.read_at, self.read_state) = (None, None);
+    }
+
+    /// Reads the plane again when it is due, the simulation advanced since the last read (its
+    /// clock `state`: simulated seconds and substeps) and has no batch in flight (`busy`): a paused
+    /// or waiting simulation costs no readbacks.
+    pub fn update(
+        &mut self,
+        gpu: &Gpu,
+        solver: &Solver,
+        (busy, state): (bool, (f64, u64)),
+        ctx: &egui::Context,
+        messages: &mut Messages,
+    ) {
         if !self.settings.on {
             self.shown = None;
             return;
         }
-        if busy || self.read_at.is_some_and(|t| t.elapsed() < REFRESH) {
+        if busy || self.read_state == Some(state) || self.read_at.is_some_and(|t| t.elapsed() < REFRESH) {
             return;
         }
-        self.read_at = Some(std::time::Instant::now());
+        (self.read_at, self.read_state) = (Some(std::time::Instant::now()), Some(state));
         let view = self.view.get_or_insert_with(|| GridView::new(&gpu.device));
         match view.read_slice(gpu, solver, self.settings.slice) {
             Ok(image) => {

@@ -95,6 +95,7 @@ impl Running {
                 self.moved_since_drawn = None;
                 self.stats = None; // the Stats numbers are taken again at once
                 self.shown.invalidate();
+                self.grid_view.invalidate();
                 if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
                     self.frame_domain();
                     self.use_scene_view();

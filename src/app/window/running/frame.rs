@@ -65,7 +65,7 @@ impl Running {
         self.grid_view.update(
             &self.sim_gpu,
             self.driver.solver(),
-            self.driver.busy(),
+            (self.driver.busy(), self.driver.stepper().sim_time()),
             &self.egui_ctx,
             &mut self.messages,
         );
