@@ -468,6 +468,7 @@ fn open_app(args: AppArgs) -> Result<()> {
         step_mode,
         show_ui: !args.hide_ui,
         script,
+        overrides: args.overrides,
     })
 }
 

@@ -55,6 +55,9 @@ pub struct AppOptions {
     pub show_ui: bool,
     /// Timed window actions (tests).
     pub script: Vec<ScriptStep>,
+    /// The command line's `--set` items (already applied to `scene`; a scene loaded later says
+    /// they do not apply to it).
+    pub overrides: Vec<String>,
 }
 
 /// Opens the window and runs until it is closed, Esc is pressed or the scripted frames are done.
@@ -95,7 +98,9 @@ impl App {
         }
         let mut driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
         driver.set_own_device(separate);
-        Ok(Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui))
+        let mut running = Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui);
+        running.set_overrides(self.options.overrides.clone());
+        Ok(running)
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, result: anyhow::Result<()>) {

@@ -96,10 +96,19 @@ impl Running {
                 self.stats = None; // the Stats numbers are taken again at once
                 self.shown.invalidate();
                 self.grid_view.invalidate();
-                if self.driver.apply(&self.sim_gpu, other, &mut self.messages) {
+                let reload = other == AppEvent::ReloadScene;
+                let errors = self.messages.all_errors().len();
+                let fresh = self.driver.apply(&self.sim_gpu, other, &mut self.messages);
+                if fresh {
                     self.frame_domain();
                     self.use_scene_view();
                     self.set_title();
+                }
+                if fresh || (reload && self.messages.all_errors().len() == errors) {
+                    // The command line's overrides were the old scene's: say they are gone.
+                    if let Some(note) = overrides_note(&std::mem::take(&mut self.overrides), self.driver.scene_name()) {
+                        self.messages.info(note);
+                    }
                 }
             }
         }
@@ -123,5 +132,30 @@ impl Running {
             settings.place(node_at(&grid, centre));
         }
         self.grid_view.set(settings);
+    }
+}
+
+/// What to say when a scene replaces the one the command line opened with `--set` `overrides`:
+/// they applied to that scene only, and `name` runs as its file says. `None` without overrides.
+pub fn overrides_note(overrides: &[String], name: &str) -> Option<String> {
+    (!overrides.is_empty()).then(|| {
+        let set: Vec<String> = overrides.iter().map(|o| format!("--set {o}")).collect();
+        format!("{} applied to the scene the command line opened only; {name} runs as its file says", set.join(" "))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overrides_note;
+
+    /// A scene loaded after the command line's `--set` says the overrides were not applied to it.
+    #[test]
+    fn a_scene_loaded_later_says_the_command_line_overrides_are_gone() {
+        let note = overrides_note(&["grid.resolution=32".to_string()], "ramp_wall").expect("a note");
+        assert_eq!(
+            note,
+            "--set grid.resolution=32 applied to the scene the command line opened only; ramp_wall runs as its file says"
+        );
+        assert_eq!(overrides_note(&[], "ramp_wall"), None);
     }
 }

@@ -106,6 +106,8 @@ pub struct Running {
     pub(super) stats: Option<StatsText>,
     /// The 3D view's rectangle in window pixels `[x, y, width, height]` (F12 captures it).
     pub(super) view_rect_px: Option<[u32; 4]>,
+    /// The command line's `--set` items, until a scene replaces the one they were applied to.
+    pub(super) overrides: Vec<String>,
     /// The plane through the grid shown over the 3D view.
     pub(super) grid_view: GridViewPanel,
 }
@@ -156,6 +158,7 @@ impl Running {
             moved_since_drawn: None,
             stats: None,
             view_rect_px: None,
+            overrides: Vec::new(),
             grid_view: Default::default(),
             gpu_name,
             draw_ms: 0.0,
@@ -186,6 +189,12 @@ impl Running {
     /// Passes a window event to egui; returns whether egui wants a redraw.
     pub fn on_window_event(&mut self, event: &winit::event::WindowEvent) -> bool {
         self.egui_state.on_window_event(&self.gfx.window, event).repaint
+    }
+
+    /// The command line's `--set` items applied to the scene it opened (a scene loaded later says
+    /// they are not applied to it).
+    pub fn set_overrides(&mut self, overrides: Vec<String>) {
+        self.overrides = overrides;
     }
 
     /// Queues an event for the next frame.
