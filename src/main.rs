@@ -198,7 +198,7 @@ fn open_app(args: AppArgs) -> Result<()> {
         None => app::events::StepMode::RealTime,
     };
     let script = match &args.script {
-        Some(text) => app::script::parse(text).map_err(anyhow::Error::msg)?,
+        Some(text) => app::run::script::parse(text).map_err(anyhow::Error::msg)?,
         None => Vec::new(),
     };
     app::run_app(app::AppOptions {
@@ -212,6 +212,7 @@ fn open_app(args: AppArgs) -> Result<()> {
         show_ui: !args.hide_ui,
         script,
         gpu: GpuChoice::or_env(args.gpu),
+        overrides: args.overrides,
     })
 }
 

@@ -1,7 +1,7 @@
 //! What the UI, the keyboard and the script ask the app loop to do.
 //!
 //! Nothing outside the loop mutates the simulation: panels and keys push [`AppEvent`]s, and the loop
-//! applies them between frames (in [`super::driver::Driver::apply`] for the simulation, in the app
+//! applies them between frames (in `run::driver::Driver::apply` for the simulation, in the app
 //! for the window, camera and screenshots). A refused event (a grid that does not fit, a scene file
 //! that does not parse) leaves the running simulation as it was and shows a message.
 
@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use glam::{DVec3, Vec3};
 
 use powder::render::RenderSettings;
+use powder::render::grid_view::GridSlice;
 use powder::sim::material::SnowMaterial;
 
 /// How much simulated time each displayed frame advances.
@@ -38,6 +39,8 @@ impl AppEvent {
                 | AppEvent::LoadScene(_)
                 | AppEvent::ReloadScene
                 | AppEvent::GoToFrame(_)
+                // Opening the grid view places its plane through the snow (read back).
+                | AppEvent::SetGridView(GridViewSettings { on: true, focus: None, .. })
                 // What they become may read the simulation back (a grid resolution undone).
                 | AppEvent::Undo
                 | AppEvent::Redo
@@ -76,7 +79,7 @@ impl StepMode {
 /// Where a scene comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SceneSource {
-    /// One of the scenes compiled into the binary, by name (see [`super::presets::BUILTIN_SCENES`]).
+    /// One of the scenes compiled into the binary, by name (see `run::presets::BUILTIN_SCENES`).
     Builtin(&'static str),
     /// A scene file.
     File(PathBuf),
@@ -98,6 +101,45 @@ pub struct ToolSettings {
 impl Default for ToolSettings {
     fn default() -> Self {
         Self { radius: 0.1, rate: 300.0, repel_speed: 3.0, repel: false }
+    }
+}
+
+/// What the grid view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridViewSettings {
+    /// The view is shown.
+    pub on: bool,
+    /// Which plane and quantity.
+    pub slice: GridSlice,
+    /// Arrows of the grid velocity's in-plane part are drawn over the plane.
+    pub arrows: bool,
+    /// The node (x, y, z indices) the plane goes through whatever its normal: a new normal keeps
+    /// the plane through the same point. `None` until placed: the app places it at the node
+    /// nearest the snow's centre when the view opens.
+    pub focus: Option<[u32; 3]>,
+}
+
+impl GridViewSettings {
+    /// Turns the plane to normal `axis` (0 x, 1 y, 2 z), through the same node as before.
+    pub fn set_axis(&mut self, axis: u32) {
+        self.slice.axis = axis;
+        if let Some(focus) = self.focus {
+            self.slice.index = focus[axis as usize];
+        }
+    }
+
+    /// Moves the plane to node `index` along its normal; the point it goes through follows.
+    pub fn set_index(&mut self, index: u32) {
+        self.slice.index = index;
+        if let Some(focus) = &mut self.focus {
+            focus[self.slice.axis as usize] = index;
+        }
+    }
+
+    /// Places the plane through `node`.
+    pub fn place(&mut self, node: [u32; 3]) {
+        self.focus = Some(node);
+        self.slice.index = node[self.slice.axis as usize];
     }
 }
 
@@ -163,7 +205,7 @@ pub enum AppEvent {
     /// Replace the mouse-tool settings.
     SetTool(ToolSettings),
     /// Replace the grid view's settings (shown or not, plane, quantity).
-    SetGridView(super::grid_view_panel::GridViewSettings),
+    SetGridView(GridViewSettings),
     /// Start grabbing (or repelling) the snow under the cursor.
     ToolStart {
         /// The ray through the cursor.
@@ -181,8 +223,12 @@ pub enum AppEvent {
     FrameDomain,
     /// Show or hide the side panel.
     ToggleUi,
-    /// Render the current frame into an offscreen target and save it as PNG (default path if none).
+    /// Save the 3D view as PNG. Without a path (F12): the view as the window shows it, overlays
+    /// (grid view, plane outline, messages) included, into the screenshots folder. With a path
+    /// (`--screenshot`, scripts): the current state rendered offscreen at the view's size.
     Screenshot(Option<PathBuf>),
+    /// Save the whole window, side panel included, as PNG into the screenshots folder (Shift+F12).
+    CaptureWindow,
     /// Rebuild the MPM kernels and the render pipelines from the shader files on disk (F5, and
     /// the shader watcher of debug builds).
     ReloadShaders,
@@ -197,7 +243,7 @@ pub enum AppEvent {
     SimulateDeviceLoss,
     /// Close the app (exit status 0).
     Quit,
-    /// Put back the value the last panel edit replaced ([`super::undo`]).
+    /// Put back the value the last panel edit replaced (`run::undo`).
     Undo,
     /// Apply again the last edit undone.
     Redo,

@@ -11,38 +11,11 @@
 //! advances, within a budget per UI frame), [`shown`] (the simulation's device and the particles
 //! the view draws), [`report`] (`--report`), [`view`] (frame inputs, camera framing).
 
-pub mod colliders;
-pub mod dialog;
-pub mod driver;
 pub mod events;
-pub mod gfx;
-pub mod grid_view_panel;
-pub mod hot_reload;
-pub mod input;
-pub mod legend;
-pub mod messages;
-pub mod presets;
-pub mod recording;
-pub mod report;
-pub mod running;
-pub mod save;
-pub mod scene_files;
-pub mod scene_panel;
-pub mod screenshot;
-pub mod script;
-pub mod shown;
-pub mod stats_panel;
-pub mod stepping;
-pub mod timeline;
-pub mod timing;
-pub mod tips;
-pub mod tool;
-pub mod toolbar;
-pub mod ui;
-pub mod ui_layer;
-pub mod undo;
-pub mod view;
-pub mod view_panel;
+pub mod model;
+pub mod panels;
+pub mod run;
+pub mod window;
 
 use std::path::PathBuf;
 
@@ -54,11 +27,12 @@ use winit::window::{Window, WindowId};
 
 use powder::scene::Scene;
 
-use driver::Driver;
 use events::{AppEvent, SceneSource, StepMode};
-use gfx::Graphics;
-use running::{Next, Running};
-use script::{Script, ScriptStep};
+use run::driver::Driver;
+use run::script::{Script, ScriptStep};
+use run::{scene_files, shown};
+use window::gfx::Graphics;
+use window::running::state::{Next, Running};
 
 /// How to start the app.
 pub struct AppOptions {
@@ -83,6 +57,9 @@ pub struct AppOptions {
     pub script: Vec<ScriptStep>,
     /// The GPU adapter to run on (`--gpu`, or `POWDER_GPU`); `None`: the best one for the window.
     pub gpu: Option<powder::gpu::GpuChoice>,
+    /// The command line's `--set` items (already applied to `scene`; a scene loaded later says
+    /// they do not apply to it).
+    pub overrides: Vec<String>,
 }
 
 /// Opens the window and runs until it is closed, Esc is pressed or the scripted frames are done.
@@ -123,7 +100,9 @@ impl App {
         }
         let mut driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
         driver.set_own_device(separate);
-        Ok(Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui))
+        let mut running = Running::new(gfx, sim_gpu, separate, driver, self.options.show_ui);
+        running.set_overrides(self.options.overrides.clone());
+        Ok(running)
     }
 
     fn stop(&mut self, event_loop: &ActiveEventLoop, result: anyhow::Result<()>) {

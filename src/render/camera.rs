@@ -84,6 +84,20 @@ impl Camera {
     }
 }
 
+impl Camera {
+    /// Where world `point` lands in a view of `size` pixels (width, height), in pixels from the
+    /// view's top left corner (y down); `None` for a point at or behind the eye. The one
+    /// world-to-pixel projection of the app's overlays, picking circles and reports.
+    pub fn project_to_pixels(&self, point: Vec3, size: glam::Vec2) -> Option<glam::Vec2> {
+        let clip = self.view_projection((size.x / size.y.max(1e-6)).max(1e-3)) * point.extend(1.0);
+        if clip.w <= 1e-6 {
+            return None;
+        }
+        let ndc = clip.truncate() / clip.w;
+        Some(glam::Vec2::new((ndc.x + 1.0) * 0.5 * size.x, (1.0 - ndc.y) * 0.5 * size.y))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

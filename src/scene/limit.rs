@@ -1,4 +1,5 @@
-//! Allowed ranges of scene values, and how numbers are printed in messages.
+//! Allowed ranges of scene values, and how numbers are printed in messages (the tunable values'
+//! ranges are in `ranges.rs`).
 
 /// A range of allowed values. Open or closed at each end; infinite ends mean "no bound".
 /// Non-finite values are never inside.
@@ -77,20 +78,6 @@ pub(crate) const COORDINATE_CELLS: f64 = 65536.0;
 pub(crate) const PACKING_AMPLITUDE_MAX: f64 = 0.5;
 /// Allowed `packing.length`, metres: as for `domain.size`.
 pub(crate) const PACKING_LENGTH_RANGE: Limit = Limit::new(1e-4, true, 1e4, true);
-/// Allowed `material.tensile_strength`, Pa: 0 (no cracking) up to 1 GPa, the top of the Young's
-/// modulus range (a strength above the stiffness is never reached).
-pub(crate) const TENSILE_STRENGTH_RANGE: Limit = Limit::new(0.0, true, 1e9, true);
-/// Allowed `material.density`, kg/m³: from about that of air (the lightest snow is ~10× denser)
-/// to 100× ice.
-pub(crate) const DENSITY_RANGE: Limit = Limit::new(1.0, true, 1e5, true);
-/// Allowed `material.youngs_modulus`, Pa: from 1 Pa (far softer than any snow; fresh snow is
-/// ~10⁴–10⁵ Pa), where stress still is a normal f32, to 1 GPa (ice is ~9 GPa).
-pub(crate) const YOUNGS_MODULUS_RANGE: Limit = Limit::new(1.0, true, 1e9, true);
-/// Allowed θc: the clamp `1 − θc` must differ from 1 and from 0 by far more than f32 rounding
-/// (2⁻²⁴ ≈ 6·10⁻⁸).
-pub(crate) const CRITICAL_COMPRESSION_RANGE: Limit = Limit::new(1e-5, true, 1.0 - 1e-5, true);
-/// Allowed θs: the clamp `1 + θs` must differ from 1 by far more than f32 rounding.
-pub(crate) const CRITICAL_STRETCH_RANGE: Limit = Limit::new(1e-5, true, 1e6, true);
 /// Allowed components of a `transform.scale`: meshes are placed in f32, where a scale of 1e-300
 /// is zero and 1e300 infinite.
 pub(crate) const SCALE_RANGE: Limit = Limit::new(1e-6, true, 1e6, true);

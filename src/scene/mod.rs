@@ -20,6 +20,7 @@ mod limit;
 mod load;
 mod model;
 mod overrides;
+pub mod ranges;
 mod shape;
 mod spawn;
 mod validate;

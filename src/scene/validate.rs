@@ -10,11 +10,13 @@ use super::config::TimeStep;
 use super::emitter::Emitter;
 use super::error::SceneError;
 use super::format::{MAX_PARTICLES, SCENE_VERSION, Scene};
-use super::limit::TENSILE_STRENGTH_RANGE;
 use super::limit::{
-    CFL_RANGE, COORDINATE_CELLS, CRITICAL_COMPRESSION_RANGE, CRITICAL_STRETCH_RANGE, DENSITY_RANGE, DOMAIN_SIZE_RANGE,
-    DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT, MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX,
-    PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, YOUNGS_MODULUS_RANGE, number,
+    CFL_RANGE, COORDINATE_CELLS, DOMAIN_SIZE_RANGE, DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT,
+    MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
+};
+use super::ranges::{
+    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, GRID_RESOLUTION, HARDENING, POISSON_RATIO, TENSILE_STRENGTH,
+    YOUNGS_MODULUS,
 };
 use crate::collider::config::{ColliderShape, Transform};
 use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
@@ -83,7 +85,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let mut out = vec![check("version", scene.version as f64, closed(1.0, V))];
     // The size and the grid first: the reach of domain.min is counted in cells.
     vector(&mut out, "domain.size", scene.domain.size, DOMAIN_SIZE_RANGE);
-    out.push(check("grid.resolution", scene.grid.resolution as f64, closed(4.0, 1024.0)));
+    out.push(check(GRID_RESOLUTION.field, scene.grid.resolution as f64, GRID_RESOLUTION.limit()));
     coordinates(&mut out, "domain.min", scene.domain.min, scene.domain.size, scene);
     out.push(check("time.fps", scene.time.fps, FPS_RANGE));
     if let TimeStep::Fixed(dt) = scene.time.dt {
@@ -94,13 +96,14 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     out.push(check("|gravity|", scene.gravity.length(), closed(0.0, MAX_GRAVITY)));
     out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
     out.extend([
-        check("material.youngs_modulus", m.youngs_modulus, YOUNGS_MODULUS_RANGE),
-        check("material.poisson_ratio", m.poisson_ratio, Limit::new(0.0, true, 0.5, false)),
-        check("material.hardening", m.hardening, closed(0.0, 100.0)),
-        check("material.critical_compression", m.critical_compression, CRITICAL_COMPRESSION_RANGE),
-        check("material.critical_stretch", m.critical_stretch, CRITICAL_STRETCH_RANGE),
-        check("material.density", m.density, DENSITY_RANGE),
-        check("material.tensile_strength", m.tensile_strength, TENSILE_STRENGTH_RANGE),
+        // The tunable values' ranges come from the one table the app's sliders use too.
+        check(YOUNGS_MODULUS.field, m.youngs_modulus, YOUNGS_MODULUS.limit()),
+        check(POISSON_RATIO.field, m.poisson_ratio, POISSON_RATIO.limit()),
+        check(HARDENING.field, m.hardening, HARDENING.limit()),
+        check(CRITICAL_COMPRESSION.field, m.critical_compression, CRITICAL_COMPRESSION.limit()),
+        check(CRITICAL_STRETCH.field, m.critical_stretch, CRITICAL_STRETCH.limit()),
+        check(DENSITY.field, m.density, DENSITY.limit()),
+        check(TENSILE_STRENGTH.field, m.tensile_strength, TENSILE_STRENGTH.limit()),
         check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
         check("packing.amplitude", scene.packing.amplitude, closed(0.0, PACKING_AMPLITUDE_MAX)),
         check("packing.length", scene.packing.length, PACKING_LENGTH_RANGE),

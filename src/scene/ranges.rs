@@ -1,0 +1,118 @@
+//! The one table of the ranges of tunable scene values: each field's allowed minimum, maximum and
+//! unit, and why. Scene file validation (`validate.rs`), `--set` (which validates through it) and
+//! the app's sliders all read these, so what the panel lets a user set is what a scene file may
+//! hold, and a value outside is refused with the same range in every place.
+
+use std::ops::RangeInclusive;
+
+use super::limit::Limit;
+
+/// A tunable scene value's allowed range and unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tunable {
+    /// Its path in the scene file (`material.youngs_modulus`).
+    pub field: &'static str,
+    /// The smallest allowed value.
+    pub min: f64,
+    /// The largest allowed value (excluded when `max_open`).
+    pub max: f64,
+    /// `max` itself is not allowed.
+    pub max_open: bool,
+    /// The unit a control shows ("" for a pure number).
+    pub unit: &'static str,
+    /// A control spans the range logarithmically (it covers orders of magnitude).
+    pub log: bool,
+}
+
+impl Tunable {
+    /// The range as validation checks it.
+    pub(crate) const fn limit(&self) -> Limit {
+        Limit::new(self.min, true, self.max, !self.max_open)
+    }
+
+    /// Whether `v` is allowed.
+    pub fn contains(&self, v: f64) -> bool {
+        self.limit().contains(v)
+    }
+
+    /// The values a control may set: the range, an open end replaced by the value just inside it.
+    pub fn control_range(&self) -> RangeInclusive<f64> {
+        // The float just below a positive open end (`f64::next_down` needs a newer Rust than the
+        // crate's minimum).
+        self.min..=if self.max_open && self.max > 0.0 { f64::from_bits(self.max.to_bits() - 1) } else { self.max }
+    }
+}
+
+/// Cells along the longest domain edge: at least 4 (a grid of 4 cells still holds a particle's
+/// stencil inside its padding), at most 1024 (2³⁰ nodes, the limit of 32-bit node indices).
+pub const GRID_RESOLUTION: Tunable =
+    Tunable { field: "grid.resolution", min: 4.0, max: 1024.0, max_open: false, unit: "cells", log: true };
+/// Young's modulus, Pa: from 1 Pa (far softer than any snow; fresh snow is ~10⁴–10⁵ Pa), where
+/// stress still is a normal f32, to 1 GPa (ice is ~9 GPa).
+pub const YOUNGS_MODULUS: Tunable =
+    Tunable { field: "material.youngs_modulus", min: 1.0, max: 1e9, max_open: false, unit: "Pa", log: true };
+/// Poisson's ratio: 0.5 is incompressible, where the bulk modulus is infinite.
+pub const POISSON_RATIO: Tunable =
+    Tunable { field: "material.poisson_ratio", min: 0.0, max: 0.5, max_open: true, unit: "", log: false };
+/// Hardening ξ: e^(ξ·(1 − Jp)) stays a finite f32 over the Jp the clamps allow.
+pub const HARDENING: Tunable =
+    Tunable { field: "material.hardening", min: 0.0, max: 100.0, max_open: false, unit: "", log: false };
+/// θc: the clamp `1 − θc` must differ from 1 and from 0 by far more than f32 rounding (2⁻²⁴).
+pub const CRITICAL_COMPRESSION: Tunable = Tunable {
+    field: "material.critical_compression",
+    min: 1e-5,
+    max: 1.0 - 1e-5,
+    max_open: false,
+    unit: "",
+    log: true,
+};
+/// θs: the clamp `1 + θs` must differ from 1 by far more than f32 rounding.
+pub const CRITICAL_STRETCH: Tunable =
+    Tunable { field: "material.critical_stretch", min: 1e-5, max: 1e6, max_open: false, unit: "", log: true };
+/// Tensile strength, Pa: 0 (no cracking) up to 1 GPa, the top of the Young's modulus range (a
+/// strength above the stiffness is never reached).
+pub const TENSILE_STRENGTH: Tunable =
+    Tunable { field: "material.tensile_strength", min: 0.0, max: 1e9, max_open: false, unit: "Pa", log: true };
+/// Density, kg/m³: from about that of air (the lightest snow is ~10× denser) to 100× ice.
+pub const DENSITY: Tunable =
+    Tunable { field: "material.density", min: 1.0, max: 1e5, max_open: false, unit: "kg/m³", log: true };
+
+/// Every tunable value, in scene file order.
+pub const TUNABLES: [Tunable; 8] = [
+    GRID_RESOLUTION,
+    YOUNGS_MODULUS,
+    POISSON_RATIO,
+    HARDENING,
+    CRITICAL_COMPRESSION,
+    CRITICAL_STRETCH,
+    TENSILE_STRENGTH,
+    DENSITY,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Scene;
+    use crate::scene::validate::scalar_checks;
+
+    /// A block of snow: any valid scene carries every tunable field.
+    const SCENE: &str = r#"{ "version": 2, "domain": { "min": [0, 0, 0], "size": [1, 1, 1] },
+      "grid": { "resolution": 16 }, "emitters": [ { "shape": "box", "min": [0.3, 0.3, 0.3], "max": [0.6, 0.6, 0.6] } ] }"#;
+
+    /// Validation checks each tunable field against the table's range, and the control range's
+    /// ends are inside it while the values just beyond are not.
+    #[test]
+    fn validation_follows_the_table() {
+        let scene = Scene::from_json(SCENE, "ranges test").expect("scene");
+        let checks = scalar_checks(&scene);
+        for t in TUNABLES {
+            let check = checks.iter().find(|c| c.field == t.field).unwrap_or_else(|| panic!("{} unchecked", t.field));
+            assert_eq!(check.limit, t.limit(), "{}", t.field);
+            let (lo, hi) = (*t.control_range().start(), *t.control_range().end());
+            assert!(t.contains(lo) && t.contains(hi), "{}: the control's ends are allowed", t.field);
+            assert!(!t.contains(lo - 1e-9 * lo.abs().max(1.0)), "{} below the range", t.field);
+            assert!(!t.contains(if t.max_open { t.max } else { hi * (1.0 + 1e-9) }), "{} above the range", t.field);
+        }
+        assert_eq!(GRID_RESOLUTION.min, 4.0, "the panel offers what the command line accepts");
+    }
+}
