@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use glam::{DMat4, DQuat, DVec3, EulerRot};
 use serde::{Deserialize, Serialize};
 
-use crate::mesh::AnimationSelector;
 use crate::grid::BoundaryKind;
+use crate::mesh::AnimationSelector;
 
 /// A solid the snow meets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,8 +6,8 @@ use glam::{DVec3, UVec3, Vec3};
 use rayon::prelude::*;
 
 use super::topology::MeshTopology;
-use crate::mesh::TriangleMesh;
 use crate::grid::GridSpec;
+use crate::mesh::TriangleMesh;
 
 /// A point of a mesh's surface: a triangle and barycentric weights of its corners.
 #[derive(Clone, Copy, Debug, PartialEq)]

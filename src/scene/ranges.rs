@@ -88,31 +88,3 @@ pub const TUNABLES: [Tunable; 8] = [
     TENSILE_STRENGTH,
     DENSITY,
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scene::Scene;
-    use crate::scene::validate::scalar_checks;
-
-    /// A block of snow: any valid scene carries every tunable field.
-    const SCENE: &str = r#"{ "version": 2, "domain": { "min": [0, 0, 0], "size": [1, 1, 1] },
-      "grid": { "resolution": 16 }, "emitters": [ { "shape": "box", "min": [0.3, 0.3, 0.3], "max": [0.6, 0.6, 0.6] } ] }"#;
-
-    /// Validation checks each tunable field against the table's range, and the control range's
-    /// ends are inside it while the values just beyond are not.
-    #[test]
-    fn validation_follows_the_table() {
-        let scene = Scene::from_json(SCENE, "ranges test").expect("scene");
-        let checks = scalar_checks(&scene);
-        for t in TUNABLES {
-            let check = checks.iter().find(|c| c.field == t.field).unwrap_or_else(|| panic!("{} unchecked", t.field));
-            assert_eq!(check.limit, t.limit(), "{}", t.field);
-            let (lo, hi) = (*t.control_range().start(), *t.control_range().end());
-            assert!(t.contains(lo) && t.contains(hi), "{}: the control's ends are allowed", t.field);
-            assert!(!t.contains(lo - 1e-9 * lo.abs().max(1.0)), "{} below the range", t.field);
-            assert!(!t.contains(if t.max_open { t.max } else { hi * (1.0 + 1e-9) }), "{} above the range", t.field);
-        }
-        assert_eq!(GRID_RESOLUTION.min, 4.0, "the panel offers what the command line accepts");
-    }
-}
