@@ -15,7 +15,7 @@ Nothing is typed in by hand that the code says:
   src/sim/passes.rs;
 - the order is that of src/sim/explicit/substep.rs (the clock's passes, the P2G stage's
   dispatches), src/sim/sort/bins.rs (SORT_PASSES, SPARSE_CELL_PASSES, the sorted path's stage
-  names), src/sim/sort/reorder.rs (the reorder's passes, rounds, interval) and
+  names), src/sim/sort/reorder.rs and reorder_clock.rs (the reorder's passes, rounds, interval), src/sim/path.rs and
   src/sim/solver/ (default_p2g: which P2G kernel runs on which device);
 - reads and writes come from the WGSL: each pass's module (the libraries src/sim/shaders.rs lists,
   then its own file) is scanned from its entry point through the functions it calls, and a
@@ -120,10 +120,11 @@ def read_order(passes):
     bins = read("src/sim/sort/bins.rs")
     substep = read("src/sim/explicit/substep.rs")
     reorder = read("src/sim/sort/reorder.rs")
+    reorder_clock = read("src/sim/sort/reorder_clock.rs")
     passes_rs = read("src/sim/passes.rs")
-    stage_names = re.search(r'SolverPath::Sorted => \["(\w+)", "(\w+)", "(\w+)", "(\w+)"\]', bins)
+    stage_names = re.search(r'SolverPath::Sorted => \["(\w+)", "(\w+)", "(\w+)", "(\w+)"\]', read("src/sim/path.rs"))
     if not stage_names or stage_names.groups()[0] != "sort":
-        fail("SolverPath::stage_names's sorted row not found in src/sim/sort/bins.rs")
+        fail("SolverPath::stage_names's sorted row not found in src/sim/path.rs")
     sort_passes = variants_in(body_of(bins, "pub const SORT_PASSES"))
     sparse_only = set(variants_in(body_of(bins, "pub const SPARSE_CELL_PASSES")))
     clock = variants_in(body_of(substep, "fn clock_runs"))
@@ -134,8 +135,8 @@ def read_order(passes):
     gather = variants_in(gather.group(1))
     kernels = variants_in(body_of(passes_rs, "pub const SORTED_P2G"))
     reorder_passes = variants_in(body_of(reorder, "pub fn dispatches"))
-    rounds = int(re.search(r"pub const ROUNDS: u32 = (\d+);", reorder).group(1))
-    interval = int(re.search(r"pub const DEFAULT_INTERVAL: u32 = (\d+);", reorder).group(1))
+    rounds = int(re.search(r"pub const ROUNDS: u32 = (\d+);", reorder_clock).group(1))
+    interval = int(re.search(r"pub const DEFAULT_INTERVAL: u32 = (\d+);", reorder_clock).group(1))
     default = re.search(
         r"DeviceType::Cpu \{\s*MpmPass::(\w+)\s*\} else \{\s*MpmPass::(\w+)\s*\}", body_of(solver_source(), "fn default_p2g")
     )
