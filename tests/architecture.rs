@@ -138,11 +138,7 @@ impl<'ast> Visit<'ast> for PathCollector {
 }
 
 /// The module a path names, as the longest prefix that is a module with a file.
-fn resolve(
-    modules: &BTreeSet<Vec<String>>,
-    here: &[String],
-    path: &[String],
-) -> Option<Vec<String>> {
+fn resolve(modules: &BTreeSet<Vec<String>>, here: &[String], path: &[String]) -> Option<Vec<String>> {
     let first = path.first()?;
     let mut base: Vec<String>;
     let mut rest = &path[..];
@@ -203,9 +199,7 @@ fn no_source_file_is_longer_than_one_sitting() {
         .iter()
         .filter_map(|f| {
             let lines = fs::read_to_string(f).ok()?.lines().count();
-            (lines > MAX_LINES).then(|| {
-                format!("{} ({lines} lines)", f.strip_prefix(root()).unwrap_or(f).display())
-            })
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", f.strip_prefix(root()).unwrap_or(f).display()))
         })
         .collect();
     long.sort();
@@ -295,19 +289,12 @@ fn loops<N: Ord + Clone>(edges: &BTreeMap<N, BTreeSet<N>>) -> Vec<Vec<N>> {
     state.found
 }
 
-fn describe(
-    component: &[Vec<String>],
-    edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-) -> String {
+fn describe(component: &[Vec<String>], edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> String {
     let members: BTreeSet<&Vec<String>> = component.iter().collect();
     component
         .iter()
         .map(|m| {
-            let to: Vec<String> = edges[m]
-                .iter()
-                .filter(|t| members.contains(t))
-                .map(|t| t.join("::"))
-                .collect();
+            let to: Vec<String> = edges[m].iter().filter(|t| members.contains(t)).map(|t| t.join("::")).collect();
             format!("  {} -> {}", m.join("::"), to.join(", "))
         })
         .collect::<Vec<_>>()

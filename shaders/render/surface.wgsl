@@ -11,6 +11,13 @@
 // Every tetrahedron edge joins a centre n to n + o for one of the 7 offsets o in {0, 1}³ \ {0}
 // (bit 0 = x, 1 = y, 2 = z), so an edge is named by its lower centre and o.
 //
+// surface_cover (one thread per particle, before the others): the field the surface is drawn
+//   from starts as a copy of the fill sums; a particle where that field, interpolated as the
+//   tetrahedra below interpolate it, is under COVER_FILL raises the corner of its tetrahedron
+//   nearest to it (atomicMax) just enough to reach COVER_FILL there. Every particle then lies
+//   inside the surface: snow spread thinner than the voxel (a splash, a one-particle sheet) whose
+//   fill stays under half is drawn as a thin shell around it instead of vanishing, while snow the
+//   fill already closes is left as it was.
 // surface_prepare (one thread): the nodes (centres) around the occupied box, the indirect dispatch
 //   of the next pass over them, and the counters reset.
 // surface_make_vertices (one thread per node): for each of its 7 edges that crosses the iso value, one
@@ -42,6 +49,10 @@ const SURFACE_ISO: f32 = 0.5;
 // vertices together). The shift is at most 0.02 voxel.
 const SURFACE_EDGE_MARGIN: f32 = 0.02;
 const SURFACE_WORKGROUP: u32 = 64u;
+// The field surface_cover makes every particle reach: a tenth above the iso value, so that a
+// particle is inside the surface by a margin (the crossings' SURFACE_EDGE_MARGIN moves the
+// surface by at most 0.02 voxel) rather than on it.
+const COVER_FILL: f32 = 0.55;
 
 // One corner of a surface triangle. Mirrors src/render/surface.rs's SurfaceVertex.
 struct SurfaceVertex {
@@ -98,6 +109,10 @@ struct SurfaceGrid {
 // The cubes surface_make_triangles visits: the node-box index of each mixed cube's lowest corner.
 @group(2) @binding(10) var<storage, read_write> surface_cubes: array<u32>;
 @group(2) @binding(8) var<storage, read_write> surface_draw_args: SurfaceDrawArgs;
+// Group 2 of surface_cover: the splat's fill sums and the field the other passes read as
+// surface_sums (binding 3 there), a copy of the sums on entry.
+@group(2) @binding(12) var<storage, read_write> cover_field: array<atomic<u32>>;
+@group(2) @binding(13) var<storage, read> cover_sums: array<u32>;
 // Group 2 of the draw.
 @group(2) @binding(9) var<storage, read> surface_vertices: array<SurfaceVertex>;
 
@@ -106,6 +121,78 @@ fn dispatch_for(threads: u32) -> vec2<u32> {
     let groups = (threads + SURFACE_WORKGROUP - 1u) / SURFACE_WORKGROUP;
     let x = min(groups, 65535u);
     return vec2<u32>(x, select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u));
+}
+
+// The splat's fill at voxel centre v (inside the volume).
+fn cover_fill(v: vec3<u32>) -> f32 {
+    let dims = frame.volume_dims;
+    return f32(cover_sums[v.x + dims.x * (v.y + dims.y * v.z)]) / VOLUME_FIXED_SCALE;
+}
+
+@compute @workgroup_size(SURFACE_WORKGROUP)
+fn surface_cover(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = thread_index(workgroup, local, workgroups);
+    if (index >= frame.particle_count) {
+        return;
+    }
+    let position = particle_position[index].xyz;
+    if (!is_finite_vec3(position)) {
+        return;
+    }
+    // The particle among the voxel centres, clamped into the grid as volume_splat clamps it.
+    let dims = frame.volume_dims;
+    let g = clamp((position - frame.domain_min) / frame.volume_voxel - 0.5, vec3<f32>(0.0), vec3<f32>(dims - 1u));
+    let base = min(vec3<u32>(g), dims - 1u);
+    let f = g - vec3<f32>(base);
+    // Kuhn's tetrahedron holding it adds the axes in decreasing order of f: corners 0, a, a + b,
+    // a + b + c, with barycentric weights 1 − f_a, f_a − f_b, f_b − f_c, f_c.
+    var a = 0u;
+    if (f.y > f[a]) {
+        a = 1u;
+    }
+    if (f.z > f[a]) {
+        a = 2u;
+    }
+    let rest = vec2<u32>((a + 1u) % 3u, (a + 2u) % 3u);
+    let b = select(rest.y, rest.x, f[rest.x] >= f[rest.y]);
+    let c = 3u - a - b;
+    let ea = vec3<u32>(vec3<u32>(0u, 1u, 2u) == vec3<u32>(a));
+    let eb = vec3<u32>(vec3<u32>(0u, 1u, 2u) == vec3<u32>(b));
+    // A corner past the last centre has weight 0 (f is 0 along that axis there): clamped.
+    let top = dims - 1u;
+    let c0 = base;
+    let c1 = min(base + ea, top);
+    let c2 = min(base + ea + eb, top);
+    let c3 = min(base + vec3<u32>(1u), top);
+    let w = vec4<f32>(1.0 - f[a], f[a] - f[b], f[b] - f[c], f[c]);
+    let value = w.x * cover_fill(c0) + w.y * cover_fill(c1) + w.z * cover_fill(c2) + w.w * cover_fill(c3);
+    if (value >= COVER_FILL) {
+        return;
+    }
+    // The nearest corner (largest weight) has weight at least a quarter: raised by the shortfall
+    // over its weight, it alone lifts the interpolated field to COVER_FILL. Other particles only
+    // raise corners further. Written without arrays indexed by variables (see below).
+    var corner = c0;
+    var weight = w.x;
+    if (w.y > weight) {
+        corner = c1;
+        weight = w.y;
+    }
+    if (w.z > weight) {
+        corner = c2;
+        weight = w.z;
+    }
+    if (w.w > weight) {
+        corner = c3;
+        weight = w.w;
+    }
+    let needed = cover_fill(corner) + (COVER_FILL - value) / weight;
+    let cell = corner.x + dims.x * (corner.y + dims.y * corner.z);
+    atomicMax(&cover_field[cell], u32(needed * VOLUME_FIXED_SCALE + 1.0));
 }
 
 @compute @workgroup_size(1)

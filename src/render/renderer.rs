@@ -210,6 +210,13 @@ impl Renderer {
         self.surface_mesh.as_ref().map(|(mesh, _)| mesh.read(gpu))
     }
 
+    /// The field the last `Surface` frame drew its surface from (the fill sums raised where
+    /// particles fell short, [`super::surface::SurfaceMesh::read_field`]); waits for the GPU.
+    /// `None` before the first such frame.
+    pub fn read_surface_field(&self, gpu: &crate::gpu::Gpu) -> Option<Result<Vec<u32>, crate::gpu::GpuError>> {
+        self.surface_mesh.as_ref().map(|(mesh, _)| mesh.read_field(gpu))
+    }
+
     /// The density volume of the last frame, copied to the host (waits for the GPU).
     pub fn read_volume(
         &self,
@@ -367,7 +374,9 @@ impl Renderer {
             if let Some((mesh, fresh)) = &mut self.surface_mesh
                 && !*fresh
             {
-                self.surface.record_extract(encoder, [&self.frames[0].group, &scene.scene], mesh);
+                let covers: Vec<_> =
+                    (0..pages.len()).map(|k| ([&self.frames[k].group, &self.scenes[k].scene], pages[k].1)).collect();
+                self.surface.record_extract(encoder, [&self.frames[0].group, &scene.scene], &covers, mesh);
                 *fresh = true;
             }
         }
