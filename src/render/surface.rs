@@ -4,7 +4,7 @@
 //!
 //! `surface_cover` (one thread per particle) first makes the field the surface is drawn from: a
 //! copy of the fill sums in which every particle whose interpolated fill falls short of
-//! [`COVER_FILL`] raises its nearest tetrahedron corner, so spread-out snow stays inside the
+//! [`COVER_FILL`] raises the corners of its tetrahedron by the shortfall, so spread-out snow stays inside the
 //! surface. `surface_prepare` reads the volume's occupied box and writes the indirect dispatch of
 //! `surface_make_vertices` (one thread per voxel centre around the box: a vertex per crossing
 //! edge, its place in the edge map, and the list of cubes with corners on both sides);
