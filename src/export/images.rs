@@ -1,6 +1,7 @@
-//! An image per baked frame (`powder run --images WxH`): the app's renderer drawing the snow
-//! offscreen into `frame_NNNNN.png`, and, where `ffmpeg` is on the PATH, the images encoded into
-//! an mp4 at the end.
+//! An image per baked frame (`powder run --images WxH`): the app's renderer drawing the snow and
+//! the colliders offscreen into `frame_NNNNN.png`, and, where `ffmpeg` is on the PATH, the images
+//! encoded into an mp4 at the end. The camera frames the snow of the first frame drawn together
+//! with the colliders (what the snow will meet), from the asked-for angles, and then stays put.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,7 +9,9 @@ use std::process::Command;
 use glam::Vec3;
 use thiserror::Error;
 
+use crate::collider::set::ColliderSet;
 use crate::gpu::Gpu;
+use crate::render::framing::{frame_box, padded_bounds};
 use crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderSettings, Renderer};
 use crate::runner::RunError;
@@ -63,6 +66,15 @@ pub struct ImageSequence {
     settings: RenderSettings,
     particle_radius: f32,
     domain: (Vec3, Vec3),
+    /// The scene's colliders, drawn at each frame's time; `None` when they cannot be built (the
+    /// solver, built first, has reported why).
+    colliders: Option<ColliderSet>,
+    /// Seconds of simulated time per frame.
+    frame_duration: f64,
+    /// Whether the camera has been aimed (at the first frame drawn).
+    framed: bool,
+    /// The view asked for.
+    view: ImageCamera,
 }
 
 impl ImageSequence {
@@ -78,6 +90,7 @@ impl ImageSequence {
         camera.frame(domain.0, domain.1);
         camera.yaw = view.yaw_degrees.to_radians();
         camera.pitch = view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+        let colliders = ColliderSet::from_scene(scene, "").ok().filter(|c| !c.is_empty());
         ImageSequence {
             dir: dir.to_path_buf(),
             renderer,
@@ -87,12 +100,28 @@ impl ImageSequence {
             // As the app draws them: impostors half a particle spacing across.
             particle_radius: 0.5 * scene.particle_spacing() as f32,
             domain,
+            colliders,
+            frame_duration: scene.frame_duration(),
+            framed: false,
+            view,
         }
     }
 }
 
 impl FrameSink for ImageSequence {
     fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
+        let meshes = match &self.colliders {
+            Some(colliders) if !self.framed || colliders.is_animated() => {
+                Some(colliders.meshes_at(frame as f64 * self.frame_duration))
+            }
+            _ => None,
+        };
+        if let Some(meshes) = &meshes {
+            self.renderer.set_meshes(&gpu.device, &gpu.queue, meshes);
+        }
+        if !self.framed {
+            self.aim(gpu, solver, meshes.as_deref().unwrap_or(&[]))?;
+        }
         let inputs = FrameInputs {
             camera: &self.camera,
             settings: &self.settings,
@@ -107,6 +136,29 @@ impl FrameSink for ImageSequence {
         self.renderer.render(&gpu.device, &gpu.queue, &mut encoder, self.target.view(), &inputs);
         gpu.queue.submit([encoder.finish()]);
         self.target.save_png(gpu, &self.dir.join(image_file_name(frame))).map_err(RunError::Render)
+    }
+}
+
+impl ImageSequence {
+    /// Points the camera at the snow and the colliders, from the angles asked for: the box
+    /// around the particles (padded by a particle spacing, as the app's "frame the snow") and the
+    /// colliders' corners, cut to the domain (a ground plane reaches past it).
+    fn aim(&mut self, gpu: &Gpu, solver: &Solver, meshes: &[crate::mesh::TriangleMesh]) -> Result<(), RunError> {
+        let particles = solver
+            .read_particles(gpu)
+            .map_err(|source| RunError::Solver { source_name: "--images".to_string(), source })?;
+        let snow = particles.iter().map(|p| Vec3::from(p.position));
+        let solid = meshes.iter().flat_map(|m| m.positions.iter().copied());
+        let (lo, hi) = self.domain;
+        if let Some((a, b)) = padded_bounds(snow.chain(solid), 2.0 * self.particle_radius) {
+            let (a, b) = (a.clamp(lo, hi), b.clamp(lo, hi));
+            let (width, height) = self.target.size();
+            frame_box(&mut self.camera, a, b, width as f32 / height.max(1) as f32);
+            self.camera.yaw = self.view.yaw_degrees.to_radians();
+            self.camera.pitch = self.view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+        }
+        self.framed = true;
+        Ok(())
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod bindings;
 pub mod camera;
 pub mod environment;
+pub mod framing;
 pub mod grid_view;
 pub mod mesh;
 pub mod offscreen;
