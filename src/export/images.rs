@@ -1,7 +1,7 @@
 //! An image per baked frame (`powder run --images WxH`): the app's renderer drawing the snow and
 //! the colliders offscreen into `frame_NNNNN.png`, and, where `ffmpeg` is on the PATH, the images
-//! encoded into an mp4 at the end. The camera frames the snow of the first frame drawn together
-//! with the colliders (what the snow will meet), from the asked-for angles, and then stays put.
+//! encoded into an mp4 at the end. The camera frames the snow of the first frame drawn, with room
+//! around it, from the asked-for angles, and then stays put.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,7 +120,7 @@ impl FrameSink for ImageSequence {
             self.renderer.set_meshes(&gpu.device, &gpu.queue, meshes);
         }
         if !self.framed {
-            self.aim(gpu, solver, meshes.as_deref().unwrap_or(&[]))?;
+            self.aim(gpu, solver)?;
         }
         let inputs = FrameInputs {
             camera: &self.camera,
@@ -140,18 +140,18 @@ impl FrameSink for ImageSequence {
 }
 
 impl ImageSequence {
-    /// Points the camera at the snow and the colliders, from the angles asked for: the box
-    /// around the particles (padded by a particle spacing, as the app's "frame the snow") and the
-    /// colliders' corners, cut to the domain (a ground plane reaches past it).
-    fn aim(&mut self, gpu: &Gpu, solver: &Solver, meshes: &[crate::mesh::TriangleMesh]) -> Result<(), RunError> {
+    /// Points the camera at the snow, from the angles asked for: the box around the first frame's
+    /// particles grown by a quarter of its longest edge on each side (so the colliders and ground
+    /// it rests on or meets show around it) and at least a particle spacing, cut to the domain.
+    fn aim(&mut self, gpu: &Gpu, solver: &Solver) -> Result<(), RunError> {
         let particles = solver
             .read_particles(gpu)
             .map_err(|source| RunError::Solver { source_name: "--images".to_string(), source })?;
         let snow = particles.iter().map(|p| Vec3::from(p.position));
-        let solid = meshes.iter().flat_map(|m| m.positions.iter().copied());
         let (lo, hi) = self.domain;
-        if let Some((a, b)) = padded_bounds(snow.chain(solid), 2.0 * self.particle_radius) {
-            let (a, b) = (a.clamp(lo, hi), b.clamp(lo, hi));
+        if let Some((a, b)) = padded_bounds(snow, 2.0 * self.particle_radius) {
+            let margin = Vec3::splat(0.25 * (b - a).max_element());
+            let (a, b) = ((a - margin).clamp(lo, hi), (b + margin).clamp(lo, hi));
             let (width, height) = self.target.size();
             frame_box(&mut self.camera, a, b, width as f32 / height.max(1) as f32);
             self.camera.yaw = self.view.yaw_degrees.to_radians();
