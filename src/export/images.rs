@@ -9,13 +9,12 @@ use std::process::Command;
 use glam::Vec3;
 use thiserror::Error;
 
+use super::sink::{FrameSink, SinkError};
 use crate::collider::set::ColliderSet;
 use crate::gpu::Gpu;
 use crate::render::framing::{frame_box, padded_bounds};
 use crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderSettings, Renderer};
-use crate::runner::RunError;
-use crate::runner::bake::FrameSink;
 use crate::scene::Scene;
 use crate::sim::Solver;
 
@@ -109,7 +108,7 @@ impl ImageSequence {
 }
 
 impl FrameSink for ImageSequence {
-    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
+    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), SinkError> {
         let meshes = match &self.colliders {
             Some(colliders) if !self.framed || colliders.is_animated() => {
                 Some(colliders.meshes_at(frame as f64 * self.frame_duration))
@@ -135,31 +134,44 @@ impl FrameSink for ImageSequence {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         self.renderer.render(&gpu.device, &gpu.queue, &mut encoder, self.target.view(), &inputs);
         gpu.queue.submit([encoder.finish()]);
-        self.target.save_png(gpu, &self.dir.join(image_file_name(frame))).map_err(RunError::Render)
+        self.target.save_png(gpu, &self.dir.join(image_file_name(frame))).map_err(SinkError::Render)
     }
 }
 
 impl ImageSequence {
-    /// Points the camera at the snow, from the angles asked for: the box around the first frame's
-    /// particles grown by a quarter of its longest edge on each side (so the colliders and ground
-    /// it rests on or meets show around it) and at least a particle spacing, cut to the domain.
-    fn aim(&mut self, gpu: &Gpu, solver: &Solver) -> Result<(), RunError> {
-        let particles = solver
-            .read_particles(gpu)
-            .map_err(|source| RunError::Solver { source_name: "--images".to_string(), source })?;
+    /// Points the camera at the first frame's snow ([`snow_camera`]).
+    fn aim(&mut self, gpu: &Gpu, solver: &Solver) -> Result<(), SinkError> {
+        let particles =
+            solver.read_particles(gpu).map_err(|source| SinkError::Solver { what: "--images".to_string(), source })?;
         let snow = particles.iter().map(|p| Vec3::from(p.position));
-        let (lo, hi) = self.domain;
-        if let Some((a, b)) = padded_bounds(snow, 2.0 * self.particle_radius) {
-            let margin = Vec3::splat(0.25 * (b - a).max_element());
-            let (a, b) = ((a - margin).clamp(lo, hi), (b + margin).clamp(lo, hi));
-            let (width, height) = self.target.size();
-            frame_box(&mut self.camera, a, b, width as f32 / height.max(1) as f32);
-            self.camera.yaw = self.view.yaw_degrees.to_radians();
-            self.camera.pitch = self.view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+        let size = self.target.size();
+        if let Some(camera) = snow_camera(snow, 2.0 * self.particle_radius, self.domain, size, self.view) {
+            self.camera = camera;
         }
         self.framed = true;
         Ok(())
     }
+}
+
+/// The camera of an image sequence whose first frame's particles lie at `snow`: the box around
+/// them, grown by `spacing` (the particle spacing, metres) and then by a quarter of its longest
+/// edge on each side (so the colliders and ground it rests on or meets show around it), cut to
+/// `domain`, framed in a `size` image from `view`'s angles. `None` without a finite particle.
+pub fn snow_camera(
+    snow: impl IntoIterator<Item = Vec3>,
+    spacing: f32,
+    domain: (Vec3, Vec3),
+    (width, height): (u32, u32),
+    view: ImageCamera,
+) -> Option<Camera> {
+    let (a, b) = padded_bounds(snow, spacing)?;
+    let margin = Vec3::splat(0.25 * (b - a).max_element());
+    let (a, b) = ((a - margin).clamp(domain.0, domain.1), (b + margin).clamp(domain.0, domain.1));
+    let mut camera = Camera::default();
+    frame_box(&mut camera, a, b, width as f32 / height.max(1) as f32);
+    camera.yaw = view.yaw_degrees.to_radians();
+    camera.pitch = view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+    Some(camera)
 }
 
 /// Encodes the images `frame_00000.png` … in `dir` into `dir/video.mp4` at `fps` with ffmpeg

@@ -12,6 +12,7 @@ pub mod images;
 pub mod mesh_ply;
 pub mod output;
 pub mod ply;
+pub mod sink;
 pub mod surface;
 
 use std::path::{Path, PathBuf};

@@ -23,6 +23,7 @@ mod renderer;
 pub mod shaders;
 pub mod surface;
 pub mod surface_cpu;
+pub mod surface_params;
 pub mod targets;
 pub mod uniforms;
 pub mod view_blit;

@@ -22,14 +22,7 @@ use super::shaders::{DepthKind, RenderShader};
 use super::volume_splat::VolumeGrid;
 use crate::gpu::{Gpu, GpuError};
 
-/// Fill fraction of the surface (half of snow at rest density). Mirrors `SURFACE_ISO` in
-/// `surface.wgsl`, whose comment says why.
-pub const SURFACE_ISO: f32 = 0.5;
-/// The field every particle's position reaches after `surface_cover`. Mirrors `COVER_FILL` in
-/// `surface.wgsl`, whose comment says why.
-pub const COVER_FILL: f32 = 0.55;
-/// Fraction of an edge a crossing keeps from either end. Mirrors `SURFACE_EDGE_MARGIN`.
-pub const SURFACE_EDGE_MARGIN: f32 = 0.02;
+pub use super::surface_params::{COVER_FILL, SURFACE_EDGE_MARGIN, SURFACE_ISO};
 /// Threads per workgroup of the surface's per-item passes. Mirrors `SURFACE_WORKGROUP`.
 const SURFACE_WORKGROUP: u32 = 64;
 /// Vertices a list holds per particle. Packed snow makes far fewer (its surface grows as the
@@ -201,7 +194,14 @@ impl SurfacePass {
         let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
             compute_pipeline(device, label, &module, entry, &[&layouts.frame, &layouts.scene, group])
         };
-        let cover = make("render.surface.cover", "surface_cover", &cover_layout);
+        let cover_module = shader_module(device, layouts, RenderShader::SurfaceCover, DepthKind::Single);
+        let cover = compute_pipeline(
+            device,
+            "render.surface_cover",
+            &cover_module,
+            "surface_cover",
+            &[&layouts.frame, &layouts.scene, &cover_layout],
+        );
         let prepare = make("render.surface.prepare", "surface_prepare", &prepare_layout);
         let count_cubes = make("render.surface.count_cubes", "surface_count_cubes", &prepare_layout);
         let vertices = make("render.surface.vertices", "surface_make_vertices", &extract_layout);
