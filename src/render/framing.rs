@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 
-use super::Camera;
+use super::camera::Camera;
 
 /// Frames the box `lo`..`hi` in a view of `aspect` = width / height: [`Camera::frame`] fits the
 /// vertical field of view; a view narrower than tall needs the distance for the horizontal one.

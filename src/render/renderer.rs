@@ -13,6 +13,7 @@ use glam::Vec3;
 
 use super::bindings::Layouts;
 use super::environment::EnvironmentPass;
+use super::frame::{ColorField, FrameInputs, RenderMode};
 use super::mesh::MeshPass;
 use super::particles::{ParticleShading, ParticlesPass};
 use super::shaders::{RenderShaderError, RenderSources};
@@ -21,7 +22,6 @@ use super::targets::FrameTargets;
 use super::uniforms::{FrameContext, GpuFrame, volume_layout};
 use super::volume_raymarch::VolumeRaymarch;
 use super::volume_splat::{VolumeGrid, VolumeSplat};
-use super::{FrameInputs, RenderMode};
 use crate::mesh::TriangleMesh;
 use crate::sim::particles::ParticleBuffers;
 
@@ -77,7 +77,7 @@ struct SplatKey {
     dims: glam::UVec3,
     /// The colour field and, for the speed field only, its speed scale: the volume carries the
     /// field's values, and only speeds are divided by the scale.
-    field: (super::ColorField, f32),
+    field: (ColorField, f32),
 }
 
 /// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
@@ -341,7 +341,7 @@ impl Renderer {
         }
 
         let scale = match inputs.settings.color_field {
-            super::ColorField::Speed => inputs.settings.speed_scale,
+            ColorField::Speed => inputs.settings.speed_scale,
             _ => 0.0,
         };
         let field = (inputs.settings.color_field, scale);
