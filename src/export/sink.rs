@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use super::ExportError;
+use super::files::ExportError;
 use crate::gpu::Gpu;
 use crate::render::RenderError;
 use crate::sim::{Solver, SolverError};
