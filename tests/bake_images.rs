@@ -2,14 +2,14 @@
 //! the frame's particles project through the camera the images are made with (lavapipe).
 //!
 //! Mutation check (made by hand, seen failing, restored): an image sequence whose camera is not
-//! framed on the domain (`camera.frame` left out of `ImageSequence::new`) fails
+//! framed (`camera.frame` left out of `ImageSequence::new`, before it framed the snow) failed
 //! `each_frame_has_an_image_with_the_snow_where_it_is`.
 
 use std::process::Command;
 
 use glam::{Vec2, Vec3};
+use powder::export::images::{ImageCamera, snow_camera};
 use powder::export::read_ply;
-use powder::render::Camera;
 
 /// A 0.16 m snowball thrown at 3 m/s in a 0.5 m box at resolution 12.
 const SCENE: &str = r#"{
@@ -53,9 +53,12 @@ fn each_frame_has_an_image_with_the_snow_where_it_is() {
         .output()
         .expect("powder runs");
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    // The camera the images are made with: the app's default orbit, framed on the domain.
-    let mut camera = Camera::default();
-    camera.frame(Vec3::ZERO, Vec3::splat(0.5));
+    // The camera the images are made with: the app's default orbit, framed on frame 0's snow
+    // (particle spacing h / 8^(1/3) = 0.5 / 12 / 2 m).
+    let first = read_ply(&out.join("frame_00000.ply")).expect("frame 0 reads");
+    let snow = first.iter().map(|p| Vec3::from(p.position));
+    let domain = (Vec3::ZERO, Vec3::splat(0.5));
+    let camera = snow_camera(snow, 0.5 / 24.0, domain, SIZE, ImageCamera::default()).expect("snow");
     let view_projection = camera.view_projection(SIZE.0 as f32 / SIZE.1 as f32);
     let project = |p: Vec3| {
         let ndc = view_projection.project_point3(p);
@@ -70,8 +73,9 @@ fn each_frame_has_an_image_with_the_snow_where_it_is() {
         let (lo, hi) = projected.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
         let centre = projected.iter().sum::<Vec2>() / projected.len() as f32;
         centres.push(centre);
-        // Impostors reach half a particle spacing (0.01 m, half a pixel here) past their centres;
-        // two pixels also cover the edge pixels the rasteriser rounds outwards.
+        // The surface reaches about half a particle spacing (0.01 m, about a pixel at this
+        // framing) past the outermost particles; two pixels also cover the edge pixels the
+        // rasteriser rounds outwards.
         let (lo, hi) = (lo - 2.0, hi + 2.0);
         let mut snow = 0;
         for y in 0..height {
@@ -122,4 +126,34 @@ fn each_frame_has_a_closed_surface_mesh_around_its_particles() {
         assert!(mesh.triangles.len() > 100 && mesh.open_edges() == 0, "frame {frame}: not a closed surface");
         assert_eq!(outside, 0, "frame {frame}: surface vertices far from the snow");
     }
+}
+
+/// Whether a pixel reads as a collider: the meshes' blue-grey albedo (0.10, 0.13, 0.20) lit and
+/// tone-mapped comes out at about (133, 154, 188) on the sunlit ramp and (50, 69, 111) on the
+/// wall's shaded face, blue over red by 55–61; the pale sky is at most 35 bluer than red near the
+/// horizon (189, 207, 224), and the ground, walls and snow are greyer.
+fn is_collider(rgb: [u8; 3]) -> bool {
+    let [r, g, b] = rgb.map(i32::from);
+    b - r > 45 && g < 200
+}
+
+#[test]
+fn a_baked_image_shows_the_colliders_and_frames_the_snow() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/ramp_wall.json");
+    let run = Command::new(env!("CARGO_BIN_EXE_powder"))
+        .args(["run", scene, "--frames", "1", "--images", "160x90", "--checkpoint-every", "0", "--out"])
+        .arg(out.path())
+        .output()
+        .expect("powder runs");
+    assert!(run.status.success(), "powder run failed: {}", String::from_utf8_lossy(&run.stderr));
+    let (w, h, pixels) = decode(&out.path().join("frame_00001.png"));
+    let rgb = || pixels.chunks_exact(4).map(|p| [p[0], p[1], p[2]]);
+    let total = (w * h) as usize;
+    let (collider, snow) = (rgb().filter(|&p| is_collider(p)).count(), rgb().filter(|&p| is_snow(p)).count());
+    eprintln!("{collider} collider and {snow} snow pixels of {total}");
+    // Measured at 640x360: 16 % ramp and wall, 4.5 % snow. Before, with no meshes drawn and the
+    // camera on the whole domain, no pixel was a collider's and the snow covered 0.45 %.
+    assert!(collider * 20 >= total, "{collider} of {total} pixels show a collider");
+    assert!(snow * 50 >= total, "the snow covers {snow} of {total} pixels");
 }

@@ -55,6 +55,7 @@ fn expected_entry_points(shader: RenderShader) -> Vec<(&'static str, naga::Shade
             ("surface_vertex", Vertex),
             ("surface_fragment", Fragment),
         ],
+        RenderShader::SurfaceCover => vec![("surface_cover", Compute)],
     }
 }
 

@@ -30,6 +30,8 @@ fn sphere_scene(center: Vec3, speed: f32) -> Scene {
 struct Frame {
     surface: SurfaceContents,
     volume: VolumeContents,
+    /// The field the surface was drawn from: the fill sums raised by `surface_cover`.
+    field: Vec<u32>,
     pixels: Vec<u8>,
 }
 
@@ -59,7 +61,11 @@ fn render_field(
         triangles: Vec::new(),
     });
     let volume = renderer.read_volume(gpu).expect("volume readback");
-    Frame { surface, volume, pixels: target.read_rgba(gpu).expect("pixels") }
+    let field = match renderer.read_surface_field(gpu) {
+        Some(field) => field.expect("field readback"),
+        None => volume.sums.clone(),
+    };
+    Frame { surface, volume, field, pixels: target.read_rgba(gpu).expect("pixels") }
 }
 
 fn solver_for(gpu: &powder::gpu::Gpu, center: Vec3, speed: f32) -> Solver {
@@ -118,11 +124,12 @@ fn a_resting_sphere_gets_a_closed_surface_on_its_emitter_sphere_rebuilt_as_it_mo
     let edges = (3 * mesh.triangles.len() / 2) as i64;
     assert_eq!(mesh.positions.len() as i64 - edges + mesh.triangles.len() as i64, 2, "not a sphere's topology");
 
-    // The CPU twin, from the same fill sums: the same triangles (as welded vertex sets).
+    // The CPU twin, from the same field (the fill sums as surface_cover raised them): the same
+    // triangles (as welded vertex sets).
     let v = &frame.volume;
     let grid = &solver.params().grid;
     let voxel = (grid.domain_max() - grid.domain_min).as_vec3().x / v.dims.x as f32;
-    let twin = SurfaceVolume { sums: &v.sums, dims: v.dims, voxel, origin: grid.domain_min.as_vec3() }.triangles();
+    let twin = SurfaceVolume { sums: &frame.field, dims: v.dims, voxel, origin: grid.domain_min.as_vec3() }.triangles();
     assert_eq!(twin.len(), surface.found as usize, "triangle count against the twin");
     // The twin makes its triangles' corners one by one; welding them (the same crossing computed
     // for several triangles, by the same operations) recovers the shared vertices.

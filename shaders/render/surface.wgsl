@@ -11,6 +11,8 @@
 // Every tetrahedron edge joins a centre n to n + o for one of the 7 offsets o in {0, 1}³ \ {0}
 // (bit 0 = x, 1 = y, 2 = z), so an edge is named by its lower centre and o.
 //
+// surface_cover.wgsl runs first: the field read here as surface_sums is the fill sums raised so
+//   that every particle lies inside the surface.
 // surface_prepare (one thread): the nodes (centres) around the occupied box, the indirect dispatch
 //   of the next pass over them, and the counters reset.
 // surface_make_vertices (one thread per node): for each of its 7 edges that crosses the iso value, one

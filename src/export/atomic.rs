@@ -7,8 +7,8 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use super::ExportError;
-use super::output::{TEMP_PREFIX, TEMP_SUFFIX};
+use super::files::ExportError;
+use super::files::{TEMP_PREFIX, TEMP_SUFFIX};
 
 /// Writes `path` atomically with what `fill` writes (through a 1 MiB buffer).
 pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), ExportError> {
@@ -39,6 +39,6 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::R
     // the rename may reach the disk before the data does.
     temp.as_file().sync_all().map_err(io)?;
     temp.persist(path).map_err(|e| io(e.error))?;
-    super::sync_dir(dir).map_err(io)?;
+    super::files::sync_dir(dir).map_err(io)?;
     Ok(())
 }

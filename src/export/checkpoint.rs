@@ -181,7 +181,7 @@ pub fn write_checkpoint(path: &Path, checkpoint: &Checkpoint) -> Result<(), Chec
         w.inner.write_all(&crc.to_le_bytes())
     })
     .map_err(|e| match e {
-        super::ExportError::Io { path, source } => CheckpointError::Io { path, source },
+        super::files::ExportError::Io { path, source } => CheckpointError::Io { path, source },
         other => CheckpointError::Io { path: path.to_path_buf(), source: std::io::Error::other(other.to_string()) },
     })
 }

@@ -1,6 +1,7 @@
-//! An image per baked frame (`powder run --images WxH`): the app's renderer drawing the snow
-//! offscreen into `frame_NNNNN.png`, and, where `ffmpeg` is on the PATH, the images encoded into
-//! an mp4 at the end.
+//! An image per baked frame (`powder run --images WxH`): the app's renderer drawing the snow and
+//! the colliders offscreen into `frame_NNNNN.png`, and, where `ffmpeg` is on the PATH, the images
+//! encoded into an mp4 at the end. The camera frames the snow of the first frame drawn, with room
+//! around it, from the asked-for angles, and then stays put.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,11 +9,12 @@ use std::process::Command;
 use glam::Vec3;
 use thiserror::Error;
 
+use super::sink::{FrameSink, SinkError};
+use crate::collider::set::ColliderSet;
 use crate::gpu::Gpu;
+use crate::render::framing::{frame_box, padded_bounds};
 use crate::render::offscreen::DEFAULT_OFFSCREEN_FORMAT;
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderSettings, Renderer};
-use crate::runner::RunError;
-use crate::runner::bake::FrameSink;
 use crate::scene::Scene;
 use crate::sim::Solver;
 
@@ -63,6 +65,15 @@ pub struct ImageSequence {
     settings: RenderSettings,
     particle_radius: f32,
     domain: (Vec3, Vec3),
+    /// The scene's colliders, drawn at each frame's time; `None` when they cannot be built (the
+    /// solver, built first, has reported why).
+    colliders: Option<ColliderSet>,
+    /// Seconds of simulated time per frame.
+    frame_duration: f64,
+    /// Whether the camera has been aimed (at the first frame drawn).
+    framed: bool,
+    /// The view asked for.
+    view: ImageCamera,
 }
 
 impl ImageSequence {
@@ -78,6 +89,7 @@ impl ImageSequence {
         camera.frame(domain.0, domain.1);
         camera.yaw = view.yaw_degrees.to_radians();
         camera.pitch = view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+        let colliders = ColliderSet::from_scene(scene, "").ok().filter(|c| !c.is_empty());
         ImageSequence {
             dir: dir.to_path_buf(),
             renderer,
@@ -87,12 +99,28 @@ impl ImageSequence {
             // As the app draws them: impostors half a particle spacing across.
             particle_radius: 0.5 * scene.particle_spacing() as f32,
             domain,
+            colliders,
+            frame_duration: scene.frame_duration(),
+            framed: false,
+            view,
         }
     }
 }
 
 impl FrameSink for ImageSequence {
-    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
+    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), SinkError> {
+        let meshes = match &self.colliders {
+            Some(colliders) if !self.framed || colliders.is_animated() => {
+                Some(colliders.meshes_at(frame as f64 * self.frame_duration))
+            }
+            _ => None,
+        };
+        if let Some(meshes) = &meshes {
+            self.renderer.set_meshes(&gpu.device, &gpu.queue, meshes);
+        }
+        if !self.framed {
+            self.aim(gpu, solver)?;
+        }
         let inputs = FrameInputs {
             camera: &self.camera,
             settings: &self.settings,
@@ -106,8 +134,44 @@ impl FrameSink for ImageSequence {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         self.renderer.render(&gpu.device, &gpu.queue, &mut encoder, self.target.view(), &inputs);
         gpu.queue.submit([encoder.finish()]);
-        self.target.save_png(gpu, &self.dir.join(image_file_name(frame))).map_err(RunError::Render)
+        self.target.save_png(gpu, &self.dir.join(image_file_name(frame))).map_err(SinkError::Render)
     }
+}
+
+impl ImageSequence {
+    /// Points the camera at the first frame's snow ([`snow_camera`]).
+    fn aim(&mut self, gpu: &Gpu, solver: &Solver) -> Result<(), SinkError> {
+        let particles =
+            solver.read_particles(gpu).map_err(|source| SinkError::Solver { what: "--images".to_string(), source })?;
+        let snow = particles.iter().map(|p| Vec3::from(p.position));
+        let size = self.target.size();
+        if let Some(camera) = snow_camera(snow, 2.0 * self.particle_radius, self.domain, size, self.view) {
+            self.camera = camera;
+        }
+        self.framed = true;
+        Ok(())
+    }
+}
+
+/// The camera of an image sequence whose first frame's particles lie at `snow`: the box around
+/// them, grown by `spacing` (the particle spacing, metres) and then by a quarter of its longest
+/// edge on each side (so the colliders and ground it rests on or meets show around it), cut to
+/// `domain`, framed in a `size` image from `view`'s angles. `None` without a finite particle.
+pub fn snow_camera(
+    snow: impl IntoIterator<Item = Vec3>,
+    spacing: f32,
+    domain: (Vec3, Vec3),
+    (width, height): (u32, u32),
+    view: ImageCamera,
+) -> Option<Camera> {
+    let (a, b) = padded_bounds(snow, spacing)?;
+    let margin = Vec3::splat(0.25 * (b - a).max_element());
+    let (a, b) = ((a - margin).clamp(domain.0, domain.1), (b + margin).clamp(domain.0, domain.1));
+    let mut camera = Camera::default();
+    frame_box(&mut camera, a, b, width as f32 / height.max(1) as f32);
+    camera.yaw = view.yaw_degrees.to_radians();
+    camera.pitch = view.pitch_degrees.to_radians().clamp(-1.55, 1.55);
+    Some(camera)
 }
 
 /// Encodes the images `frame_00000.png` … in `dir` into `dir/video.mp4` at `fps` with ffmpeg

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use glam::Vec3;
 
-use super::ExportError;
+use super::files::ExportError;
 use crate::render::surface_cpu::IndexedMesh;
 
 /// File name of the surface mesh of output frame `frame`: `surface_00042.ply`.

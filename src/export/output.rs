@@ -10,12 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ExportError;
+use super::files::ExportError;
 
-/// Prefix of the temporary file a frame is written to before it is renamed into place.
-pub(crate) const TEMP_PREFIX: &str = ".powder-";
-/// Suffix of that temporary file.
-pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+use super::files::{TEMP_PREFIX, TEMP_SUFFIX};
 
 /// An output directory, looked at but not yet changed: the frames and stale temporaries in it.
 #[derive(Debug)]
@@ -23,7 +20,7 @@ pub struct OutputDir {
     path: PathBuf,
     frames: Vec<PathBuf>,
     temporaries: Vec<PathBuf>,
-    /// An earlier bake's checkpoint ([`super::CHECKPOINT_FILE`]), removed with its frames.
+    /// An earlier bake's checkpoint ([`super::checkpoint::CHECKPOINT_FILE`]), removed with its frames.
     checkpoint: Option<PathBuf>,
 }
 
@@ -55,7 +52,7 @@ impl OutputDir {
                 dir.frames.push(entry.path());
             } else if is_temp_name(name) {
                 dir.temporaries.push(entry.path());
-            } else if name == super::CHECKPOINT_FILE {
+            } else if name == super::checkpoint::CHECKPOINT_FILE {
                 dir.checkpoint = Some(entry.path());
             }
         }
@@ -95,7 +92,7 @@ impl OutputDir {
         if !self.frames.is_empty() || !self.temporaries.is_empty() {
             // The removals are directory entries: make them durable before new frames appear, so a
             // crash cannot bring old frames back next to new ones.
-            super::sync_dir(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })?;
+            super::files::sync_dir(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })?;
         }
         Ok(())
     }
@@ -114,7 +111,7 @@ impl OutputDir {
                 Err(source) => return Err(ExportError::Io { path: file.clone(), source }),
             }
         }
-        super::sync_dir(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })
+        super::files::sync_dir(&self.path).map_err(|source| ExportError::Io { path: self.path.clone(), source })
     }
 }
 

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use super::ExportError;
+use super::files::ExportError;
 use crate::sim::params::GpuParticle;
 
 /// The vertex properties, in order, as they appear in the header.

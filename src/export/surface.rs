@@ -4,11 +4,10 @@
 use std::path::PathBuf;
 
 use super::mesh_ply::{surface_file_name, write_mesh_ply};
+use super::sink::{FrameSink, SinkError};
 use crate::gpu::{Gpu, GpuError};
 use crate::render::surface_cpu::IndexedMesh;
 use crate::render::{Camera, FrameInputs, OffscreenTarget, RenderMode, RenderSettings, Renderer};
-use crate::runner::RunError;
-use crate::runner::bake::FrameSink;
 use crate::sim::Solver;
 
 /// Extracts surface meshes of a solver's particles, frame after frame.
@@ -71,11 +70,11 @@ impl SurfaceSequence {
 }
 
 impl FrameSink for SurfaceSequence {
-    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
+    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), SinkError> {
         let mesh = self
             .baker
             .mesh(gpu, solver, self.particle_radius)
-            .map_err(|e| RunError::Render(crate::render::RenderError::Readback { reason: e.to_string() }))?;
+            .map_err(|e| SinkError::Render(crate::render::RenderError::Readback { reason: e.to_string() }))?;
         write_mesh_ply(&self.dir.join(surface_file_name(frame)), &mesh)?;
         Ok(())
     }

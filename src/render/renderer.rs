@@ -13,6 +13,7 @@ use glam::Vec3;
 
 use super::bindings::Layouts;
 use super::environment::EnvironmentPass;
+use super::frame::{ColorField, FrameInputs, RenderMode};
 use super::mesh::MeshPass;
 use super::particles::{ParticleShading, ParticlesPass};
 use super::shaders::{RenderShaderError, RenderSources};
@@ -21,7 +22,6 @@ use super::targets::FrameTargets;
 use super::uniforms::{FrameContext, GpuFrame, volume_layout};
 use super::volume_raymarch::VolumeRaymarch;
 use super::volume_splat::{VolumeGrid, VolumeSplat};
-use super::{FrameInputs, RenderMode};
 use crate::mesh::TriangleMesh;
 use crate::sim::particles::ParticleBuffers;
 
@@ -77,7 +77,7 @@ struct SplatKey {
     dims: glam::UVec3,
     /// The colour field and, for the speed field only, its speed scale: the volume carries the
     /// field's values, and only speeds are divided by the scale.
-    field: (super::ColorField, f32),
+    field: (ColorField, f32),
 }
 
 /// The renderer: pipelines and the targets they need (depth, MSAA colour), sized to the output.
@@ -210,6 +210,13 @@ impl Renderer {
         self.surface_mesh.as_ref().map(|(mesh, _)| mesh.read(gpu))
     }
 
+    /// The field the last `Surface` frame drew its surface from (the fill sums raised where
+    /// particles fell short, [`super::surface::SurfaceMesh::read_field`]); waits for the GPU.
+    /// `None` before the first such frame.
+    pub fn read_surface_field(&self, gpu: &crate::gpu::Gpu) -> Option<Result<Vec<u32>, crate::gpu::GpuError>> {
+        self.surface_mesh.as_ref().map(|(mesh, _)| mesh.read_field(gpu))
+    }
+
     /// The density volume of the last frame, copied to the host (waits for the GPU).
     pub fn read_volume(
         &self,
@@ -334,7 +341,7 @@ impl Renderer {
         }
 
         let scale = match inputs.settings.color_field {
-            super::ColorField::Speed => inputs.settings.speed_scale,
+            ColorField::Speed => inputs.settings.speed_scale,
             _ => 0.0,
         };
         let field = (inputs.settings.color_field, scale);
@@ -367,7 +374,9 @@ impl Renderer {
             if let Some((mesh, fresh)) = &mut self.surface_mesh
                 && !*fresh
             {
-                self.surface.record_extract(encoder, [&self.frames[0].group, &scene.scene], mesh);
+                let covers: Vec<_> =
+                    (0..pages.len()).map(|k| ([&self.frames[k].group, &self.scenes[k].scene], pages[k].1)).collect();
+                self.surface.record_extract(encoder, [&self.frames[0].group, &scene.scene], &covers, mesh);
                 *fresh = true;
             }
         }

@@ -34,6 +34,8 @@ pub enum RenderShader {
     ViewBlit,
     /// Compute: the snow's surface extracted from the density volume; then its lit triangles.
     Surface,
+    /// Compute: the field the surface is drawn from, raised so every particle lies inside it.
+    SurfaceCover,
     /// Compute: one plane of the solver's grid nodes, one value per node (the grid view).
     GridView,
 }
@@ -50,7 +52,7 @@ pub enum DepthKind {
 
 impl RenderShader {
     /// Every stage.
-    pub const ALL: [RenderShader; 8] = [
+    pub const ALL: [RenderShader; 9] = [
         RenderShader::Environment,
         RenderShader::Particles,
         RenderShader::VolumeSplat,
@@ -58,6 +60,7 @@ impl RenderShader {
         RenderShader::Mesh,
         RenderShader::ViewBlit,
         RenderShader::Surface,
+        RenderShader::SurfaceCover,
         RenderShader::GridView,
     ];
 
@@ -71,6 +74,7 @@ impl RenderShader {
             RenderShader::Mesh => "mesh",
             RenderShader::ViewBlit => "view_blit",
             RenderShader::Surface => "surface",
+            RenderShader::SurfaceCover => "surface_cover",
             RenderShader::GridView => "grid_view",
         }
     }
@@ -85,6 +89,7 @@ impl RenderShader {
             RenderShader::Mesh => "render.mesh",
             RenderShader::ViewBlit => "render.view_blit",
             RenderShader::Surface => "render.surface",
+            RenderShader::SurfaceCover => "render.surface_cover",
             RenderShader::GridView => "render.grid_view",
         }
     }
@@ -99,6 +104,7 @@ impl RenderShader {
             RenderShader::Mesh => include_str!("../../shaders/render/mesh.wgsl"),
             RenderShader::ViewBlit => include_str!("../../shaders/render/view_blit.wgsl"),
             RenderShader::Surface => include_str!("../../shaders/render/surface.wgsl"),
+            RenderShader::SurfaceCover => include_str!("../../shaders/render/surface_cover.wgsl"),
             RenderShader::GridView => include_str!("../../shaders/render/grid_view.wgsl"),
         }
     }

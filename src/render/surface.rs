@@ -2,7 +2,10 @@
 //! density volume by marching tetrahedra on the GPU each time the volume is splatted, and drawn as
 //! lit triangles. Its CPU twin is [`super::surface_cpu`].
 //!
-//! `surface_prepare` reads the volume's occupied box and writes the indirect dispatch of
+//! `surface_cover` (one thread per particle) first makes the field the surface is drawn from: a
+//! copy of the fill sums in which every particle whose interpolated fill falls short of
+//! [`COVER_FILL`] raises the corners of its tetrahedron by the shortfall, so spread-out snow stays inside the
+//! surface. `surface_prepare` reads the volume's occupied box and writes the indirect dispatch of
 //! `surface_make_vertices` (one thread per voxel centre around the box: a vertex per crossing
 //! edge, its place in the edge map, and the list of cubes with corners on both sides);
 //! `surface_count_cubes` writes that of `surface_make_triangles` (one thread per listed cube: three
@@ -12,18 +15,21 @@
 //! light and colour; the shader says why that is a pass of its own).
 
 use super::bindings::{
-    Layouts, buffer_bind_group, compute_pipeline, depth_state, encode_srgb, pipeline_layout, shader_module,
-    storage_buffer, storage_entry,
+    Layouts, buffer_bind_group, compute_pipeline, depth_state, dispatch_size, encode_srgb, pipeline_layout,
+    shader_module, storage_buffer, storage_entry,
 };
 use super::shaders::{DepthKind, RenderShader};
 use super::volume_splat::VolumeGrid;
 use crate::gpu::{Gpu, GpuError};
 
-/// Fill fraction of the surface (half of snow at rest density). Mirrors `SURFACE_ISO` in
-/// `surface.wgsl`, whose comment says why.
-pub const SURFACE_ISO: f32 = 0.5;
-/// Fraction of an edge a crossing keeps from either end. Mirrors `SURFACE_EDGE_MARGIN`.
-pub const SURFACE_EDGE_MARGIN: f32 = 0.02;
+pub use super::surface_params::{COVER_FILL, SURFACE_EDGE_MARGIN, SURFACE_ISO};
+/// Threads per workgroup of the surface's per-item passes. Mirrors `SURFACE_WORKGROUP`.
+const SURFACE_WORKGROUP: u32 = 64;
+/// Vertices a list holds per particle. Packed snow makes far fewer (its surface grows as the
+/// particles' count to the power 2/3), but `surface_cover` closes each lone particle of a splash in
+/// a small shell of its own: `scenes/snowball_collision.json` at frame 12, burst into dust, makes
+/// 25,452 vertices for 23,373 particles (1.09 each), past the one per particle this once was.
+const VERTICES_PER_PARTICLE: u32 = 4;
 /// Fewest vertices a list holds.
 const MIN_VERTICES: u32 = 1 << 15;
 /// Most vertices a list holds (64 MiB, and twice as many triangles, 48 MiB): a 128³ volume's
@@ -59,6 +65,8 @@ pub struct SurfacePass {
     extract_layout: wgpu::BindGroupLayout,
     light_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
+    cover_layout: wgpu::BindGroupLayout,
+    cover: wgpu::ComputePipeline,
     prepare: wgpu::ComputePipeline,
     count_cubes: wgpu::ComputePipeline,
     vertices: wgpu::ComputePipeline,
@@ -73,6 +81,12 @@ pub struct SurfacePass {
 pub struct SurfaceMesh {
     /// Vertices the list holds (and half as many as the triangle list's triangles).
     pub capacity: u32,
+    /// The splat's fill sums ([`VolumeGrid::fixed`]), copied into `field` before each extraction.
+    sums: wgpu::Buffer,
+    /// The field the surface is drawn from: the fill sums, raised where particles fall short of
+    /// [`COVER_FILL`] (fixed point, as the sums).
+    field: wgpu::Buffer,
+    cover_group: wgpu::BindGroup,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     grid: wgpu::Buffer,
@@ -100,6 +114,12 @@ pub struct SurfaceContents {
 }
 
 impl SurfaceMesh {
+    /// Copies the field the last extraction drew the surface from to the host (fixed point, x
+    /// fastest, as [`super::volume_splat::VolumeContents::sums`]; waits for the GPU).
+    pub fn read_field(&self, gpu: &Gpu) -> Result<Vec<u32>, GpuError> {
+        Ok(bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.field)?))
+    }
+
     /// Copies the lists to the host (waits for the GPU): for tests and mesh export.
     pub fn read(&self, gpu: &Gpu) -> Result<SurfaceContents, GpuError> {
         let grid: Vec<u32> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&self.grid)?);
@@ -124,12 +144,13 @@ impl SurfaceContents {
     }
 }
 
-/// Vertices a list gets for `particle_count` particles: one per particle, within [2¹⁵, 2²¹] and
-/// one binding.
+/// Vertices a list gets for `particle_count` particles: [`VERTICES_PER_PARTICLE`] per particle,
+/// within [2¹⁵, 2²¹] and one binding.
 pub fn surface_capacity(device: &wgpu::Device, particle_count: u32) -> u32 {
     let per_vertex = size_of::<SurfaceVertex>() as u64;
     let binding = crate::sim::capacity::max_storage_bytes(device) / per_vertex;
-    particle_count.clamp(MIN_VERTICES, MAX_VERTICES).min(binding.min(u32::MAX as u64) as u32)
+    let wanted = particle_count.saturating_mul(VERTICES_PER_PARTICLE);
+    wanted.clamp(MIN_VERTICES, MAX_VERTICES).min(binding.min(u32::MAX as u64) as u32)
 }
 
 impl SurfacePass {
@@ -167,10 +188,20 @@ impl SurfacePass {
             &[storage_entry(3, compute, true), storage_entry(4, compute, false), storage_entry(6, compute, false)],
         );
         let draw_layout = group("render.surface.draw", &[storage_entry(9, wgpu::ShaderStages::VERTEX, true)]);
+        let cover_layout =
+            group("render.surface.cover", &[storage_entry(12, compute, false), storage_entry(13, compute, true)]);
         // Every compute pass sees the frame (group 0) and the scene (group 1); group 2 is its own.
         let make = |label: &str, entry: &str, group: &wgpu::BindGroupLayout| {
             compute_pipeline(device, label, &module, entry, &[&layouts.frame, &layouts.scene, group])
         };
+        let cover_module = shader_module(device, layouts, RenderShader::SurfaceCover, DepthKind::Single);
+        let cover = compute_pipeline(
+            device,
+            "render.surface_cover",
+            &cover_module,
+            "surface_cover",
+            &[&layouts.frame, &layouts.scene, &cover_layout],
+        );
         let prepare = make("render.surface.prepare", "surface_prepare", &prepare_layout);
         let count_cubes = make("render.surface.count_cubes", "surface_count_cubes", &prepare_layout);
         let vertices = make("render.surface.vertices", "surface_make_vertices", &extract_layout);
@@ -207,6 +238,8 @@ impl SurfacePass {
             extract_layout,
             light_layout,
             draw_layout,
+            cover_layout,
+            cover,
             prepare,
             count_cubes,
             vertices,
@@ -221,6 +254,9 @@ impl SurfacePass {
     pub fn mesh(&self, device: &wgpu::Device, volume: &VolumeGrid, capacity: u32) -> SurfaceMesh {
         let buffer = |label: &str, size: u64, usage: wgpu::BufferUsages| storage_buffer(device, label, size, usage);
         let copy = wgpu::BufferUsages::COPY_SRC;
+        let field = buffer("render.surface.field", volume.fixed.size(), copy | wgpu::BufferUsages::COPY_DST);
+        let cover_group =
+            buffer_bind_group(device, "render.surface.cover", &self.cover_layout, &[(12, &field), (13, &volume.fixed)]);
         let vertices = buffer("render.surface.vertices", capacity as u64 * size_of::<SurfaceVertex>() as u64, copy);
         let triangles = TRIANGLES_PER_VERTEX as u64 * capacity as u64;
         let indices = buffer("render.surface.indices", triangles * 12, copy | wgpu::BufferUsages::INDEX);
@@ -243,25 +279,20 @@ impl SurfacePass {
             device,
             "render.surface.extract",
             &self.extract_layout,
-            &[
-                (3, &volume.fixed),
-                (4, &grid),
-                (5, &edges),
-                (6, &vertices),
-                (7, &indices),
-                (8, &draw_args),
-                (10, &cubes),
-            ],
+            &[(3, &field), (4, &grid), (5, &edges), (6, &vertices), (7, &indices), (8, &draw_args), (10, &cubes)],
         );
         let light_group = buffer_bind_group(
             device,
             "render.surface.light",
             &self.light_layout,
-            &[(3, &volume.fixed), (4, &grid), (6, &vertices)],
+            &[(3, &field), (4, &grid), (6, &vertices)],
         );
         let draw_group = buffer_bind_group(device, "render.surface.draw", &self.draw_layout, &[(9, &vertices)]);
         SurfaceMesh {
             capacity,
+            sums: volume.fixed.clone(),
+            field,
+            cover_group,
             vertices,
             indices,
             grid,
@@ -275,15 +306,26 @@ impl SurfacePass {
     }
 
     /// Records the extraction of `mesh` from its volume, which the frame (group 0) and scene
-    /// (group 1, the volume texture) describe.
+    /// (group 1, the volume texture) describe; `pages` are each particle page's frame and scene
+    /// groups and particle count, for `surface_cover`.
     pub fn record_extract(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         groups: [&wgpu::BindGroup; 2],
+        pages: &[([&wgpu::BindGroup; 2], u32)],
         mesh: &SurfaceMesh,
     ) {
+        encoder.copy_buffer_to_buffer(&mesh.sums, 0, &mesh.field, 0, mesh.field.size());
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("render.surface"), timestamp_writes: None });
+        pass.set_pipeline(&self.cover);
+        pass.set_bind_group(2, &mesh.cover_group, &[]);
+        for &([frame, scene], count) in pages {
+            pass.set_bind_group(0, frame, &[]);
+            pass.set_bind_group(1, scene, &[]);
+            let (x, y) = dispatch_size(count.div_ceil(SURFACE_WORKGROUP));
+            pass.dispatch_workgroups(x, y, 1);
+        }
         pass.set_bind_group(0, groups[0], &[]);
         pass.set_bind_group(1, groups[1], &[]);
         pass.set_pipeline(&self.prepare);

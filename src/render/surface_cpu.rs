@@ -4,7 +4,7 @@
 
 use glam::{IVec3, UVec3, Vec3};
 
-use super::surface::{SURFACE_EDGE_MARGIN, SURFACE_ISO};
+use super::surface_params::{SURFACE_EDGE_MARGIN, SURFACE_ISO};
 use super::volume_splat::VOLUME_FIXED_SCALE;
 
 /// The six tetrahedra of a cube (Kuhn's triangulation), as corner indices (bit 0 = x, bit 1 = y,

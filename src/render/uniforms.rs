@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, UVec3, Vec3};
 
-use super::{ColorField, FrameInputs};
+use super::frame::{ColorField, FrameInputs};
 
 /// Largest number of voxels of the density volume along one axis.
 pub const MAX_VOLUME_DIM: u32 = 128;
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn the_far_plane_is_recovered_from_the_projection() {
-        let camera = crate::render::Camera { distance: 2.0, ..Default::default() };
+        let camera = crate::render::camera::Camera { distance: 2.0, ..Default::default() };
         // camera.rs: far = distance · 100 + 10.
         assert!((far_distance(&camera.projection(1.5)) - 210.0).abs() < 0.05);
     }

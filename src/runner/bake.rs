@@ -52,22 +52,15 @@ impl BakeStart {
     }
 }
 
-/// What a bake writes besides the frames.
-pub trait FrameSink {
-    /// Called after frame `frame`'s particles are written.
-    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError>;
-}
+pub use crate::export::sink::{FrameSink, SinkError};
 
-impl FrameSink for () {
-    fn frame(&mut self, _: &Gpu, _: &Solver, _: u32) -> Result<(), RunError> {
-        Ok(())
-    }
-}
-
-/// Several sinks, told in order.
-impl FrameSink for Vec<Box<dyn FrameSink + '_>> {
-    fn frame(&mut self, gpu: &Gpu, solver: &Solver, frame: u32) -> Result<(), RunError> {
-        self.iter_mut().try_for_each(|sink| sink.frame(gpu, solver, frame))
+impl From<SinkError> for RunError {
+    fn from(e: SinkError) -> Self {
+        match e {
+            SinkError::Render(e) => RunError::Render(e),
+            SinkError::Export(e) => RunError::Export(e),
+            SinkError::Solver { what, source } => RunError::Solver { source_name: what, source },
+        }
     }
 }
 

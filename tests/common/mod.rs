@@ -4,6 +4,7 @@
 #![allow(dead_code)] // Each test binary uses a different subset of these helpers.
 
 pub mod layout;
+pub mod offscreen;
 pub mod xvfb;
 
 use glam::{DVec3, UVec3, Vec3};
