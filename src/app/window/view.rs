@@ -1,8 +1,6 @@
 //! The 3D view's side of a frame: what the renderer needs from the simulation, the render
 //! settings a window starts with, and framing a box with the camera.
 
-use glam::Vec3;
-
 use powder::render::{Camera, FrameInputs, RenderSettings};
 
 use crate::app::run::driver::Driver;
@@ -40,13 +38,5 @@ pub fn frame_inputs<'a>(
     }
 }
 
-/// Frames the box `lo`..`hi` in a view of `aspect` = width / height: [`Camera::frame`] fits the
-/// vertical field of view; a view narrower than tall needs the distance for the horizontal one.
-pub fn frame_box(camera: &mut Camera, lo: Vec3, hi: Vec3, aspect: f32) {
-    camera.frame(lo, hi);
-    if aspect.is_finite() && aspect > 0.0 && aspect < 1.0 {
-        let half_y = 0.5 * camera.fov_y;
-        let half_x = (aspect * half_y.tan()).atan();
-        camera.distance *= half_y.sin() / half_x.sin();
-    }
-}
+/// Framing a box with the camera, shared with baked images.
+pub use powder::render::framing::frame_box;
