@@ -260,3 +260,20 @@ fn grid_view_params_layout_agrees() {
     let bin = rust_layout!(GpuBlockBin, [count, offset, cursor, listed]);
     assert_eq!(wgsl_layout(&module, "ViewBlockBin"), bin, "layout of ViewBlockBin differs");
 }
+
+/// The surface's levels are written in two WGSL files and in Rust (the CPU twin and the tests
+/// use the Rust ones); a change to one side alone would make the twin extract another surface.
+#[test]
+fn surface_levels_agree() {
+    use powder::render::surface::{COVER_FILL, SURFACE_EDGE_MARGIN, SURFACE_ISO};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/render");
+    let constant = |file: &str, name: &str| -> f32 {
+        let text = std::fs::read_to_string(dir.join(file)).expect("shader file");
+        let prefix = format!("const {name}: f32 = ");
+        let line = text.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("{name} not in {file}"));
+        line.trim_end_matches(';').trim().parse().unwrap_or_else(|e| panic!("{name} in {file}: {e}"))
+    };
+    assert_eq!(constant("surface.wgsl", "SURFACE_ISO"), SURFACE_ISO);
+    assert_eq!(constant("surface.wgsl", "SURFACE_EDGE_MARGIN"), SURFACE_EDGE_MARGIN);
+    assert_eq!(constant("surface_cover.wgsl", "COVER_FILL"), COVER_FILL);
+}
