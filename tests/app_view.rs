@@ -4,7 +4,7 @@
 mod common;
 
 use common::xvfb::{Xvfb, report};
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 use powder::render::Camera;
 
 /// The block of `tests/app_window.rs` seen from a camera nothing else uses: from behind and
@@ -21,15 +21,14 @@ const SCENE: &str = r#"{
   }
 }"#;
 
-/// The rectangle `lo`–`hi` covers on a `w`×`h` view through `camera`, as the report measures it.
+/// The rectangle `lo`–`hi` covers on a `w`×`h` view through `camera`, as the report measures it:
+/// the corners through the camera's own world-to-pixel projection, clamped to the view.
 fn projected(camera: &Camera, lo: Vec3, hi: Vec3, (w, h): (f32, f32)) -> [f32; 4] {
-    let view_projection = camera.view_projection(w / h);
     let mut rect = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];
     for corner in 0..8u32 {
         let pick = |bit: u32, a: f32, b: f32| if corner & bit == 0 { a } else { b };
-        let clip =
-            view_projection * Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z)).extend(1.0);
-        let (x, y) = ((clip.x / clip.w + 1.0) * 0.5 * w, (1.0 - clip.y / clip.w) * 0.5 * h);
+        let point = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
+        let Vec2 { x, y } = camera.project_to_pixels(point, Vec2::new(w, h)).expect("the box is in front of the eye");
         rect = [rect[0].min(x), rect[1].min(y), rect[2].max(x), rect[3].max(y)];
     }
     [rect[0].clamp(0.0, w), rect[1].clamp(0.0, h), rect[2].clamp(0.0, w), rect[3].clamp(0.0, h)]
@@ -57,7 +56,7 @@ fn the_view_section_places_the_camera() {
         r["snow_rect_px"].as_array().expect("snow on screen").iter().map(|v| v.as_f64().expect("px") as f32).collect();
     let camera = Camera { target: Vec3::new(0.2, 0.3, 0.15), distance: 1.2, yaw: 2.0, pitch: 0.8, fov_y: 0.6 };
     let expected = projected(&camera, triple("bbox_min"), triple("bbox_max"), (w, h));
-    // The report projects the same box with the same f32 operations through the app's camera:
+    // The report projects the same box through the same camera function (the same f32 operations):
     // a thousandth of a pixel covers the rounding of its JSON; any other camera (the domain
     // framing every scene without a view opens with) is tens of pixels off.
     for (s, e) in shown.iter().zip(expected) {

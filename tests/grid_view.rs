@@ -396,3 +396,31 @@ fn plane_corners_are_the_extreme_nodes() {
     let far = GridSlice { axis: 0, index: 1000, quantity: GridQuantity::Mass }.corners(&p.grid);
     assert!(far.iter().all(|c| c.x == o.x + last.x * H), "{far:?}");
 }
+
+/// The app's read does not wait on the device: right after `start_read` the plane is not there
+/// (nothing has polled the device since its submission), and once polls without waiting have run
+/// the mapping, it is the blocking read's plane, bit for bit (same passes, same grid), given once.
+#[test]
+fn a_started_read_is_pending_until_polled_and_then_is_the_blocking_reads_plane() {
+    let gpu = common::gpu();
+    let p = params();
+    let mut view = GridView::new(&gpu.device);
+    let solver = solver(&gpu, GridMode::Sparse);
+    solver.step(&gpu, 3);
+    let slice = GridSlice { axis: 1, index: middle_index(&p, 1), quantity: GridQuantity::Speed };
+    let blocking = view.read_slice(&gpu, &solver, slice).expect("slice");
+    assert!(blocking.values.iter().any(|&v| v > 0.0), "the plane holds moving snow");
+    let pending = view.start_read(&gpu, &solver, slice);
+    assert!(pending.take().is_none(), "the plane came back before the device was polled");
+    let start = std::time::Instant::now();
+    let image = loop {
+        gpu.poll(None, None);
+        if let Some(image) = pending.take() {
+            break image.expect("slice");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "the plane never came back");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    assert_eq!(image, blocking);
+    assert!(pending.take().is_none(), "a plane is taken once");
+}

@@ -13,7 +13,7 @@ use glam::UVec3;
 
 use super::bindings::{buffer_bind_group, compute_pipeline, storage_buffer, storage_entry};
 use super::shaders::{DepthKind, RenderShader};
-use crate::gpu::{Gpu, GpuError};
+use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::Solver;
 use crate::sim::sort::bins::SolverPath;
 
@@ -172,6 +172,37 @@ pub struct SliceImage {
     pub position: f64,
 }
 
+/// A plane on its way to the host ([`GridView::start_read`]).
+pub struct PendingSlice {
+    read: PendingRead,
+    slice: GridSlice,
+    width: u32,
+    height: u32,
+    position: f64,
+}
+
+impl PendingSlice {
+    /// The plane once its copy has been mapped (after the device was polled past the read's
+    /// submission, [`Gpu::poll`]); `None` before. Returns the plane once.
+    pub fn take(&self) -> Option<Result<SliceImage, GpuError>> {
+        let bytes = match self.read.take()? {
+            Ok(mut parts) => parts.pop().unwrap_or_default(),
+            Err(e) => return Some(Err(e)),
+        };
+        let nodes: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
+        let values = nodes.iter().map(|n| n[0]).collect();
+        let flow = nodes.iter().map(|n| [n[1], n[2]]).collect();
+        let mass = nodes.iter().map(|n| n[3]).collect();
+        let (slice, width, height, position) = (self.slice, self.width, self.height, self.position);
+        Some(Ok(SliceImage { slice, width, height, values, flow, mass, position }))
+    }
+
+    /// Whether [`PendingSlice::take`] has the plane (or the copy's failure).
+    pub fn ready(&self) -> bool {
+        self.read.ready()
+    }
+}
+
 /// The pipelines, their uniform and the plane's buffers.
 pub struct GridView {
     layout: wgpu::BindGroupLayout,
@@ -251,6 +282,20 @@ impl GridView {
     /// Runs the passes over `solver`'s grid as the last substep left it and copies the plane back
     /// (a submission per particle page and one wait). The index is clamped to the grid.
     pub fn read_slice(&mut self, gpu: &Gpu, solver: &Solver, slice: GridSlice) -> Result<SliceImage, GpuError> {
+        let pending = self.start_read(gpu, solver, slice);
+        // Waiting for all submitted work runs the mapping's callback.
+        gpu.wait_idle();
+        pending.take().unwrap_or_else(|| {
+            let reason = "the copy was not mapped after the device finished its work".to_string();
+            Err(GpuError::Readback { label: "render.grid_view.slice".to_string(), reason })
+        })
+    }
+
+    /// Runs the passes as [`GridView::read_slice`] does and starts the plane's copy to the host
+    /// without waiting for it: the UI thread polls the device and takes the plane on a later frame
+    /// ([`PendingSlice::take`]). The passes are submitted behind the simulation's work, so the
+    /// plane is the grid as the last substep submitted before this call left it.
+    pub fn start_read(&mut self, gpu: &Gpu, solver: &Solver, slice: GridSlice) -> PendingSlice {
         let grid = &solver.params().grid;
         let dims = grid.node_dims();
         let slice = slice.clamped(dims);
@@ -314,14 +359,13 @@ impl GridView {
             pass.set_bind_group(0, &group, &[]);
             pass.dispatch_workgroups(groups[0], groups[1], 1);
         }
+        // The copy goes into a staging buffer of its own, so a later read's passes (which
+        // overwrite `out`) cannot change a plane still on its way.
+        let read = gpu.record_read(&mut encoder, &[self.out.as_ref().expect("made above")]);
         gpu.queue.submit([encoder.finish()]);
-        let out = self.out.as_ref().expect("made above");
-        let nodes: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(out)?);
-        let values = nodes.iter().map(|n| n[0]).collect();
-        let flow = nodes.iter().map(|n| [n[1], n[2]]).collect();
-        let mass = nodes.iter().map(|n| n[3]).collect();
+        read.start();
         let position = grid.grid_origin()[axis as usize] + slice.index as f64 * grid.cell_size;
-        Ok(SliceImage { slice, width, height, values, flow, mass, position })
+        PendingSlice { read, slice, width, height, position }
     }
 
     /// The bind group over the grid of `grid` (the first page, which holds it) and the particle

@@ -1,6 +1,7 @@
 //! Where screenshots and recordings go, and recording the 3D view to a PNG sequence (F9 or the
-//! panel's Record button): one numbered PNG per frame that rendered the view anew, in a folder of
-//! its own under `recordings/`; when recording stops and `ffmpeg` is on the PATH, it encodes the
+//! panel's Record button): one numbered PNG per frame that rendered the view anew, holding the
+//! view's part of the window as drawn (the grid view, the plane's outline and the messages over
+//! it, as F12 saves), in a folder of its own under `recordings/`; when recording stops and `ffmpeg` is on the PATH, it encodes the
 //! sequence to an mp4 beside the frames, in the background.
 
 use std::ffi::OsString;

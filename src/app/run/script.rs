@@ -76,6 +76,8 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             // What F12 and Shift+F12 send: captures of the window as shown.
             "capture" => AppEvent::Screenshot(None),
             "capture-window" => AppEvent::CaptureWindow,
+            // What F9 sends: start or stop recording.
+            "record" => AppEvent::ToggleRecording,
             "grid-view" => AppEvent::SetGridView(GridViewSettings { on: true, ..Default::default() }),
             "quit" => AppEvent::Quit,
             _ => return Err(fail("unknown action")),

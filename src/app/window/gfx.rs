@@ -89,6 +89,11 @@ pub struct Graphics {
     capture: Option<CaptureRequest>,
     /// What became of the last capture: the file written, or why not.
     captured: Option<Result<PathBuf, String>>,
+    /// A recorded frame to capture of the next frame drawn: kept apart from `capture` so that
+    /// an F12 during a recording neither takes nor loses the recording's frame.
+    record: Option<CaptureRequest>,
+    /// What became of the last recorded frame's capture.
+    recorded: Option<Result<PathBuf, String>>,
 }
 
 /// egui's paint callback for the 3D view: draws the view texture with [`ViewBlit`] (kept in the
@@ -194,6 +199,8 @@ impl Graphics {
             can_capture,
             capture: None,
             captured: None,
+            record: None,
+            recorded: None,
         };
         gfx.resize(size.width, size.height);
         Ok(gfx)
@@ -331,20 +338,27 @@ impl Graphics {
             self.egui_renderer.render(&mut pass, &callbacks, &screen);
             self.ui_layer.composite(&mut pass);
         }
-        let capture = self.capture.take();
-        let copy =
-            capture.as_ref().filter(|_| self.can_capture).map(|_| encode_copy(device, &mut encoder, &frame.texture));
+        let requests = [self.capture.take(), self.record.take()];
+        let copies = requests.each_ref().map(|request| {
+            request.as_ref().filter(|_| self.can_capture).map(|_| encode_copy(device, &mut encoder, &frame.texture))
+        });
         let submission = queue.submit([encoder.finish()]);
-        if let Some(request) = capture {
-            let size = (frame.texture.width(), frame.texture.height());
-            self.captured = Some(match copy {
-                Some(buffer) => save_capture(&self.gpu, &buffer, size, self.config.format, &request, &submission)
-                    .map(|()| request.path.clone()),
+        let (size, format, gpu) = ((frame.texture.width(), frame.texture.height()), self.config.format, &self.gpu);
+        let finish = |request: Option<CaptureRequest>, copy: Option<wgpu::Buffer>| {
+            let request = request?;
+            Some(match copy {
+                Some(buffer) => {
+                    save_capture(gpu, &buffer, size, format, &request, &submission).map(|()| request.path.clone())
+                }
                 None => Err("this window's surface cannot be copied: no capture (F12 with the panel hidden saves \
                      the 3D view alone)"
                     .to_string()),
-            });
-        }
+            })
+        };
+        let ([capture, record], [capture_copy, record_copy]) = (requests, copies);
+        let (captured, recorded) = (finish(capture, capture_copy), finish(record, record_copy));
+        self.captured = captured.or(self.captured.take());
+        self.recorded = recorded.or(self.recorded.take());
         queue.present(frame);
         Presented::Yes
     }
@@ -358,6 +372,26 @@ impl Graphics {
     /// The file the last capture wrote, or why it was not written, once.
     pub fn take_captured(&mut self) -> Option<Result<PathBuf, String>> {
         self.captured.take()
+    }
+
+    /// Whether the window's frames can be copied out: captures and recorded frames hold what is
+    /// on screen only where they can.
+    pub fn can_capture(&self) -> bool {
+        self.can_capture
+    }
+
+    /// Captures the next frame drawn as a recorded frame; [`Graphics::take_recorded`] says how it
+    /// went.
+    pub fn record_next(&mut self, request: CaptureRequest) {
+        self.record = Some(request);
+    }
+
+    /// The recorded frame's file written, or why not, once; `None` while no frame was drawn since
+    /// [`Graphics::record_next`] (the request is then withdrawn: a frame not drawn is not
+    /// recorded, and a later one gets its own number).
+    pub fn take_recorded(&mut self) -> Option<Result<PathBuf, String>> {
+        self.record = None;
+        self.recorded.take()
     }
 
     fn recreate_surface(&mut self) {

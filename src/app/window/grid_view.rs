@@ -3,17 +3,19 @@
 //! in the 3D view's top right corner with a legend in physical units, and its controls under the
 //! Render section.
 //!
-//! The plane is computed on the simulation's device by `powder::render::grid_view` and read back
-//! (a few kilobytes) only while no batch of substeps is in flight, so reading it never waits for
-//! the simulation; it is refreshed a few times a second while the simulation advances, and
-//! whenever its settings or the simulation's state change.
+//! The plane is computed on the simulation's device by `powder::render::grid_view` (only while no
+//! batch of substeps is in flight, so it is the grid of a finished batch) and its copy (a few
+//! kilobytes) comes back without waiting: the copy and its mapping are started on one frame, and
+//! the device is polled, never waited for, on the following frames until the plane is there. It
+//! is read again a few times a second while the simulation advances, and whenever its settings or
+//! the simulation's state change.
 
 use egui::{Color32, ColorImage, TextureHandle, TextureOptions, Ui, vec2};
 
 use powder::collider::field::FAR;
 use powder::gpu::Gpu;
 use powder::render::camera::Camera;
-use powder::render::grid_view::{GridQuantity, GridView, SliceImage};
+use powder::render::grid_view::{GridQuantity, GridView, PendingSlice, SliceImage};
 use powder::render::particles::color_ramps;
 use powder::sim::Solver;
 use powder::sim::params::GridSpec;
@@ -40,6 +42,8 @@ pub struct GridViewPanel {
     /// The simulation's clock (simulated seconds, substeps) when the plane was last read: it is
     /// read again only once the simulation advanced past it (or something else changed).
     read_state: Option<(f64, u64)>,
+    /// The plane on its way to the host, started at the last read.
+    pending: Option<PendingSlice>,
 }
 
 /// The last plane read, its texture and its colour scale's ends.
@@ -57,14 +61,16 @@ impl GridViewPanel {
     }
 
     /// The simulation changed otherwise than by stepping (a reset, a new scene or grid, a frame
-    /// gone back to): the plane is read again at the next chance.
+    /// gone back to): the plane is read again at the next chance, and one on its way is dropped
+    /// (it shows what is no longer there).
     pub fn invalidate(&mut self) {
-        (self.read_at, self.read_state) = (None, None);
+        (self.read_at, self.read_state, self.pending) = (None, None, None);
     }
 
-    /// Reads the plane again when it is due, the simulation advanced since the last read (its
-    /// clock `state`: simulated seconds and substeps) and has no batch in flight (`busy`): a paused
-    /// or waiting simulation costs no readbacks.
+    /// Takes the plane on its way once it is back (polling the device without waiting), then
+    /// starts a new read when one is due, the simulation advanced since the last read (its clock
+    /// `state`: simulated seconds and substeps) and has no batch in flight (`busy`): a paused or
+    /// waiting simulation costs no readbacks.
     pub fn update(
         &mut self,
         gpu: &Gpu,
@@ -74,15 +80,29 @@ impl GridViewPanel {
         messages: &mut Messages,
     ) {
         if !self.settings.on {
-            self.shown = None;
+            (self.shown, self.pending) = (None, None);
             return;
+        }
+        if let Some(pending) = &self.pending {
+            if !pending.ready() {
+                gpu.poll(None, None);
+            }
+            // One read at a time: a new one starts once this one is back.
+            let Some(read) = pending.take() else { return };
+            self.pending = None;
+            self.show(read, ctx, messages);
         }
         if busy || self.read_state == Some(state) || self.read_at.is_some_and(|t| t.elapsed() < REFRESH) {
             return;
         }
         (self.read_at, self.read_state) = (Some(std::time::Instant::now()), Some(state));
         let view = self.view.get_or_insert_with(|| GridView::new(&gpu.device));
-        match view.read_slice(gpu, solver, self.settings.slice) {
+        self.pending = Some(view.start_read(gpu, solver, self.settings.slice));
+    }
+
+    /// Shows a plane read back, or turns the view off with a message where the read failed.
+    fn show(&mut self, read: Result<SliceImage, powder::gpu::GpuError>, ctx: &egui::Context, messages: &mut Messages) {
+        match read {
             Ok(image) => {
                 let (scale, empty) = scale(&image);
                 let pixels = colored(&image, scale, empty);

@@ -7,6 +7,7 @@ use crate::app::events::{AppEvent, SceneSource};
 use crate::app::run::dialog::{Dialog, Purpose};
 use crate::app::run::recording::recording_folder;
 use crate::app::run::save::{absolute, folder_of, scene_to_save, write};
+use crate::app::window::capture::CaptureRequest;
 use crate::app::window::running::state::Running;
 
 impl Running {
@@ -78,9 +79,23 @@ impl Running {
         crate::app::run::recording::first_free(dir, &format!("{stem}_edited"), ".json")
     }
 
-    /// Each frame: the dialog's answer once it is closed, the recorder's frame when the view was
-    /// drawn anew (`drawn`), and the end of an mp4 encode.
-    pub(super) fn record_frame(&mut self, drawn: bool) {
+    /// Before a frame whose 3D view is drawn anew, while recording: asks for the frame's capture
+    /// of the view's part of the window, so that the recorded frame holds what is on screen (the
+    /// grid view, the plane's outline, the messages), as F12 does. Returns whether it asked;
+    /// where the surface cannot be copied, [`Running::record_frame`] renders the view offscreen.
+    pub(super) fn request_recorded_frame(&mut self) -> bool {
+        if !self.gfx.can_capture() || !self.recorder.recording() {
+            return false;
+        }
+        let Some(path) = self.recorder.next_frame() else { return false };
+        self.gfx.record_next(CaptureRequest { path, crop: self.view_rect_px });
+        true
+    }
+
+    /// Each frame: the dialog's answer once it is closed, the recorded frame (`requested` by
+    /// [`Running::request_recorded_frame`], or rendered offscreen when the view was `drawn` anew
+    /// and the window cannot be copied), and the end of an mp4 encode.
+    pub(super) fn record_frame(&mut self, requested: bool, drawn: bool) {
         if let Some(answer) = self.dialog.as_mut().and_then(Dialog::poll) {
             let purpose = self.dialog.take().map(|d| d.purpose);
             match (answer, purpose) {
@@ -90,13 +105,23 @@ impl Running {
                 (Err(e), _) => self.messages.error(e),
             }
         }
-        if drawn && let Some(path) = self.recorder.next_frame() {
-            if let Err(e) = self.save_view(&path, Some(0.0)) {
+        let saved = if requested {
+            let saved = self.gfx.take_recorded();
+            if saved.is_none() {
+                // No frame drawn: its number is given back, so the sequence has no gap for ffmpeg.
                 self.recorder.drop_frame();
-                self.messages.error(format!("recording stopped: {e}"));
-                let message = self.recorder.stop();
-                self.messages.info(message);
             }
+            saved.map(|r| r.map(drop))
+        } else if drawn && let Some(path) = self.recorder.next_frame() {
+            Some(self.save_view(&path, Some(0.0)))
+        } else {
+            None
+        };
+        if let Some(Err(e)) = saved {
+            self.recorder.drop_frame();
+            self.messages.error(format!("recording stopped: {e}"));
+            let message = self.recorder.stop();
+            self.messages.info(message);
         }
         match self.recorder.poll_encode() {
             Some(Ok(message)) => self.messages.info(message),

@@ -101,6 +101,7 @@ impl Running {
             || self.moved_since_drawn.is_none()
             || colliders_moved
             || self.driver.tool.is_held();
+        let recorded = stale && self.request_recorded_frame();
         let inputs = frame_inputs(&self.driver, &self.shown, &self.camera, &self.render, self.moved_since_drawn);
         let draw_start = Instant::now();
         let presented = self.gfx.draw(stale.then_some(&inputs), egui_frame);
@@ -148,7 +149,7 @@ impl Running {
             }
         }
         // Recorded: frames whose 3D view was drawn anew (a skipped frame drew nothing).
-        self.record_frame(stale && presented == Presented::Yes);
+        self.record_frame(recorded, stale && presented == Presented::Yes);
         next
     }
 
