@@ -96,7 +96,7 @@ impl App {
         let (sim_gpu, separate) = shown::simulation_gpu(&gfx.gpu);
         if separate {
             gfx.watch_errors(&sim_gpu);
-            log::info!("the simulation runs on a device of its own (a software adapter: see app/shown.rs)");
+            log::info!("the simulation runs on a device of its own (a software adapter: see app/run/shown.rs)");
         }
         let mut driver = Driver::new(&sim_gpu, scene, name, source, self.options.step_mode)?;
         driver.set_own_device(separate);

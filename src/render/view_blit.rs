@@ -7,7 +7,7 @@
 //! long as rendering the scene. This pipeline writes the texel and nothing else.
 //!
 //! The same pass, with premultiplied-alpha blending, lays the app's cached UI layer over the
-//! window (`src/app/ui_layer.rs`).
+//! window (`src/app/window/ui_layer.rs`).
 
 use super::bindings::{pipeline_layout, sampled_entries};
 use super::shaders::{DepthKind, RenderShader};
