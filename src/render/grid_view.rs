@@ -6,8 +6,9 @@
 //! The compute pass reads the solver's `grid_velocity` (velocity and mass per stored node) through
 //! the sparse grid's block map where there is one, and writes the plane into a small buffer that
 //! [`GridView::read_slice`] copies back; the app colours it and draws it with a legend in
-//! physical units (`src/app/panels/grid_view.rs`, drawn by `src/app/window/grid_view.rs`). The plane is small (at most the grid's two
-//! largest node counts multiplied), so it is read back whole.
+//! physical units (`src/app/panels/grid_view.rs`, drawn by `src/app/window/grid_view.rs`). The
+//! plane is small (at most the grid's two largest node counts multiplied), so it is read back
+//! whole.
 
 use glam::UVec3;
 
