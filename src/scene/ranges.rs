@@ -77,6 +77,27 @@ pub const TENSILE_STRENGTH: Tunable =
 pub const DENSITY: Tunable =
     Tunable { field: "material.density", min: 1.0, max: 1e5, max_open: false, unit: "kg/m³", log: true };
 
+/// The view section's render settings, as the Render panel's sliders offer them: multiples of the
+/// impostor radius (a particle spacing) from a fifth, where impostors turn to dots, to 3, where
+/// neighbours' spheres cover each other.
+pub const PARTICLE_SCALE: Tunable =
+    Tunable { field: "view.render.particle_scale", min: 0.2, max: 3.0, max_open: false, unit: "×", log: false };
+/// The view's exposure: from a tenth (snow reads grey) to 8× (snow in shade reads white).
+pub const EXPOSURE: Tunable =
+    Tunable { field: "view.render.exposure", min: 0.1, max: 8.0, max_open: false, unit: "×", log: true };
+/// The volume's opacity per unit of fill: a tenth (a haze) to 20× (opaque at the thinnest fill).
+pub const DENSITY_SCALE: Tunable =
+    Tunable { field: "view.render.density_scale", min: 0.1, max: 20.0, max_open: false, unit: "×", log: true };
+/// The speed colour field's top, m/s: the speeds a snowball falls and is thrown at.
+pub const SPEED_SCALE: Tunable =
+    Tunable { field: "view.render.speed_scale", min: 0.5, max: 50.0, max_open: false, unit: "m/s", log: true };
+/// The 3D view's pixels per window pixel: a quarter (software adapters) to full.
+pub const RESOLUTION_SCALE: Tunable =
+    Tunable { field: "view.render.resolution_scale", min: 0.25, max: 1.0, max_open: false, unit: "×", log: false };
+
+/// The view section's render settings, in scene file order.
+pub const RENDER_TUNABLES: [Tunable; 5] = [PARTICLE_SCALE, EXPOSURE, DENSITY_SCALE, SPEED_SCALE, RESOLUTION_SCALE];
+
 /// Every tunable value, in scene file order.
 pub const TUNABLES: [Tunable; 8] = [
     GRID_RESOLUTION,

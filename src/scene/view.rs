@@ -5,6 +5,7 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::error::SceneError;
+use super::ranges::RENDER_TUNABLES;
 use crate::render::{Camera, ColorField, RenderMode, RenderSettings};
 
 /// Camera and render settings of the app. Both parts are optional.
@@ -199,11 +200,12 @@ impl ViewConfig {
             check("camera.fov_y", c.fov_y, 0.1, 2.6, false)?;
         }
         if let Some(r) = &self.render {
-            check("render.particle_scale", r.particle_scale, 0.2, 3.0, false)?;
-            check("render.exposure", r.exposure, 0.1, 8.0, false)?;
-            check("render.density_scale", r.density_scale, 0.1, 20.0, false)?;
-            check("render.speed_scale", r.speed_scale, 0.5, 50.0, false)?;
-            check("render.resolution_scale", r.resolution_scale, 0.25, 1.0, false)?;
+            // The ranges the Render panel's sliders offer, from the one table (`ranges.rs`).
+            let values = [r.particle_scale, r.exposure, r.density_scale, r.speed_scale, r.resolution_scale];
+            for (t, value) in RENDER_TUNABLES.iter().zip(values) {
+                let field = t.field.strip_prefix("view.").unwrap_or(t.field);
+                check(field, value, t.min as f32, t.max as f32, false)?;
+            }
         }
         Ok(())
     }
@@ -230,5 +232,31 @@ mod tests {
             }
         }
         assert_eq!(names.len(), modes.len() * fields.len(), "two settings share a name");
+    }
+
+    /// The render settings a view section may hold are the Render panel's ranges, from the one
+    /// table: each end is accepted, and a value a thousandth outside either end is refused with
+    /// its field named.
+    #[test]
+    fn render_settings_are_held_to_the_ranges_table() {
+        let fields: [fn(&mut RenderConfig) -> &mut f32; 5] = [
+            |r| &mut r.particle_scale,
+            |r| &mut r.exposure,
+            |r| &mut r.density_scale,
+            |r| &mut r.speed_scale,
+            |r| &mut r.resolution_scale,
+        ];
+        for (t, field) in RENDER_TUNABLES.iter().zip(fields) {
+            let with = |v: f32| {
+                let mut render = RenderConfig::default();
+                *field(&mut render) = v;
+                ViewConfig { camera: None, render: Some(render) }.validate("test")
+            };
+            assert!(with(t.min as f32).is_ok() && with(t.max as f32).is_ok(), "{}: its ends", t.field);
+            for outside in [t.min * 0.999, t.max * 1.001] {
+                let err = with(outside as f32).expect_err(t.field).to_string();
+                assert!(err.contains(t.field), "{}: {err}", t.field);
+            }
+        }
     }
 }

@@ -5,11 +5,12 @@ use std::ops::RangeInclusive;
 use egui::Ui;
 
 use powder::render::{ColorField, RenderMode, RenderSettings};
+use powder::scene::ranges::{DENSITY_SCALE, EXPOSURE, PARTICLE_SCALE, RESOLUTION_SCALE, SPEED_SCALE, Tunable};
 
 use crate::app::events::{AppEvent, ToolSettings};
 use crate::app::model::frame::Model;
 use crate::app::panels::tips;
-use crate::app::panels::widgets::{hint, slider};
+use crate::app::panels::widgets::{hint, slider, tunable};
 
 /// Draws the Render section.
 pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
@@ -46,16 +47,17 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
         .on_hover_text(tips::COLOUR);
     crate::app::panels::legend::color_legend(ui, &s);
     {
-        let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, log, tip| {
+        // The ranges scene files and `--set` are held to as well (`powder::scene::ranges`).
+        let edit = |ui: &mut Ui, name, v: &mut f32, range: &Tunable, tip| {
             let mut x = *v as f64;
-            slider(ui, name, unit, &mut x, range, log, tip);
+            tunable(ui, name, range, &mut x, tip);
             *v = x as f32;
         };
-        edit(ui, "particle size", "×", &mut s.particle_scale, 0.2..=3.0, false, tips::PARTICLE_SIZE);
-        edit(ui, "exposure", "×", &mut s.exposure, 0.1..=8.0, true, tips::EXPOSURE);
-        edit(ui, "volume density", "×", &mut s.density_scale, 0.1..=20.0, true, tips::VOLUME_DENSITY);
-        edit(ui, "speed colour scale", "m/s", &mut s.speed_scale, 0.5..=50.0, true, tips::SPEED_SCALE);
-        edit(ui, "view resolution", "×", &mut s.resolution_scale, 0.25..=1.0, false, tips::VIEW_RESOLUTION);
+        edit(ui, "particle size", &mut s.particle_scale, &PARTICLE_SCALE, tips::PARTICLE_SIZE);
+        edit(ui, "exposure", &mut s.exposure, &EXPOSURE, tips::EXPOSURE);
+        edit(ui, "volume density", &mut s.density_scale, &DENSITY_SCALE, tips::VOLUME_DENSITY);
+        edit(ui, "speed colour scale", &mut s.speed_scale, &SPEED_SCALE, tips::SPEED_SCALE);
+        edit(ui, "view resolution", &mut s.resolution_scale, &RESOLUTION_SCALE, tips::VIEW_RESOLUTION);
     }
     if s != *current {
         events.push(AppEvent::SetRender(s));
