@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 
 use powder::export::read_ply;
 
+mod common;
+use common::SMALL_SCENE;
+
 fn powder(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_powder")).args(args).output().expect("the powder binary runs")
 }
@@ -37,15 +40,6 @@ fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
     entries.sort();
     entries
 }
-
-/// A small scene: a 0.2 m snowball thrown at 3 m/s in a 0.5 m box at resolution 16.
-const SMALL_SCENE: &str = r#"{
-  "version": 1,
-  "domain": { "size": [0.5, 0.5, 0.5] },
-  "grid": { "resolution": 16 },
-  "time": { "fps": 60 },
-  "emitters": [ { "shape": "sphere", "center": [0.25, 0.25, 0.2], "radius": 0.1, "velocity": [3, 0, 0] } ]
-}"#;
 
 fn write_scene(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);

@@ -5,6 +5,9 @@
 
 use std::process::{Command, Output};
 
+mod common;
+use common::SMALL_SCENE;
+
 fn powder(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_powder"));
     command.args(args).env_remove("POWDER_GPU");
@@ -17,15 +20,6 @@ fn powder(args: &[&str], env: &[(&str, &str)]) -> Output {
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
-
-/// A small scene: a 0.2 m snowball in a 0.5 m box at resolution 16.
-const SMALL_SCENE: &str = r#"{
-  "version": 1,
-  "domain": { "size": [0.5, 0.5, 0.5] },
-  "grid": { "resolution": 16 },
-  "time": { "fps": 60 },
-  "emitters": [ { "shape": "sphere", "center": [0.25, 0.25, 0.2], "radius": 0.1, "velocity": [3, 0, 0] } ]
-}"#;
 
 #[test]
 fn adapters_lists_each_adapter_with_its_index_backend_and_type() {

@@ -7,6 +7,15 @@ pub mod layout;
 pub mod offscreen;
 pub mod xvfb;
 
+/// A small scene: a 0.2 m snowball thrown at 3 m/s in a 0.5 m box at resolution 16.
+pub const SMALL_SCENE: &str = r#"{
+  "version": 1,
+  "domain": { "size": [0.5, 0.5, 0.5] },
+  "grid": { "resolution": 16 },
+  "time": { "fps": 60 },
+  "emitters": [ { "shape": "sphere", "center": [0.25, 0.25, 0.2], "radius": 0.1, "velocity": [3, 0, 0] } ]
+}"#;
+
 use glam::{DVec3, UVec3, Vec3};
 use powder::gpu::Gpu;
 use powder::sim::fixed_point::FixedPoint;
