@@ -3,9 +3,10 @@
 //! with one line naming the file and what is wrong.
 //!
 //! Mutation checks (each made by hand, the test seen failing, the code restored): restoring the
-//! stress by a fresh `stress` pass instead of the saved τ (`SolverSnapshot::restore_stress` not
+//! stress by a fresh `stress` pass instead of the saved τ (`SolverSnapshot::restore_stored` not
 //! called): frame 7 differs; so does resuming with the collider animation restarted at time 0
-//! (`BakeStart::after` with `simulated_time: 0.0`). Skipping the CRC comparison in
+//! (`BakeStart::after` with `simulated_time: 0.0`), and, under PB-MPM, writing 0 for the last
+//! step's length in `write_checkpoint`. Skipping the CRC comparison in
 //! `read_checkpoint` fails `a_damaged_checkpoint_is_refused_with_its_file_and_fault` (the flipped
 //! byte is accepted).
 
@@ -46,16 +47,33 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn a_resumed_bake_writes_the_same_bytes() {
+    resumes_as_if_never_stopped(&[]);
+}
+
+#[test]
+fn a_resumed_pbmpm_bake_writes_the_same_bytes() {
+    // PB-MPM's next step depends on the last step's length too (its gravity kick), which the
+    // checkpoint keeps.
+    resumes_as_if_never_stopped(&["--integrator", "pbmpm"]);
+}
+
+/// A bake with `extra` arguments, killed and resumed, against one that never stopped.
+fn resumes_as_if_never_stopped(extra: &[&str]) {
     let dir = tempfile::tempdir().expect("temp dir");
     let scene = dir.path().join("scene.json");
     std::fs::write(&scene, SCENE).expect("scene written");
     let killed = dir.path().join("killed");
+    let run = |frames: &str, out: &Path| {
+        let mut args = vec!["run", s(&scene), "--frames", frames, "--checkpoint-every", "3", "--out", s(out)];
+        args.extend_from_slice(extra);
+        ok(powder(&args));
+    };
     // The killed bake: stopped after frame 7 was written but before a checkpoint at 9, so its
     // latest checkpoint is frame 6's. What a kill during frame 8 leaves is added by hand: a
     // half-written temporary, and a frame 7 that the resume must write again.
-    ok(powder(&["run", s(&scene), "--frames", "7", "--checkpoint-every", "3", "--out", s(&killed)]));
+    run("7", &killed);
     let target = dir.path().join("longer");
-    ok(powder(&["run", s(&scene), "--frames", "9", "--checkpoint-every", "3", "--out", s(&target)]));
+    run("9", &target);
     std::fs::write(killed.join(".powder-frame_00008.ply-XyZ123.tmp"), b"half a frame").expect("temp");
     std::fs::write(killed.join("frame_00007.ply"), b"damaged").expect("frame 7");
     let resumed = ok(powder(&["run", "--resume", s(&killed), "--frames", "9"]));

@@ -3,7 +3,7 @@
 //! for bit (particles and stored stress); a new branch drops the frames after it.
 //!
 //! Mutation check (made by hand, seen failing, restored): `Solver::restore` without the stored
-//! stress (`restore_stress` not called, the `stress` pass recomputing it) fails
+//! stress (`restore_stored` not called, the `stress` pass recomputing it) fails
 //! `simulating_on_from_a_kept_frame_gives_the_same_frames`.
 
 mod common;

@@ -205,6 +205,8 @@ fn shared_struct_layouts_agree() {
                     max_substeps,
                     cfl,
                     wave_speed_squared,
+                    pb_prev_dt,
+                    pb_kick,
                     time,
                     dt,
                     blend,

@@ -187,8 +187,12 @@ struct SubstepClock {
     cfl: f32,
     // (λ₀ + 2μ₀)/ρ: the squared P-wave speed at hardening factor 1.
     wave_speed_squared: f32,
-    _pad0: u32,
-    _pad1: u32,
+    // PB-MPM: the length of the step before this frame's first (0 if none: the velocities are
+    // then instantaneous), which pb_clock replaces with each step's own; and how long gravity acts
+    // on the velocity before the current step, (previous dt + dt)/2 (gravity_kick in
+    // src/sim/pbmpm/cpu/integrate.rs), which pb_clock sets and pb_begin reads.
+    pb_prev_dt: f32,
+    pb_kick: f32,
     // clock_advance, once per substep: simulated seconds and substeps of the frame so far (the
     // current substep included), the current substep's dt, its collider blend, whether it runs
     // (running) and whether the frame has ended (finished).

@@ -18,6 +18,7 @@
 //! | 4, 4 | capped frames, frames past the stable dt so far |
 //! | 8 | largest dt / stable dt so far (f64) |
 //! | 4 | frames between checkpoints |
+//! | 8 | the last PB-MPM step's length, seconds (f64; 0 if the last frame was explicit) |
 //! | zeros | up to [`HEADER_BYTES`] |
 //!
 //! then the three strings, then per particle its [`GpuParticle`] (144 bytes) and its stored
@@ -166,6 +167,7 @@ pub fn write_checkpoint(path: &Path, checkpoint: &Checkpoint) -> Result<(), Chec
     }
     header.extend_from_slice(&t.max_dt_ratio.to_le_bytes());
     header.extend_from_slice(&c.checkpoint_every.to_le_bytes());
+    header.extend_from_slice(&c.state.pb_last_dt.to_le_bytes());
     header.resize(HEADER_BYTES as usize, 0);
     super::atomic::write_atomic(path, |w| {
         let mut w = Crc { inner: w, crc: crc32fast::Hasher::new() };
@@ -253,6 +255,13 @@ pub fn read_checkpoint(path: &Path) -> Result<Checkpoint, CheckpointError> {
     let (capped_frames, frames_past_stable) = (u32_at(take(4)), u32_at(take(4)));
     let max_dt_ratio = f64::from_le_bytes(take(8).try_into().expect("eight bytes"));
     let checkpoint_every = u32_at(take(4));
+    let pb_last_dt = f64::from_le_bytes(take(8).try_into().expect("eight bytes"));
+    if !(pb_last_dt.is_finite() && (0.0..=crate::sim::pbmpm::DT_MAX).contains(&pb_last_dt)) {
+        return Err(corrupt(format!(
+            "its last PB-MPM step is {pb_last_dt} s; allowed [0, {}]",
+            crate::sim::pbmpm::DT_MAX
+        )));
+    }
     let mut text = |len: u32, what: &str| -> Result<String, CheckpointError> {
         let mut bytes = vec![0u8; len as usize];
         r.read_exact(&mut bytes).map_err(io)?;
@@ -296,7 +305,7 @@ pub fn read_checkpoint(path: &Path) -> Result<Checkpoint, CheckpointError> {
         scene_json,
         scene_source,
         asset_dir,
-        state: SolverSnapshot { particles, stress },
+        state: SolverSnapshot { particles, stress, pb_last_dt },
     })
 }
 

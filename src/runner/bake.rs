@@ -199,7 +199,7 @@ pub fn resume_solver(gpu: &Gpu, checkpoint: &Checkpoint, path: &Path) -> Result<
     let source = checkpoint.scene_source.clone();
     let scene = Scene::from_json_at(&checkpoint.scene_json, &source, &checkpoint.asset_dir)?;
     let solver = build_solver_with(gpu, &scene, &checkpoint.state.particles, &source, SolverOptions::default())?;
-    checkpoint.state.restore_stress(gpu, &solver).ok_or_else(|| CheckpointError::Corrupt {
+    checkpoint.state.restore_stored(gpu, &solver).ok_or_else(|| CheckpointError::Corrupt {
         path: path.to_path_buf(),
         message: "its stress and particle counts differ".to_string(),
     })?;

@@ -1,7 +1,8 @@
 //! The solver's state as a host copy that a new solver can be built from and step on exactly as
 //! the old one would have: every particle stream (position, mass, velocity, volume, the affine
 //! matrix C, the elastic deformation gradient F_E, J_P, material, damage, strength) and the stored
-//! Kirchhoff stress τ.
+//! Kirchhoff stress τ, and the length of the last PB-MPM step (its velocities are that step's mean
+//! velocities, and the next step's gravity kick depends on it).
 //!
 //! τ is derived from F_E and J_P, but the `g2p` pass writes it from the SVD its plasticity step
 //! already made, while a fresh `stress` pass takes its own SVD of the clamped F_E: the two agree
@@ -26,13 +27,15 @@ pub struct SolverSnapshot {
     pub particles: Vec<GpuParticle>,
     /// Each particle's stored stress, in the same order.
     pub stress: Vec<StoredStress>,
+    /// The length of the last PB-MPM step, seconds (0 after an explicit frame or none).
+    pub pb_last_dt: f64,
 }
 
 impl SolverSnapshot {
     /// Copies the solver's particles and stored stress back (one readback per page), each page's
     /// put back into the host's order by the particles' ids.
     pub fn capture(gpu: &Gpu, solver: &Solver) -> Result<Self, SolverError> {
-        let mut snapshot = SolverSnapshot::default();
+        let mut snapshot = SolverSnapshot { pb_last_dt: solver.pb_last_dt.get(), ..SolverSnapshot::default() };
         for page in solver.pages() {
             let p = &page.particles;
             let read =
@@ -61,8 +64,10 @@ impl SolverSnapshot {
     }
 
     /// Gives a solver just built from [`SolverSnapshot::particles`] (whose pages hold them in the
-    /// host's order) the stored stress of the snapshot. `None` if the counts differ.
-    pub fn restore_stress(&self, gpu: &Gpu, solver: &Solver) -> Option<()> {
+    /// host's order) the stored stress and the last PB-MPM step length of the snapshot. `None` if
+    /// the counts differ.
+    pub fn restore_stored(&self, gpu: &Gpu, solver: &Solver) -> Option<()> {
+        solver.pb_last_dt.set(self.pb_last_dt);
         (solver.particle_count() as usize == self.stress.len()).then(|| solver.restore_stress(gpu, &self.stress))
     }
 }

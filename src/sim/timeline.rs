@@ -110,7 +110,7 @@ impl Solver {
     /// restored.
     pub fn restore(&mut self, gpu: &Gpu, snapshot: &SolverSnapshot) -> Result<(), SolverError> {
         self.replace_particles(gpu, &snapshot.particles)?;
-        if snapshot.restore_stress(gpu, self).is_none() {
+        if snapshot.restore_stored(gpu, self).is_none() {
             // Counts differ (a snapshot made by hand): the stress pass recomputes it instead.
             log::warn!("snapshot without one stress per particle: stress recomputed");
         }

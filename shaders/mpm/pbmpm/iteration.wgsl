@@ -49,7 +49,7 @@ fn store_impulse(index: u32, m: mat3x3<f32>) {
 }
 
 // One constraint step (project in src/sim/pbmpm/cpu/constraint.rs): the target impulse
-// Λ* = dt² V⁰ P(F') F_Eᵀ at F' = (I + D) F_E, the residual r = Λ* − Λ, the step
+// Λ* = dt² V⁰ τ(F'), τ = P(F') F'ᵀ, at F' = (I + D) F_E (symmetric, so free of torque), the residual r = Λ* − Λ, the step
 // ΔΛ = relaxation · (dev r / (1 + 2κμ) + iso r / (1 + κ(2μ + 3λ))), κ = 4 dt² V⁰ / (h² m); then
 // Λ += ΔΛ and D −= 4/(h² m) ΔΛ. Returns the new C̃ = D/dt; stores Λ.
 fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {
@@ -57,7 +57,7 @@ fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {
     let h2 = params.cell_size * params.cell_size;
     let trial = (IDENTITY3 + dt * affine) * p.deformation;
     let response = snow_response(trial, p.plastic_jacobian, p.damage);
-    let wanted = (dt * dt * p.volume) * response.stress * transpose(p.deformation);
+    let wanted = (dt * dt * p.volume) * response.stress * transpose(trial);
     let impulse = load_impulse(index);
     let residual = wanted - impulse;
     let kappa = 4.0 * dt * dt * p.volume / (h2 * p.mass);

@@ -1,6 +1,7 @@
 // pb_clock: the start of a PB-MPM step. One thread: counts the step, and sets its dt (the frame's
 // fixed step, clock.fixed_dt) and its collider blend (steps so far over the frame's planned steps),
-// and marks the first iteration as not gathering (clock.pb_gathering),
+// and marks the first iteration as not gathering (clock.pb_gathering), and sets how long gravity
+// acts before the step (clock.pb_kick, from the previous step's length in clock.pb_prev_dt),
 // so that the host records a whole frame of steps in one submission with no write between them.
 // Host side: src/sim/pbmpm/gpu.rs. The explicit integrator's clock_advance does the same job with
 // a stable dt chosen from the state.
@@ -14,4 +15,6 @@ fn pb_clock() {
     clock.blend = min(f32(clock.substeps) / f32(max(clock.planned, 1u)), 1.0);
     clock.running = 1u;
     clock.pb_gathering = 0u;
+    clock.pb_kick = 0.5 * (clock.pb_prev_dt + clock.fixed_dt);
+    clock.pb_prev_dt = clock.fixed_dt;
 }

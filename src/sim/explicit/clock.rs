@@ -56,10 +56,12 @@ pub struct GpuSubstepClock {
     pub cfl: f32,
     /// `(λ₀ + 2μ₀)/ρ`, m²/s².
     pub wave_speed_squared: f32,
-    /// Padding.
-    pub _pad0: u32,
-    /// Padding.
-    pub _pad1: u32,
+    /// PB-MPM: the length of the step before the frame's first, seconds (0 if none); `pb_clock`
+    /// replaces it with each step's.
+    pub pb_prev_dt: f32,
+    /// PB-MPM: how long gravity acts on the velocity before the current step, seconds
+    /// (`(previous dt + dt)/2`, set by `pb_clock`).
+    pub pb_kick: f32,
     /// Simulated seconds of the frame so far.
     pub time: f32,
     /// The current (last) substep's dt, seconds.

@@ -168,9 +168,16 @@ impl Solver {
     }
 
     /// Sets the clock for a frame of `span` seconds stepped as `step` says, and turns every
-    /// page's substep dispatches on ([`crate::sim::record::write_gate_template`]).
+    /// page's substep dispatches on ([`crate::sim::record::write_gate_template`]). Remembers the
+    /// frame's step length if it is a PB-MPM frame (0 otherwise), for the next frame's first step.
     pub fn begin_frame(&self, gpu: &Gpu, span: f64, step: FrameStep) {
-        let clock = GpuSubstepClock::for_frame(&self.params, span, step);
+        let mut clock = GpuSubstepClock::for_frame(&self.params, span, step);
+        clock.pb_prev_dt = self.pb_last_dt.get() as f32;
+        let pbmpm_dt = match (self.integrator.pbmpm(), step) {
+            (Some(_), FrameStep::Fixed { dt, .. }) => dt,
+            _ => 0.0,
+        };
+        self.pb_last_dt.set(pbmpm_dt);
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
         for page in &self.pages {
             record::write_gate_template(&gpu.queue, page);

@@ -120,6 +120,7 @@ impl Solver {
         self.write_uniforms(gpu);
         self.note_steps_recorded();
         self.stress_stale.set(true);
+        self.pb_last_dt.set(0.0);
         Ok(())
     }
 

@@ -25,7 +25,7 @@ impl Solver {
     /// Replaces the stored stress τ of a solver whose pages hold its particles in the host's
     /// order (just built) with `stress`, one entry per particle in that order, as
     /// [`crate::sim::checkpoint::SolverSnapshot`] saved it; the `stress` pass then does not run. The
-    /// caller checks the count ([`crate::sim::checkpoint::SolverSnapshot::restore_stress`]).
+    /// caller checks the count ([`crate::sim::checkpoint::SolverSnapshot::restore_stored`]).
     pub(crate) fn restore_stress(&self, gpu: &Gpu, stress: &[StoredStress]) {
         let mut start = 0;
         for page in &self.pages {

@@ -51,6 +51,10 @@ pub struct Solver {
     /// `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from it while
     /// no step has run since ([`Solver::step_frame`]), instead of waiting for the same number again.
     pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64)>>,
+    /// The length of the last PB-MPM step recorded, seconds; 0 after an explicit frame or a new
+    /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
+    /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).
+    pub(crate) pb_last_dt: std::cell::Cell<f64>,
 }
 
 impl Solver {

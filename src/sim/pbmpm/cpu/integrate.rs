@@ -9,18 +9,30 @@ use crate::sim::cpu::{CpuParticle, clamp_speed};
 use crate::sim::params::SolverParams;
 
 /// Predicts every particle's motion over the step and clears its constraint impulse:
-/// `d = v·dt + g·dt²`, `D = C·dt`, `Λ = 0`.
+/// `d = (v + g·kick)·dt`, `D = C·dt`, `Λ = 0`, with `kick = (dt_prev + dt)/2`
+/// ([`gravity_kick`]).
 ///
-/// `d` is where the particle would go with no constraint and no wall (the velocity after gravity
-/// acted for `dt`, times `dt`: the same update as the explicit integrator's `v' = v + g dt`,
-/// `x' = x + v' dt`). `D` is the affine part of that motion.
-pub fn begin_step(params: &SolverParams, dt: f64, particles: &[CpuParticle], state: &mut [StepState]) {
+/// `d` is where the particle would go with no constraint and no wall. A particle's velocity is
+/// its mean velocity over the step it last took (`v = d/dt` at the step's end), that is its
+/// velocity half a step back, so gravity acts on it for the half of the last step and the half
+/// of this one that lie between the two midpoints: the leapfrog (Störmer–Verlet) update, exact
+/// for a constant acceleration at any sequence of step lengths. `D` is the affine part of the
+/// motion.
+pub fn begin_step(params: &SolverParams, dt: f64, kick: f64, particles: &[CpuParticle], state: &mut [StepState]) {
     let g = nalgebra::Vector3::new(params.gravity.x, params.gravity.y, params.gravity.z);
     for (p, s) in particles.iter().zip(state) {
-        s.displacement = p.velocity * dt + g * (dt * dt);
+        s.displacement = (p.velocity + g * kick) * dt;
         s.affine = p.affine * dt;
         s.impulse = Matrix3::zeros();
     }
+}
+
+/// How long gravity acts on a particle's velocity before a step of `dt` seconds that follows one
+/// of `previous` seconds: `(previous + dt)/2`, from the middle of the last step to the middle of
+/// this one. `previous` is 0 before the first step (the velocities given are instantaneous),
+/// which makes the first step's prediction `v·dt + g·dt²/2`.
+pub fn gravity_kick(previous: f64, dt: f64) -> f64 {
+    0.5 * (previous + dt)
 }
 
 /// Ends the step with each particle's last gathered `d` and `D`:

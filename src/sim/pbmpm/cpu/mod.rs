@@ -4,7 +4,8 @@
 //! One step of length `dt` ([`PbmpmCpu::step`]):
 //!
 //! 1. [`integrate::begin_step`]: each particle predicts its motion from its velocity and gravity,
-//!    `d = v·dt + g·dt²`, `D = C·dt`, and clears its constraint impulse `Λ`.
+//!    `d = (v + g·(dt_prev + dt)/2)·dt` (leapfrog: `v` is the last step's mean velocity),
+//!    `D = C·dt`, and clears its constraint impulse `Λ`.
 //! 2. `iterations` times:
 //!    - [`constraint::project`]: each particle moves its affine displacement `D` toward the snow
 //!      constraint, one compliant (XPBD) step, and adds the impulse it applied to `Λ`;
@@ -77,6 +78,9 @@ pub struct PbmpmCpu {
     pub colliders: Option<ColliderFrames>,
     /// Where the step's end lies in the collider frame, 0 (start) to 1 (end).
     pub collider_blend: f64,
+    /// The length of the last step taken, seconds; 0 before the first (the particles' velocities
+    /// are then instantaneous, not a step's mean). [`integrate::gravity_kick`] uses it.
+    pub last_dt: f64,
 }
 
 impl PbmpmCpu {
@@ -101,12 +105,15 @@ impl PbmpmCpu {
             settings,
             colliders: None,
             collider_blend: 1.0,
+            last_dt: 0.0,
         })
     }
 
     /// One step of `dt` seconds with `settings.iterations` iterations (see the module docs).
     pub fn step(&mut self, dt: f64) -> StepReport {
-        integrate::begin_step(&self.params, dt, &self.particles, &mut self.state);
+        let kick = integrate::gravity_kick(self.last_dt, dt);
+        integrate::begin_step(&self.params, dt, kick, &self.particles, &mut self.state);
+        self.last_dt = dt;
         for _ in 0..self.settings.iterations {
             self.iterate(dt);
         }

@@ -15,7 +15,7 @@ pub struct StepState {
     /// `d + D·(x − x_p)`, and the step changes the elastic deformation by `I + D`.
     pub affine: Matrix3<f64>,
     /// Constraint impulse Λ applied so far this step, kg·m² (the XPBD multiplier, a matrix): at
-    /// convergence `Λ = dt² · V⁰ · P · F_Eᵀ`, the stress term of an implicit step.
+    /// convergence `Λ = dt² · V⁰ · τ(F')`, the stress term of an implicit step.
     pub impulse: Matrix3<f64>,
 }
 
