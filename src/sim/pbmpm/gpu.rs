@@ -8,12 +8,12 @@
 //! fixed-point scatter, grid conditions and gather apply unchanged; the constraint impulse `Λ`
 //! lives in the particles' scratch for the step. One step:
 //!
-//! 1. `pb_clock` (one thread): the step's dt and collider blend;
+//! 1. `pb_clock` (one thread): the step's dt, collider blend and gravity kick;
 //! 2. on the binned paths, the sort of each page ([`bins::sort_runs`]; it also moves the particles
 //!    into block order when the page's reorder clock says so): particles keep their positions
 //!    through a step's iterations, so one sort per step bins them for all of its iterations;
-//! 3. `pb_begin` (per particle): `v += g·dt`, `Λ = 0` (after the sort, whose reorder uses the
-//!    scratch that holds `Λ`);
+//! 3. `pb_begin` (per particle): `v += g·kick` (`pb_clock` sets `kick = (dt_prev + dt)/2`),
+//!    `Λ = 0` (after the sort, whose reorder uses the scratch that holds `Λ`);
 //! 4. `grid_clear` on the naive path (the binned paths' grid passes leave the grid zeroed, except
 //!    with several pages, which clear it after every iteration);
 //! 5. `iterations` times: `pb_iterate` (per particle: gather from the second iteration on, as the
