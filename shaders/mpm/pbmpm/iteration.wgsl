@@ -49,7 +49,8 @@ fn store_impulse(index: u32, m: mat3x3<f32>) {
 }
 
 // One constraint step (project in src/sim/pbmpm/cpu/constraint.rs): the target impulse
-// Λ* = dt² V⁰ τ(F'), τ = P(F') F'ᵀ, at F' = (I + D) F_E (symmetric, so free of torque), the residual r = Λ* − Λ, the step
+// Λ* = dt² V⁰ τ(F'), τ = P(F') F'ᵀ, at F' = (I + D) F_E (symmetric, so free of torque), the
+// residual r = Λ* − Λ, the step
 // ΔΛ = relaxation · (dev r / (1 + 2κμ) + iso r / (1 + κ(2μ + 3λ))), κ = 4 dt² V⁰ / (h² m); then
 // Λ += ΔΛ and D −= 4/(h² m) ΔΛ. Returns the new C̃ = D/dt; stores Λ.
 fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {

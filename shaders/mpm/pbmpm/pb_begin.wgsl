@@ -1,8 +1,8 @@
 // pb_begin: each particle's predicted motion over a PB-MPM step, in velocity units. With d the
 // step's displacement and D its affine displacement (src/sim/pbmpm/cpu/integrate.rs, begin_step:
 // d = (v + g·kick)·dt, kick = (previous dt + dt)/2 from pb_clock, D = C·dt), the GPU keeps d/dt
-// in the velocity stream and D/dt in the affine stream for the whole step, so that the fixed-point scales and the scatter of the explicit
-// integrator apply unchanged; and the constraint impulse Λ starts at zero in the particle scratch.
+// in the velocity stream and D/dt in the affine stream for the whole step, so that the
+// fixed-point scales and the scatter of the explicit integrator apply unchanged; and the constraint impulse Λ starts at zero in the particle scratch.
 // Reads: params, clock, particles. Writes: the velocity stream, the scratch.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -1,8 +1,8 @@
 // pb_clock: the start of a PB-MPM step. One thread: counts the step, and sets its dt (the frame's
-// fixed step, clock.fixed_dt) and its collider blend (steps so far over the frame's planned steps),
-// and marks the first iteration as not gathering (clock.pb_gathering), and sets how long gravity
-// acts before the step (clock.pb_kick, from the previous step's length in clock.pb_prev_dt),
-// so that the host records a whole frame of steps in one submission with no write between them.
+// fixed step, clock.fixed_dt), its collider blend (steps so far over the frame's planned steps)
+// and how long gravity acts before it (clock.pb_kick, from the previous step's length in
+// clock.pb_prev_dt), and marks the first iteration as not gathering (clock.pb_gathering), so
+// that the host records a whole frame of steps in one submission with no write between them.
 // Host side: src/sim/pbmpm/gpu.rs. The explicit integrator's clock_advance does the same job with
 // a stable dt chosen from the state.
 // Reads and writes: clock.

@@ -6,18 +6,10 @@
 //! snow is MLS-MPM's, with the stress taken at the end of the step:
 //! `f_i = −Σ_p V⁰_p τ(F'_p) ∇w_ip` with `∇w_ip = (4/h²) w_ip (x_i − x_p)`,
 //! `F'_p = (I + D_p) F_E,p` and `τ(F') = P(F') F'ᵀ` its Kirchhoff stress. The particle's share
-//! `dt² V⁰ τ(F')` is its constraint impulse Λ (a matrix, the multiplier of XPBD).
-//!
-//! **Why τ(F') and not `P(F') F_Eᵀ`.** The latter is the exact gradient of the end-of-step elastic
-//! energy with respect to the node displacements, and its force is free of torque about the
-//! nodes' *end* positions, not about the nodes: it is not symmetric once the step rotates the
-//! particle, and every step then turned angular momentum into nothing (2.8 % of it through an
-//! off-centre collision of two snowballs, 48 steps, whatever the iterations). τ is symmetric, so,
-//! as in the explicit integrator, the force has no torque about the nodes, the APIC transfers
-//! carry the rest, and the same collision keeps its angular momentum to 3.5e-9
-//! (`tests/pbmpm_cpu.rs`). The two differ by `P F_Eᵀ Dᵀ`, of the order of the step's rotation. Handed to the grid through the scatter, an impulse Λ is a
-//! change `−(4/(h² m_p)) Λ` of `D_p`: node i then gets `w_ip m_p ΔD (x_i − x_p) = −(4/h²) w_ip Λ (x_i − x_p)`,
-//! which is `dt² f_i`'s term from particle p. So each iteration:
+//! `dt² V⁰ τ(F')` is its constraint impulse Λ (a matrix, the multiplier of XPBD). Handed to the
+//! grid through the scatter, an impulse Λ is a change `−(4/(h² m_p)) Λ` of `D_p`: node i then
+//! gets `w_ip m_p ΔD (x_i − x_p) = −(4/h²) w_ip Λ (x_i − x_p)`, which is `dt² f_i`'s term from
+//! particle p. So each iteration:
 //!
 //! 1. takes the target impulse `Λ* = dt² V⁰ τ(F')` at the particle's current `F'`;
 //! 2. moves the impulse applied so far, Λ, toward it by a step `ΔΛ` (below);
@@ -27,6 +19,15 @@
 //! exactly the implicit step's elastic impulses, `dt² f_i`. This is XPBD's fixed point
 //! `C + α̃ λ = 0` with compliance `α̃ = α / dt²`, `α = 1 / stiffness`: the converged answer is the
 //! elastic one for the snow's moduli, not a rigid body, and fewer iterations leave it softer.
+//!
+//! **Why τ(F') and not `P(F') F_Eᵀ`.** The latter is the exact gradient of the end-of-step elastic
+//! energy with respect to the node displacements, and its force is free of torque about the
+//! nodes' *end* positions, not about the nodes: it is not symmetric once the step rotates the
+//! particle, and the angular momentum that torque removes is lost (1.7e-2 of it through the
+//! off-centre collision of two snowballs in `tests/pbmpm_cpu.rs`). τ is
+//! symmetric, so, as in the explicit integrator, the force has no torque about the nodes, the APIC
+//! transfers carry the rest, and the same collision keeps its angular momentum to rounding
+//! (4e-16). The two differ by `P F_Eᵀ Dᵀ`, of the order of the step's rotation.
 //!
 //! **The step.** XPBD's update `Δλ = (−C − α̃ λ) / (w + α̃)` is `(λ* − λ) / (1 + w k dt²)` with
 //! `λ* = −C/α̃` and stiffness k: the residual, scaled down by how strongly the target itself moves
