@@ -354,3 +354,42 @@ impl<R: Read> Read for CrcReader<R> {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checkpoint of one particle whose last PB-MPM step lasted `pb_last_dt` seconds.
+    fn checkpoint(pb_last_dt: f64) -> Checkpoint {
+        Checkpoint {
+            frame: 3,
+            frames: 9,
+            checkpoint_every: 3,
+            simulated_time: 0.1,
+            totals: BakeTotals::default(),
+            scene_json: "{}".into(),
+            scene_source: "scene.json".into(),
+            asset_dir: PathBuf::from("."),
+            state: SolverSnapshot {
+                particles: vec![GpuParticle::default()],
+                stress: vec![StoredStress::default()],
+                pb_last_dt,
+            },
+        }
+    }
+
+    #[test]
+    fn the_last_pbmpm_step_round_trips_and_a_wrong_one_is_refused() {
+        // Mutation check: with the range check in read_checkpoint disabled, the 0.5 s step is
+        // accepted and this test fails.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(CHECKPOINT_FILE);
+        // 1/240 s is carried bit for bit.
+        write_checkpoint(&path, &checkpoint(1.0 / 240.0)).expect("written");
+        assert_eq!(read_checkpoint(&path).expect("read").state.pb_last_dt, 1.0 / 240.0);
+        // A step past the longest PB-MPM step (with a valid CRC, so only the range can refuse it).
+        write_checkpoint(&path, &checkpoint(0.5)).expect("written");
+        let err = read_checkpoint(&path).expect_err("refused").to_string();
+        assert!(err.contains(CHECKPOINT_FILE) && err.contains("last PB-MPM step is 0.5 s; allowed [0, 0.1]"), "{err}");
+    }
+}
