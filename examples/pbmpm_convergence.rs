@@ -23,6 +23,7 @@ use powder::sim::fixed_point::FixedPoint;
 use powder::sim::material::SnowMaterial;
 use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, GridSpec, SolverParams};
 use powder::sim::pbmpm::PbmpmSettings;
+use powder::sim::pbmpm::cpu::newton::{self, NewtonSettings};
 use powder::sim::pbmpm::cpu::{PbmpmCpu, constraint, grid, integrate, transfer};
 
 const DT: f64 = 1.0 / 240.0;
@@ -171,6 +172,10 @@ fn study_step(s: &mut PbmpmCpu, dt: f64, study: &mut Study) {
 
 /// A step of the twin, or of the study if there is one.
 fn step(s: &mut PbmpmCpu, study: &mut Option<Study>) {
+    if let Some(cfg) = newton_opt() {
+        newton::step(s, DT, &cfg);
+        return;
+    }
     match study {
         Some(study) => study_step(s, DT, study),
         None => {
@@ -258,6 +263,13 @@ fn show(v: Option<f64>) -> String {
         Some(x) if x.is_nan() => "none".into(),
         Some(x) => format!("{x:.3}"),
     }
+}
+
+/// The Newton–PCG settings the environment asks for (`NEWTON=iterations,levels`), if any.
+fn newton_opt() -> Option<NewtonSettings> {
+    let v = std::env::var("NEWTON").ok()?;
+    let f: Vec<u32> = v.split(',').map(|x| x.parse().expect("NEWTON=iterations,levels")).collect();
+    Some(NewtonSettings { iterations: f[0], levels: f[1], tolerance: 0.0 })
 }
 
 fn main() {

@@ -23,6 +23,7 @@
 pub mod constraint;
 pub mod grid;
 pub mod integrate;
+pub mod newton;
 pub mod state;
 pub mod transfer;
 

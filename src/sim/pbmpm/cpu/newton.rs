@@ -1,0 +1,298 @@
+//! A PB-MPM step solved to the backward-Euler answer: one Newton step on the grid displacements,
+//! its linear system solved by conjugate gradients preconditioned with an additive multilevel
+//! (BPX) smoother. This converges where the constraint iterations of [`super::PbmpmCpu::step`]
+//! do not: their stiffness reaches at most a few cells per iteration, so it falls as the grid is
+//! refined, while the multilevel preconditioner reaches the whole body in every iteration.
+//! `docs/pbmpm.md`, "The Newton–PCG solve", has the derivation and the measurements.
+//!
+//! The unknowns are the node displacements `u` over the step. Backward Euler in displacements is
+//!
+//! `r(u) = M (u* − u) + dt² f(u) = 0`,  `f_i(u) = −Σ_p V⁰_p τ(F'_p(u)) ∇w_ip`,
+//!
+//! with `u*` the prediction the particles scatter (their leapfrog motion, as in
+//! [`super::integrate::begin_step`]), `F'_p(u) = (I + Σ_i u_i ∇w_ipᵀ) F_E,p` and τ the Kirchhoff
+//! stress ([`super::constraint::target_impulse`]'s, symmetric, so `f` carries no torque about the
+//! nodes). The step starts from `u = u*`: the stress a body already holds is in `F_E`, so a body
+//! at rest under its weight starts with `r ≈ 0`, and what the solve leaves unconverged slows the
+//! motion it is solving for rather than softening the material at rest.
+//!
+//! Newton's linear system `A x = r(u*)` uses `A = M + dt² K` with `K` the small-strain isotropic
+//! stiffness of each particle at its hardened moduli (`δτ = 2μ sym(δD) + λ tr(δD) I`): it is
+//! symmetric positive definite, invariant under the particle's rotation, and leaves out only the
+//! stress's own (geometric) stiffness, small beside the moduli for snow's strains.
+
+use nalgebra::{Matrix3, Vector3};
+
+use super::PbmpmCpu;
+use super::constraint::snow_response;
+use super::integrate;
+use super::state::StepReport;
+use super::transfer;
+use crate::sim::cpu::grid::Stencil;
+use crate::sim::cpu::grid_update::constrain_node;
+use crate::sim::params::GridSpec;
+
+/// How a Newton–PCG step solves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewtonSettings {
+    /// Most conjugate-gradient iterations.
+    pub iterations: u32,
+    /// Levels of the multilevel preconditioner: the grid and `levels − 1` coarser ones, each
+    /// twice the cell of the one below. 1 is a Jacobi preconditioner.
+    pub levels: u32,
+    /// The solve stops once the preconditioned residual norm falls below this fraction of its
+    /// value at the prediction.
+    pub tolerance: f64,
+}
+
+impl Default for NewtonSettings {
+    fn default() -> Self {
+        Self { iterations: 5, levels: 4, tolerance: 1e-3 }
+    }
+}
+
+/// What a Newton–PCG step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// Conjugate-gradient iterations run.
+    pub iterations: u32,
+    /// The preconditioned residual norm `√(rᵀz)` at the prediction, kg·m.
+    pub initial_residual: f64,
+    /// The same at the end, over its initial value (0 when it started at 0).
+    pub relative_residual: f64,
+}
+
+/// One particle's 27 nodes: flat index, weight, gradient `∇w = (4/h²) w (x_i − x_p)`.
+type ParticleStencil = [(usize, f64, Vector3<f64>); 27];
+
+/// The grid and particle data a step's solve works with.
+struct System {
+    stencils: Vec<ParticleStencil>,
+    mass: Vec<f64>,
+    /// Per node and axis: held by a wall or collider for the solve.
+    fixed: Vec<[bool; 3]>,
+    /// The Gershgorin bound of each node's row of `A`, kg.
+    diag: Vec<f64>,
+    /// Per particle: `dt² V⁰ μ`, `dt² V⁰ λ` at its hardened moduli.
+    moduli: Vec<(f64, f64)>,
+}
+
+fn stencils(spec: &GridSpec, s: &PbmpmCpu) -> Vec<ParticleStencil> {
+    let h2 = spec.cell_size * spec.cell_size;
+    s.particles
+        .iter()
+        .map(|p| {
+            let mut out = [(0, 0.0, Vector3::zeros()); 27];
+            for (slot, (i, w, d)) in out.iter_mut().zip(Stencil::new(spec, &p.position).nodes(spec)) {
+                *slot = (i, w, (4.0 / h2) * w * d);
+            }
+            out
+        })
+        .collect()
+}
+
+impl System {
+    /// Each particle's gathered displacement gradient `Σ_i u_i ∇w_ipᵀ`.
+    fn gradient(&self, p: usize, u: &[Vector3<f64>]) -> Matrix3<f64> {
+        self.stencils[p].iter().map(|(i, _, g)| u[*i] * g.transpose()).sum()
+    }
+
+    /// Zeroes the components the walls and colliders hold.
+    fn mask(&self, v: &mut [Vector3<f64>]) {
+        for (x, fixed) in v.iter_mut().zip(&self.fixed) {
+            for a in 0..3 {
+                if fixed[a] {
+                    x[a] = 0.0;
+                }
+            }
+        }
+    }
+
+    /// `A x = M x + dt² K x`, masked.
+    fn apply(&self, x: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+        let mut out: Vec<Vector3<f64>> = x.iter().zip(&self.mass).map(|(v, m)| *v * *m).collect();
+        for (p, &(mu, lambda)) in self.moduli.iter().enumerate() {
+            let dd = self.gradient(p, x);
+            let stress = mu * (dd + dd.transpose()) + Matrix3::identity() * (lambda * dd.trace());
+            for (i, _, g) in &self.stencils[p] {
+                out[*i] += stress * g;
+            }
+        }
+        self.mask(&mut out);
+        out
+    }
+}
+
+/// `dt² f(u)`: the elastic forces at node displacements `u`, over the step, kg·m.
+fn forces(s: &PbmpmCpu, sys: &System, dt: f64, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+    let mut out = vec![Vector3::zeros(); u.len()];
+    for (k, p) in s.particles.iter().enumerate() {
+        let trial = (Matrix3::identity() + sys.gradient(k, u)) * p.deformation;
+        let tau = snow_response(&s.params.material, &trial, p.plastic_jacobian, p.damage).stress * trial.transpose();
+        for (i, _, g) in &sys.stencils[k] {
+            out[*i] -= dt * dt * p.volume * (tau * g);
+        }
+    }
+    out
+}
+
+/// The additive multilevel preconditioner `z = Σ_l P_l D_l⁻¹ P_lᵀ r`: level `l` has nodes every
+/// `2^l` grid nodes, `P_l` interpolates them to the grid trilinearly, and `D_l` is the grid's
+/// diagonal restricted with the stiffness part scaled by `4^−l` (a coarse cell's stiffness falls
+/// with the square of its size).
+fn precondition(spec: &GridSpec, sys: &System, levels: u32, r: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+    let dims = spec.node_dims();
+    let dims = [dims.x as usize, dims.y as usize, dims.z as usize];
+    let mut z = vec![Vector3::zeros(); r.len()];
+    for l in 0..levels {
+        let f = 1usize << l;
+        let cd = [dims[0] / f + 2, dims[1] / f + 2, dims[2] / f + 2];
+        let coarse = |c: [usize; 3]| c[0] + cd[0] * (c[1] + cd[1] * c[2]);
+        // The coarse nodes of fine node `n` and their trilinear weights.
+        let parents = |n: [usize; 3]| {
+            let axis = |a: usize| {
+                let t = (n[a] % f) as f64 / f as f64;
+                [(n[a] / f, 1.0 - t), (n[a] / f + 1, t)]
+            };
+            let (x, y, zz) = (axis(0), axis(1), axis(2));
+            let mut out = [(0usize, 0.0f64); 8];
+            for (slot, o) in out.iter_mut().zip(0..8) {
+                let (cx, wx) = x[o & 1];
+                let (cy, wy) = y[(o >> 1) & 1];
+                let (cz, wz) = zz[o >> 2];
+                *slot = (coarse([cx, cy, cz]), wx * wy * wz);
+            }
+            out
+        };
+        let n = cd[0] * cd[1] * cd[2];
+        let (mut rc, mut dc) = (vec![Vector3::zeros(); n], vec![0.0; n]);
+        let scale = 1.0 / (f * f) as f64;
+        let nodes = || {
+            (0..dims[2]).flat_map(move |k| (0..dims[1]).flat_map(move |j| (0..dims[0]).map(move |i| [i, j, k])))
+        };
+        for node in nodes() {
+            let i = spec.node_index(node[0] as u32, node[1] as u32, node[2] as u32);
+            if sys.mass[i] <= 0.0 {
+                continue;
+            }
+            let d = sys.mass[i] + (sys.diag[i] - sys.mass[i]) * scale;
+            for (c, w) in parents(node) {
+                rc[c] += w * r[i];
+                dc[c] += w * d;
+            }
+        }
+        for node in nodes() {
+            let i = spec.node_index(node[0] as u32, node[1] as u32, node[2] as u32);
+            if sys.mass[i] <= 0.0 {
+                continue;
+            }
+            for (c, w) in parents(node) {
+                if dc[c] > 0.0 {
+                    z[i] += w * rc[c] / dc[c];
+                }
+            }
+        }
+    }
+    sys.mask(&mut z);
+    z
+}
+
+fn dot(a: &[Vector3<f64>], b: &[Vector3<f64>]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x.dot(y)).sum()
+}
+
+/// One step of `dt` seconds solved by Newton–PCG: the prediction, the solve, then the twin's own
+/// end of step ([`integrate::end_step`]). Returns the twin's step report and the solve's.
+pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, SolveReport) {
+    let kick = integrate::gravity_kick(s.last_dt, dt);
+    integrate::begin_step(&s.params, dt, kick, &s.particles, &mut s.state);
+    s.last_dt = dt;
+    let spec = s.params.grid;
+    transfer::p2g(&spec, &s.particles, &s.state, &mut s.grid);
+    let colliders = s.colliders.as_ref().map(|c| (c, s.collider_blend));
+    super::grid::grid_update(&s.params, dt, colliders, &mut s.grid);
+    let predicted = s.grid.displacement.clone();
+
+    let dims = spec.node_dims();
+    let mut fixed = vec![[false; 3]; predicted.len()];
+    for k in 0..dims.z {
+        for j in 0..dims.y {
+            for i in 0..dims.x {
+                let idx = spec.node_index(i, j, k);
+                if s.grid.mass[idx] <= 0.0 {
+                    continue;
+                }
+                let v = predicted[idx] / dt;
+                for a in 0..3 {
+                    // A component is held if the conditions change a nudge of it either way.
+                    fixed[idx][a] = [-1.0, 1.0].iter().any(|sign| {
+                        let nudged = v + Vector3::ith(a, *sign);
+                        (constrain_node(&s.params, [i, j, k], idx, nudged, colliders)[a] - nudged[a]).abs() > 1e-9
+                    });
+                }
+            }
+        }
+    }
+
+    let stencils = stencils(&spec, s);
+    let mut diag = s.grid.mass.clone();
+    let material = &s.params.material;
+    let moduli: Vec<(f64, f64)> = s
+        .particles
+        .iter()
+        .zip(&stencils)
+        .map(|(p, st)| {
+            let hc = material.hardening_factor(p.plastic_jacobian);
+            let (mu, lambda) = (dt * dt * p.volume * material.mu0() * hc, dt * dt * p.volume * material.lambda0() * hc);
+            // Each 3×3 block K_ij is at most (λ + 2μ)|∇w_i||∇w_j| in norm: Gershgorin's row bound.
+            let sum: f64 = st.iter().map(|(_, _, g)| g.norm()).sum();
+            for (i, _, g) in st {
+                diag[*i] += (lambda + 2.0 * mu) * g.norm() * sum;
+            }
+            (mu, lambda)
+        })
+        .collect();
+    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, diag, moduli };
+
+    let mut r = forces(s, &sys, dt, &predicted);
+    sys.mask(&mut r);
+    let n = r.len();
+    let mut x = vec![Vector3::zeros(); n];
+    let mut z = precondition(&spec, &sys, cfg.levels, &r);
+    let mut p = z.clone();
+    let mut rz = dot(&r, &z);
+    let initial = rz.max(0.0).sqrt();
+    let mut report = SolveReport { initial_residual: initial, ..SolveReport::default() };
+    while report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
+        let ap = sys.apply(&p);
+        let alpha = rz / dot(&p, &ap);
+        for i in 0..n {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * ap[i];
+        }
+        z = precondition(&spec, &sys, cfg.levels, &r);
+        let next = dot(&r, &z);
+        let beta = next / rz;
+        rz = next;
+        for i in 0..n {
+            p[i] = z[i] + beta * p[i];
+        }
+        report.iterations += 1;
+    }
+    report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
+
+    for k in 0..dims.z {
+        for j in 0..dims.y {
+            for i in 0..dims.x {
+                let idx = spec.node_index(i, j, k);
+                if s.grid.mass[idx] > 0.0 {
+                    let u = predicted[idx] + x[idx];
+                    s.grid.displacement[idx] = constrain_node(&s.params, [i, j, k], idx, u / dt, colliders) * dt;
+                }
+            }
+        }
+    }
+    transfer::g2p(&spec, &s.grid, &s.particles, &mut s.state);
+    let keep = s.settings.keep(dt);
+    (integrate::end_step(&s.params, dt, keep, &mut s.particles, &s.state), report)
+}
