@@ -12,6 +12,10 @@
 //!   is a study of a method the integrator does not have, kept to reproduce the table.
 //! - `warm`: with a schedule, each step starts from the last step's impulses.
 //!
+//! With `NEWTON=iterations,levels` in the environment, every step is instead the twin's
+//! Newton–PCG step (`powder::sim::pbmpm::cpu::newton`) running exactly `iterations` CG
+//! iterations (no tolerance) with a preconditioner of `levels` levels.
+//!
 //! Prints one line per case: the column's mean settlement over `ρgH²/(3(λ + 2μ))` and the bar's
 //! period over `4L/√(E/ρ)` ("none" if it did not swing back through its mean, "diverged" if a
 //! value stopped being finite).

@@ -47,7 +47,7 @@ pub struct NewtonSettings {
 
 impl Default for NewtonSettings {
     fn default() -> Self {
-        Self { iterations: 5, levels: 4, tolerance: 1e-3 }
+        Self { iterations: 20, levels: 4, tolerance: 1e-3 }
     }
 }
 
@@ -136,59 +136,97 @@ fn forces(s: &PbmpmCpu, sys: &System, dt: f64, u: &[Vector3<f64>]) -> Vec<Vector
     out
 }
 
-/// The additive multilevel preconditioner `z = Σ_l P_l D_l⁻¹ P_lᵀ r`: level `l` has nodes every
-/// `2^l` grid nodes, `P_l` interpolates them to the grid trilinearly, and `D_l` is the grid's
-/// diagonal restricted with the stiffness part scaled by `4^−l` (a coarse cell's stiffness falls
-/// with the square of its size).
-fn precondition(spec: &GridSpec, sys: &System, levels: u32, r: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
-    let dims = spec.node_dims();
-    let dims = [dims.x as usize, dims.y as usize, dims.z as usize];
-    let mut z = vec![Vector3::zeros(); r.len()];
-    for l in 0..levels {
-        let f = 1usize << l;
-        let cd = [dims[0] / f + 2, dims[1] / f + 2, dims[2] / f + 2];
-        let coarse = |c: [usize; 3]| c[0] + cd[0] * (c[1] + cd[1] * c[2]);
-        // The coarse nodes of fine node `n` and their trilinear weights.
-        let parents = |n: [usize; 3]| {
-            let axis = |a: usize| {
-                let t = (n[a] % f) as f64 / f as f64;
-                [(n[a] / f, 1.0 - t), (n[a] / f + 1, t)]
-            };
-            let (x, y, zz) = (axis(0), axis(1), axis(2));
-            let mut out = [(0usize, 0.0f64); 8];
-            for (slot, o) in out.iter_mut().zip(0..8) {
-                let (cx, wx) = x[o & 1];
-                let (cy, wy) = y[(o >> 1) & 1];
-                let (cz, wz) = zz[o >> 2];
-                *slot = (coarse([cx, cy, cz]), wx * wy * wz);
-            }
-            out
-        };
-        let n = cd[0] * cd[1] * cd[2];
-        let (mut rc, mut dc) = (vec![Vector3::zeros(); n], vec![0.0; n]);
-        let scale = 1.0 / (f * f) as f64;
-        let nodes = || {
-            (0..dims[2]).flat_map(move |k| (0..dims[1]).flat_map(move |j| (0..dims[0]).map(move |i| [i, j, k])))
-        };
-        for node in nodes() {
-            let i = spec.node_index(node[0] as u32, node[1] as u32, node[2] as u32);
-            if sys.mass[i] <= 0.0 {
-                continue;
-            }
-            let d = sys.mass[i] + (sys.diag[i] - sys.mass[i]) * scale;
-            for (c, w) in parents(node) {
-                rc[c] += w * r[i];
-                dc[c] += w * d;
+/// One level of the multilevel preconditioner: nodes every `2^l` grid nodes.
+struct Level {
+    /// Grid nodes per level node along each axis, `2^l`.
+    factor: usize,
+    /// The level's node counts along x, y, z.
+    dims: [usize; 3],
+    /// `1 / (c_l m_I)` per level node, 0 where it has no mass.
+    inverse: Vec<f64>,
+}
+
+impl Level {
+    /// Level `l` over `sys`'s grid: its lumped masses `m_I = Σ_i P_iI m_i`, scaled by one ratio
+    /// `c_l` for the whole level, the largest over its nodes of `Σ_i P_iI d_i / m_I` with `d_i` the
+    /// grid's Gershgorin bound and its stiffness part scaled by `4^−l` (a cell `2^l` times larger
+    /// is that much softer). One ratio per level makes each level's `D_l` proportional to its
+    /// masses, so the preconditioned residual carries no net momentum when the residual carries
+    /// none, and CG keeps the momentum of the prediction at every iteration.
+    fn new(spec: &GridSpec, sys: &System, l: u32) -> Self {
+        let grid = node_dims(spec);
+        let factor = 1usize << l;
+        let dims = grid.map(|n| n / factor + 2);
+        let mut level = Self { factor, dims, inverse: vec![0.0; dims[0] * dims[1] * dims[2]] };
+        let mut mass = vec![0.0; level.inverse.len()];
+        let mut bound = vec![0.0; level.inverse.len()];
+        let scale = 1.0 / (factor * factor) as f64;
+        for (i, node) in nodes(grid).enumerate() {
+            if sys.mass[i] > 0.0 {
+                let d = sys.mass[i] + (sys.diag[i] - sys.mass[i]) * scale;
+                for (c, w) in level.parents(node) {
+                    mass[c] += w * sys.mass[i];
+                    bound[c] += w * d;
+                }
             }
         }
-        for node in nodes() {
-            let i = spec.node_index(node[0] as u32, node[1] as u32, node[2] as u32);
-            if sys.mass[i] <= 0.0 {
-                continue;
+        let ratio = bound.iter().zip(&mass).filter(|(_, m)| **m > 0.0).map(|(d, m)| d / m).fold(1.0, f64::max);
+        for (inv, m) in level.inverse.iter_mut().zip(&mass) {
+            *inv = if *m > 0.0 { 1.0 / (ratio * m) } else { 0.0 };
+        }
+        level
+    }
+
+    /// The level nodes of grid node `n` and their trilinear weights.
+    fn parents(&self, n: [usize; 3]) -> [(usize, f64); 8] {
+        let f = self.factor;
+        let axis = |a: usize| {
+            let t = (n[a] % f) as f64 / f as f64;
+            [(n[a] / f, 1.0 - t), (n[a] / f + 1, t)]
+        };
+        let (x, y, z) = (axis(0), axis(1), axis(2));
+        let mut out = [(0usize, 0.0f64); 8];
+        for (o, slot) in out.iter_mut().enumerate() {
+            let (cx, wx) = x[o & 1];
+            let (cy, wy) = y[(o >> 1) & 1];
+            let (cz, wz) = z[o >> 2];
+            *slot = (cx + self.dims[0] * (cy + self.dims[1] * cz), wx * wy * wz);
+        }
+        out
+    }
+}
+
+/// The grid's node counts along x, y, z.
+fn node_dims(spec: &GridSpec) -> [usize; 3] {
+    let d = spec.node_dims();
+    [d.x as usize, d.y as usize, d.z as usize]
+}
+
+/// The grid nodes `[i, j, k]` in flat-index order (x fastest, as [`GridSpec::node_index`]).
+fn nodes(dims: [usize; 3]) -> impl Iterator<Item = [usize; 3]> {
+    (0..dims[2]).flat_map(move |k| (0..dims[1]).flat_map(move |j| (0..dims[0]).map(move |i| [i, j, k])))
+}
+
+/// The additive multilevel preconditioner `z = Σ_l P_l D_l⁻¹ P_lᵀ r` ([`Level`]), masked.
+fn precondition(spec: &GridSpec, sys: &System, levels: &[Level], r: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+    let grid = node_dims(spec);
+    let mut z = vec![Vector3::zeros(); r.len()];
+    for level in levels {
+        let mut coarse = vec![Vector3::zeros(); level.inverse.len()];
+        for (i, node) in nodes(grid).enumerate() {
+            if sys.mass[i] > 0.0 {
+                for (c, w) in level.parents(node) {
+                    coarse[c] += w * r[i];
+                }
             }
-            for (c, w) in parents(node) {
-                if dc[c] > 0.0 {
-                    z[i] += w * rc[c] / dc[c];
+        }
+        for (c, inv) in coarse.iter_mut().zip(&level.inverse) {
+            *c *= *inv;
+        }
+        for (i, node) in nodes(grid).enumerate() {
+            if sys.mass[i] > 0.0 {
+                for (c, w) in level.parents(node) {
+                    z[i] += w * coarse[c];
                 }
             }
         }
@@ -258,7 +296,8 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     sys.mask(&mut r);
     let n = r.len();
     let mut x = vec![Vector3::zeros(); n];
-    let mut z = precondition(&spec, &sys, cfg.levels, &r);
+    let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, &sys, l)).collect();
+    let mut z = precondition(&spec, &sys, &levels, &r);
     let mut p = z.clone();
     let mut rz = dot(&r, &z);
     let initial = rz.max(0.0).sqrt();
@@ -270,7 +309,7 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
             x[i] += alpha * p[i];
             r[i] -= alpha * ap[i];
         }
-        z = precondition(&spec, &sys, cfg.levels, &r);
+        z = precondition(&spec, &sys, &levels, &r);
         let next = dot(&r, &z);
         let beta = next / rz;
         rz = next;
