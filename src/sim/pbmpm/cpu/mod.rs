@@ -19,6 +19,10 @@
 //! [`GpuParticle`] as before); what lives only within a step (`d`, `D`, `Λ`) is kept beside them
 //! in [`StepState`]. That state, the grid and the step's report live in [`state`], below the
 //! stages that use them; this file holds the solver that runs the stages.
+//!
+//! [`newton`] is a second way to solve the same step, to the backward-Euler answer at any grid
+//! resolution (one Newton step on the grid displacements, multilevel-preconditioned conjugate
+//! gradients); the GPU does not run it yet.
 
 pub mod constraint;
 pub mod grid;
