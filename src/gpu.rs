@@ -10,7 +10,7 @@ use thiserror::Error;
 /// Storage buffers per compute shader stage the device must allow: the simulation's bind group
 /// holds this many (`crate::sim::pipelines::STORAGE_BUFFERS`, which a compile-time assertion ties
 /// to it). lavapipe allows 32; WebGPU's default is only 8.
-pub const STORAGE_BUFFERS_NEEDED: u32 = 22;
+pub const STORAGE_BUFFERS_NEEDED: u32 = 23;
 
 /// Failures while setting up the GPU.
 #[derive(Debug, Error)]

@@ -166,6 +166,7 @@ fn shared_struct_layouts_agree() {
                     tensile_strength,
                     pb_relaxation,
                     pb_yield_time,
+                    density,
                 ]
             ),
         ),

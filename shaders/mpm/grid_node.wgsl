@@ -108,8 +108,13 @@ fn constrained_node(place: u32, node: u32, dv: vec3<f32>) -> vec4<f32> {
     }
     let momentum = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u))
         / params.momentum_scale;
-    var v = momentum / mass + dv;
+    return vec4<f32>(node_conditions(momentum / mass + dv, node), mass);
+}
 
+// The conditions on a node's velocity `v` (node `node` in the dense grid: its position, and its
+// collider state), in order: the mouse tool, the colliders, the walls, the speed guard.
+fn node_conditions(velocity: vec3<f32>, node: u32) -> vec3<f32> {
+    var v = velocity;
     let nx = params.node_dims.x;
     let ny = params.node_dims.y;
     let cell = vec3<u32>(node % nx, (node / nx) % ny, node / (nx * ny));
@@ -128,7 +133,7 @@ fn constrained_node(place: u32, node: u32, dv: vec3<f32>) -> vec4<f32> {
             v = apply_wall(v, n);
         }
     }
-    return vec4<f32>(clamp_speed(v, params.max_speed), mass);
+    return clamp_speed(v, params.max_speed);
 }
 
 // Node `local` of a touched block in a grid pass over the touched blocks (grid_update_blocks,

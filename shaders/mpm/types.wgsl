@@ -75,7 +75,8 @@ struct SimParams {
     // elastic range elastic (yield_keep, snow.wgsl). 0 under the explicit integrator: all of it
     // turns plastic.
     pb_yield_time: f32,
-    _pad3: u32,
+    // The snow's density ρ₀, kg/m³ (level_ratio in pbmpm/newton.wgsl).
+    density: f32,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while

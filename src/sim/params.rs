@@ -130,8 +130,9 @@ pub struct GpuSimParams {
     /// PB-MPM's yield relaxation time τ, s (0: the strain beyond the elastic range turns plastic
     /// at once, as under the explicit integrator).
     pub pb_yield_time: f32,
-    /// Padding to the 16-byte struct alignment.
-    pub _pad: u32,
+    /// The snow's density ρ₀, kg/m³ (PB-MPM's Newton–PCG solve scales its preconditioner by the
+    /// wave speed it gives).
+    pub density: f32,
 }
 
 /// What a page's uniform block carries beside the scene's parameters and the interaction: the
@@ -199,7 +200,7 @@ impl SolverParams {
             tensile_strength: m.tensile_strength as f32,
             pb_relaxation: page.pb_relaxation,
             pb_yield_time: page.pb_yield_time,
-            _pad: 0,
+            density: m.density as f32,
         }
     }
 }

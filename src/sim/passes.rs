@@ -79,6 +79,30 @@ pub enum MpmPass {
     PbGrid,
     /// PB-MPM on the binned path, every iteration: [`MpmPass::PbGrid`] over the touched blocks.
     PbGridBlocks,
+    /// PB-MPM Newton–PCG, every step: the prediction scattered.
+    PbNewtonPredict,
+    /// PB-MPM Newton–PCG, every step: the nodes' prediction, held axes, vectors zeroed.
+    PbNewtonBegin,
+    /// PB-MPM Newton–PCG, every step: the elastic forces at the prediction.
+    PbNewtonForce,
+    /// PB-MPM Newton–PCG, every step: the residual at the prediction.
+    PbNewtonResidual,
+    /// PB-MPM Newton–PCG: one coarse level of the preconditioner restricted (the level is the round).
+    PbNewtonRestrict,
+    /// PB-MPM Newton–PCG: one level of the preconditioner interpolated down (the level is the round).
+    PbNewtonProlong,
+    /// PB-MPM Newton–PCG: the partial sums added up into α or β (which is the round).
+    PbNewtonReduce,
+    /// PB-MPM Newton–PCG: the next search direction.
+    PbNewtonDirection,
+    /// PB-MPM Newton–PCG: the stiffness part of A p, scattered.
+    PbNewtonApply,
+    /// PB-MPM Newton–PCG: A p on the nodes and pᵀAp.
+    PbNewtonApplyGrid,
+    /// PB-MPM Newton–PCG: the iterate and the residual updated.
+    PbNewtonUpdate,
+    /// PB-MPM Newton–PCG, every step: the nodes' velocities, conditions applied.
+    PbNewtonFinish,
 }
 
 /// Which part of the solver a pass belongs to.
@@ -188,7 +212,7 @@ const TOUCHED: Shape = Indirect(blocks::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 31] = [
+pub const PASSES: [PassInfo; 43] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
@@ -220,12 +244,24 @@ pub const PASSES: [PassInfo; 31] = [
     pass!(PbIterateTiled,   "mpm/pbmpm",    "pb_iterate_tiled",   Pbmpm,    OCCUPIED,                            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 20, 22, 23], Some("pbmpm/cpu/constraint.rs + transfer.rs")).sparse(),
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
     pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")).sparse(),
+    pass!(PbNewtonPredict, "mpm/pbmpm", "pb_newton_predict", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 9], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
+    pass!(PbNewtonProlong, "mpm/pbmpm", "pb_newton_prolong", Pbmpm, Threads(Items::Nodes), &[0, 23, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
+    pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
+    pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
 ];
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 31] = {
-        let mut all = [MpmPass::GridClear; 31];
+    pub const ALL: [MpmPass; 43] = {
+        let mut all = [MpmPass::GridClear; 43];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;

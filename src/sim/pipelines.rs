@@ -9,7 +9,7 @@ use super::passes::MpmPass;
 
 /// Number of bindings in group 0 (see `types.wgsl`); each page's bind group fills them
 /// ([`super::page`]).
-pub const BINDINGS: usize = 24;
+pub const BINDINGS: usize = 25;
 
 /// Compute pipelines of every MPM pass and their bind group layout (group 0, see `types.wgsl`).
 pub struct Kernels {

@@ -13,7 +13,7 @@ use super::passes::MpmPass;
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 11] = [
+pub const LIBRARIES: [(&str, &str); 12] = [
     PARTICLE,
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/reduce.wgsl", include_str!("../../shaders/mpm/reduce.wgsl")),
@@ -25,6 +25,7 @@ pub const LIBRARIES: [(&str, &str); 11] = [
     ("mpm/tile.wgsl", include_str!("../../shaders/mpm/tile.wgsl")),
     ("mpm/grid_node.wgsl", include_str!("../../shaders/mpm/grid_node.wgsl")),
     ("mpm/pbmpm/iteration.wgsl", include_str!("../../shaders/mpm/pbmpm/iteration.wgsl")),
+    ("mpm/pbmpm/newton.wgsl", include_str!("../../shaders/mpm/pbmpm/newton.wgsl")),
 ];
 
 /// Prepends the library files to a pass (or test) source.

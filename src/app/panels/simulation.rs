@@ -4,7 +4,7 @@ use egui::{Color32, Ui};
 
 use powder::scene::ranges::GRID_RESOLUTION;
 use powder::sim::integrator::Integrator;
-use powder::sim::pbmpm::PbmpmSettings;
+use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
 
 use crate::app::events::{AppEvent, StepMode};
 use crate::app::model::frame::{Model, Stepping};
@@ -146,6 +146,19 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
         events.push(AppEvent::SetIntegrator(Integrator::from_name(name).expect("a listed name")));
     }
     if let Integrator::Pbmpm(settings) = integrator {
+        let mut solver = settings.solver;
+        egui::ComboBox::from_label("solve")
+            .selected_text(solver_name(solver))
+            .show_ui(ui, |ui| {
+                for s in [PbSolver::Constraints, PbSolver::Newton] {
+                    ui.selectable_value(&mut solver, s, solver_name(s));
+                }
+            })
+            .response
+            .on_hover_text(tips::SOLVER);
+        if solver != settings.solver {
+            events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(PbmpmSettings { solver, ..settings })));
+        }
         let mut iterations = settings.iterations as f64;
         if slider(ui, "iterations/step", "", &mut iterations, 1.0..=64.0, true, tips::ITERATIONS) {
             let settings = PbmpmSettings { iterations: iterations.round() as u32, ..settings };
@@ -162,6 +175,14 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
             let settings = PbmpmSettings { yield_time: yield_ms * 1e-3, ..settings };
             events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
         }
+    }
+}
+
+/// How the panel names a PB-MPM solve (as the scene format does).
+fn solver_name(solver: PbSolver) -> &'static str {
+    match solver {
+        PbSolver::Constraints => "constraints",
+        PbSolver::Newton => "newton",
     }
 }
 

@@ -44,8 +44,13 @@ pub const BUDGET: &str = "wall-clock milliseconds of each window frame the simul
 pub const GRAVITY: &str = "gravity along z (up): −9.81 m/s² on Earth. More negative: snow falls and packs harder; \
      positive pulls it up.";
 /// PB-MPM iterations.
-pub const ITERATIONS: &str = "PB-MPM iterations per step: how many times each step's constraints are relaxed. \
-     Higher: stiffer, more accurate snow (closer to the explicit integrator), slower steps.";
+pub const ITERATIONS: &str = "PB-MPM iterations per step: constraint iterations, or conjugate-gradient iterations \
+     of the newton solve. Higher: more accurate snow (constraints: stiffer, closer to its moduli), slower steps.";
+/// PB-MPM solve.
+pub const SOLVER: &str = "How a PB-MPM step is solved. constraints: each particle steps toward its stress in \
+     turn; cheap, softer than the material the finer the grid. newton: one Newton step solved by multilevel \
+     conjugate gradients; the material's stiffness at any grid resolution, costs more per iteration \
+     (dense grids only; docs/pbmpm.md).";
 /// PB-MPM longest step.
 pub const LONGEST_STEP: &str = "PB-MPM longest step: the largest simulated time one step may advance (steps are \
      also limited by how far the snow moves). Higher: fewer steps (faster); too high and fast snow tunnels.";

@@ -20,6 +20,7 @@ pub(crate) struct Group0<'a> {
     pub(crate) particles: &'a ParticleBuffers,
     pub(crate) grid_fixed: &'a wgpu::Buffer,
     pub(crate) grid_velocity: &'a wgpu::Buffer,
+    pub(crate) pb_solve: &'a wgpu::Buffer,
     pub(crate) status: &'a wgpu::Buffer,
     pub(crate) pick_ray: &'a wgpu::Buffer,
     pub(crate) colliders: &'a [wgpu::Buffer; 2],
@@ -39,7 +40,7 @@ impl Group0<'_> {
     /// The bind group: binding 0 the uniform block, 1–6 the particle streams, 7–18 the grid, the
     /// counters, the colliders at the frame's start and the bins, 19 the particle ids, 20 the
     /// reorder scratch, 21 the colliders at the frame's end, 22 the sparse grid's block map, 23 the
-    /// substep clock.
+    /// substep clock, 24 PB-MPM's Newton–PCG vectors.
     pub(crate) fn bind(&self, device: &wgpu::Device, kernels: &Kernels) -> wgpu::BindGroup {
         let buffers: Vec<&wgpu::Buffer> = std::iter::once(self.params)
             .chain(self.particles.buffers())
@@ -61,6 +62,7 @@ impl Group0<'_> {
                 &self.colliders[1],
                 self.block_slots,
                 self.clock,
+                self.pb_solve,
             ])
             .collect();
         assert_eq!(buffers.len(), BINDINGS, "group 0 has BINDINGS bindings");
@@ -134,6 +136,9 @@ pub(crate) struct GridBuffers {
     pub(crate) fixed: wgpu::Buffer,
     pub(crate) velocity: wgpu::Buffer,
     pub(crate) block_slots: wgpu::Buffer,
+    /// PB-MPM's Newton–PCG vectors ([`crate::sim::pbmpm::gpu::newton_solve_len`] entries of 16
+    /// bytes on a dense grid; one on a sparse grid, where PB-MPM does not run).
+    pub(crate) pb_solve: wgpu::Buffer,
     pub(crate) storage: GridStorage,
 }
 
@@ -147,6 +152,11 @@ impl GridBuffers {
             velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
             // Stored one up (`block_slot` in types.wgsl), so the zeros it is made with mean "none".
             block_slots: readable_buffer(device, "block_slots", 4 * blocks),
+            pb_solve: readable_buffer(
+                device,
+                "pb_solve",
+                16 * if storage.is_sparse() { 1 } else { crate::sim::pbmpm::gpu::newton_solve_len(grid.node_dims()) },
+            ),
             storage,
         }
     }

@@ -35,6 +35,9 @@ pub struct ParticlePage {
     pub grid_fixed: wgpu::Buffer,
     /// Node velocity and mass, `vec4<f32>` per stored node.
     pub grid_velocity: wgpu::Buffer,
+    /// PB-MPM's Newton–PCG vectors (`pb_solve` in `shaders/mpm/pbmpm/newton.wgsl`), shared by
+    /// every page like the grid.
+    pub pb_solve: wgpu::Buffer,
     /// A sparse grid's map from grid block to pool block (one u32 per block, stored one up so that
     /// 0 is "none": `block_slot` in `types.wgsl`), or a one-entry placeholder on a dense grid.
     pub block_slots: wgpu::Buffer,
@@ -171,6 +174,7 @@ impl ParticlePage {
             particles: &particle_buffers,
             grid_fixed: &grid.fixed,
             grid_velocity: &grid.velocity,
+            pb_solve: &grid.pb_solve,
             status: &status,
             pick_ray: &pick_ray,
             colliders: &colliders,
@@ -193,6 +197,7 @@ impl ParticlePage {
             reorder: ReorderClock::new(default_interval()),
             grid_fixed: grid.fixed,
             grid_velocity: grid.velocity,
+            pb_solve: grid.pb_solve,
             block_slots: grid.block_slots,
             grid_storage: grid.storage,
             status,
@@ -228,6 +233,7 @@ impl ParticlePage {
             particles: &self.particles,
             grid_fixed: &self.grid_fixed,
             grid_velocity: &self.grid_velocity,
+            pb_solve: &self.pb_solve,
             status: &self.status,
             pick_ray: &self.pick_ray,
             colliders: &self.colliders,

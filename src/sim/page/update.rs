@@ -30,6 +30,7 @@ impl ParticlePage {
             fixed: first.grid_fixed.clone(),
             velocity: first.grid_velocity.clone(),
             block_slots: first.block_slots.clone(),
+            pb_solve: first.pb_solve.clone(),
             storage: first.grid_storage,
         };
         self.take_grid(device, kernels, buffers);
@@ -38,8 +39,8 @@ impl ParticlePage {
     /// Puts `grid` in this page, with new cell counters for its storage, and rebinds.
     fn take_grid(&mut self, device: &wgpu::Device, kernels: &Kernels, grid: GridBuffers) {
         self.cell_bins = readable_buffer(device, "cell_bins", cell_bins_bytes(self.block_count, grid.storage));
-        (self.grid_fixed, self.grid_velocity, self.block_slots, self.grid_storage) =
-            (grid.fixed, grid.velocity, grid.block_slots, grid.storage);
+        (self.grid_fixed, self.grid_velocity, self.block_slots, self.pb_solve, self.grid_storage) =
+            (grid.fixed, grid.velocity, grid.block_slots, grid.pb_solve, grid.storage);
         self.bind(device, kernels);
     }
 

@@ -28,11 +28,35 @@
 //! It runs on the dense grid. The fused path runs as the sorted one: PB-MPM has no g2p of one
 //! step to fuse with the next step's scatter while the step's iterations lie between them.
 
+use glam::UVec3;
+
+use super::{PbSolver, PbmpmSettings};
 use crate::sim::page::ParticlePage;
+use crate::sim::params::WORKGROUP_SIZE;
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
-use crate::sim::record::{PageRun, dispatch_of, page_runs, record_runs};
+use crate::sim::record::{Dispatch, PageRun, dispatch_of, item_threads, page_runs, record_runs};
 use crate::sim::sort::bins::{self, SolverPath};
+
+/// Levels of the Newton–PCG preconditioner on the GPU: the grid and three coarser ones
+/// (`NEWTON_LEVELS` in `shaders/mpm/pbmpm/newton.wgsl`; the twin's
+/// [`super::cpu::newton::NewtonSettings::levels`] default).
+pub const NEWTON_LEVELS: u32 = 4;
+
+/// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
+/// nodes, laid out as `newton.wgsl` says: 2 of header, 5 per node, 2 per node of each coarse level
+/// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
+/// partial sum per workgroup of a node dispatch.
+pub fn newton_solve_len(node_dims: UVec3) -> u64 {
+    let nodes = |d: UVec3| d.x as u64 * d.y as u64 * d.z as u64;
+    let mut len = 2 + 5 * nodes(node_dims);
+    let mut d = node_dims;
+    for _ in 1..NEWTON_LEVELS {
+        d = d / 2 + UVec3::ONE;
+        len += 2 * nodes(d);
+    }
+    len + nodes(node_dims).div_ceil(WORKGROUP_SIZE as u64)
+}
 
 /// Steps recorded into one command buffer before it is submitted. A PB-MPM step has about four
 /// times the dispatches of an explicit substep and a frame only a few steps, so the explicit
@@ -40,8 +64,65 @@ use crate::sim::sort::bins::{self, SolverPath};
 /// batches of 2 the GPU starts on the first steps while the host records the rest.
 pub const STEPS_PER_SUBMIT: u32 = 2;
 
-/// The dispatches of one step of `iterations` iterations over `pages`, as runs of one compute pass.
-pub fn step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
+/// The dispatches of one step over `pages` as `settings` say, as runs of one compute pass.
+pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec<PageRun<'a>> {
+    // The Newton–PCG passes index the dense grid; on a sparse grid the step runs the constraint
+    // iterations (docs/pbmpm.md says so).
+    match settings.solver {
+        PbSolver::Newton if !pages[0].grid_storage.is_sparse() => newton_step_runs(pages, settings.iterations),
+        _ => constraint_step_runs(pages, settings.iterations),
+    }
+}
+
+/// A Newton–PCG step ([`super::cpu::newton::step`] with `iterations` CG iterations and no
+/// tolerance): the clock, the sort on the binned paths (the shared g2p gathers in its order),
+/// `pb_begin`, the prediction, the force and residual at it, the preconditioner, then per
+/// iteration the operator, α, the update, the preconditioner, β and the next direction; the
+/// nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
+/// atomics; node passes once, over the dense grid.
+fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
+    let first = &pages[0];
+    let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
+    let round = |pass: MpmPass, round: u32| {
+        let threads = match pass {
+            MpmPass::PbNewtonReduce => 1,
+            _ => item_threads(crate::sim::indirect::Items::Nodes, first),
+        };
+        (pass, Dispatch::Round { threads, round })
+    };
+    let mut runs: Vec<PageRun> = vec![(first, vec![at(MpmPass::PbClock, first)])];
+    if first.path != SolverPath::Naive {
+        runs.extend(bins::sort_runs(pages, |page| page.reorder.tick()));
+    }
+    runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbBegin, page)]));
+    runs.push((first, vec![at(MpmPass::GridClear, first)]));
+    runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonPredict, page)]));
+    runs.push((first, vec![at(MpmPass::PbNewtonBegin, first)]));
+    runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonForce, page)]));
+    let precondition = |beta_round: u32| {
+        let mut d: Vec<(MpmPass, Dispatch)> = (1..NEWTON_LEVELS).map(|l| round(MpmPass::PbNewtonRestrict, l)).collect();
+        d.extend((0..NEWTON_LEVELS).rev().map(|l| round(MpmPass::PbNewtonProlong, l)));
+        d.push(round(MpmPass::PbNewtonReduce, beta_round));
+        d.push(at(MpmPass::PbNewtonDirection, first));
+        d
+    };
+    let mut start = vec![at(MpmPass::PbNewtonResidual, first)];
+    start.extend(precondition(0));
+    runs.push((first, start));
+    for _ in 0..iterations {
+        runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonApply, page)]));
+        let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
+        d.push(at(MpmPass::PbNewtonUpdate, first));
+        d.extend(precondition(2));
+        runs.push((first, d));
+    }
+    runs.push((first, vec![at(MpmPass::PbNewtonFinish, first)]));
+    runs.extend(page_runs(pages, |page| vec![at(MpmPass::G2p, page)]));
+    runs
+}
+
+/// A step of `iterations` constraint iterations over `pages`.
+fn constraint_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
     let binned = first.path != SolverPath::Naive;
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
@@ -74,14 +155,14 @@ pub fn step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     runs
 }
 
-/// Records `steps` steps of `iterations` iterations over `pages` as one compute pass.
+/// Records `steps` steps over `pages` as `settings` say, as one compute pass.
 pub fn record_steps(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     pages: &[ParticlePage],
     steps: u32,
-    iterations: u32,
+    settings: &PbmpmSettings,
 ) {
-    let runs: Vec<PageRun> = (0..steps).flat_map(|_| step_runs(pages, iterations)).collect();
+    let runs: Vec<PageRun> = (0..steps).flat_map(|_| step_runs(pages, settings)).collect();
     record_runs(encoder, kernels, "pbmpm", &runs, None);
 }

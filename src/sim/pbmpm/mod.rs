@@ -33,11 +33,27 @@ pub const YIELD_TIME_MAX: f64 = 0.1;
 /// symmetric problem diverges from a factor of 2 on.
 pub const RELAXATION_MAX: f64 = 2.0;
 
+/// How a PB-MPM step is solved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PbSolver {
+    /// The constraint iterations: each particle steps toward its material's stress in turn
+    /// (`docs/pbmpm.md`, "One step"). Cheap, and softer than the material the finer the grid.
+    #[default]
+    Constraints,
+    /// One Newton step on the grid's displacements, conjugate gradients with a multilevel
+    /// preconditioner ([`cpu::newton`]): the backward-Euler answer at any resolution.
+    Newton,
+}
+
 /// How the PB-MPM integrator steps. Serialized as a JSON object; every field has a default.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PbmpmSettings {
-    /// Constraint iterations per step (each: project, scatter, grid update, gather). More look
+    /// How each step is solved.
+    pub solver: PbSolver,
+    /// Iterations per step: constraint iterations (each: project, scatter, grid update, gather),
+    /// or under [`PbSolver::Newton`] conjugate-gradient iterations. Constraint iterations: more look
     /// stiffer: the solution converges to the elastic answer of the material's moduli as this
     /// grows, and fewer iterations leave the snow softer than its moduli say.
     pub iterations: u32,
@@ -60,7 +76,14 @@ pub struct PbmpmSettings {
 
 impl Default for PbmpmSettings {
     fn default() -> Self {
-        Self { iterations: 5, dt: 1.0 / 240.0, motion_cfl: 0.5, relaxation: 1.5, yield_time: DEFAULT_YIELD_TIME }
+        Self {
+            solver: PbSolver::Constraints,
+            iterations: 5,
+            dt: 1.0 / 240.0,
+            motion_cfl: 0.5,
+            relaxation: 1.5,
+            yield_time: DEFAULT_YIELD_TIME,
+        }
     }
 }
 

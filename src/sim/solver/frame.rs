@@ -147,13 +147,13 @@ impl Solver {
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
         self.note_steps_recorded();
-        let iterations = self.integrator.pbmpm().map_or(1, |s| s.iterations);
+        let settings = self.integrator.pbmpm().copied().unwrap_or_default();
         let (mut done, mut submission) = (0, None);
         while done < steps {
             let n = (steps - done).min(per_submit.max(1));
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pbmpm") });
-            crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, iterations);
+            crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, &settings);
             done += n;
             if done >= steps {
                 last(&mut encoder);

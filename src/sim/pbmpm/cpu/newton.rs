@@ -65,16 +65,32 @@ pub struct SolveReport {
 /// One particle's 27 nodes: flat index, weight, gradient `∇w = (4/h²) w (x_i − x_p)`.
 type ParticleStencil = [(usize, f64, Vector3<f64>); 27];
 
+/// The constant `B` of [`level_ratio`]: the largest ratio of a node's Gershgorin bound of
+/// `M + dt²K`'s row to its mass, less 1, over `dt² (λ₀ + 2μ₀)/(ρ₀ h²)`, measured over the nodes of
+/// a filled body of 8 particles per cell (27.9–29.4 in `tests/pbmpm_newton.rs`'s bar).
+pub const LEVEL_BOUND: f64 = 28.0;
+
+/// Level `l`'s diagonal over its lumped masses: `1 + B dt² (λ₀ + 2μ₀)/(ρ₀ h²) / 4^l`
+/// ([`LEVEL_BOUND`]); a cell `2^l` times larger is `4^l` times softer. The unhardened moduli: a
+/// preconditioner need only be symmetric and positive for CG to converge, and one ratio per level
+/// is what keeps momentum (see [`Level`]); hardened snow converges in more iterations.
+pub fn level_ratio(material: &crate::sim::material::SnowMaterial, dt: f64, h: f64, l: u32) -> f64 {
+    let stiffness = LEVEL_BOUND * dt * dt * (material.lambda0() + 2.0 * material.mu0()) / (material.density * h * h);
+    1.0 + stiffness / 4f64.powi(l as i32)
+}
+
 /// The grid and particle data a step's solve works with.
 struct System {
     stencils: Vec<ParticleStencil>,
     mass: Vec<f64>,
     /// Per node and axis: held by a wall or collider for the solve.
     fixed: Vec<[bool; 3]>,
-    /// The Gershgorin bound of each node's row of `A`, kg.
-    diag: Vec<f64>,
     /// Per particle: `dt² V⁰ μ`, `dt² V⁰ λ` at its hardened moduli.
     moduli: Vec<(f64, f64)>,
+    /// The material, for [`level_ratio`].
+    material: crate::sim::material::SnowMaterial,
+    /// The step, seconds.
+    dt: f64,
 }
 
 fn stencils(spec: &GridSpec, s: &PbmpmCpu) -> Vec<ParticleStencil> {
@@ -148,29 +164,23 @@ struct Level {
 
 impl Level {
     /// Level `l` over `sys`'s grid: its lumped masses `m_I = Σ_i P_iI m_i`, scaled by one ratio
-    /// `c_l` for the whole level, the largest over its nodes of `Σ_i P_iI d_i / m_I` with `d_i` the
-    /// grid's Gershgorin bound and its stiffness part scaled by `4^−l` (a cell `2^l` times larger
-    /// is that much softer). One ratio per level makes each level's `D_l` proportional to its
-    /// masses, so the preconditioned residual carries no net momentum when the residual carries
-    /// none, and CG keeps the momentum of the prediction at every iteration.
+    /// `c_l` for the whole level ([`level_ratio`]). One ratio per level makes each level's `D_l`
+    /// proportional to its masses, so the preconditioned residual carries no net momentum when the
+    /// residual carries none, and CG keeps the momentum of the prediction at every iteration.
     fn new(spec: &GridSpec, sys: &System, l: u32) -> Self {
         let grid = node_dims(spec);
         let factor = 1usize << l;
         let dims = grid.map(|n| n / factor + 2);
         let mut level = Self { factor, dims, inverse: vec![0.0; dims[0] * dims[1] * dims[2]] };
         let mut mass = vec![0.0; level.inverse.len()];
-        let mut bound = vec![0.0; level.inverse.len()];
-        let scale = 1.0 / (factor * factor) as f64;
         for (i, node) in nodes(grid).enumerate() {
             if sys.mass[i] > 0.0 {
-                let d = sys.mass[i] + (sys.diag[i] - sys.mass[i]) * scale;
                 for (c, w) in level.parents(node) {
                     mass[c] += w * sys.mass[i];
-                    bound[c] += w * d;
                 }
             }
         }
-        let ratio = bound.iter().zip(&mass).filter(|(_, m)| **m > 0.0).map(|(d, m)| d / m).fold(1.0, f64::max);
+        let ratio = level_ratio(&sys.material, sys.dt, spec.cell_size, l);
         for (inv, m) in level.inverse.iter_mut().zip(&mass) {
             *inv = if *m > 0.0 { 1.0 / (ratio * m) } else { 0.0 };
         }
@@ -273,24 +283,16 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     }
 
     let stencils = stencils(&spec, s);
-    let mut diag = s.grid.mass.clone();
     let material = &s.params.material;
     let moduli: Vec<(f64, f64)> = s
         .particles
         .iter()
-        .zip(&stencils)
-        .map(|(p, st)| {
+        .map(|p| {
             let hc = material.hardening_factor(p.plastic_jacobian);
-            let (mu, lambda) = (dt * dt * p.volume * material.mu0() * hc, dt * dt * p.volume * material.lambda0() * hc);
-            // Each 3×3 block K_ij is at most (λ + 2μ)|∇w_i||∇w_j| in norm: Gershgorin's row bound.
-            let sum: f64 = st.iter().map(|(_, _, g)| g.norm()).sum();
-            for (i, _, g) in st {
-                diag[*i] += (lambda + 2.0 * mu) * g.norm() * sum;
-            }
-            (mu, lambda)
+            (dt * dt * p.volume * material.mu0() * hc, dt * dt * p.volume * material.lambda0() * hc)
         })
         .collect();
-    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, diag, moduli };
+    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, material: s.params.material, dt };
 
     let mut r = forces(s, &sys, dt, &predicted);
     sys.mask(&mut r);

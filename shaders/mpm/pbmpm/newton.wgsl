@@ -1,0 +1,119 @@
+// PB-MPM's Newton–PCG solve on the GPU: what its passes (pb_newton_*.wgsl) share. CPU twin and
+// the method: src/sim/pbmpm/cpu/newton.rs. Velocity units throughout (ṽ = u/dt, as the constraint
+// iterations keep them): the residual is r̃ = M(ṽ* − ṽ) + dt·f in momentum units and the operator
+// A x̃ = M x̃ + dt·Σ_p V⁰ δτ(dt·∇x̃) ∇w.
+//
+// pb_solve holds, as vec4s: a header (NEWTON_HEAD entries: x = rᵀz, y = pᵀAp, z = α, w = β; then
+// x = rᵀz at the prediction, y = the last rᵀz), then NEWTON_FIELDS fields of one entry per grid node
+// (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
+// (restricted residual and lumped mass; the level's correction), then one partial sum per
+// workgroup of a node dispatch. src/sim/pbmpm/gpu.rs sizes it the same way (newton_solve_len).
+@group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
+
+const NEWTON_HEAD: u32 = 2u;
+const NEWTON_FIELDS: u32 = 5u;
+// ṽ* (xyz) and the node's mass (w).
+const FIELD_TARGET: u32 = 0u;
+// x̃ (xyz) and the axes the conditions hold, as bits (w).
+const FIELD_X: u32 = 1u;
+const FIELD_R: u32 = 2u;
+const FIELD_P: u32 = 3u;
+// The preconditioned residual z, then A p in the same place.
+const FIELD_Z: u32 = 4u;
+// The grid and three coarser levels (NewtonSettings::levels in the twin).
+const NEWTON_LEVELS: u32 = 4u;
+// The Gershgorin constant of the level ratio (newton.rs, LEVEL_BOUND).
+const NEWTON_LEVEL_BOUND: f32 = 28.0;
+
+fn newton_field(field: u32, node: u32) -> u32 {
+    return NEWTON_HEAD + field * node_count() + node;
+}
+
+// Level l's node counts: each level has a node at every other node of the one below.
+fn level_dims(l: u32) -> vec3<u32> {
+    var d = params.node_dims;
+    for (var i = 0u; i < l; i++) {
+        d = d / 2u + vec3<u32>(1u);
+    }
+    return d;
+}
+
+fn level_nodes(l: u32) -> u32 {
+    let d = level_dims(l);
+    return d.x * d.y * d.z;
+}
+
+// The first entry of coarse level l ≥ 1.
+fn level_base(l: u32) -> u32 {
+    var base = NEWTON_HEAD + NEWTON_FIELDS * node_count();
+    for (var i = 1u; i < l; i++) {
+        base += 2u * level_nodes(i);
+    }
+    return base;
+}
+
+fn partial_base() -> u32 {
+    return level_base(NEWTON_LEVELS);
+}
+
+// Level l's diagonal over its lumped mass: 1 + B dt² (λ₀ + 2μ₀) / (ρ₀ h²) / 4^l (newton.rs,
+// level_ratio).
+fn level_ratio(l: u32) -> f32 {
+    let dt = substep_dt();
+    let h = params.cell_size;
+    let stiffness = NEWTON_LEVEL_BOUND * dt * dt * (params.lambda0 + 2.0 * params.mu0) / (params.density * h * h);
+    return 1.0 + stiffness / f32(1u << (2u * l));
+}
+
+// Zeroes the components of `v` whose bits are set in `held`.
+fn newton_mask(v: vec3<f32>, held: f32) -> vec3<f32> {
+    let bits = u32(held);
+    return select(v, vec3<f32>(0.0), (vec3<u32>(bits) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u));
+}
+
+// The node's momentum sums (words 2..7 of grid_fixed) in kg·m/s, zeroed as they are read.
+fn take_momentum(node: u32) -> vec3<f32> {
+    let base = GRID_FIXED_WORDS * node;
+    let m = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u)) / params.momentum_scale;
+    for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
+        atomicStore(&grid_fixed[base + w], 0);
+    }
+    return m;
+}
+
+// Adds `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) to the momentum sums of the 27 nodes of a
+// particle at `position` (a scatter_position): a force in momentum units. Dense grid.
+fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
+    let s = stencil_at(position);
+    let scale = 4.0 / (params.cell_size * params.cell_size) * params.momentum_scale;
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
+                let base = GRID_FIXED_WORDS * stencil_node(s, o);
+                add_wide(base + 2u, to_fixed(value.x));
+                add_wide(base + 4u, to_fixed(value.y));
+                add_wide(base + 6u, to_fixed(value.z));
+            }
+        }
+    }
+}
+
+var<workgroup> newton_partial: array<f32, 256>;
+
+// The workgroup's sum of every thread's `mine`, written to its partial-sum entry by thread 0.
+// Call from uniform control flow (it has barriers).
+fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mine: f32) {
+    newton_partial[local] = mine;
+    workgroupBarrier();
+    for (var stride = 128u; stride > 0u; stride >>= 1u) {
+        if (local < stride && local + stride < WORKGROUP_SIZE) {
+            newton_partial[local] += newton_partial[local + stride];
+        }
+        workgroupBarrier();
+    }
+    if (local == 0u) {
+        pb_solve[partial_base() + workgroup.y * workgroups.x + workgroup.x] = vec4<f32>(newton_partial[0], 0.0, 0.0, 0.0);
+    }
+}

@@ -1,0 +1,24 @@
+// pb_newton_apply: the stiffness part of A p. Each particle gathers the search direction p from
+// grid_velocity (pb_newton_direction put it there) as C̃, takes δD = dt C̃ and the small-strain
+// isotropic stress δτ = 2μ sym(δD) + λ tr(δD) I at its hardened moduli, and adds dt V⁰ δτ ∇w to its
+// nodes' momentum sums. CPU twin: newton.rs, System::apply.
+// Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_newton_apply(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = flat_index(workgroup, local, workgroups);
+    if (index >= params.particle_count) {
+        return;
+    }
+    let p = load_for_scatter(index);
+    let dt = substep_dt();
+    let dd = dt * gather(p.position).affine;
+    let hc = hardening_factor(p.plastic_jacobian);
+    let trace = dd[0][0] + dd[1][1] + dd[2][2];
+    let stress = (params.mu0 * hc) * (dd + transpose(dd)) + (params.lambda0 * hc * trace) * IDENTITY3;
+    scatter_stress(p.position, (dt * p.volume) * stress);
+}

@@ -1,0 +1,25 @@
+// pb_newton_apply_grid: A p = M p + the stiffness sums pb_newton_apply left, the held axes zeroed,
+// stored in place of z; pᵀAp added up per workgroup; the sums zeroed. CPU twin: System::apply.
+// Reads: params, grid_fixed, pb_solve. Writes: pb_solve, grid_fixed.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_newton_apply_grid(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let node = flat_index(workgroup, local, workgroups);
+    var mine = 0.0;
+    if (node < node_count()) {
+        let stiffness = take_momentum(node);
+        let mass = pb_solve[newton_field(FIELD_TARGET, node)].w;
+        var ap = vec3<f32>(0.0);
+        let p = pb_solve[newton_field(FIELD_P, node)].xyz;
+        if (mass > 0.0) {
+            ap = newton_mask(mass * p + stiffness, pb_solve[newton_field(FIELD_X, node)].w);
+        }
+        pb_solve[newton_field(FIELD_Z, node)] = vec4<f32>(ap, 0.0);
+        mine = dot(p, ap);
+    }
+    store_partial_sum(workgroup, workgroups, local, mine);
+}

@@ -1,0 +1,23 @@
+// pb_newton_force: the elastic forces at the prediction, dt·f in momentum units: each particle
+// gathers C̃ from grid_velocity (ṽ*), takes F' = (I + dt C̃) F_E and its Kirchhoff stress τ
+// (snow_response, iteration.wgsl) and adds −dt V⁰ τ ∇w to its nodes' momentum sums.
+// CPU twin: newton.rs, forces.
+// Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_newton_force(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    let index = flat_index(workgroup, local, workgroups);
+    if (index >= params.particle_count) {
+        return;
+    }
+    let p = load_for_scatter(index);
+    let g = gather(p.position);
+    let dt = substep_dt();
+    let trial = (IDENTITY3 + dt * g.affine) * p.deformation;
+    let tau = snow_response(trial, p.plastic_jacobian, p.damage).stress * transpose(trial);
+    scatter_stress(p.position, (-dt * p.volume) * tau);
+}

@@ -1,0 +1,42 @@
+// pb_newton_reduce: one workgroup adds up the partial sums of the last node pass and turns them
+// into the conjugate-gradient scalars in pb_solve's header, by the immediate: 0, rᵀz at the
+// prediction (β = 0, so the first direction is z); 1, pᵀAp and α = rᵀz / pᵀAp; 2, the new rᵀz
+// and β = new / old. CPU twin: newton::step.
+// Reads: params, pb_solve. Writes: pb_solve.
+
+var<immediate> newton_round: u32;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
+    let count = (node_count() + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    var mine = 0.0;
+    for (var i = local; i < count; i += WORKGROUP_SIZE) {
+        mine += pb_solve[partial_base() + i].x;
+    }
+    newton_partial[local] = mine;
+    workgroupBarrier();
+    for (var stride = 128u; stride > 0u; stride >>= 1u) {
+        if (local < stride && local + stride < WORKGROUP_SIZE) {
+            newton_partial[local] += newton_partial[local + stride];
+        }
+        workgroupBarrier();
+    }
+    if (local != 0u) {
+        return;
+    }
+    let sum = newton_partial[0];
+    let h = pb_solve[0];
+    switch newton_round {
+        case 0u: {
+            pb_solve[0] = vec4<f32>(sum, 0.0, 0.0, 0.0);
+            pb_solve[1] = vec4<f32>(sum, sum, 0.0, 0.0);
+        }
+        case 1u: {
+            pb_solve[0] = vec4<f32>(h.x, sum, select(0.0, h.x / sum, sum > 0.0), h.w);
+        }
+        default: {
+            pb_solve[0] = vec4<f32>(sum, h.y, h.z, select(0.0, sum / h.x, h.x > 0.0));
+            pb_solve[1].y = sum;
+        }
+    }
+}
