@@ -257,8 +257,14 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
             summary.substeps, summary.simulated_time, summary.max_dt_ratio
         ),
         Integrator::Pbmpm(s) => format!(
-            "{} PB-MPM steps of {} iterations, {:.3} s simulated",
-            summary.substeps, s.iterations, summary.simulated_time
+            "{} PB-MPM steps of {} {} iterations, {:.3} s simulated",
+            summary.substeps,
+            s.iterations,
+            match s.solver {
+                powder::sim::pbmpm::PbSolver::Constraints => "constraint",
+                powder::sim::pbmpm::PbSolver::Newton => "Newton–PCG",
+            },
+            summary.simulated_time
         ),
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
