@@ -245,7 +245,7 @@ pub const PASSES: [PassInfo; 43] = [
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
     pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")).sparse(),
     pass!(PbNewtonPredict, "mpm/pbmpm", "pb_newton_predict", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 9], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 17, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),

@@ -71,21 +71,35 @@ fn newton_mask(v: vec3<f32>, held: f32) -> vec3<f32> {
     return select(v, vec3<f32>(0.0), (vec3<u32>(bits) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u));
 }
 
-// The node's momentum sums (words 2..7 of grid_fixed) in kg·m/s, zeroed as they are read.
-fn take_momentum(node: u32) -> vec3<f32> {
+// The fixed-point scale of the force sums (scatter_stress, take_forces): the momentum scale,
+// divided by a power of two large enough that a particle's share of a node's force,
+// dt V⁰ τ ∇w ≈ 10 dt V⁰ τ / h, fits in a contribution for a stress of 5 % strain at the most
+// hardened moduli (e⁵ λ₀, e⁵ μ₀). A contribution of the momentum scatter may carry
+// m·max_speed, so the stress it allows is ρ₀ max_speed h / (10 dt); the sums are 64-bit, so
+// only each share must fit in 31 bits. The divisor costs precision in proportion (the force
+// sums resolve 1/force_scale kg·m/s).
+fn force_scale() -> f32 {
+    let allowed = params.density * params.max_speed * params.cell_size / (10.0 * substep_dt());
+    let expected = 0.05 * exp(MAX_HARDENING_EXPONENT) * (params.lambda0 + 2.0 * params.mu0);
+    let divisor = exp2(ceil(log2(max(1.0, expected / allowed))));
+    return params.momentum_scale / divisor;
+}
+
+// The node's force sums (words 2..7 of grid_fixed) in kg·m/s, zeroed as they are read.
+fn take_forces(node: u32) -> vec3<f32> {
     let base = GRID_FIXED_WORDS * node;
-    let m = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u)) / params.momentum_scale;
+    let m = vec3<f32>(read_wide(base + 2u), read_wide(base + 4u), read_wide(base + 6u)) / force_scale();
     for (var w = 0u; w < GRID_FIXED_WORDS; w++) {
         atomicStore(&grid_fixed[base + w], 0);
     }
     return m;
 }
 
-// Adds `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) to the momentum sums of the 27 nodes of a
+// Adds `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) to the force sums of the 27 nodes of a
 // particle at `position` (a scatter_position): a force in momentum units. Dense grid.
 fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
     let s = stencil_at(position);
-    let scale = 4.0 / (params.cell_size * params.cell_size) * params.momentum_scale;
+    let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {

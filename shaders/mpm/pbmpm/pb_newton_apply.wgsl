@@ -1,7 +1,7 @@
 // pb_newton_apply: the stiffness part of A p. Each particle gathers the search direction p from
 // grid_velocity (pb_newton_direction put it there) as C̃, takes δD = dt C̃ and the small-strain
 // isotropic stress δτ = 2μ sym(δD) + λ tr(δD) I at its hardened moduli, and adds dt V⁰ δτ ∇w to its
-// nodes' momentum sums. CPU twin: newton.rs, System::apply.
+// nodes' force sums. CPU twin: newton.rs, System::apply.
 // Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -11,7 +11,7 @@ fn pb_newton_apply_grid(
     let node = flat_index(workgroup, local, workgroups);
     var mine = 0.0;
     if (node < node_count()) {
-        let stiffness = take_momentum(node);
+        let stiffness = take_forces(node);
         let mass = pb_solve[newton_field(FIELD_TARGET, node)].w;
         var ap = vec3<f32>(0.0);
         let p = pb_solve[newton_field(FIELD_P, node)].xyz;

@@ -1,6 +1,6 @@
 // pb_newton_force: the elastic forces at the prediction, dt·f in momentum units: each particle
 // gathers C̃ from grid_velocity (ṽ*), takes F' = (I + dt C̃) F_E and its Kirchhoff stress τ
-// (snow_response, iteration.wgsl) and adds −dt V⁰ τ ∇w to its nodes' momentum sums.
+// (snow_response, iteration.wgsl) and adds −dt V⁰ τ ∇w to its nodes' force sums.
 // CPU twin: newton.rs, forces.
 // Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
 

@@ -12,7 +12,7 @@ fn pb_newton_residual(
     if (node >= node_count()) {
         return;
     }
-    let force = take_momentum(node);
+    let force = take_forces(node);
     let held = pb_solve[newton_field(FIELD_X, node)].w;
     let mass = pb_solve[newton_field(FIELD_TARGET, node)].w;
     let r = select(vec3<f32>(0.0), newton_mask(force, held), mass > 0.0);
