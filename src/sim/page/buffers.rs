@@ -136,10 +136,19 @@ pub(crate) struct GridBuffers {
     pub(crate) fixed: wgpu::Buffer,
     pub(crate) velocity: wgpu::Buffer,
     pub(crate) block_slots: wgpu::Buffer,
-    /// PB-MPM's Newton–PCG vectors ([`crate::sim::pbmpm::gpu::newton_solve_len`] entries of 16
-    /// bytes on a dense grid; one on a sparse grid, where PB-MPM does not run).
+    /// PB-MPM's Newton–PCG vectors ([`newton_buffer_bytes`]).
     pub(crate) pb_solve: wgpu::Buffer,
     pub(crate) storage: GridStorage,
+}
+
+/// Bytes of the Newton–PCG buffer: [`super::sizes::newton_solve_len`] entries of 16 bytes on a
+/// dense grid whose vectors fit one binding, else a one-entry placeholder (PB-MPM's Newton solve
+/// then falls back to the constraint iterations).
+fn newton_buffer_bytes(device: &wgpu::Device, grid: &GridSpec, storage: GridStorage) -> u64 {
+    let bytes = 16 * super::sizes::newton_solve_len(grid.node_dims());
+    let limits = device.limits();
+    let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
+    if storage.is_sparse() || bytes > limit { 16 } else { bytes }
 }
 
 impl GridBuffers {
@@ -152,11 +161,7 @@ impl GridBuffers {
             velocity: readable_buffer(device, "grid_velocity", nodes * GRID_VELOCITY_NODE_BYTES),
             // Stored one up (`block_slot` in types.wgsl), so the zeros it is made with mean "none".
             block_slots: readable_buffer(device, "block_slots", 4 * blocks),
-            pb_solve: readable_buffer(
-                device,
-                "pb_solve",
-                16 * if storage.is_sparse() { 1 } else { crate::sim::pbmpm::gpu::newton_solve_len(grid.node_dims()) },
-            ),
+            pb_solve: readable_buffer(device, "pb_solve", newton_buffer_bytes(device, grid, storage)),
             storage,
         }
     }

@@ -105,6 +105,12 @@ pub struct StateOptions {
 }
 
 impl ParticlePage {
+    /// Whether the grid has PB-MPM's Newton–PCG vectors (a dense grid small enough for them to be
+    /// bound; otherwise `pb_solve` is a one-entry placeholder).
+    pub fn has_newton_buffer(&self) -> bool {
+        self.pb_solve.size() > 16
+    }
+
     /// Uploads `particles` as pages of at most `options.page_capacity` particles (by default as
     /// many as fit one binding: [`check_limits`]) on one grid for `params`, stored as
     /// `options.storage`, to be stepped on `options.path` with the sorted-path P2G kernel

@@ -28,35 +28,13 @@
 //! It runs on the dense grid. The fused path runs as the sorted one: PB-MPM has no g2p of one
 //! step to fuse with the next step's scatter while the step's iterations lie between them.
 
-use glam::UVec3;
-
 use super::{PbSolver, PbmpmSettings};
 use crate::sim::page::ParticlePage;
-use crate::sim::params::WORKGROUP_SIZE;
+use crate::sim::page::sizes::NEWTON_LEVELS;
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
 use crate::sim::record::{Dispatch, PageRun, dispatch_of, item_threads, page_runs, record_runs};
 use crate::sim::sort::bins::{self, SolverPath};
-
-/// Levels of the Newton–PCG preconditioner on the GPU: the grid and three coarser ones
-/// (`NEWTON_LEVELS` in `shaders/mpm/pbmpm/newton.wgsl`; the twin's
-/// [`super::cpu::newton::NewtonSettings::levels`] default).
-pub const NEWTON_LEVELS: u32 = 4;
-
-/// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
-/// nodes, laid out as `newton.wgsl` says: 2 of header, 5 per node, 2 per node of each coarse level
-/// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
-/// partial sum per workgroup of a node dispatch.
-pub fn newton_solve_len(node_dims: UVec3) -> u64 {
-    let nodes = |d: UVec3| d.x as u64 * d.y as u64 * d.z as u64;
-    let mut len = 2 + 5 * nodes(node_dims);
-    let mut d = node_dims;
-    for _ in 1..NEWTON_LEVELS {
-        d = d / 2 + UVec3::ONE;
-        len += 2 * nodes(d);
-    }
-    len + nodes(node_dims).div_ceil(WORKGROUP_SIZE as u64)
-}
 
 /// Steps recorded into one command buffer before it is submitted. A PB-MPM step has about four
 /// times the dispatches of an explicit substep and a frame only a few steps, so the explicit
@@ -66,10 +44,11 @@ pub const STEPS_PER_SUBMIT: u32 = 2;
 
 /// The dispatches of one step over `pages` as `settings` say, as runs of one compute pass.
 pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec<PageRun<'a>> {
-    // The Newton–PCG passes index the dense grid; on a sparse grid the step runs the constraint
-    // iterations (docs/pbmpm.md says so).
+    // The Newton–PCG passes index the dense grid and need its vectors; on a sparse grid, or a dense
+    // one too large for the vectors to be bound, the step runs the constraint iterations
+    // (docs/pbmpm.md says so).
     match settings.solver {
-        PbSolver::Newton if !pages[0].grid_storage.is_sparse() => newton_step_runs(pages, settings.iterations),
+        PbSolver::Newton if pages[0].has_newton_buffer() => newton_step_runs(pages, settings.iterations),
         _ => constraint_step_runs(pages, settings.iterations),
     }
 }
