@@ -304,7 +304,8 @@ fn a_simulation_on_another_path_moves_to_the_sorted_path_when_its_grid_turns_spa
 /// `Solver::gpu_bytes` is checked.
 fn allocated_bytes(solver: &Solver) -> u64 {
     let first = &solver.pages()[0];
-    let shared = [&first.grid_fixed, &first.grid_velocity, &first.block_slots, &first.status, &first.pick_ray];
+    let shared =
+        [&first.grid_fixed, &first.grid_velocity, &first.pb_solve, &first.block_slots, &first.status, &first.pick_ray];
     let shared: u64 = shared.iter().map(|b| b.size()).sum::<u64>()
         + first.colliders.iter().map(|b| b.size()).sum::<u64>()
         + first.collider_surfaces.size()

@@ -256,14 +256,20 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
 }
 
 /// GPU bytes of the grid for `params` stored as `storage`: fixed-point sums and velocities of the
-/// stored nodes, and the first page's bins. A dense grid also counts the collider fields of two
+/// stored nodes, and the first page's bins. A dense grid also counts PB-MPM's Newton–PCG vectors
+/// and the collider fields of two
 /// frames (allocated once a scene has colliders, counted always so that adding one cannot fail);
 /// a sparse one its block map instead, and its collider fields, dense, are checked when a scene
 /// sets them ([`super::page::ParticlePage::set_colliders`]).
 pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {
     let stored = storage.stored_nodes(&params.grid) * (GRID_FIXED_NODE_BYTES + GRID_VELOCITY_NODE_BYTES);
     let extra = match storage {
-        GridStorage::Dense => collider_bytes(params.grid.node_count()),
+        // PB-MPM's Newton–PCG vectors are made with every dense grid (a placeholder where they
+        // would pass the binding limit; counted in full here, so the count never falls short).
+        GridStorage::Dense => {
+            collider_bytes(params.grid.node_count())
+                + 16 * super::page::sizes::newton_solve_len(params.grid.node_dims())
+        }
         GridStorage::Sparse { .. } => 4 * grid_blocks(&params.grid) as u64,
     };
     stored + extra + page_bytes(params, storage)
