@@ -114,20 +114,6 @@ fn free_fall_is_exact() {
     assert!(dv <= 1e-10, "velocity error {dv:e} m/s");
 }
 
-/// Angular momentum about `c`, APIC spin included, in f64: `Σ (x − c) × m v + m h²/4 (C_zy − C_yz,
-/// C_xz − C_zx, C_yx − C_xy)` (`common::angular_momentum` explains the spin term).
-fn angular_momentum(s: &PbmpmCpu, c: Vector3<f64>) -> Vector3<f64> {
-    let h = s.params.grid.cell_size;
-    s.particles
-        .iter()
-        .map(|p| {
-            let a = &p.affine;
-            let spin = Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
-            (p.position - c).cross(&(p.mass * p.velocity)) + p.mass * h * h / 4.0 * spin
-        })
-        .sum()
-}
-
 #[test]
 fn two_snowballs_conserve_linear_and_angular_momentum() {
     // Zero gravity, two balls of reference snow (cracking on) meeting off-centre at 5 m/s. No
@@ -144,14 +130,14 @@ fn two_snowballs_conserve_linear_and_angular_momentum() {
     let before = s.total_momentum();
     let scale: f64 = s.particles.iter().map(|p| p.mass * p.velocity.norm()).sum();
     let c = Vector3::new(0.8, 0.8, 0.8);
-    let spin_before = angular_momentum(&s, c);
+    let spin_before = common::pbmpm_angular_momentum(&s, c);
     let spin_scale: f64 = s.particles.iter().map(|p| p.mass * (p.position - c).norm() * p.velocity.norm()).sum();
     let (lo, hi) = (2.5 * h, 40.0 * h - 2.5 * h);
     let (mut worst, mut worst_spin): (f64, f64) = (0.0, 0.0);
     for _ in 0..72 {
         s.step(DT);
         worst = worst.max((s.total_momentum() - before).norm() / scale);
-        worst_spin = worst_spin.max((angular_momentum(&s, c) - spin_before).norm() / spin_scale);
+        worst_spin = worst_spin.max((common::pbmpm_angular_momentum(&s, c) - spin_before).norm() / spin_scale);
         assert!(s.particles.iter().all(|p| p.position.iter().all(|&x| x > lo && x < hi)), "a ball reached a wall");
     }
     let jp = s.particles.iter().map(|p| p.plastic_jacobian).fold(f64::INFINITY, f64::min);

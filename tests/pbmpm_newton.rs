@@ -146,19 +146,6 @@ fn the_bar_rings_at_its_analytic_period() {
     }
 }
 
-/// Angular momentum about `c`, APIC spin included (as in `tests/pbmpm_cpu.rs`).
-fn angular_momentum(s: &PbmpmCpu, c: Vector3<f64>) -> Vector3<f64> {
-    let h = s.params.grid.cell_size;
-    s.particles
-        .iter()
-        .map(|p| {
-            let a = &p.affine;
-            let spin = Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
-            (p.position - c).cross(&(p.mass * p.velocity)) + p.mass * h * h / 4.0 * spin
-        })
-        .sum()
-}
-
 #[test]
 fn two_snowballs_keep_their_momentum_through_the_solve() {
     // Zero gravity, two balls of reference snow (hardening and cracking on) meeting off-centre,
@@ -176,14 +163,14 @@ fn two_snowballs_keep_their_momentum_through_the_solve() {
     let before = s.total_momentum();
     let scale: f64 = s.particles.iter().map(|p| p.mass * p.velocity.norm()).sum();
     let c = Vector3::new(0.8, 0.8, 0.8);
-    let spin_before = angular_momentum(&s, c);
+    let spin_before = common::pbmpm_angular_momentum(&s, c);
     let spin_scale: f64 = s.particles.iter().map(|p| p.mass * (p.position - c).norm() * p.velocity.norm()).sum();
     let (mut worst, mut worst_spin): (f64, f64) = (0.0, 0.0);
     let mut reports: Vec<SolveReport> = Vec::new();
     for _ in 0..72 {
         reports.push(newton::step(&mut s, DT, &NewtonSettings::default()).1);
         worst = worst.max((s.total_momentum() - before).norm() / scale);
-        worst_spin = worst_spin.max((angular_momentum(&s, c) - spin_before).norm() / spin_scale);
+        worst_spin = worst_spin.max((common::pbmpm_angular_momentum(&s, c) - spin_before).norm() / spin_scale);
     }
     let jp = s.particles.iter().map(|p| p.plastic_jacobian).fold(f64::INFINITY, f64::min);
     let most = reports.iter().map(|r| r.iterations).max().unwrap_or(0);

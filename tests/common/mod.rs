@@ -264,3 +264,21 @@ pub fn ramp(params: &SolverParams) -> powder::collider::field::ColliderFrames {
         surfaces: vec![Boundary { kind: BoundaryKind::Slip, friction: 0.3 }],
     }
 }
+
+/// Angular momentum of the PB-MPM twin's particles about `c`, APIC spin included, in f64:
+/// `Σ (x − c) × m v + m h²/4 (C_zy − C_yz, C_xz − C_zx, C_yx − C_xy)` ([`angular_momentum`] explains
+/// the spin term).
+pub fn pbmpm_angular_momentum(
+    s: &powder::sim::pbmpm::cpu::PbmpmCpu,
+    c: nalgebra::Vector3<f64>,
+) -> nalgebra::Vector3<f64> {
+    let h = s.params.grid.cell_size;
+    s.particles
+        .iter()
+        .map(|p| {
+            let a = &p.affine;
+            let spin = nalgebra::Vector3::new(a[(2, 1)] - a[(1, 2)], a[(0, 2)] - a[(2, 0)], a[(1, 0)] - a[(0, 1)]);
+            (p.position - c).cross(&(p.mass * p.velocity)) + p.mass * h * h / 4.0 * spin
+        })
+        .sum()
+}

@@ -3,14 +3,14 @@
 // iterations keep them): the residual is r̃ = M(ṽ* − ṽ) + dt·f in momentum units and the operator
 // A x̃ = M x̃ + dt·Σ_p V⁰ δτ(dt·∇x̃) ∇w.
 //
-// pb_solve holds, as vec4s: a header (NEWTON_HEAD entries: x = rᵀz, y = pᵀAp, z = α, w = β; then
-// x = rᵀz at the prediction, y = the last rᵀz), then NEWTON_FIELDS fields of one entry per grid node
+// pb_solve holds, as vec4s: a header (NEWTON_HEAD entry: x = rᵀz, y = pᵀAp, z = α, w = β), then
+// NEWTON_FIELDS fields of one entry per grid node
 // (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
 // (restricted residual and lumped mass; the level's correction), then one partial sum per
-// workgroup of a node dispatch. src/sim/pbmpm/gpu.rs sizes it the same way (newton_solve_len).
+// workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
 
-const NEWTON_HEAD: u32 = 2u;
+const NEWTON_HEAD: u32 = 1u;
 const NEWTON_FIELDS: u32 = 5u;
 // ṽ* (xyz) and the node's mass (w).
 const FIELD_TARGET: u32 = 0u;

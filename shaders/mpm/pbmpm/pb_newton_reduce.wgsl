@@ -29,14 +29,12 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
     switch newton_round {
         case 0u: {
             pb_solve[0] = vec4<f32>(sum, 0.0, 0.0, 0.0);
-            pb_solve[1] = vec4<f32>(sum, sum, 0.0, 0.0);
         }
         case 1u: {
             pb_solve[0] = vec4<f32>(h.x, sum, select(0.0, h.x / sum, sum > 0.0), h.w);
         }
         default: {
             pb_solve[0] = vec4<f32>(sum, h.y, h.z, select(0.0, sum / h.x, h.x > 0.0));
-            pb_solve[1].y = sum;
         }
     }
 }

@@ -88,11 +88,14 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     let mut start = vec![at(MpmPass::PbNewtonResidual, first)];
     start.extend(precondition(0));
     runs.push((first, start));
-    for _ in 0..iterations {
+    for k in 0..iterations {
         runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonApply, page)]));
         let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
         d.push(at(MpmPass::PbNewtonUpdate, first));
-        d.extend(precondition(2));
+        // The preconditioner and the next direction serve the next iteration only.
+        if k + 1 < iterations {
+            d.extend(precondition(2));
+        }
         runs.push((first, d));
     }
     runs.push((first, vec![at(MpmPass::PbNewtonFinish, first)]));

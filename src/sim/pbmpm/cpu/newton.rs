@@ -140,7 +140,8 @@ impl System {
 }
 
 /// `dt² f(u)`: the elastic forces at node displacements `u`, over the step, kg·m.
-fn forces(s: &PbmpmCpu, sys: &System, dt: f64, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+    let dt = sys.dt;
     let mut out = vec![Vector3::zeros(); u.len()];
     for (k, p) in s.particles.iter().enumerate() {
         let trial = (Matrix3::identity() + sys.gradient(k, u)) * p.deformation;
@@ -261,24 +262,19 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     super::grid::grid_update(&s.params, dt, colliders, &mut s.grid);
     let predicted = s.grid.displacement.clone();
 
-    let dims = spec.node_dims();
     let mut fixed = vec![[false; 3]; predicted.len()];
-    for k in 0..dims.z {
-        for j in 0..dims.y {
-            for i in 0..dims.x {
-                let idx = spec.node_index(i, j, k);
-                if s.grid.mass[idx] <= 0.0 {
-                    continue;
-                }
-                let v = predicted[idx] / dt;
-                for a in 0..3 {
-                    // A component is held if the conditions change a nudge of it either way.
-                    fixed[idx][a] = [-1.0, 1.0].iter().any(|sign| {
-                        let nudged = v + Vector3::ith(a, *sign);
-                        (constrain_node(&s.params, [i, j, k], idx, nudged, colliders)[a] - nudged[a]).abs() > 1e-9
-                    });
-                }
-            }
+    for (idx, node) in nodes(node_dims(&spec)).enumerate() {
+        if s.grid.mass[idx] <= 0.0 {
+            continue;
+        }
+        let node = node.map(|n| n as u32);
+        let v = predicted[idx] / dt;
+        for a in 0..3 {
+            // A component is held if the conditions change a nudge of it either way.
+            fixed[idx][a] = [-1.0, 1.0].iter().any(|sign| {
+                let nudged = v + Vector3::ith(a, *sign);
+                (constrain_node(&s.params, node, idx, nudged, colliders)[a] - nudged[a]).abs() > 1e-9
+            });
         }
     }
 
@@ -294,7 +290,7 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         .collect();
     let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, material: s.params.material, dt };
 
-    let mut r = forces(s, &sys, dt, &predicted);
+    let mut r = forces(s, &sys, &predicted);
     sys.mask(&mut r);
     let n = r.len();
     let mut x = vec![Vector3::zeros(); n];
@@ -322,15 +318,10 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     }
     report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
 
-    for k in 0..dims.z {
-        for j in 0..dims.y {
-            for i in 0..dims.x {
-                let idx = spec.node_index(i, j, k);
-                if s.grid.mass[idx] > 0.0 {
-                    let u = predicted[idx] + x[idx];
-                    s.grid.displacement[idx] = constrain_node(&s.params, [i, j, k], idx, u / dt, colliders) * dt;
-                }
-            }
+    for (idx, node) in nodes(node_dims(&spec)).enumerate() {
+        if s.grid.mass[idx] > 0.0 {
+            let u = (predicted[idx] + x[idx]) / dt;
+            s.grid.displacement[idx] = constrain_node(&s.params, node.map(|n| n as u32), idx, u, colliders) * dt;
         }
     }
     transfer::g2p(&spec, &s.grid, &s.particles, &mut s.state);
