@@ -56,8 +56,8 @@ pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec
 /// A Newton–PCG step ([`super::cpu::newton::step`] with `iterations` CG iterations and no
 /// tolerance): the clock, the sort on the binned paths (the shared g2p gathers in its order),
 /// `pb_begin`, the prediction, the force and residual at it, the preconditioner, then per
-/// iteration the operator, α, the update, the preconditioner, β and the next direction; the
-/// nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
+/// iteration the operator, α and the update, and (but for the last) the preconditioner, β and the
+/// next direction; the nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
 /// atomics; node passes once, over the dense grid.
 fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
