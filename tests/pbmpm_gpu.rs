@@ -1,6 +1,8 @@
-//! PB-MPM on the GPU (lavapipe) against its CPU twin (`src/sim/pbmpm/cpu/`) and against closed
-//! forms: free fall exact to the discrete integrator, momentum of colliding snow conserved, a
-//! block settling on the floor as the twin settles it, and stiffness that does not limit the step.
+//! PB-MPM's constraint iterations on the GPU (lavapipe) against their CPU twin
+//! (`src/sim/pbmpm/cpu/`) and against closed forms: free fall exact to the discrete integrator,
+//! momentum of colliding snow conserved, a block settling on the floor as the twin settles it, and
+//! stiffness that does not limit the step. (Newton–PCG, the default solve: tests/pbmpm_newton_gpu.rs,
+//! which also runs the colliding blocks.)
 
 mod common;
 
@@ -10,15 +12,22 @@ use powder::sim::explicit::clock::FrameStep;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::integrator::Integrator;
 use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
-use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
+use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
 use powder::sim::solver::SolverOptions;
 use powder::sim::sort::bins::SolverPath;
 
-/// A solver stepping with PB-MPM at its default settings.
+/// A solver stepping with PB-MPM's constraint iterations at the default settings otherwise (the
+/// Newton–PCG solve's GPU tests are tests/pbmpm_newton_gpu.rs).
 fn pbmpm_solver(gpu: &powder::gpu::Gpu, params: SolverParams, particles: &[GpuParticle]) -> Solver {
-    let options = SolverOptions { integrator: Integrator::Pbmpm(PbmpmSettings::default()), ..Default::default() };
+    let options = SolverOptions { integrator: Integrator::Pbmpm(constraints()), ..Default::default() };
     Solver::with_options(gpu, params, particles, options).expect("solver")
+}
+
+/// The constraint iterations as the solve, 5 of them (the count these tests' bounds were measured
+/// at), the default settings otherwise.
+fn constraints() -> PbmpmSettings {
+    PbmpmSettings { solver: PbSolver::Constraints, iterations: 5, ..PbmpmSettings::default() }
 }
 
 #[test]
@@ -120,7 +129,7 @@ fn a_block_settles_on_the_floor_as_the_twin_settles_it() {
     params.boundary.kind = BoundaryKind::Slip;
     let particles =
         common::block(Vec3::new(0.3, 0.3, 0.12), Vec3::new(0.55, 0.55, 0.32), h as f32, 400.0, |_| Vec3::ZERO);
-    let mut twin = PbmpmCpu::new(params, PbmpmSettings::default(), &particles).expect("twin");
+    let mut twin = PbmpmCpu::new(params, constraints(), &particles).expect("twin");
     let (steps, dt) = (60, 1.0 / 240.0);
     for k in 0..steps {
         twin.collider_blend = (k + 1) as f64 / steps as f64;
@@ -139,7 +148,7 @@ fn a_block_settles_on_the_floor_as_the_twin_settles_it() {
         ("sorted, 3 pages", SolverPath::Sorted, GridMode::Dense, Some(particles.len().div_ceil(3) as u32)),
     ];
     for (name, path, grid_mode, page_capacity) in configs {
-        let integrator = Integrator::Pbmpm(PbmpmSettings::default());
+        let integrator = Integrator::Pbmpm(constraints());
         let options = SolverOptions { integrator, grid_mode, page_capacity, ..Default::default() };
         let mut solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
         solver.set_path(&gpu, path).expect("path");

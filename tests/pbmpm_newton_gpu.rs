@@ -8,30 +8,33 @@ use powder::sim::Solver;
 use powder::sim::integrator::Integrator;
 use powder::sim::params::BoundaryKind;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
-use powder::sim::pbmpm::cpu::newton::{self, NewtonSettings};
 use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
 use powder::sim::solver::SolverOptions;
 use powder::sim::sort::bins::SolverPath;
 
 #[test]
 fn a_block_settles_on_the_floor_as_the_twins_newton_step_settles_it() {
-    // A block of reference snow (E = 1.4e5 Pa, hardening on) dropped onto the floor inside slip
-    // walls, 60 steps of 1/240 s: it falls about 6 cm onto the floor, is compressed and pushed
-    // back. At h = 1/16 m the P wave crosses 1.2 cells a step. The GPU runs the same 5 CG
-    // iterations in f32, the twin in f64.
+    // A block of reference snow (E = 1.4e5 Pa, hardening on) thrown sideways onto the floor inside
+    // slip walls with friction 0.3, 60 steps of 1/240 s: it falls about 6 cm onto the floor, is
+    // compressed and pushed back, and the floor's friction slows it by the normal force the
+    // solve carries (newton.rs). At h = 1/16 m the P wave crosses 1.2 cells a step. The GPU runs
+    // the same 10 CG iterations (the default) in f32, the twin in f64.
     let gpu = common::gpu();
     let h = 1.0 / 16.0;
     let mut params = common::params(16, h, 1e-3);
     params.boundary.kind = BoundaryKind::Slip;
-    let particles =
-        common::block(Vec3::new(0.3, 0.3, 0.12), Vec3::new(0.55, 0.55, 0.32), h as f32, 400.0, |_| Vec3::ZERO);
+    params.boundary.friction = 0.3;
+    let particles = common::block(Vec3::new(0.3, 0.3, 0.12), Vec3::new(0.55, 0.55, 0.32), h as f32, 400.0, |_| {
+        Vec3::new(0.8, 0.0, 0.0)
+    });
     let settings = PbmpmSettings { solver: PbSolver::Newton, ..PbmpmSettings::default() };
     let mut twin = PbmpmCpu::new(params, settings, &particles).expect("twin");
-    let cfg = NewtonSettings { iterations: settings.iterations, tolerance: 0.0, ..NewtonSettings::default() };
     let (steps, dt) = (60, 1.0 / 240.0);
+    let mut twin_residual: f64 = 0.0;
     for k in 0..steps {
         twin.collider_blend = (k + 1) as f64 / steps as f64;
-        newton::step(&mut twin, dt, &cfg);
+        twin.step(dt);
+        twin_residual = twin_residual.max(twin.last_solve.expect("a Newton step").mass_residual);
     }
     let twin_ps = twin.gpu_particles();
     let fell = particles.iter().zip(&twin_ps).map(|(a, b)| (a.position[2] - b.position[2]) as f64).sum::<f64>()
@@ -47,20 +50,31 @@ fn a_block_settles_on_the_floor_as_the_twins_newton_step_settles_it() {
         let mut solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
         solver.set_path(&gpu, path).expect("path");
         solver.step_pbmpm(&gpu, steps, dt);
+        let gpu_residual = solver.stats(&gpu).expect("stats").max_solve_residual;
         let gpu_ps = solver.read_particles(&gpu).expect("particles");
         let worst = gpu_ps
             .iter()
             .zip(&twin_ps)
             .map(|(a, b)| (Vec3::from(a.position) - Vec3::from(b.position)).length() as f64)
             .fold(0.0, f64::max);
-        eprintln!("{name}: worst particle distance GPU vs twin {worst:e} m; the twin's mean fall {fell:e} m");
-        // Measured 9.0e-5 m on every configuration (1.2e-3 of the fall): the force sums are kept 64
-        // times coarser than momentum here, so that an impact's stresses fit their fixed-point
-        // format (force_scale in newton.wgsl; with the momentum's own scale this measured
-        // 1.4e-6 m), plus f32 rounding of the CG's sums and of an SVD per particle. Mutations on
-        // the GPU alone: a level ratio of half (B = 14) measures 3.3e-4 m, two levels instead of
-        // four 5.2e-4 m.
-        assert!(worst < 2e-4, "{name}: GPU and twin differ by {worst:e} m");
+        eprintln!(
+            "{name}: worst particle distance GPU vs twin {worst:e} m; the twin's mean fall {fell:e} m; \
+             largest relative residual GPU {gpu_residual:.4e}, twin {twin_residual:.4e}"
+        );
+        // Measured 1.7e-4 m on every configuration (2.7e-3 of the fall): the force sums are kept
+        // 64 times coarser than momentum here, so that an impact's stresses fit their fixed-point
+        // format (force_scale in newton.wgsl; with the momentum's own scale and no friction this
+        // measured 1.4e-6 m), plus f32 rounding of the CG's sums and of an SVD per particle.
+        assert!(worst < 2.5e-4, "{name}: GPU and twin differ by {worst:e} m");
+        // The residual the Stats panel shows: the largest relative residual of a step, measured
+        // 1.49e-2 on the GPU against the twin's 1.38e-2 (the steps in free fall, under
+        // RESIDUAL_FLOOR, count as 0: measured without the floor the GPU's rounding in them reads
+        // as 0.17). 20 % covers the fixed-point sums. A level ratio of half (B = 14) on the GPU
+        // alone reads 1.05e-2 here (24 % off) while its positions stay within 1.4e-4 m: the
+        // residual is the sharper check of the preconditioner.
+        assert!(twin_residual > 1e-3 && twin_residual < 0.05, "the twin's residual {twin_residual}");
+        let off = (gpu_residual - twin_residual).abs() / twin_residual;
+        assert!(off < 0.2, "{name}: residual GPU {gpu_residual} against the twin's {twin_residual}");
     }
 }
 
@@ -89,4 +103,57 @@ fn a_long_run_on_the_sorted_path_keeps_every_particle_once() {
     let moved = read.iter().zip(&particles).map(|(a, b)| (a.position[0] - b.position[0]) as f64).sum::<f64>()
         / particles.len() as f64;
     assert!(moved > 0.1, "the block did not travel ({moved} m)");
+}
+
+#[test]
+fn colliding_blocks_keep_their_momentum() {
+    // Two blocks thrown at each other 2 cm off-centre in zero gravity, walls never reached, 24
+    // Newton steps (tests/pbmpm_gpu.rs runs the same under the constraint iterations). The twin's
+    // step keeps linear momentum to rounding; the GPU's loses what its f32 CG and fixed-point
+    // force sums round away.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let mut params = common::params(16, h, 1e-3);
+    params.gravity = glam::DVec3::ZERO;
+    let mut particles = common::block(Vec3::new(0.25, 0.4, 0.4), Vec3::new(0.45, 0.6, 0.6), h as f32, 400.0, |_| {
+        Vec3::new(2.0, 0.0, 0.0)
+    });
+    particles.extend(common::block(Vec3::new(0.55, 0.42, 0.4), Vec3::new(0.75, 0.62, 0.6), h as f32, 400.0, |_| {
+        Vec3::new(-2.0, 0.3, 0.0)
+    }));
+    let settings = PbmpmSettings { solver: PbSolver::Newton, ..PbmpmSettings::default() };
+    let options = SolverOptions { integrator: Integrator::Pbmpm(settings), ..Default::default() };
+    let solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
+    solver.step_pbmpm(&gpu, 24, 1.0 / 240.0);
+    let after = solver.read_particles(&gpu).expect("particles");
+    let mut twin = PbmpmCpu::new(params, settings, &particles).expect("twin");
+    for _ in 0..24 {
+        twin.step(1.0 / 240.0);
+    }
+    let twin_after = twin.gpu_particles();
+    let scale: f64 = particles.iter().map(|p| p.mass as f64 * 2.0).sum();
+    let c = nalgebra::Vector3::new(0.5, 0.5, 0.5);
+    let spin_scale: f64 = particles.iter().map(|p| p.mass as f64 * (common::vec3d(p.position) - c).norm() * 2.0).sum();
+    let drift = |ps: &[powder::sim::params::GpuParticle]| {
+        let linear = (common::momentum(ps) - common::momentum(&particles)).norm() / scale;
+        let spin =
+            (common::angular_momentum(ps, h, c) - common::angular_momentum(&particles, h, c)).norm() / spin_scale;
+        (linear, spin)
+    };
+    let ((gpu_linear, gpu_spin), (twin_linear, twin_spin)) = (drift(&after), drift(&twin_after));
+    eprintln!(
+        "momentum drift of Σ m|v|: GPU {gpu_linear:e}, twin {twin_linear:e}; angular momentum drift of \
+         Σ m|x − c||v|: GPU {gpu_spin:e}, twin {twin_spin:e}"
+    );
+    // The twin keeps linear momentum to 4e-10 (its f32 particles). The GPU loses 5.4e-4 of it
+    // (measured on lavapipe; 6.7e-6 with one CG iteration, 1.2e-4 with two, 4.7e-4 with five): a
+    // leak of the GPU's solve that the twin does not have and that has not been found yet
+    // (docs/pbmpm.md says so). 1e-3 holds it to what was measured; the constraint iterations keep
+    // 1e-7 (tests/pbmpm_gpu.rs).
+    assert!(twin_linear < 1e-8, "the twin's momentum drift {twin_linear:e}");
+    assert!(gpu_linear < 1e-3, "the GPU's momentum drift {gpu_linear:e}");
+    // Angular momentum: what the CG iterations leave of the residual carries torque (the twin
+    // measures 1.6e-3 here, tests/pbmpm_cpu.rs's snowballs 7.2e-4); the GPU measured 5.1e-4.
+    // Both within 2e-3, and the GPU no worse than the twin.
+    assert!(twin_spin < 2e-3 && gpu_spin < 2e-3, "angular momentum drift GPU {gpu_spin:e}, twin {twin_spin:e}");
 }

@@ -186,6 +186,7 @@ fn shared_struct_layouts_agree() {
                     fused_count,
                     grid_blocks_used,
                     grid_blocks_peak,
+                    max_solve_residual_bits,
                 ]
             ),
         ),

@@ -169,6 +169,8 @@ struct SolverStatus {
     // blocks went without), and the most of any substep since the last report.
     grid_blocks_used: atomic<u32>,
     grid_blocks_peak: atomic<u32>,
+    // Bits of the largest relative residual a Newton–PCG step ended with since the last report.
+    max_solve_residual_bits: atomic<u32>,
 }
 
 // The substep clock (src/sim/explicit/clock.rs): the host sets a frame's first eight words, and every

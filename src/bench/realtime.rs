@@ -44,6 +44,9 @@ pub struct RealtimeResult {
     pub wall_s: f64,
     /// PB-MPM only: the cost of one iteration after the timed frames ([`IterationCost`]).
     pub iteration: Option<IterationCost>,
+    /// PB-MPM's Newton–PCG solve only: its CG iterations a step and the largest relative residual
+    /// a step of the timed frames ended with ([`crate::sim::SolverStats::max_solve_residual`]).
+    pub solve: Option<(u32, f64)>,
 }
 
 /// What one PB-MPM iteration costs on the state the timed frames left, against the memory floor.
@@ -105,6 +108,9 @@ impl RealtimeResult {
                 c.ms / c.floor_ms()
             )
         });
+        let solve = self.solve.map_or(String::new(), |(iterations, residual)| {
+            format!("\n  Newton–PCG: {iterations} CG iterations a step, largest relative residual {residual:.2e}")
+        });
         format!(
             "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, simulation recorded in {:.2} ms + drawing and the wait for the GPU {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
             self.integrator,
@@ -117,7 +123,8 @@ impl RealtimeResult {
             self.render_ms,
             self.fps(),
             self.realtime_ratio()
-        ) + &iteration
+        ) + &solve
+            + &iteration
     }
 }
 
@@ -140,6 +147,7 @@ pub fn run_realtime(
     for i in 0..frames + WARM_UP {
         if i == WARM_UP {
             started = Instant::now();
+            solver.take_solve_residual();
         }
         let start = Instant::now();
         // PB-MPM plans its steps from the state itself; the stable dt is the explicit one's.
@@ -158,6 +166,14 @@ pub fn run_realtime(
             steps += report.substeps as u64;
         }
     }
+    let wall_s = started.elapsed().as_secs_f64();
+    let solve = match (solver.pbmpm_solve(), scene.integrator) {
+        (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
+            solver.stats(gpu).map_err(solver_error)?;
+            Some((settings.iterations, solver.take_solve_residual()))
+        }
+        _ => None,
+    };
     Ok(RealtimeResult {
         integrator: scene.integrator.name(),
         particles: solver.particle_count(),
@@ -166,7 +182,8 @@ pub fn run_realtime(
         steps,
         sim_ms: median(sim),
         render_ms: median(render),
-        wall_s: started.elapsed().as_secs_f64(),
+        wall_s,
+        solve,
         iteration: match scene.integrator {
             Integrator::Pbmpm(settings) => Some(iteration_cost(gpu, &mut solver, settings).map_err(solver_error)?),
             Integrator::Explicit => None,

@@ -257,14 +257,16 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
             summary.substeps, summary.simulated_time, summary.max_dt_ratio
         ),
         Integrator::Pbmpm(s) => format!(
-            "{} PB-MPM steps of {} {} iterations, {:.3} s simulated",
+            "{} PB-MPM steps of {} {} iterations, {:.3} s simulated{}",
             summary.substeps,
             s.iterations,
-            match s.solver {
-                powder::sim::pbmpm::PbSolver::Constraints => "constraint",
-                powder::sim::pbmpm::PbSolver::Newton => "Newton–PCG",
+            match (s.solver, summary.solve_residual) {
+                (powder::sim::pbmpm::PbSolver::Newton, Some(_)) => "Newton–PCG",
+                (powder::sim::pbmpm::PbSolver::Newton, None) => "constraint (Newton–PCG needs a dense grid)",
+                (powder::sim::pbmpm::PbSolver::Constraints, _) => "constraint",
             },
-            summary.simulated_time
+            summary.simulated_time,
+            summary.solve_residual.map_or(String::new(), |r| format!(", largest relative residual {r:.2e}"))
         ),
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());

@@ -167,6 +167,9 @@ pub fn bake(
     let last = solver.stats(gpu).map_err(solver_err)?;
     summary.overflow_count += last.overflow_count as u64;
     summary.nonfinite_count += last.nonfinite_count as u64;
+    if solver.pbmpm_solve() == Some(crate::sim::pbmpm::PbSolver::Newton) {
+        summary.solve_residual = Some(solver.take_solve_residual());
+    }
     Ok(summary)
 }
 

@@ -42,6 +42,9 @@ pub struct RunSummary {
     pub max_dt_ratio: f64,
     /// Frames with a substep past the stable dt of the state it stepped (ratio above 1).
     pub frames_past_stable: u32,
+    /// When PB-MPM's Newton–PCG solve ran: the largest relative residual a step ended with since
+    /// the run (or its resume) began ([`crate::sim::SolverStats::max_solve_residual`]).
+    pub solve_residual: Option<f64>,
 }
 
 /// Creates the solver for `scene`, naming the scene file in errors: its particles made once their

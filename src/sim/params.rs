@@ -284,6 +284,9 @@ pub struct GpuSolverStatus {
     pub grid_blocks_used: u32,
     /// The most pool blocks any substep asked for since the last report.
     pub grid_blocks_peak: u32,
+    /// Bits of the largest relative residual a Newton–PCG step ended with since the last report
+    /// (`pb_newton_reduce`; [`crate::sim::pbmpm::cpu::newton::SolveReport::mass_residual`]).
+    pub max_solve_residual_bits: u32,
 }
 
 /// The ray of the `pick` pass. Mirrors `PickRay` in `shaders/mpm/types.wgsl`.

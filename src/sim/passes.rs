@@ -250,7 +250,7 @@ pub const PASSES: [PassInfo; 43] = [
     pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonProlong, "mpm/pbmpm", "pb_newton_prolong", Pbmpm, Threads(Items::Nodes), &[0, 23, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
-    pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
+    pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 9, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),

@@ -3,14 +3,16 @@
 // iterations keep them): the residual is r̃ = M(ṽ* − ṽ) + dt·f in momentum units and the operator
 // A x̃ = M x̃ + dt·Σ_p V⁰ δτ(dt·∇x̃) ∇w.
 //
-// pb_solve holds, as vec4s: a header (NEWTON_HEAD entry: x = rᵀz, y = pᵀAp, z = α, w = β), then
-// NEWTON_FIELDS fields of one entry per grid node
+// pb_solve holds, as vec4s: a header of NEWTON_HEAD entries (0: x = rᵀz, y = pᵀAp, z = α, w = β;
+// 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass),
+// then NEWTON_FIELDS
+// fields of one entry per grid node
 // (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
 // (restricted residual and lumped mass; the level's correction), then one partial sum per
 // workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
 
-const NEWTON_HEAD: u32 = 1u;
+const NEWTON_HEAD: u32 = 2u;
 const NEWTON_FIELDS: u32 = 5u;
 // ṽ* (xyz) and the node's mass (w).
 const FIELD_TARGET: u32 = 0u;
@@ -114,11 +116,16 @@ fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
     }
 }
 
-var<workgroup> newton_partial: array<f32, 256>;
+var<workgroup> newton_partial: array<vec2<f32>, 256>;
 
-// The workgroup's sum of every thread's `mine`, written to its partial-sum entry by thread 0.
-// Call from uniform control flow (it has barriers).
-fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mine: f32) {
+// Below this rms speed, m/s, a step's residual at the prediction, √(rᵀM⁻¹r / Σm), is rounding
+// (a body in free fall has none), and the step counts as converged in the residual it reports
+// (newton.rs, RESIDUAL_FLOOR).
+const NEWTON_RESIDUAL_FLOOR: f32 = 1.0e-3;
+
+// The workgroup's sum of every thread's `mine` (two sums at once), written to its partial-sum
+// entry by thread 0. Call from uniform control flow (it has barriers).
+fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mine: vec2<f32>) {
     newton_partial[local] = mine;
     workgroupBarrier();
     for (var stride = 128u; stride > 0u; stride >>= 1u) {
@@ -128,6 +135,6 @@ fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mi
         workgroupBarrier();
     }
     if (local == 0u) {
-        pb_solve[partial_base() + workgroup.y * workgroups.x + workgroup.x] = vec4<f32>(newton_partial[0], 0.0, 0.0, 0.0);
+        pb_solve[partial_base() + workgroup.y * workgroups.x + workgroup.x] = vec4<f32>(newton_partial[0], 0.0, 0.0);
     }
 }

@@ -1,5 +1,7 @@
-// pb_newton_apply_grid: A p = M p + the stiffness sums pb_newton_apply left, the held axes zeroed,
-// stored in place of z; pᵀAp added up per workgroup; the sums zeroed. CPU twin: System::apply.
+// pb_newton_apply_grid: A p = M p + the stiffness sums pb_newton_apply left, stored in place of z
+// (not masked: along the held axes, where p is zero, it is the change dt K p of the force the
+// walls hold, which pb_newton_update follows); pᵀAp added up per workgroup; the sums zeroed. CPU
+// twin: System::apply.
 // Reads: params, grid_fixed, pb_solve. Writes: pb_solve, grid_fixed.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -16,10 +18,10 @@ fn pb_newton_apply_grid(
         var ap = vec3<f32>(0.0);
         let p = pb_solve[newton_field(FIELD_P, node)].xyz;
         if (mass > 0.0) {
-            ap = newton_mask(mass * p + stiffness, pb_solve[newton_field(FIELD_X, node)].w);
+            ap = mass * p + stiffness;
         }
         pb_solve[newton_field(FIELD_Z, node)] = vec4<f32>(ap, 0.0);
         mine = dot(p, ap);
     }
-    store_partial_sum(workgroup, workgroups, local, mine);
+    store_partial_sum(workgroup, workgroups, local, vec2<f32>(mine, 0.0));
 }

@@ -1,5 +1,7 @@
 // pb_newton_finish: each node's velocity over the step, ṽ* + x̃ with the grid's conditions applied,
-// in grid_velocity for the shared g2p that ends the step. CPU twin: newton::step.
+// in grid_velocity for the shared g2p that ends the step. x̃'s held components carry the force the
+// walls hold (pb_newton_residual, pb_newton_update): the free axes take the conditions' friction
+// of it. CPU twin: newton::step.
 // Reads: params, clock, pb_solve, colliders. Writes: grid_velocity.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -15,7 +17,14 @@ fn pb_newton_finish(
     let t = pb_solve[newton_field(FIELD_TARGET, node)];
     var v = vec4<f32>(0.0);
     if (t.w > 0.0) {
-        v = vec4<f32>(node_conditions(t.xyz + pb_solve[newton_field(FIELD_X, node)].xyz, node), t.w);
+        let x = pb_solve[newton_field(FIELD_X, node)];
+        let solved = t.xyz + newton_mask(x.xyz, x.w);
+        let plain = node_conditions(solved, node);
+        let pressed = node_conditions(t.xyz + x.xyz, node);
+        // The free axes take the friction of the held force; the held axes keep the conditions'
+        // answer without it, so a held force pulling a node off a wall does not fling it off.
+        let held = (vec3<u32>(u32(x.w)) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u);
+        v = vec4<f32>(select(pressed, plain, held), t.w);
     }
     grid_velocity[node] = v;
 }

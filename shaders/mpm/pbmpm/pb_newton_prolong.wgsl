@@ -71,6 +71,6 @@ fn pb_newton_prolong(
         }
     }
     if (l == 0u) {
-        store_partial_sum(workgroup, workgroups, local, mine);
+        store_partial_sum(workgroup, workgroups, local, vec2<f32>(mine, 0.0));
     }
 }

@@ -1,17 +1,19 @@
 // pb_newton_reduce: one workgroup adds up the partial sums of the last node pass and turns them
 // into the conjugate-gradient scalars in pb_solve's header, by the immediate: 0, rᵀz at the
 // prediction (β = 0, so the first direction is z); 1, pᵀAp and α = rᵀz / pᵀAp; 2, the new rᵀz
-// and β = new / old. CPU twin: newton::step.
-// Reads: params, pb_solve. Writes: pb_solve.
+// and β = new / old; 3, rᵀM⁻¹r at the prediction and the mass; 4, rᵀM⁻¹r after the last
+// iteration, and the relative residual (its square root over the prediction's; 0 for a
+// prediction's residual under NEWTON_RESIDUAL_FLOOR) into status's largest since the last report. CPU twin: newton::step (SolveReport::mass_residual).
+// Reads: params, pb_solve. Writes: pb_solve, status.
 
 var<immediate> newton_round: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
     let count = (node_count() + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
-    var mine = 0.0;
+    var mine = vec2<f32>(0.0);
     for (var i = local; i < count; i += WORKGROUP_SIZE) {
-        mine += pb_solve[partial_base() + i].x;
+        mine += pb_solve[partial_base() + i].xy;
     }
     newton_partial[local] = mine;
     workgroupBarrier();
@@ -24,11 +26,22 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
     if (local != 0u) {
         return;
     }
-    let sum = newton_partial[0];
+    let sum = newton_partial[0].x;
     let h = pb_solve[0];
     switch newton_round {
         case 0u: {
             pb_solve[0] = vec4<f32>(sum, 0.0, 0.0, 0.0);
+        }
+        case 3u: {
+            pb_solve[1] = vec4<f32>(sum, 0.0, newton_partial[0].y, 0.0);
+        }
+        case 4u: {
+            let head = pb_solve[1];
+            let initial = head.x;
+            pb_solve[1] = vec4<f32>(initial, sum, head.z, 0.0);
+            let floor = NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
+            let relative = select(0.0, sqrt(max(sum, 0.0) / initial), initial > floor && initial > 0.0);
+            atomicMax(&status.max_solve_residual_bits, bitcast<u32>(relative));
         }
         case 1u: {
             pb_solve[0] = vec4<f32>(h.x, sum, select(0.0, h.x / sum, sum > 0.0), h.w);

@@ -1,5 +1,6 @@
 // pb_newton_residual: the residual at the prediction, r̃ = dt·f (the force pass's sums; M(ṽ* − ṽ)
-// is zero there), with the held axes zeroed; the sums zeroed. CPU twin: newton::step.
+// is zero there), with the held axes zeroed and their force kept in x̃; the sums zeroed; rᵀM⁻¹r
+// and the mass added up per workgroup (the norm the solve's reported residual is measured in). CPU twin: newton::step.
 // Reads: params, grid_fixed, pb_solve. Writes: pb_solve, grid_fixed.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -9,12 +10,22 @@ fn pb_newton_residual(
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
     let node = flat_index(workgroup, local, workgroups);
-    if (node >= node_count()) {
-        return;
+    var mine = vec2<f32>(0.0);
+    if (node < node_count()) {
+        let force = take_forces(node);
+        let held = pb_solve[newton_field(FIELD_X, node)].w;
+        let mass = pb_solve[newton_field(FIELD_TARGET, node)].w;
+        let r = select(vec3<f32>(0.0), newton_mask(force, held), mass > 0.0);
+        pb_solve[newton_field(FIELD_R, node)] = vec4<f32>(r, 0.0);
+        // The held axes' force, as a velocity, in x̃'s held components: the solve never moves
+        // them (p is zero there), and pb_newton_finish hands it to the grid's conditions so that
+        // their friction acts on the normal force the wall carries.
+        if (mass > 0.0) {
+            pb_solve[newton_field(FIELD_X, node)] = vec4<f32>((force - r) / mass, held);
+        }
+        if (mass > 0.0) {
+            mine = vec2<f32>(dot(r, r) / mass, mass);
+        }
     }
-    let force = take_forces(node);
-    let held = pb_solve[newton_field(FIELD_X, node)].w;
-    let mass = pb_solve[newton_field(FIELD_TARGET, node)].w;
-    let r = select(vec3<f32>(0.0), newton_mask(force, held), mass > 0.0);
-    pb_solve[newton_field(FIELD_R, node)] = vec4<f32>(r, 0.0);
+    store_partial_sum(workgroup, workgroups, local, mine);
 }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crate::app::run::driver::Driver;
 use crate::app::run::stepping::policy::{BEHIND_REAL_TIME, coarser_resolution};
 use crate::app::run::timing::{FrameClock, FrameTimes, RECENT_FRAMES};
+use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
 
 /// How often the Stats numbers are taken again: often enough to follow them, rarely enough to read
 /// them, and the panel's pixels are reused between refreshes (`window/ui_layer.rs`; redrawing them
@@ -143,6 +144,9 @@ impl StatsText {
             row("max speed", format!("{:.2} m/s", s.max_speed));
             row("max hardening", format!("{:.2}", s.max_hardening));
             row("Jp range", format!("{:.3} … {:.3}", s.min_plastic_jacobian, s.max_plastic_jacobian));
+            if let (Some(solve), Some(settings)) = (d.solver().pbmpm_solve(), d.solver().integrator().pbmpm()) {
+                row("PB-MPM solve", solve_line(solve, settings, s.max_solve_residual));
+            }
             if s.nonfinite_count > 0 || s.overflow_count > 0 {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
             }
@@ -158,9 +162,34 @@ impl StatsText {
     }
 }
 
+/// The Stats panel's line on PB-MPM's solve: what ran (Newton–PCG falls back to the constraint
+/// iterations on a grid without its vectors), its iterations a step, and for Newton–PCG the largest
+/// relative residual a step of the last report ended with.
+fn solve_line(ran: PbSolver, settings: &PbmpmSettings, residual: f64) -> String {
+    let n = settings.iterations;
+    match (ran, settings.solver) {
+        (PbSolver::Newton, _) => format!("Newton–PCG, {n} CG iterations a step, residual ≤ {residual:.1e}"),
+        (PbSolver::Constraints, PbSolver::Newton) => {
+            format!("{n} constraint iterations a step (Newton–PCG needs a dense grid)")
+        }
+        (PbSolver::Constraints, PbSolver::Constraints) => format!("{n} constraint iterations a step"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_solve_line_says_what_ran() {
+        let newton = PbmpmSettings { solver: PbSolver::Newton, iterations: 10, ..PbmpmSettings::default() };
+        let line = solve_line(PbSolver::Newton, &newton, 0.0123);
+        assert_eq!(line, "Newton–PCG, 10 CG iterations a step, residual ≤ 1.2e-2");
+        let fallback = solve_line(PbSolver::Constraints, &newton, 0.0);
+        assert_eq!(fallback, "10 constraint iterations a step (Newton–PCG needs a dense grid)");
+        let constraints = PbmpmSettings { solver: PbSolver::Constraints, iterations: 5, ..newton };
+        assert_eq!(solve_line(PbSolver::Constraints, &constraints, 0.0), "5 constraint iterations a step");
+    }
 
     #[test]
     fn ratios_keep_two_significant_digits() {

@@ -57,7 +57,7 @@ pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec
 /// tolerance): the clock, the sort on the binned paths (the shared g2p gathers in its order),
 /// `pb_begin`, the prediction, the force and residual at it, the preconditioner, then per
 /// iteration the operator, α and the update, and (but for the last) the preconditioner, β and the
-/// next direction; the nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
+/// next direction, the last instead the residual it leaves; the nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
 /// atomics; node passes once, over the dense grid.
 fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
@@ -85,7 +85,9 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
         d.push(at(MpmPass::PbNewtonDirection, first));
         d
     };
-    let mut start = vec![at(MpmPass::PbNewtonResidual, first)];
+    // Round 3 keeps rᵀM⁻¹r at the prediction, against which round 4 measures the last
+    // iteration's residual.
+    let mut start = vec![at(MpmPass::PbNewtonResidual, first), round(MpmPass::PbNewtonReduce, 3)];
     start.extend(precondition(0));
     runs.push((first, start));
     for k in 0..iterations {
@@ -95,6 +97,8 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
         // The preconditioner and the next direction serve the next iteration only.
         if k + 1 < iterations {
             d.extend(precondition(2));
+        } else {
+            d.push(round(MpmPass::PbNewtonReduce, 4));
         }
         runs.push((first, d));
     }

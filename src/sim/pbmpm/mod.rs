@@ -24,8 +24,13 @@ pub const DT_MAX: f64 = 0.1;
 /// Largest [`PbmpmSettings::motion_cfl`]: a particle may move at most one cell per step, the
 /// reach of the one-cell halo around each tile that a fused GPU pass loads.
 pub const MOTION_CFL_MAX: f64 = 1.0;
+/// Default [`PbmpmSettings::iterations`]: the conjugate-gradient iterations of the default
+/// Newton–PCG solve (`docs/pbmpm.md`, "The Newton–PCG solve", says what fewer lose).
+pub const DEFAULT_ITERATIONS: u32 = 10;
+/// Default [`PbmpmSettings::motion_cfl`], cells per step (`docs/pbmpm.md`, "Step length").
+pub const DEFAULT_MOTION_CFL: f64 = 0.3;
 /// Default [`PbmpmSettings::yield_time`], seconds (`docs/pbmpm.md`, "Yield relaxation").
-pub const DEFAULT_YIELD_TIME: f64 = 0.01;
+pub const DEFAULT_YIELD_TIME: f64 = 0.0015;
 /// Largest [`PbmpmSettings::yield_time`], seconds: past it snow pushed beyond its yield limit
 /// springs back as if elastic for longer than a frame, which no longer reads as snow.
 pub const YIELD_TIME_MAX: f64 = 0.1;
@@ -39,10 +44,10 @@ pub const RELAXATION_MAX: f64 = 2.0;
 pub enum PbSolver {
     /// The constraint iterations: each particle steps toward its material's stress in turn
     /// (`docs/pbmpm.md`, "One step"). Cheap, and softer than the material the finer the grid.
-    #[default]
     Constraints,
     /// One Newton step on the grid's displacements, conjugate gradients with a multilevel
     /// preconditioner ([`cpu::newton`]): the backward-Euler answer at any resolution.
+    #[default]
     Newton,
 }
 
@@ -77,10 +82,10 @@ pub struct PbmpmSettings {
 impl Default for PbmpmSettings {
     fn default() -> Self {
         Self {
-            solver: PbSolver::Constraints,
-            iterations: 5,
+            solver: PbSolver::Newton,
+            iterations: DEFAULT_ITERATIONS,
             dt: 1.0 / 240.0,
-            motion_cfl: 0.5,
+            motion_cfl: DEFAULT_MOTION_CFL,
             relaxation: 1.5,
             yield_time: DEFAULT_YIELD_TIME,
         }

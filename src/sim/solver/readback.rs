@@ -177,14 +177,21 @@ impl Solver {
         }
         let read = gpu.record_read(&mut encoder, &[status_buffer]);
         encoder.clear_buffer(status_buffer, 0, Some(8));
-        // fused_count and the pool's counts, the struct's last three words (the sort resets
-        // grid_blocks_used every substep anyway).
+        // fused_count, the pool's counts and the solve's residual, the struct's last four words
+        // (the sort resets grid_blocks_used every substep anyway).
         const TAIL: usize = std::mem::offset_of!(GpuSolverStatus, fused_count);
-        const _: () = assert!(TAIL + 12 == size_of::<GpuSolverStatus>());
-        encoder.clear_buffer(status_buffer, TAIL as u64, Some(12));
+        const _: () = assert!(TAIL + 16 == size_of::<GpuSolverStatus>());
+        encoder.clear_buffer(status_buffer, TAIL as u64, Some(16));
         let submission = gpu.queue.submit([encoder.finish()]);
         read.start();
         PendingStats { read, submission, steps_recorded: self.steps_recorded.get() }
+    }
+
+    /// The largest relative residual a PB-MPM Newton–PCG step ended with over every stats read
+    /// since the last call (whoever read them: the frame planner reads them too), and starts
+    /// over; 0 when no such step ran.
+    pub fn take_solve_residual(&self) -> f64 {
+        self.solve_residual.replace(0.0)
     }
 
     /// The stats [`Solver::request_stats`] asked for, once the GPU has done them and the device
@@ -197,6 +204,8 @@ impl Solver {
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSolverStatus>()]);
         let max_speed = f32::from_bits(status.max_speed_bits) as f64;
         self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
+        let residual = f32::from_bits(status.max_solve_residual_bits) as f64;
+        self.solve_residual.set(self.solve_residual.get().max(residual));
         Some(Ok(SolverStats {
             max_speed,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -206,6 +215,7 @@ impl Solver {
             nonfinite_count: status.nonfinite_count,
             fused_particles: status.fused_count,
             grid_blocks_peak: status.grid_blocks_peak,
+            max_solve_residual: residual,
         }))
     }
 }

@@ -51,6 +51,9 @@ pub struct Solver {
     /// `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from it while
     /// no step has run since ([`Solver::step_frame`]), instead of waiting for the same number again.
     pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64)>>,
+    /// The largest [`SolverStats::max_solve_residual`](super::SolverStats::max_solve_residual)
+    /// read back since [`Solver::take_solve_residual`] last took it.
+    pub(crate) solve_residual: std::cell::Cell<f64>,
     /// The length of the last PB-MPM step recorded, seconds; 0 after an explicit frame or a new
     /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
     /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).
@@ -74,6 +77,16 @@ impl Solver {
     /// The integrator that steps the snow.
     pub fn integrator(&self) -> Integrator {
         self.integrator
+    }
+
+    /// The solve PB-MPM steps run: the one its settings name, except that Newton–PCG falls back
+    /// to the constraint iterations where its vectors are not allocated (a sparse grid, or a dense
+    /// one past the binding limit); `None` under the explicit integrator.
+    pub fn pbmpm_solve(&self) -> Option<crate::sim::pbmpm::PbSolver> {
+        use crate::sim::pbmpm::PbSolver;
+        let settings = self.integrator.pbmpm()?;
+        let newton = settings.solver == PbSolver::Newton && self.pages[0].has_newton_buffer();
+        Some(if newton { PbSolver::Newton } else { PbSolver::Constraints })
     }
 
     /// The current parameters.

@@ -22,7 +22,7 @@
 //!
 //! [`newton`] is a second way to solve the same step, to the backward-Euler answer at any grid
 //! resolution (one Newton step on the grid displacements, multilevel-preconditioned conjugate
-//! gradients); the GPU does not run it yet.
+//! gradients), which [`PbmpmCpu::step`] runs when the settings name it, as the GPU does.
 
 pub mod constraint;
 pub mod grid;
@@ -86,6 +86,9 @@ pub struct PbmpmCpu {
     /// The length of the last step taken, seconds; 0 before the first (the particles' velocities
     /// are then instantaneous, not a step's mean). [`integrate::gravity_kick`] uses it.
     pub last_dt: f64,
+    /// What the last Newton–PCG step's solve did ([`PbmpmCpu::step`] under
+    /// [`super::PbSolver::Newton`]); `None` before one.
+    pub last_solve: Option<newton::SolveReport>,
 }
 
 impl PbmpmCpu {
@@ -111,11 +114,20 @@ impl PbmpmCpu {
             colliders: None,
             collider_blend: 1.0,
             last_dt: 0.0,
+            last_solve: None,
         })
     }
 
-    /// One step of `dt` seconds with `settings.iterations` iterations (see the module docs).
+    /// One step of `dt` seconds with `settings.iterations` iterations, by the solve
+    /// `settings.solver` names: the constraint iterations (see the module docs), or
+    /// [`newton::step`] with [`newton::NewtonSettings::fixed`] as the GPU runs it, whose report
+    /// is kept in [`PbmpmCpu::last_solve`].
     pub fn step(&mut self, dt: f64) -> StepReport {
+        if self.settings.solver == super::PbSolver::Newton {
+            let (report, solve) = newton::step(self, dt, &newton::NewtonSettings::fixed(self.settings.iterations));
+            self.last_solve = Some(solve);
+            return report;
+        }
         let kick = integrate::gravity_kick(self.last_dt, dt);
         integrate::begin_step(&self.params, dt, kick, &self.particles, &mut self.state);
         self.last_dt = dt;
@@ -125,7 +137,7 @@ impl PbmpmCpu {
         integrate::end_step(&self.params, dt, self.settings.keep(dt), &mut self.particles, &self.state)
     }
 
-    /// One iteration: project, scatter, grid update, gather.
+    /// One constraint iteration: project, scatter, grid update, gather.
     pub fn iterate(&mut self, dt: f64) {
         let relaxation = self.settings.relaxation;
         constraint::project(&self.params, dt, relaxation, &self.particles, &mut self.state);

@@ -20,6 +20,16 @@
 //! stiffness of each particle at its hardened moduli (`δτ = 2μ sym(δD) + λ tr(δD) I`): it is
 //! symmetric positive definite, invariant under the particle's rotation, and leaves out only the
 //! stress's own (geometric) stiffness, small beside the moduli for snow's strains.
+//!
+//! Walls and colliders enter as a mask: an axis whose velocity the grid's conditions change is
+//! held, and the solve leaves it alone. The force along the held axes is what the wall must push
+//! back with; at the end of the step it is added to the node's velocity before the conditions are
+//! applied once more, and the free axes keep what their Coulomb friction made of it (the weight of
+//! the snow above a floor node, not just the node's own); the held axes keep the conditions'
+//! answer without it. The force is the one at the
+//! solution, to first order: the prediction's, less `dt² K x` along the held axes as the solve
+//! updates `x` (at the prediction alone it can be many times the weight: the prediction moves the
+//! body a whole step of gravity into the floor).
 
 use nalgebra::{Matrix3, Vector3};
 
@@ -51,6 +61,11 @@ impl Default for NewtonSettings {
     }
 }
 
+/// m/s: a step whose residual at the prediction, as an rms speed, is below this is in balance to
+/// rounding (a body in free fall), and its relative residual would measure rounding alone; it
+/// reports 0 ([`SolveReport::mass_residual`]; `NEWTON_RESIDUAL_FLOOR` in `newton.wgsl`).
+pub const RESIDUAL_FLOOR: f64 = 1e-3;
+
 /// What a Newton–PCG step did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolveReport {
@@ -60,6 +75,19 @@ pub struct SolveReport {
     pub initial_residual: f64,
     /// The same at the end, over its initial value (0 when it started at 0).
     pub relative_residual: f64,
+    /// The residual at the end over the one at the prediction in the norm `‖r‖² = Σ |r_i|²/m_i`:
+    /// what the GPU reports, which has no preconditioned residual after its last iteration. 0
+    /// when the prediction's residual, as an rms speed `‖r₀‖/(dt √Σm)`, is under
+    /// [`RESIDUAL_FLOOR`].
+    pub mass_residual: f64,
+}
+
+impl NewtonSettings {
+    /// The GPU's solve for PB-MPM `iterations`: that many CG iterations, no tolerance, the GPU's
+    /// levels.
+    pub fn fixed(iterations: u32) -> Self {
+        Self { iterations, tolerance: 0.0, ..Self::default() }
+    }
 }
 
 /// One particle's 27 nodes: flat index, weight, gradient `∇w = (4/h²) w (x_i − x_p)`.
@@ -124,7 +152,8 @@ impl System {
         }
     }
 
-    /// `A x = M x + dt² K x`, masked.
+    /// `A x = M x + dt² K x`, not masked: along the held axes of an `x` that is zero there, this is
+    /// `dt² K x`, the change of the force the walls hold.
     fn apply(&self, x: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
         let mut out: Vec<Vector3<f64>> = x.iter().zip(&self.mass).map(|(v, m)| *v * *m).collect();
         for (p, &(mu, lambda)) in self.moduli.iter().enumerate() {
@@ -134,7 +163,6 @@ impl System {
                 out[*i] += stress * g;
             }
         }
-        self.mask(&mut out);
         out
     }
 }
@@ -250,6 +278,11 @@ fn dot(a: &[Vector3<f64>], b: &[Vector3<f64>]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x.dot(y)).sum()
 }
 
+/// `rᵀM⁻¹r` over the nodes with mass.
+fn mass_norm_squared(r: &[Vector3<f64>], mass: &[f64]) -> f64 {
+    r.iter().zip(mass).filter(|(_, m)| **m > 0.0).map(|(r, m)| r.norm_squared() / m).sum()
+}
+
 /// One step of `dt` seconds solved by Newton–PCG: the prediction, the solve, then the twin's own
 /// end of step ([`integrate::end_step`]). Returns the twin's step report and the solve's.
 pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, SolveReport) {
@@ -291,6 +324,15 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, material: s.params.material, dt };
 
     let mut r = forces(s, &sys, &predicted);
+    // What the walls and colliders hold: the force's components along the held axes, which the
+    // solve leaves out, carried to the solution to first order as it goes. The end of the step
+    // hands it to the grid's conditions, whose friction then acts on the normal force the stress
+    // carries, not only on the node's own weight.
+    let mut held: Vec<Vector3<f64>> = {
+        let mut free = r.clone();
+        sys.mask(&mut free);
+        r.iter().zip(&free).map(|(all, free)| all - free).collect()
+    };
     sys.mask(&mut r);
     let n = r.len();
     let mut x = vec![Vector3::zeros(); n];
@@ -299,13 +341,18 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     let mut p = z.clone();
     let mut rz = dot(&r, &z);
     let initial = rz.max(0.0).sqrt();
+    let initial_mass_norm = mass_norm_squared(&r, &sys.mass).sqrt();
     let mut report = SolveReport { initial_residual: initial, ..SolveReport::default() };
     while report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
-        let ap = sys.apply(&p);
+        let ap_all = sys.apply(&p);
+        let mut ap = ap_all.clone();
+        sys.mask(&mut ap);
         let alpha = rz / dot(&p, &ap);
         for i in 0..n {
             x[i] += alpha * p[i];
             r[i] -= alpha * ap[i];
+            // The held force at u* + x, to first order: what the walls hold changes by −dt²K x.
+            held[i] -= alpha * (ap_all[i] - ap[i]);
         }
         z = precondition(&spec, &sys, &levels, &r);
         let next = dot(&r, &z);
@@ -317,11 +364,24 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         report.iterations += 1;
     }
     report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
+    let total_mass: f64 = sys.mass.iter().sum();
+    report.mass_residual = if initial_mass_norm > RESIDUAL_FLOOR * dt * total_mass.sqrt() {
+        mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm
+    } else {
+        0.0
+    };
 
     for (idx, node) in nodes(node_dims(&spec)).enumerate() {
         if s.grid.mass[idx] > 0.0 {
+            let node = node.map(|n| n as u32);
             let u = (predicted[idx] + x[idx]) / dt;
-            s.grid.displacement[idx] = constrain_node(&s.params, node.map(|n| n as u32), idx, u, colliders) * dt;
+            let plain = constrain_node(&s.params, node, idx, u, colliders);
+            let pressed = constrain_node(&s.params, node, idx, u + held[idx] / (s.grid.mass[idx] * dt), colliders);
+            // The free axes take the friction of the held force; the held axes keep what the
+            // conditions make of the solution alone, so a held force pulling a node off a wall
+            // does not fling it off (a first-order force of an unconverged solve can be large).
+            let v = Vector3::from_fn(|a, _| if sys.fixed[idx][a] { plain[a] } else { pressed[a] });
+            s.grid.displacement[idx] = v * dt;
         }
     }
     transfer::g2p(&spec, &s.grid, &s.particles, &mut s.state);
