@@ -99,21 +99,37 @@ fn take_forces(node: u32) -> vec3<f32> {
 
 // Adds `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) to the force sums of the 27 nodes of a
 // particle at `position` (a scatter_position): a force in momentum units. Dense grid.
+//
+// Σ_i ∇w_ip is zero, but not in f32: each contribution rounds at 1e-7 of its size, and at stiff
+// moduli a particle's force is many times its momentum, so the rounding leaked momentum (5e-4 of
+// it through two colliding blocks, tests/pbmpm_newton_gpu.rs). The centre node therefore takes
+// the negative of the other contributions' fixed-point sum, and each particle's forces add up to
+// exactly zero. (i32 addition wraps, so the running sum is right whenever the total fits.)
 fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
     let s = stencil_at(position);
     let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
+    var others = vec3<i32>(0);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
                 let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
+                var fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
+                if (all(o == vec3<u32>(1u))) {
+                    continue;
+                }
+                others += fixed;
                 let base = GRID_FIXED_WORDS * stencil_node(s, o);
-                add_wide(base + 2u, to_fixed(value.x));
-                add_wide(base + 4u, to_fixed(value.y));
-                add_wide(base + 6u, to_fixed(value.z));
+                add_wide(base + 2u, fixed.x);
+                add_wide(base + 4u, fixed.y);
+                add_wide(base + 6u, fixed.z);
             }
         }
     }
+    let base = GRID_FIXED_WORDS * stencil_node(s, vec3<u32>(1u));
+    add_wide(base + 2u, -others.x);
+    add_wide(base + 4u, -others.y);
+    add_wide(base + 6u, -others.z);
 }
 
 var<workgroup> newton_partial: array<vec2<f32>, 256>;

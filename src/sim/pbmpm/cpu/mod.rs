@@ -29,9 +29,10 @@ pub mod grid;
 pub mod integrate;
 pub mod newton;
 pub mod state;
+mod step;
 pub mod transfer;
 
-pub use state::{PbmpmGrid, StepReport, StepState};
+pub use state::{PbmpmGrid, SolveReport, StepReport, StepState};
 
 use nalgebra::Vector3;
 use thiserror::Error;
@@ -88,7 +89,7 @@ pub struct PbmpmCpu {
     pub last_dt: f64,
     /// What the last Newton–PCG step's solve did ([`PbmpmCpu::step`] under
     /// [`super::PbSolver::Newton`]); `None` before one.
-    pub last_solve: Option<newton::SolveReport>,
+    pub last_solve: Option<SolveReport>,
 }
 
 impl PbmpmCpu {
@@ -116,25 +117,6 @@ impl PbmpmCpu {
             last_dt: 0.0,
             last_solve: None,
         })
-    }
-
-    /// One step of `dt` seconds with `settings.iterations` iterations, by the solve
-    /// `settings.solver` names: the constraint iterations (see the module docs), or
-    /// [`newton::step`] with [`newton::NewtonSettings::fixed`] as the GPU runs it, whose report
-    /// is kept in [`PbmpmCpu::last_solve`].
-    pub fn step(&mut self, dt: f64) -> StepReport {
-        if self.settings.solver == super::PbSolver::Newton {
-            let (report, solve) = newton::step(self, dt, &newton::NewtonSettings::fixed(self.settings.iterations));
-            self.last_solve = Some(solve);
-            return report;
-        }
-        let kick = integrate::gravity_kick(self.last_dt, dt);
-        integrate::begin_step(&self.params, dt, kick, &self.particles, &mut self.state);
-        self.last_dt = dt;
-        for _ in 0..self.settings.iterations {
-            self.iterate(dt);
-        }
-        integrate::end_step(&self.params, dt, self.settings.keep(dt), &mut self.particles, &self.state)
     }
 
     /// One constraint iteration: project, scatter, grid update, gather.

@@ -36,6 +36,7 @@ use nalgebra::{Matrix3, Vector3};
 use super::PbmpmCpu;
 use super::constraint::snow_response;
 use super::integrate;
+pub use super::state::SolveReport;
 use super::state::StepReport;
 use super::transfer;
 use crate::sim::cpu::grid::Stencil;
@@ -65,22 +66,6 @@ impl Default for NewtonSettings {
 /// rounding (a body in free fall), and its relative residual would measure rounding alone; it
 /// reports 0 ([`SolveReport::mass_residual`]; `NEWTON_RESIDUAL_FLOOR` in `newton.wgsl`).
 pub const RESIDUAL_FLOOR: f64 = 1e-3;
-
-/// What a Newton–PCG step did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SolveReport {
-    /// Conjugate-gradient iterations run.
-    pub iterations: u32,
-    /// The preconditioned residual norm `√(rᵀz)` at the prediction, kg·m.
-    pub initial_residual: f64,
-    /// The same at the end, over its initial value (0 when it started at 0).
-    pub relative_residual: f64,
-    /// The residual at the end over the one at the prediction in the norm `‖r‖² = Σ |r_i|²/m_i`:
-    /// what the GPU reports, which has no preconditioned residual after its last iteration. 0
-    /// when the prediction's residual, as an rms speed `‖r₀‖/(dt √Σm)`, is under
-    /// [`RESIDUAL_FLOOR`].
-    pub mass_residual: f64,
-}
 
 impl NewtonSettings {
     /// The GPU's solve for PB-MPM `iterations`: that many CG iterations, no tolerance, the GPU's

@@ -64,3 +64,19 @@ pub struct StepReport {
     /// The largest particle displacement of the step, in cells.
     pub max_displacement_cells: f64,
 }
+
+/// What a Newton–PCG step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// Conjugate-gradient iterations run.
+    pub iterations: u32,
+    /// The preconditioned residual norm `√(rᵀz)` at the prediction, kg·m.
+    pub initial_residual: f64,
+    /// The same at the end, over its initial value (0 when it started at 0).
+    pub relative_residual: f64,
+    /// The residual at the end over the one at the prediction in the norm `‖r‖² = Σ |r_i|²/m_i`:
+    /// what the GPU reports, which has no preconditioned residual after its last iteration. 0
+    /// when the prediction's residual, as an rms speed `‖r₀‖/(dt √Σm)`, is under
+    /// [`super::newton::RESIDUAL_FLOOR`].
+    pub mass_residual: f64,
+}
