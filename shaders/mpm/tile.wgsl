@@ -132,3 +132,40 @@ fn tile_flush(local: u32, start: vec3<i32>, reach: u32) {
         }
     }
 }
+
+// The grid velocities of the block's tile (BLOCK_REACH³ nodes from its corner) for the PB-MPM
+// passes that gather from it (pb_iterate_tiled, pb_newton_apply_tiled): its particles' stencils,
+// read from global memory once per workgroup instead of 27 times per particle.
+var<workgroup> tile_velocity: array<vec4<f32>, TILE_NODES>;
+
+fn load_tile_velocity(local: u32, start: vec3<i32>) {
+    for (var t = local; t < TILE_NODES; t += WORKGROUP_SIZE) {
+        let r = BLOCK_REACH;
+        let node = start + vec3<i32>(vec3<u32>(t % r, (t / r) % r, t / (r * r)));
+        var v = vec4<f32>(0.0);
+        if (all(node >= vec3<i32>(0)) && all(node < vec3<i32>(params.node_dims))) {
+            let place = grid_place(vec3<u32>(node));
+            if (place != NO_SLOT) {
+                v = grid_velocity[place];
+            }
+        }
+        tile_velocity[t] = v;
+    }
+}
+
+// gather (advance.wgsl) from the tile of the grid velocities: the same nodes, terms and order of sums, so the same
+// result to the bit.
+fn gather_from_tile(position: vec3<f32>, start: vec3<i32>) -> Gathered {
+    let s = stencil_at(position);
+    let first = tile_first_node(s, start, BLOCK_REACH);
+    var g = Gathered(vec3<f32>(0.0), mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0)));
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                gather_node(&g, s, o, tile_velocity[tile_node_from(first, o, BLOCK_REACH)].xyz);
+            }
+        }
+    }
+    return gathered_end(g);
+}

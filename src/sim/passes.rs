@@ -83,6 +83,8 @@ pub enum MpmPass {
     PbNewtonPredict,
     /// PB-MPM Newton–PCG, every step: the nodes' prediction, held axes, vectors zeroed.
     PbNewtonBegin,
+    /// PB-MPM Newton–PCG, binned paths, per page: the sort's cell counters zeroed.
+    PbNewtonCounters,
     /// PB-MPM Newton–PCG, every step: the elastic forces at the prediction.
     PbNewtonForce,
     /// PB-MPM Newton–PCG, every step: the residual at the prediction.
@@ -97,6 +99,8 @@ pub enum MpmPass {
     PbNewtonDirection,
     /// PB-MPM Newton–PCG: the stiffness part of A p, scattered.
     PbNewtonApply,
+    /// PB-MPM Newton–PCG, binned paths: the stiffness part of A p, through a workgroup-memory tile.
+    PbNewtonApplyTiled,
     /// PB-MPM Newton–PCG: A p on the nodes and pᵀAp.
     PbNewtonApplyGrid,
     /// PB-MPM Newton–PCG: the iterate and the residual updated.
@@ -212,7 +216,7 @@ const TOUCHED: Shape = Indirect(blocks::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 43] = [
+pub const PASSES: [PassInfo; 45] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
@@ -245,7 +249,8 @@ pub const PASSES: [PassInfo; 43] = [
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
     pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")).sparse(),
     pass!(PbNewtonPredict, "mpm/pbmpm", "pb_newton_predict", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 9], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 17, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonCounters, "mpm/pbmpm", "pb_newton_counters", Pbmpm, Threads(Items::Nodes), &[0, 17], None),
     pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
@@ -253,6 +258,7 @@ pub const PASSES: [PassInfo; 43] = [
     pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 9, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonApplyTiled, "mpm/pbmpm", "pb_newton_apply_tiled", Pbmpm, OCCUPIED, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 22, 23], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
@@ -260,8 +266,8 @@ pub const PASSES: [PassInfo; 43] = [
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 43] = {
-        let mut all = [MpmPass::GridClear; 43];
+    pub const ALL: [MpmPass; 45] = {
+        let mut all = [MpmPass::GridClear; 45];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;

@@ -113,11 +113,11 @@ fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
         for (var y = 0u; y < 3u; y++) {
             for (var x = 0u; x < 3u; x++) {
                 let o = vec3<u32>(x, y, z);
-                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
-                var fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
                 if (all(o == vec3<u32>(1u))) {
                     continue;
                 }
+                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
+                let fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
                 others += fixed;
                 let base = GRID_FIXED_WORDS * stencil_node(s, o);
                 add_wide(base + 2u, fixed.x);
@@ -130,6 +130,38 @@ fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
     add_wide(base + 2u, -others.x);
     add_wide(base + 4u, -others.y);
     add_wide(base + 6u, -others.z);
+}
+
+// scatter_stress into the workgroup-memory tile of reach³ nodes from `start` that holds the
+// particle's stencil (tile.wgsl; the force sums are the tile's momentum quantities, which
+// tile_flush adds to words 2..7): the same fixed-point contributions, the centre's included.
+fn tile_scatter_stress(position: vec3<f32>, stress: mat3x3<f32>, start: vec3<i32>, reach: u32) {
+    let s = stencil_at(position);
+    let first = tile_first_node(s, start, reach);
+    let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
+    var others = vec3<i32>(0);
+    for (var z = 0u; z < 3u; z++) {
+        for (var y = 0u; y < 3u; y++) {
+            for (var x = 0u; x < 3u; x++) {
+                let o = vec3<u32>(x, y, z);
+                if (all(o == vec3<u32>(1u))) {
+                    continue;
+                }
+                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
+                let fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
+                others += fixed;
+                tile_add_force(tile_node_from(first, o, reach), fixed);
+            }
+        }
+    }
+    tile_add_force(tile_node_from(first, vec3<u32>(1u), reach), -others);
+}
+
+// Adds a force contribution to tile node t's momentum quantities (1, 2, 3).
+fn tile_add_force(t: u32, f: vec3<i32>) {
+    for (var q = 0u; q < 3u; q++) {
+        tile_add_pair(t, q + 1u, bitcast<u32>(f[q]), select(0, -1, f[q] < 0));
+    }
 }
 
 var<workgroup> newton_partial: array<vec2<f32>, 256>;

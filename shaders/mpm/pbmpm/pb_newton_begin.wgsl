@@ -1,11 +1,8 @@
 // pb_newton_begin: each node's prediction ṽ* and mass from the scatter, with the grid's conditions
 // applied; which axes the conditions hold (a nudge of 1 m/s either way along the axis changed by
 // them); x̃, r, p, z zeroed; grid_velocity = ṽ* for the force pass's gather; the sums zeroed.
-// It also zeroes the sort's cell counters, as the constraint iterations' grid passes do on the
-// binned paths (bin_clear leaves them to the grid passes, and no other pass of a Newton step
-// visits them). CPU twin: newton::step (grid::grid_update, the mask).
-// Reads: params, clock, grid_fixed, colliders. Writes: pb_solve, grid_velocity, grid_fixed,
-// cell_bins.
+// CPU twin: newton::step (grid::grid_update, the mask).
+// Reads: params, clock, grid_fixed, colliders. Writes: pb_solve, grid_velocity, grid_fixed.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_begin(
@@ -14,10 +11,6 @@ fn pb_newton_begin(
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
     let node = flat_index(workgroup, local, workgroups);
-    // A dense grid's counters, one per cell of every block (edge blocks reach past the nodes).
-    for (var c = node; c < block_count() * BLOCK_CELLS; c += node_count()) {
-        atomicStore(&cell_bins[c], 0u);
-    }
     if (node >= node_count()) {
         return;
     }

@@ -57,8 +57,9 @@ pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec
 /// tolerance): the clock, the sort on the binned paths (the shared g2p gathers in its order),
 /// `pb_begin`, the prediction, the force and residual at it, the preconditioner, then per
 /// iteration the operator, α and the update, and (but for the last) the preconditioner, β and the
-/// next direction, the last instead the residual it leaves; the nodes' velocities and the shared g2p. Particle passes run per page in stored order with global
-/// atomics; node passes once, over the dense grid.
+/// next direction, the last instead the residual it leaves; the nodes' velocities and the shared g2p. Particle passes run per page, in stored order with global
+/// atomics but for the operator's on the binned paths (a tile per occupied block); node passes once,
+/// over the dense grid.
 fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
@@ -77,6 +78,9 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     runs.push((first, vec![at(MpmPass::GridClear, first)]));
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonPredict, page)]));
     runs.push((first, vec![at(MpmPass::PbNewtonBegin, first)]));
+    if first.path != SolverPath::Naive {
+        runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonCounters, page)]));
+    }
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonForce, page)]));
     let precondition = |beta_round: u32| {
         let mut d: Vec<(MpmPass, Dispatch)> = (1..NEWTON_LEVELS).map(|l| round(MpmPass::PbNewtonRestrict, l)).collect();
@@ -90,8 +94,11 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     let mut start = vec![at(MpmPass::PbNewtonResidual, first), round(MpmPass::PbNewtonReduce, 3)];
     start.extend(precondition(0));
     runs.push((first, start));
+    // On the binned paths the operator's particle pass scatters through a tile per occupied block,
+    // as the constraint iterations' pb_iterate_tiled does.
+    let apply = if first.path == SolverPath::Naive { MpmPass::PbNewtonApply } else { MpmPass::PbNewtonApplyTiled };
     for k in 0..iterations {
-        runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonApply, page)]));
+        runs.extend(page_runs(pages, |page| vec![at(apply, page)]));
         let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
         d.push(at(MpmPass::PbNewtonUpdate, first));
         // The preconditioner and the next direction serve the next iteration only.

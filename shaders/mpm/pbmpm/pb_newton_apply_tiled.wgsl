@@ -1,0 +1,37 @@
+// pb_newton_apply_tiled: pb_newton_apply on the binned paths. One workgroup per occupied grid block
+// (the step's sort listed them): it loads the block's tile of grid velocities (the search direction
+// p that pb_newton_direction put there) into workgroup memory, its threads gather from that copy,
+// take each particle's δτ as pb_newton_apply does and scatter dt V⁰ δτ ∇w into a workgroup-memory
+// tile of force sums (tile_scatter_stress), then add the tile to grid_fixed: the same sums as
+// pb_newton_apply's (integers, so in any order), with one global add per node and quantity
+// instead of one per particle and node. CPU twin: newton.rs, System::apply.
+// Reads: params, clock, particles, bins, grid_velocity. Writes: grid_fixed, the status counters.
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn pb_newton_apply_tiled(
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(num_workgroups) workgroups: vec3<u32>,
+) {
+    tile_clear(local);
+    let block = tile_block(workgroup, workgroups);
+    if (block.valid) {
+        load_tile_velocity(local, block.corner);
+    }
+    workgroupBarrier();
+    if (block.valid) {
+        let dt = substep_dt();
+        for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
+            let p = load_for_scatter(particle_order[block.first + k]);
+            let dd = dt * gather_from_tile(p.position, block.corner).affine;
+            let hc = hardening_factor(p.plastic_jacobian);
+            let trace = dd[0][0] + dd[1][1] + dd[2][2];
+            let stress = (params.mu0 * hc) * (dd + transpose(dd)) + (params.lambda0 * hc * trace) * IDENTITY3;
+            tile_scatter_stress(p.position, (dt * p.volume) * stress, block.corner, BLOCK_REACH);
+        }
+    }
+    workgroupBarrier();
+    if (block.valid) {
+        tile_flush(local, block.corner, BLOCK_REACH);
+    }
+}
