@@ -18,7 +18,7 @@ fn a_block_settles_on_the_floor_as_the_twins_newton_step_settles_it() {
     // slip walls with friction 0.3, 60 steps of 1/240 s: it falls about 6 cm onto the floor, is
     // compressed and pushed back, and the floor's friction slows it by the normal force the
     // solve carries (newton.rs). At h = 1/16 m the P wave crosses 1.2 cells a step. The GPU runs
-    // the same 10 CG iterations (the default) in f32, the twin in f64.
+    // the default solve (at most 10 CG iterations, tolerance 1e-3) in f32, the twin in f64.
     let gpu = common::gpu();
     let h = 1.0 / 16.0;
     let mut params = common::params(16, h, 1e-3);
@@ -61,7 +61,7 @@ fn a_block_settles_on_the_floor_as_the_twins_newton_step_settles_it() {
             "{name}: worst particle distance GPU vs twin {worst:e} m; the twin's mean fall {fell:e} m; \
              largest relative residual GPU {gpu_residual:.4e}, twin {twin_residual:.4e}"
         );
-        // Measured 1.5e-4 m on every configuration (2.3e-3 of the fall): the force sums are kept
+        // Measured 1.7e-4 m on every configuration (2.7e-3 of the fall): the force sums are kept
         // 64 times coarser than momentum here, so that an impact's stresses fit their fixed-point
         // format (force_scale in newton.wgsl; with the momentum's own scale and no friction this
         // measured 1.4e-6 m), plus f32 rounding of the CG's sums and of an SVD per particle.
@@ -72,7 +72,7 @@ fn a_block_settles_on_the_floor_as_the_twins_newton_step_settles_it() {
         // measured 6.2e-2 m.
         assert!(worst < 2.5e-4, "{name}: GPU and twin differ by {worst:e} m");
         // The residual the Stats panel shows: the largest relative residual of a step, measured
-        // 1.53e-2 on the GPU against the twin's 1.38e-2 (the steps in free fall, under
+        // 1.36e-2 on the GPU against the twin's 1.38e-2 (the steps in free fall, under
         // RESIDUAL_FLOOR, count as 0: measured without the floor the GPU's rounding in them reads
         // as 0.17). 20 % covers the fixed-point sums. A level ratio of half (B = 14) on the GPU
         // alone reads 1.05e-2 here (24 % off) while its positions stay within 1.1e-4 m: the
@@ -198,4 +198,52 @@ fn free_fall_is_exact_under_the_newton_step() {
     // The target is 1e-3 of ½ g t²; f32 positions near 0.7 m carry 6e-8 m ulps, and the
     // constraint iterations measure 4.6e-7 m here. 2e-6 m is 1.2e-4 of the fall.
     assert!(worst < 2e-6, "position error {worst:e} m");
+}
+
+#[test]
+fn a_tolerance_stops_the_iterations_where_the_twin_stops_them() {
+    // The block of the first test at a tolerance of 0.05: the twin stops a step's CG iterations
+    // once √(rᵀz) ≤ 0.05 √(r₀ᵀz₀), and so must the GPU, whose dispatches for the rest of a fixed
+    // count then do nothing. Free fall (a prediction in balance) takes no iteration at all.
+    let gpu = common::gpu();
+    let h = 1.0 / 16.0;
+    let mut params = common::params(16, h, 1e-3);
+    params.boundary.kind = BoundaryKind::Slip;
+    params.boundary.friction = 0.3;
+    let particles = common::block(Vec3::new(0.3, 0.3, 0.12), Vec3::new(0.55, 0.55, 0.32), h as f32, 400.0, |_| {
+        Vec3::new(0.8, 0.0, 0.0)
+    });
+    let settings = PbmpmSettings { solver: PbSolver::Newton, tolerance: 0.05, ..PbmpmSettings::default() };
+    let mut twin = PbmpmCpu::new(params, settings, &particles).expect("twin");
+    let (steps, dt) = (60u32, 1.0 / 240.0);
+    let mut twin_iterations = 0u32;
+    for _ in 0..steps {
+        twin.step(dt);
+        twin_iterations += twin.last_solve.expect("a Newton step").iterations;
+    }
+    let options = SolverOptions { integrator: Integrator::Pbmpm(settings), ..Default::default() };
+    let mut solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
+    solver.set_path(&gpu, SolverPath::Sorted).expect("path");
+    solver.step_pbmpm(&gpu, steps, dt);
+    let stats = solver.stats(&gpu).expect("stats");
+    let gpu_ps = solver.read_particles(&gpu).expect("particles");
+    let worst = gpu_ps
+        .iter()
+        .zip(&twin.gpu_particles())
+        .map(|(a, b)| (Vec3::from(a.position) - Vec3::from(b.position)).length() as f64)
+        .fold(0.0, f64::max);
+    eprintln!(
+        "CG iterations over {steps} steps: GPU {} in {} steps, twin {twin_iterations} (at most {}); worst particle \
+         distance {worst:e} m",
+        stats.solve_iterations,
+        stats.solve_steps,
+        steps * settings.iterations
+    );
+    assert_eq!(stats.solve_steps, steps, "steps counted");
+    // It stopped early: fewer than the fixed count, and not none.
+    assert!(twin_iterations > steps && twin_iterations < steps * settings.iterations / 2, "twin: {twin_iterations}");
+    // f32 and f64 may cross the tolerance an iteration apart on a few steps.
+    let off = (stats.solve_iterations as i64 - twin_iterations as i64).abs();
+    assert!(off <= 3, "GPU {} against the twin's {twin_iterations} iterations", stats.solve_iterations);
+    assert!(worst < 2.5e-4, "GPU and twin differ by {worst:e} m");
 }

@@ -143,6 +143,7 @@ fn shared_struct_layouts_agree() {
                     wall_hi,
                     boundary_friction,
                     gravity,
+                    pb_tolerance,
                     mu0,
                     lambda0,
                     hardening,
@@ -187,6 +188,8 @@ fn shared_struct_layouts_agree() {
                     grid_blocks_used,
                     grid_blocks_peak,
                     max_solve_residual_bits,
+                    solve_iterations,
+                    solve_steps,
                 ]
             ),
         ),

@@ -34,8 +34,9 @@ struct SimParams {
     wall_hi: vec3<u32>,
     boundary_friction: f32,
     gravity: vec3<f32>,
-    // The substep's dt is the clock's (substep_dt), which changes every substep.
-    _pad0: u32,
+    // PB-MPM's Newton–PCG tolerance (0: a fixed count). The substep's dt is the clock's
+    // (substep_dt), which changes every substep.
+    pb_tolerance: f32,
     mu0: f32,
     lambda0: f32,
     hardening: f32,
@@ -171,6 +172,9 @@ struct SolverStatus {
     grid_blocks_peak: atomic<u32>,
     // Bits of the largest relative residual a Newton–PCG step ended with since the last report.
     max_solve_residual_bits: atomic<u32>,
+    // CG iterations and Newton–PCG steps since the last report.
+    solve_iterations: atomic<u32>,
+    solve_steps: atomic<u32>,
 }
 
 // The substep clock (src/sim/explicit/clock.rs): the host sets a frame's first eight words, and every

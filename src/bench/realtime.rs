@@ -44,9 +44,10 @@ pub struct RealtimeResult {
     pub wall_s: f64,
     /// PB-MPM only: the cost of one iteration after the timed frames ([`IterationCost`]).
     pub iteration: Option<IterationCost>,
-    /// PB-MPM's Newton–PCG solve only: its CG iterations a step and the largest relative residual
-    /// a step of the timed frames ended with ([`crate::sim::SolverStats::max_solve_residual`]).
-    pub solve: Option<(u32, f64)>,
+    /// PB-MPM's Newton–PCG solve only: the most CG iterations a step, the mean a step of the
+    /// timed frames ran, and the largest relative residual one ended with
+    /// ([`crate::sim::SolverStats::max_solve_residual`]).
+    pub solve: Option<(u32, f64, f64)>,
 }
 
 /// What one PB-MPM iteration costs on the state the timed frames left, against the memory floor.
@@ -108,8 +109,10 @@ impl RealtimeResult {
                 c.ms / c.floor_ms()
             )
         });
-        let solve = self.solve.map_or(String::new(), |(iterations, residual)| {
-            format!("\n  Newton–PCG: {iterations} CG iterations a step, largest relative residual {residual:.2e}")
+        let solve = self.solve.map_or(String::new(), |(iterations, mean, residual)| {
+            format!(
+                "\n  Newton–PCG: {mean:.2} of at most {iterations} CG iterations a step, largest relative residual {residual:.2e}"
+            )
         });
         format!(
             "realtime {}: {} particles, grid {}³, {} frames of {:.4} s at {width}x{height}: {:.1} steps/frame, simulation recorded in {:.2} ms + drawing and the wait for the GPU {:.2} ms (medians), {:.1} fps, {:.3} simulated s per wall s",
@@ -148,6 +151,7 @@ pub fn run_realtime(
         if i == WARM_UP {
             started = Instant::now();
             solver.take_solve_residual();
+            solver.take_solve_counts();
         }
         let start = Instant::now();
         // PB-MPM plans its steps from the state itself; the stable dt is the explicit one's.
@@ -170,7 +174,9 @@ pub fn run_realtime(
     let solve = match (solver.pbmpm_solve(), scene.integrator) {
         (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
             solver.stats(gpu).map_err(solver_error)?;
-            Some((settings.iterations, solver.take_solve_residual()))
+            let (iterations, steps) = solver.take_solve_counts();
+            let mean = if steps > 0 { iterations as f64 / steps as f64 } else { 0.0 };
+            Some((settings.iterations, mean, solver.take_solve_residual()))
         }
         _ => None,
     };

@@ -256,18 +256,21 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
             "{} substeps, {:.3} s simulated, dt at most {:.3} × the stable dt",
             summary.substeps, summary.simulated_time, summary.max_dt_ratio
         ),
-        Integrator::Pbmpm(s) => format!(
-            "{} PB-MPM steps of {} {} iterations, {:.3} s simulated{}",
-            summary.substeps,
-            s.iterations,
-            match (s.solver, summary.solve_residual) {
-                (powder::sim::pbmpm::PbSolver::Newton, Some(_)) => "Newton–PCG",
-                (powder::sim::pbmpm::PbSolver::Newton, None) => "constraint (Newton–PCG needs a dense grid)",
-                (powder::sim::pbmpm::PbSolver::Constraints, _) => "constraint",
-            },
-            summary.simulated_time,
-            summary.solve_residual.map_or(String::new(), |r| format!(", largest relative residual {r:.2e}"))
-        ),
+        Integrator::Pbmpm(s) => {
+            let (steps, n, time) = (summary.substeps, s.iterations, summary.simulated_time);
+            match (s.solver, summary.solve_iterations_mean, summary.solve_residual) {
+                (powder::sim::pbmpm::PbSolver::Newton, Some(mean), Some(r)) => format!(
+                    "{steps} PB-MPM steps of at most {n} Newton–PCG iterations ({mean:.2} a step on average), \
+                     {time:.3} s simulated, largest relative residual {r:.2e}"
+                ),
+                (powder::sim::pbmpm::PbSolver::Newton, _, _) => format!(
+                    "{steps} PB-MPM steps of {n} constraint iterations (Newton–PCG needs a dense grid), {time:.3} s simulated"
+                ),
+                (powder::sim::pbmpm::PbSolver::Constraints, _, _) => {
+                    format!("{steps} PB-MPM steps of {n} constraint iterations, {time:.3} s simulated")
+                }
+            }
+        }
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
     if let Some(ImageArgs { mp4: true, .. }) = images {

@@ -45,6 +45,8 @@ pub struct RunSummary {
     /// When PB-MPM's Newton–PCG solve ran: the largest relative residual a step ended with since
     /// the run (or its resume) began ([`crate::sim::SolverStats::max_solve_residual`]).
     pub solve_residual: Option<f64>,
+    /// When PB-MPM's Newton–PCG solve ran: the mean CG iterations a step over the same span.
+    pub solve_iterations_mean: Option<f64>,
 }
 
 /// Creates the solver for `scene`, naming the scene file in errors: its particles made once their

@@ -73,9 +73,10 @@ pub struct GpuSimParams {
     pub boundary_friction: f32,
     /// Gravity, m/s².
     pub gravity: [f32; 3],
-    /// Padding: the substep's dt is the substep clock's ([`super::explicit::clock::GpuSubstepClock::dt`]),
-    /// which changes every substep.
-    pub _pad0: u32,
+    /// PB-MPM's Newton–PCG tolerance ([`super::pbmpm::PbmpmSettings::tolerance`]; 0 under the
+    /// explicit integrator or the constraint iterations). (The substep's dt is the substep clock's,
+    /// [`super::explicit::clock::GpuSubstepClock::dt`], which changes every substep.)
+    pub pb_tolerance: f32,
     /// Shear modulus μ₀, Pa.
     pub mu0: f32,
     /// Lamé λ₀, Pa.
@@ -157,6 +158,9 @@ pub struct PageUniforms {
     /// PB-MPM's yield relaxation time ([`super::pbmpm::PbmpmSettings::yield_time`]); 0 when the
     /// explicit integrator steps.
     pub pb_yield_time: f32,
+    /// PB-MPM's Newton–PCG tolerance ([`super::pbmpm::PbmpmSettings::tolerance`]); 0 when the
+    /// explicit integrator steps.
+    pub pb_tolerance: f32,
 }
 
 impl SolverParams {
@@ -176,7 +180,7 @@ impl SolverParams {
             wall_hi: (g.cells + UVec3::splat(GRID_PADDING)).to_array(),
             boundary_friction: self.boundary.friction as f32,
             gravity: f(self.gravity),
-            _pad0: 0,
+            pb_tolerance: page.pb_tolerance,
             mu0: m.mu0() as f32,
             lambda0: m.lambda0() as f32,
             hardening: m.hardening as f32,
@@ -287,6 +291,10 @@ pub struct GpuSolverStatus {
     /// Bits of the largest relative residual a Newton–PCG step ended with since the last report
     /// (`pb_newton_reduce`; [`crate::sim::pbmpm::cpu::newton::SolveReport::mass_residual`]).
     pub max_solve_residual_bits: u32,
+    /// CG iterations the Newton–PCG steps since the last report ran, added up.
+    pub solve_iterations: u32,
+    /// Newton–PCG steps since the last report.
+    pub solve_steps: u32,
 }
 
 /// The ray of the `pick` pass. Mirrors `PickRay` in `shaders/mpm/types.wgsl`.

@@ -4,15 +4,16 @@
 // A x̃ = M x̃ + dt·Σ_p V⁰ δτ(dt·∇x̃) ∇w.
 //
 // pb_solve holds, as vec4s: a header of NEWTON_HEAD entries (0: x = rᵀz, y = pᵀAp, z = α, w = β;
-// 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass),
-// then NEWTON_FIELDS
+// 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass,
+// w = rᵀz at the prediction; 2: x = 1 once the solve has met its tolerance, y = the CG iterations
+// run), then NEWTON_FIELDS
 // fields of one entry per grid node
 // (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
 // (restricted residual and lumped mass; the level's correction), then one partial sum per
 // workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
 
-const NEWTON_HEAD: u32 = 2u;
+const NEWTON_HEAD: u32 = 3u;
 const NEWTON_FIELDS: u32 = 5u;
 // ṽ* (xyz) and the node's mass (w).
 const FIELD_TARGET: u32 = 0u;
@@ -162,6 +163,19 @@ fn tile_add_force(t: u32, f: vec3<i32>) {
     for (var q = 0u; q < 3u; q++) {
         tile_add_pair(t, q + 1u, bitcast<u32>(f[q]), select(0, -1, f[q] < 0));
     }
+}
+
+var<workgroup> newton_stop_flag: u32;
+
+// Whether this step's solve has met its tolerance (pb_newton_reduce sets the flag), the same for
+// every thread of the workgroup, so that a pass may return on it before its barriers. The
+// iterations' passes return at once then: the dispatches of a fixed count still run, but do
+// nothing. Call from uniform control flow, first thing.
+fn newton_stopped(local: u32) -> bool {
+    if (local == 0u) {
+        newton_stop_flag = u32(pb_solve[2].x);
+    }
+    return workgroupUniformLoad(&newton_stop_flag) != 0u;
 }
 
 var<workgroup> newton_partial: array<vec2<f32>, 256>;

@@ -2,7 +2,7 @@
 // grid_velocity (pb_newton_direction put it there) as C̃, takes δD = dt C̃ and the small-strain
 // isotropic stress δτ = 2μ sym(δD) + λ tr(δD) I at its hardened moduli, and adds dt V⁰ δτ ∇w to its
 // nodes' force sums. CPU twin: newton.rs, System::apply.
-// Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
+// Reads: params, clock, particles, grid_velocity, pb_solve. Writes: grid_fixed, the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_apply(
@@ -10,6 +10,10 @@ fn pb_newton_apply(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
+    // The solve met its tolerance in an earlier iteration of this step.
+    if (newton_stopped(local)) {
+        return;
+    }
     let index = flat_index(workgroup, local, workgroups);
     if (index >= params.particle_count) {
         return;

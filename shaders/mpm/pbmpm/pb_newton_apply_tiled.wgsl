@@ -5,7 +5,7 @@
 // tile of force sums (tile_scatter_stress), then add the tile to grid_fixed: the same sums as
 // pb_newton_apply's (integers, so in any order), with one global add per node and quantity
 // instead of one per particle and node. CPU twin: newton.rs, System::apply.
-// Reads: params, clock, particles, bins, grid_velocity. Writes: grid_fixed, the status counters.
+// Reads: params, clock, particles, bins, grid_velocity, pb_solve. Writes: grid_fixed, the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_apply_tiled(
@@ -13,6 +13,10 @@ fn pb_newton_apply_tiled(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
+    // The solve met its tolerance in an earlier iteration of this step.
+    if (newton_stopped(local)) {
+        return;
+    }
     tile_clear(local);
     let block = tile_block(workgroup, workgroups);
     if (block.valid) {

@@ -3,13 +3,22 @@
 // prediction (β = 0, so the first direction is z); 1, pᵀAp and α = rᵀz / pᵀAp; 2, the new rᵀz
 // and β = new / old; 3, rᵀM⁻¹r at the prediction and the mass; 4, rᵀM⁻¹r after the last
 // iteration, and the relative residual (its square root over the prediction's; 0 for a
-// prediction's residual under NEWTON_RESIDUAL_FLOOR) into status's largest since the last report. CPU twin: newton::step (SolveReport::mass_residual).
+// prediction's residual under NEWTON_RESIDUAL_FLOOR) into status's largest since the last
+// report, and the iterations run into its counts. Round 0 also keeps r₀ᵀz₀ and stops a solve with
+// nothing to do; round 2 stops it once √(rᵀz) ≤ pb_tolerance · √(r₀ᵀz₀); rounds 1 and 2 then do
+// nothing for the rest of the step. CPU twin: newton::step (SolveReport::mass_residual).
 // Reads: params, pb_solve. Writes: pb_solve, status.
 
 var<immediate> newton_round: u32;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
+    // α and β belong to the iterations, which stop once the tolerance is met.
+    if (newton_round == 1u || newton_round == 2u) {
+        if (newton_stopped(local)) {
+            return;
+        }
+    }
     let count = (node_count() + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     var mine = vec2<f32>(0.0);
     for (var i = local; i < count; i += WORKGROUP_SIZE) {
@@ -31,23 +40,39 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
     switch newton_round {
         case 0u: {
             pb_solve[0] = vec4<f32>(sum, 0.0, 0.0, 0.0);
+            let head = pb_solve[1];
+            pb_solve[1].w = sum;
+            // A prediction in balance needs no iteration, as in the twin: rᵀz = 0, or under a
+            // tolerance an imbalance under NEWTON_RESIDUAL_FLOOR (rounding, as in free fall).
+            let floor = NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
+            let balanced = sum <= 0.0 || (params.pb_tolerance > 0.0 && head.x <= floor);
+            pb_solve[2] = vec4<f32>(select(0.0, 1.0, balanced), 0.0, 0.0, 0.0);
         }
         case 3u: {
             pb_solve[1] = vec4<f32>(sum, 0.0, newton_partial[0].y, 0.0);
+            pb_solve[2] = vec4<f32>(0.0);
         }
         case 4u: {
             let head = pb_solve[1];
             let initial = head.x;
-            pb_solve[1] = vec4<f32>(initial, sum, head.z, 0.0);
+            pb_solve[1] = vec4<f32>(initial, sum, head.z, head.w);
             let floor = NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
             let relative = select(0.0, sqrt(max(sum, 0.0) / initial), initial > floor && initial > 0.0);
             atomicMax(&status.max_solve_residual_bits, bitcast<u32>(relative));
+            atomicAdd(&status.solve_iterations, u32(pb_solve[2].y));
+            atomicAdd(&status.solve_steps, 1u);
         }
         case 1u: {
             pb_solve[0] = vec4<f32>(h.x, sum, select(0.0, h.x / sum, sum > 0.0), h.w);
+            pb_solve[2].y += 1.0;
         }
         default: {
             pb_solve[0] = vec4<f32>(sum, h.y, h.z, select(0.0, sum / h.x, h.x > 0.0));
+            // The twin's test: stop once √(rᵀz) ≤ tolerance · √(r₀ᵀz₀).
+            let tolerance = params.pb_tolerance;
+            if (sum <= tolerance * tolerance * pb_solve[1].w) {
+                pb_solve[2].x = 1.0;
+            }
         }
     }
 }

@@ -21,6 +21,10 @@ fn pb_newton_restrict(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
+    // The solve met its tolerance in an earlier iteration of this step.
+    if (newton_stopped(local)) {
+        return;
+    }
     let l = newton_level;
     let index = flat_index(workgroup, local, workgroups);
     if (index >= level_nodes(l)) {

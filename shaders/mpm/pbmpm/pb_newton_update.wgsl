@@ -9,6 +9,10 @@ fn pb_newton_update(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
+    // The solve met its tolerance in an earlier iteration of this step.
+    if (newton_stopped(local)) {
+        return;
+    }
     let node = flat_index(workgroup, local, workgroups);
     var mine = 0.0;
     if (node < node_count()) {

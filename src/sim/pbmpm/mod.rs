@@ -27,6 +27,8 @@ pub const MOTION_CFL_MAX: f64 = 1.0;
 /// Default [`PbmpmSettings::iterations`]: the conjugate-gradient iterations of the default
 /// Newton–PCG solve (`docs/pbmpm.md`, "The Newton–PCG solve", says what fewer lose).
 pub const DEFAULT_ITERATIONS: u32 = 10;
+/// Default [`PbmpmSettings::tolerance`] (`docs/pbmpm.md`, "Stopping and the residual").
+pub const DEFAULT_TOLERANCE: f64 = 1e-3;
 /// Default [`PbmpmSettings::motion_cfl`], cells per step (`docs/pbmpm.md`, "Step length").
 pub const DEFAULT_MOTION_CFL: f64 = 0.3;
 /// Default [`PbmpmSettings::yield_time`], seconds (`docs/pbmpm.md`, "Yield relaxation").
@@ -58,7 +60,8 @@ pub struct PbmpmSettings {
     /// How each step is solved.
     pub solver: PbSolver,
     /// Iterations per step: constraint iterations (each: project, scatter, grid update, gather),
-    /// or under [`PbSolver::Newton`] conjugate-gradient iterations. Constraint iterations: more look
+    /// or under [`PbSolver::Newton`] the most conjugate-gradient iterations (fewer where the
+    /// [`PbmpmSettings::tolerance`] is met first). Constraint iterations: more look
     /// stiffer: the solution converges to the elastic answer of the material's moduli as this
     /// grows, and fewer iterations leave the snow softer than its moduli say.
     pub iterations: u32,
@@ -77,6 +80,10 @@ pub struct PbmpmSettings {
     /// it plastic at the step's end, the explicit integrator's (and the paper's) rule.
     /// `docs/pbmpm.md` says why the default is not 0.
     pub yield_time: f64,
+    /// Under [`PbSolver::Newton`]: a step's CG iterations stop once the preconditioned residual
+    /// norm `√(rᵀz)` has fallen to this fraction of its value at the prediction (0: always
+    /// `iterations`).
+    pub tolerance: f64,
 }
 
 impl Default for PbmpmSettings {
@@ -88,6 +95,7 @@ impl Default for PbmpmSettings {
             motion_cfl: DEFAULT_MOTION_CFL,
             relaxation: 1.5,
             yield_time: DEFAULT_YIELD_TIME,
+            tolerance: DEFAULT_TOLERANCE,
         }
     }
 }
@@ -129,6 +137,7 @@ impl PbmpmSettings {
                 (0.0..=YIELD_TIME_MAX).contains(&self.yield_time),
                 format!("[0, {YIELD_TIME_MAX}]"),
             ),
+            ("tolerance", self.tolerance, (0.0..1.0).contains(&self.tolerance), "[0, 1)".to_string()),
             (
                 "relaxation",
                 self.relaxation,
@@ -199,6 +208,11 @@ mod tests {
             "pbmpm.relaxation = NaN is out of range: allowed (0, 2)"
         );
         assert_eq!(bad(PbmpmSettings { relaxation: 2.0, ..d }), "pbmpm.relaxation = 2 is out of range: allowed (0, 2)");
+        assert_eq!(bad(PbmpmSettings { tolerance: 1.0, ..d }), "pbmpm.tolerance = 1 is out of range: allowed [0, 1)");
+        assert_eq!(
+            bad(PbmpmSettings { tolerance: -0.1, ..d }),
+            "pbmpm.tolerance = -0.1 is out of range: allowed [0, 1)"
+        );
     }
 
     #[test]

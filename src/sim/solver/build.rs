@@ -156,6 +156,7 @@ impl Solver {
             steps_recorded: std::cell::Cell::new(0),
             measured_speed: std::cell::Cell::new(None),
             solve_residual: std::cell::Cell::new(0.0),
+            solve_counts: std::cell::Cell::new((0, 0)),
             pb_last_dt: std::cell::Cell::new(0.0),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).

@@ -177,11 +177,11 @@ impl Solver {
         }
         let read = gpu.record_read(&mut encoder, &[status_buffer]);
         encoder.clear_buffer(status_buffer, 0, Some(8));
-        // fused_count, the pool's counts and the solve's residual, the struct's last four words
-        // (the sort resets grid_blocks_used every substep anyway).
+        // fused_count, the pool's counts and the solve's residual and counts, the struct's last six
+        // words (the sort resets grid_blocks_used every substep anyway).
         const TAIL: usize = std::mem::offset_of!(GpuSolverStatus, fused_count);
-        const _: () = assert!(TAIL + 16 == size_of::<GpuSolverStatus>());
-        encoder.clear_buffer(status_buffer, TAIL as u64, Some(16));
+        const _: () = assert!(TAIL + 24 == size_of::<GpuSolverStatus>());
+        encoder.clear_buffer(status_buffer, TAIL as u64, Some(24));
         let submission = gpu.queue.submit([encoder.finish()]);
         read.start();
         PendingStats { read, submission, steps_recorded: self.steps_recorded.get() }
@@ -192,6 +192,12 @@ impl Solver {
     /// over; 0 when no such step ran.
     pub fn take_solve_residual(&self) -> f64 {
         self.solve_residual.replace(0.0)
+    }
+
+    /// The CG iterations and the Newton–PCG steps over every stats read since the last call, and
+    /// starts over.
+    pub fn take_solve_counts(&self) -> (u64, u64) {
+        self.solve_counts.replace((0, 0))
     }
 
     /// The stats [`Solver::request_stats`] asked for, once the GPU has done them and the device
@@ -206,6 +212,8 @@ impl Solver {
         self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
         let residual = f32::from_bits(status.max_solve_residual_bits) as f64;
         self.solve_residual.set(self.solve_residual.get().max(residual));
+        let (iterations, steps) = self.solve_counts.get();
+        self.solve_counts.set((iterations + status.solve_iterations as u64, steps + status.solve_steps as u64));
         Some(Ok(SolverStats {
             max_speed,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -216,6 +224,8 @@ impl Solver {
             fused_particles: status.fused_count,
             grid_blocks_peak: status.grid_blocks_peak,
             max_solve_residual: residual,
+            solve_iterations: status.solve_iterations,
+            solve_steps: status.solve_steps,
         }))
     }
 }

@@ -119,6 +119,7 @@ impl Solver {
                 reset_grid_blocks: page.grid_storage.is_sparse() && std::ptr::eq(page, &self.pages[0]),
                 pb_relaxation: self.integrator.pbmpm().map_or(0.0, |s| s.relaxation as f32),
                 pb_yield_time: self.integrator.pbmpm().map_or(0.0, |s| s.yield_time as f32),
+                pb_tolerance: self.integrator.pbmpm().map_or(0.0, |s| s.tolerance as f32),
             };
             page.write_params(&gpu.queue, &self.params.to_gpu(&state, &self.interaction));
         }

@@ -54,6 +54,8 @@ pub struct Solver {
     /// The largest [`SolverStats::max_solve_residual`](super::SolverStats::max_solve_residual)
     /// read back since [`Solver::take_solve_residual`] last took it.
     pub(crate) solve_residual: std::cell::Cell<f64>,
+    /// CG iterations and Newton–PCG steps read back since [`Solver::take_solve_counts`].
+    pub(crate) solve_counts: std::cell::Cell<(u64, u64)>,
     /// The length of the last PB-MPM step recorded, seconds; 0 after an explicit frame or a new
     /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
     /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).

@@ -32,6 +32,11 @@ pub struct SolverStats {
     /// `‖r‖/‖r₀‖` in the norm `‖r‖² = Σ |r_i|²/m_i` ([`crate::sim::pbmpm::cpu::newton::SolveReport::mass_residual`]);
     /// 0 when no such step ran.
     pub max_solve_residual: f64,
+    /// CG iterations the Newton–PCG steps since the last report ran, added up (each stops at its
+    /// tolerance or its `iterations`).
+    pub solve_iterations: u32,
+    /// Newton–PCG steps since the last report.
+    pub solve_steps: u32,
 }
 
 /// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest

@@ -52,7 +52,8 @@ pub struct NewtonSettings {
     /// twice the cell of the one below. 1 is a Jacobi preconditioner.
     pub levels: u32,
     /// The solve stops once the preconditioned residual norm falls below this fraction of its
-    /// value at the prediction.
+    /// value at the prediction; above 0, a prediction in balance to [`RESIDUAL_FLOOR`] takes no
+    /// iteration.
     pub tolerance: f64,
 }
 
@@ -68,10 +69,10 @@ impl Default for NewtonSettings {
 pub const RESIDUAL_FLOOR: f64 = 1e-3;
 
 impl NewtonSettings {
-    /// The GPU's solve for PB-MPM `iterations`: that many CG iterations, no tolerance, the GPU's
-    /// levels.
-    pub fn fixed(iterations: u32) -> Self {
-        Self { iterations, tolerance: 0.0, ..Self::default() }
+    /// The GPU's solve for PB-MPM `settings`: at most its `iterations` CG iterations, its
+    /// `tolerance`, the GPU's levels.
+    pub fn of(settings: &crate::sim::pbmpm::PbmpmSettings) -> Self {
+        Self { iterations: settings.iterations, tolerance: settings.tolerance, ..Self::default() }
     }
 }
 
@@ -327,8 +328,12 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     let mut rz = dot(&r, &z);
     let initial = rz.max(0.0).sqrt();
     let initial_mass_norm = mass_norm_squared(&r, &sys.mass).sqrt();
+    let total_mass: f64 = sys.mass.iter().sum();
+    // Under a tolerance, a prediction in balance to rounding (RESIDUAL_FLOOR: free fall) needs no
+    // iteration; its relative residual would measure rounding alone.
+    let balanced = cfg.tolerance > 0.0 && initial_mass_norm <= RESIDUAL_FLOOR * dt * total_mass.sqrt();
     let mut report = SolveReport { initial_residual: initial, ..SolveReport::default() };
-    while report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
+    while !balanced && report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
         let ap_all = sys.apply(&p);
         let mut ap = ap_all.clone();
         sys.mask(&mut ap);
@@ -349,7 +354,6 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         report.iterations += 1;
     }
     report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
-    let total_mass: f64 = sys.mass.iter().sum();
     report.mass_residual = if initial_mass_norm > RESIDUAL_FLOOR * dt * total_mass.sqrt() {
         mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm
     } else {

@@ -8,11 +8,11 @@ use crate::sim::pbmpm::PbSolver;
 impl PbmpmCpu {
     /// One step of `dt` seconds with `settings.iterations` iterations, by the solve
     /// `settings.solver` names: the constraint iterations (see the module docs), or
-    /// [`newton::step`] with [`NewtonSettings::fixed`] as the GPU runs it, whose report
+    /// [`newton::step`] with [`NewtonSettings::of`] as the GPU runs it, whose report
     /// is kept in [`PbmpmCpu::last_solve`].
     pub fn step(&mut self, dt: f64) -> StepReport {
         if self.settings.solver == PbSolver::Newton {
-            let (report, solve) = newton::step(self, dt, &NewtonSettings::fixed(self.settings.iterations));
+            let (report, solve) = newton::step(self, dt, &NewtonSettings::of(&self.settings));
             self.last_solve = Some(solve);
             return report;
         }
