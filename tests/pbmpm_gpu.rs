@@ -78,23 +78,12 @@ fn colliding_snow_keeps_its_momentum() {
     // in fixed point (exact), the projection moves only the affine part (no momentum), and G2P
     // gathers in f32: the total may drift by f32 rounding of each particle's velocity.
     let gpu = common::gpu();
-    let h = 1.0 / 16.0;
-    let mut params = common::params(16, h, 1e-3);
-    params.gravity = glam::DVec3::ZERO;
-    let mut particles = common::block(Vec3::new(0.25, 0.4, 0.4), Vec3::new(0.45, 0.6, 0.6), h as f32, 400.0, |_| {
-        Vec3::new(2.0, 0.0, 0.0)
-    });
-    particles.extend(common::block(Vec3::new(0.55, 0.42, 0.4), Vec3::new(0.75, 0.62, 0.6), h as f32, 400.0, |_| {
-        Vec3::new(-2.0, 0.3, 0.0)
-    }));
-    let before = common::momentum(&particles);
+    let (params, particles, h) = common::colliding_blocks();
     let solver = pbmpm_solver(&gpu, params, &particles);
     solver.step_pbmpm(&gpu, 24, 1.0 / 240.0);
     let after_ps = solver.read_particles(&gpu).expect("particles");
-    let after = common::momentum(&after_ps);
-    let scale: f64 = particles.iter().map(|p| p.mass as f64 * 2.0).sum();
-    let drift = (after - before).norm() / scale;
-    eprintln!("momentum {before:?} → {after:?}, drift {drift:e} of Σ m|v|");
+    let (drift, spin_drift) = common::collision_drifts(&particles, &after_ps, h);
+    eprintln!("momentum drift {drift:e} of Σ m|v|");
     // f32 velocities (ulp 2.4e-7 at 2 m/s) summed over 3,000 particles with random signs: about
     // 1e-7 of Σ m|v| per step. 1e-5 over 24 steps allows that and catches any systematic loss
     // (a scatter that dropped a node's share would lose percents).
@@ -102,10 +91,6 @@ fn colliding_snow_keeps_its_momentum() {
     // Angular momentum too (APIC spin included), about the middle of the box: the blocks meet
     // 2 cm off-centre, and the constraint's impulse is the symmetric Kirchhoff stress, free of
     // torque (src/sim/pbmpm/cpu/constraint.rs). Relative to Σ m |x − c| |v|.
-    let c = nalgebra::Vector3::new(0.5, 0.5, 0.5);
-    let spin_scale: f64 = particles.iter().map(|p| p.mass as f64 * (common::vec3d(p.position) - c).norm() * 2.0).sum();
-    let spin_drift =
-        (common::angular_momentum(&after_ps, h, c) - common::angular_momentum(&particles, h, c)).norm() / spin_scale;
     eprintln!("angular momentum drift {spin_drift:e} of Σ m|x − c||v|");
     // Measured on lavapipe: 5.4e-7, the f32 rounding the linear momentum shows too; with the
     // impulse P(F') F_Eᵀ (not symmetric) 8.4e-3. 1e-5, as for the linear momentum.

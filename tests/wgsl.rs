@@ -245,6 +245,21 @@ fn a_broken_shader_is_caught() {
 
 /// The value of the u32 constant or override `name` in `module` (its literal initialiser).
 fn u32_named(module: &naga::Module, name: &str) -> u32 {
+    match literal_named(module, name) {
+        naga::Literal::U32(v) => v,
+        other => panic!("{name} is not a u32 literal: {other:?}"),
+    }
+}
+
+fn f32_named(module: &naga::Module, name: &str) -> f32 {
+    match literal_named(module, name) {
+        naga::Literal::F32(v) => v,
+        other => panic!("{name} is not an f32 literal: {other:?}"),
+    }
+}
+
+/// The literal a constant (or an override's default) of `module` named `name` is set to.
+fn literal_named(module: &naga::Module, name: &str) -> naga::Literal {
     let init = module
         .constants
         .iter()
@@ -253,9 +268,23 @@ fn u32_named(module: &naga::Module, name: &str) -> u32 {
         .or_else(|| module.overrides.iter().find(|(_, o)| o.name.as_deref() == Some(name)).and_then(|(_, o)| o.init))
         .unwrap_or_else(|| panic!("no constant or override {name}"));
     match module.global_expressions[init] {
-        naga::Expression::Literal(naga::Literal::U32(v)) => v,
-        ref e => panic!("{name} is not a u32 literal: {e:?}"),
+        naga::Expression::Literal(literal) => literal,
+        ref e => panic!("{name} is not a literal: {e:?}"),
     }
+}
+
+#[test]
+fn the_newton_constants_agree_with_the_host() {
+    // The buffer's layout (sizes.rs sizes it), the preconditioner's levels and level ratio, and
+    // the residual floor the twin reports by.
+    use powder::sim::page::sizes;
+    use powder::sim::pbmpm::cpu::newton;
+    let module = validate("pb_newton_reduce", &MpmPass::PbNewtonReduce.composed_source());
+    assert_eq!(u32_named(&module, "NEWTON_HEAD") as u64, sizes::NEWTON_HEAD);
+    assert_eq!(u32_named(&module, "NEWTON_LEVELS"), sizes::NEWTON_LEVELS);
+    assert_eq!(f32_named(&module, "NEWTON_LEVEL_BOUND") as f64, newton::LEVEL_BOUND);
+    assert_eq!(f32_named(&module, "NEWTON_RESIDUAL_FLOOR"), newton::RESIDUAL_FLOOR as f32);
+    assert_eq!(sizes::NEWTON_LEVELS, newton::NewtonSettings::default().levels);
 }
 
 #[test]

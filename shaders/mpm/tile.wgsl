@@ -153,8 +153,8 @@ fn load_tile_velocity(local: u32, start: vec3<i32>) {
     }
 }
 
-// gather (advance.wgsl) from the tile of the grid velocities: the same nodes, terms and order of sums, so the same
-// result to the bit.
+// gather (advance.wgsl) from the tile of the grid velocities: the same nodes, terms and order of
+// sums, so the same result to the bit.
 fn gather_from_tile(position: vec3<f32>, start: vec3<i32>) -> Gathered {
     let s = stencil_at(position);
     let first = tile_first_node(s, start, BLOCK_REACH);

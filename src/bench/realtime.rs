@@ -12,6 +12,7 @@ use crate::gpu::Gpu;
 use crate::render::{RenderMode, RenderSettings};
 use crate::runner::{RunError, advance, build_solver};
 use crate::scene::{Scene, TimeStep};
+use crate::sim::SolveTotals;
 use crate::sim::integrator::Integrator;
 use crate::sim::pbmpm::PbmpmSettings;
 
@@ -44,10 +45,9 @@ pub struct RealtimeResult {
     pub wall_s: f64,
     /// PB-MPM only: the cost of one iteration after the timed frames ([`IterationCost`]).
     pub iteration: Option<IterationCost>,
-    /// PB-MPM's Newton–PCG solve only: the most CG iterations a step, the mean a step of the
-    /// timed frames ran, and the largest relative residual one ended with
-    /// ([`crate::sim::SolverStats::max_solve_residual`]).
-    pub solve: Option<(u32, f64, f64)>,
+    /// PB-MPM's Newton–PCG solve only: the most CG iterations a step, and what the steps of the
+    /// timed frames did.
+    pub solve: Option<(u32, SolveTotals)>,
 }
 
 /// What one PB-MPM iteration costs on the state the timed frames left, against the memory floor.
@@ -109,7 +109,8 @@ impl RealtimeResult {
                 c.ms / c.floor_ms()
             )
         });
-        let solve = self.solve.map_or(String::new(), |(iterations, mean, residual)| {
+        let solve = self.solve.map_or(String::new(), |(iterations, solve)| {
+            let (mean, residual) = (solve.mean_iterations().unwrap_or(0.0), solve.max_residual);
             format!(
                 "\n  Newton–PCG: {mean:.2} of at most {iterations} CG iterations a step, largest relative residual {residual:.2e}"
             )
@@ -150,8 +151,7 @@ pub fn run_realtime(
     for i in 0..frames + WARM_UP {
         if i == WARM_UP {
             started = Instant::now();
-            solver.take_solve_residual();
-            solver.take_solve_counts();
+            solver.take_solve_totals();
         }
         let start = Instant::now();
         // PB-MPM plans its steps from the state itself; the stable dt is the explicit one's.
@@ -174,9 +174,7 @@ pub fn run_realtime(
     let solve = match (solver.pbmpm_solve(), scene.integrator) {
         (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
             solver.stats(gpu).map_err(solver_error)?;
-            let (iterations, steps) = solver.take_solve_counts();
-            let mean = if steps > 0 { iterations as f64 / steps as f64 } else { 0.0 };
-            Some((settings.iterations, mean, solver.take_solve_residual()))
+            Some((settings.iterations, solver.take_solve_totals()))
         }
         _ => None,
     };

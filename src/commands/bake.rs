@@ -258,15 +258,17 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
         ),
         Integrator::Pbmpm(s) => {
             let (steps, n, time) = (summary.substeps, s.iterations, summary.simulated_time);
-            match (s.solver, summary.solve_iterations_mean, summary.solve_residual) {
-                (powder::sim::pbmpm::PbSolver::Newton, Some(mean), Some(r)) => format!(
-                    "{steps} PB-MPM steps of at most {n} Newton–PCG iterations ({mean:.2} a step on average), \
-                     {time:.3} s simulated, largest relative residual {r:.2e}"
+            match (s.solver, summary.solve) {
+                (powder::sim::pbmpm::PbSolver::Newton, Some(solve)) => format!(
+                    "{steps} PB-MPM steps of at most {n} Newton–PCG iterations ({:.2} a step on average), \
+                     {time:.3} s simulated, largest relative residual {:.2e}",
+                    solve.mean_iterations().unwrap_or(0.0),
+                    solve.max_residual
                 ),
-                (powder::sim::pbmpm::PbSolver::Newton, _, _) => format!(
+                (powder::sim::pbmpm::PbSolver::Newton, None) => format!(
                     "{steps} PB-MPM steps of {n} constraint iterations (Newton–PCG needs a dense grid), {time:.3} s simulated"
                 ),
-                (powder::sim::pbmpm::PbSolver::Constraints, _, _) => {
+                (powder::sim::pbmpm::PbSolver::Constraints, _) => {
                     format!("{steps} PB-MPM steps of {n} constraint iterations, {time:.3} s simulated")
                 }
             }

@@ -168,9 +168,7 @@ pub fn bake(
     summary.overflow_count += last.overflow_count as u64;
     summary.nonfinite_count += last.nonfinite_count as u64;
     if solver.pbmpm_solve() == Some(crate::sim::pbmpm::PbSolver::Newton) {
-        summary.solve_residual = Some(solver.take_solve_residual());
-        let (iterations, steps) = solver.take_solve_counts();
-        summary.solve_iterations_mean = Some(if steps > 0 { iterations as f64 / steps as f64 } else { 0.0 });
+        summary.solve = Some(solver.take_solve_totals());
     }
     Ok(summary)
 }

@@ -42,11 +42,8 @@ pub struct RunSummary {
     pub max_dt_ratio: f64,
     /// Frames with a substep past the stable dt of the state it stepped (ratio above 1).
     pub frames_past_stable: u32,
-    /// When PB-MPM's Newton–PCG solve ran: the largest relative residual a step ended with since
-    /// the run (or its resume) began ([`crate::sim::SolverStats::max_solve_residual`]).
-    pub solve_residual: Option<f64>,
-    /// When PB-MPM's Newton–PCG solve ran: the mean CG iterations a step over the same span.
-    pub solve_iterations_mean: Option<f64>,
+    /// When PB-MPM's Newton–PCG solve ran: what its steps did since the run (or its resume) began.
+    pub solve: Option<crate::sim::SolveTotals>,
 }
 
 /// Creates the solver for `scene`, naming the scene file in errors: its particles made once their

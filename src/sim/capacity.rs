@@ -257,8 +257,8 @@ pub fn particle_bytes(p2g: MpmPass) -> u64 {
 
 /// GPU bytes of the grid for `params` stored as `storage`: fixed-point sums and velocities of the
 /// stored nodes, and the first page's bins. A dense grid also counts PB-MPM's Newton–PCG vectors
-/// and the collider fields of two
-/// frames (allocated once a scene has colliders, counted always so that adding one cannot fail);
+/// and the collider fields of two frames (allocated once a scene has colliders, counted always so
+/// that adding one cannot fail);
 /// a sparse one its block map instead, and its collider fields, dense, are checked when a scene
 /// sets them ([`super::page::ParticlePage::set_colliders`]).
 pub fn grid_bytes(params: &SolverParams, storage: GridStorage) -> u64 {

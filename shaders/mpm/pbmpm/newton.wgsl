@@ -6,9 +6,7 @@
 // pb_solve holds, as vec4s: a header of NEWTON_HEAD entries (0: x = rᵀz, y = pᵀAp, z = α, w = β;
 // 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass,
 // w = rᵀz at the prediction; 2: x = 1 once the solve has met its tolerance, y = the CG iterations
-// run), then NEWTON_FIELDS
-// fields of one entry per grid node
-// (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
+// run), then NEWTON_FIELDS fields of one entry per grid node (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
 // (restricted residual and lumped mass; the level's correction), then one partial sum per
 // workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
@@ -68,10 +66,14 @@ fn level_ratio(l: u32) -> f32 {
     return 1.0 + stiffness / f32(1u << (2u * l));
 }
 
+// The axes whose bits are set in `held` (x̃'s w: the axes the grid's conditions hold).
+fn held_axes(held: f32) -> vec3<bool> {
+    return (vec3<u32>(u32(held)) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u);
+}
+
 // Zeroes the components of `v` whose bits are set in `held`.
 fn newton_mask(v: vec3<f32>, held: f32) -> vec3<f32> {
-    let bits = u32(held);
-    return select(v, vec3<f32>(0.0), (vec3<u32>(bits) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u));
+    return select(v, vec3<f32>(0.0), held_axes(held));
 }
 
 // The fixed-point scale of the force sums (scatter_stress, take_forces): the momentum scale,
@@ -98,7 +100,15 @@ fn take_forces(node: u32) -> vec3<f32> {
     return m;
 }
 
-// Adds `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) to the force sums of the 27 nodes of a
+// `stress · ∇w_ip` (∇w = (4/h²) w (x_i − x_p)) for stencil node `o`, in the force sums' fixed
+// point (force_scale).
+fn stress_units(s: Stencil, o: vec3<u32>, stress: mat3x3<f32>) -> vec3<i32> {
+    let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
+    let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
+    return vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
+}
+
+// Adds `stress · ∇w_ip` to the force sums of the 27 nodes of a
 // particle at `position` (a scatter_position): a force in momentum units. Dense grid.
 //
 // Σ_i ∇w_ip is zero, but not in f32: each contribution rounds at 1e-7 of its size, and at stiff
@@ -108,7 +118,6 @@ fn take_forces(node: u32) -> vec3<f32> {
 // exactly zero. (i32 addition wraps, so the running sum is right whenever the total fits.)
 fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
     let s = stencil_at(position);
-    let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
     var others = vec3<i32>(0);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
@@ -117,8 +126,7 @@ fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
                 if (all(o == vec3<u32>(1u))) {
                     continue;
                 }
-                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
-                let fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
+                let fixed = stress_units(s, o, stress);
                 others += fixed;
                 let base = GRID_FIXED_WORDS * stencil_node(s, o);
                 add_wide(base + 2u, fixed.x);
@@ -139,7 +147,6 @@ fn scatter_stress(position: vec3<f32>, stress: mat3x3<f32>) {
 fn tile_scatter_stress(position: vec3<f32>, stress: mat3x3<f32>, start: vec3<i32>, reach: u32) {
     let s = stencil_at(position);
     let first = tile_first_node(s, start, reach);
-    let scale = 4.0 / (params.cell_size * params.cell_size) * force_scale();
     var others = vec3<i32>(0);
     for (var z = 0u; z < 3u; z++) {
         for (var y = 0u; y < 3u; y++) {
@@ -148,8 +155,7 @@ fn tile_scatter_stress(position: vec3<f32>, stress: mat3x3<f32>, start: vec3<i32
                 if (all(o == vec3<u32>(1u))) {
                     continue;
                 }
-                let value = (scale * stencil_weight(s, o)) * (stress * stencil_offset(s, o));
-                let fixed = vec3<i32>(to_fixed(value.x), to_fixed(value.y), to_fixed(value.z));
+                let fixed = stress_units(s, o, stress);
                 others += fixed;
                 tile_add_force(tile_node_from(first, o, reach), fixed);
             }
@@ -184,6 +190,12 @@ var<workgroup> newton_partial: array<vec2<f32>, 256>;
 // (a body in free fall has none), and the step counts as converged in the residual it reports
 // (newton.rs, RESIDUAL_FLOOR).
 const NEWTON_RESIDUAL_FLOOR: f32 = 1.0e-3;
+
+// Whether the prediction's rᵀM⁻¹r (pb_solve[1].x) is under NEWTON_RESIDUAL_FLOOR for the grid's
+// mass (pb_solve[1].z).
+fn newton_rounding(head: vec4<f32>) -> bool {
+    return head.x <= NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
+}
 
 // The workgroup's sum of every thread's `mine` (two sums at once), written to its partial-sum
 // entry by thread 0. Call from uniform control flow (it has barriers).

@@ -23,8 +23,7 @@ fn pb_newton_finish(
         let pressed = node_conditions(t.xyz + x.xyz, node);
         // The free axes take the friction of the held force; the held axes keep the conditions'
         // answer without it, so a held force pulling a node off a wall does not fling it off.
-        let held = (vec3<u32>(u32(x.w)) & vec3<u32>(1u, 2u, 4u)) != vec3<u32>(0u);
-        v = vec4<f32>(select(pressed, plain, held), t.w);
+        v = vec4<f32>(select(pressed, plain, held_axes(x.w)), t.w);
     }
     grid_velocity[node] = v;
 }

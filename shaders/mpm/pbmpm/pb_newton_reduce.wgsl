@@ -44,8 +44,7 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
             pb_solve[1].w = sum;
             // A prediction in balance needs no iteration, as in the twin: rᵀz = 0, or under a
             // tolerance an imbalance under NEWTON_RESIDUAL_FLOOR (rounding, as in free fall).
-            let floor = NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
-            let balanced = sum <= 0.0 || (params.pb_tolerance > 0.0 && head.x <= floor);
+            let balanced = sum <= 0.0 || (params.pb_tolerance > 0.0 && newton_rounding(head));
             pb_solve[2] = vec4<f32>(select(0.0, 1.0, balanced), 0.0, 0.0, 0.0);
         }
         case 3u: {
@@ -56,8 +55,7 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
             let head = pb_solve[1];
             let initial = head.x;
             pb_solve[1] = vec4<f32>(initial, sum, head.z, head.w);
-            let floor = NEWTON_RESIDUAL_FLOOR * NEWTON_RESIDUAL_FLOOR * head.z;
-            let relative = select(0.0, sqrt(max(sum, 0.0) / initial), initial > floor && initial > 0.0);
+            let relative = select(0.0, sqrt(max(sum, 0.0) / initial), !newton_rounding(head) && initial > 0.0);
             atomicMax(&status.max_solve_residual_bits, bitcast<u32>(relative));
             atomicAdd(&status.solve_iterations, u32(pb_solve[2].y));
             atomicAdd(&status.solve_steps, 1u);

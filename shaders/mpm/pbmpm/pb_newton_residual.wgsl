@@ -1,6 +1,7 @@
 // pb_newton_residual: the residual at the prediction, r̃ = dt·f (the force pass's sums; M(ṽ* − ṽ)
 // is zero there), with the held axes zeroed and their force kept in x̃; the sums zeroed; rᵀM⁻¹r
-// and the mass added up per workgroup (the norm the solve's reported residual is measured in). CPU twin: newton::step.
+// and the mass added up per workgroup (the norm the solve's reported residual is measured in).
+// CPU twin: newton::step.
 // Reads: params, grid_fixed, pb_solve. Writes: pb_solve, grid_fixed.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -22,8 +23,6 @@ fn pb_newton_residual(
         // their friction acts on the normal force the wall carries.
         if (mass > 0.0) {
             pb_solve[newton_field(FIELD_X, node)] = vec4<f32>((force - r) / mass, held);
-        }
-        if (mass > 0.0) {
             mine = vec2<f32>(dot(r, r) / mass, mass);
         }
     }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crate::app::run::driver::Driver;
 use crate::app::run::stepping::policy::{BEHIND_REAL_TIME, coarser_resolution};
 use crate::app::run::timing::{FrameClock, FrameTimes, RECENT_FRAMES};
+use powder::sim::SolveTotals;
 use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
 
 /// How often the Stats numbers are taken again: often enough to follow them, rarely enough to read
@@ -145,8 +146,7 @@ impl StatsText {
             row("max hardening", format!("{:.2}", s.max_hardening));
             row("Jp range", format!("{:.3} … {:.3}", s.min_plastic_jacobian, s.max_plastic_jacobian));
             if let (Some(solve), Some(settings)) = (d.solver().pbmpm_solve(), d.solver().integrator().pbmpm()) {
-                let mean = (s.solve_steps > 0).then(|| s.solve_iterations as f64 / s.solve_steps as f64);
-                row("PB-MPM solve", solve_line(solve, settings, s.max_solve_residual, mean));
+                row("PB-MPM solve", solve_line(solve, settings, &s.solve));
             }
             if s.nonfinite_count > 0 || s.overflow_count > 0 {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
@@ -165,13 +165,14 @@ impl StatsText {
 
 /// The Stats panel's line on PB-MPM's solve: what ran (Newton–PCG falls back to the constraint
 /// iterations on a grid without its vectors), its iterations a step, and for Newton–PCG the mean
-/// CG iterations a step of the last report ran (`mean`: `None` when none ran) and the largest
-/// relative residual one ended with.
-fn solve_line(ran: PbSolver, settings: &PbmpmSettings, residual: f64, mean: Option<f64>) -> String {
+/// CG iterations a step of the last report's steps and the largest relative residual one ended
+/// with.
+fn solve_line(ran: PbSolver, settings: &PbmpmSettings, solve: &SolveTotals) -> String {
     let n = settings.iterations;
     match (ran, settings.solver) {
         (PbSolver::Newton, _) => {
-            let mean = mean.map_or(String::new(), |m| format!("{m:.1} of "));
+            let mean = solve.mean_iterations().map_or(String::new(), |m| format!("{m:.1} of "));
+            let residual = solve.max_residual;
             format!("Newton–PCG, {mean}at most {n} CG iterations a step, residual ≤ {residual:.1e}")
         }
         (PbSolver::Constraints, PbSolver::Newton) => {
@@ -188,14 +189,18 @@ mod tests {
     #[test]
     fn the_solve_line_says_what_ran() {
         let newton = PbmpmSettings { solver: PbSolver::Newton, iterations: 10, ..PbmpmSettings::default() };
-        let line = solve_line(PbSolver::Newton, &newton, 0.0123, Some(6.25));
+        let solve = SolveTotals { steps: 4, iterations: 25, max_residual: 0.0123 };
+        let line = solve_line(PbSolver::Newton, &newton, &solve);
         assert_eq!(line, "Newton–PCG, 6.2 of at most 10 CG iterations a step, residual ≤ 1.2e-2");
-        let quiet = solve_line(PbSolver::Newton, &newton, 0.0, None);
+        let quiet = solve_line(PbSolver::Newton, &newton, &SolveTotals::default());
         assert_eq!(quiet, "Newton–PCG, at most 10 CG iterations a step, residual ≤ 0.0e0");
-        let fallback = solve_line(PbSolver::Constraints, &newton, 0.0, None);
+        let fallback = solve_line(PbSolver::Constraints, &newton, &SolveTotals::default());
         assert_eq!(fallback, "10 constraint iterations a step (Newton–PCG needs a dense grid)");
         let constraints = PbmpmSettings { solver: PbSolver::Constraints, iterations: 5, ..newton };
-        assert_eq!(solve_line(PbSolver::Constraints, &constraints, 0.0, None), "5 constraint iterations a step");
+        assert_eq!(
+            solve_line(PbSolver::Constraints, &constraints, &SolveTotals::default()),
+            "5 constraint iterations a step"
+        );
     }
 
     #[test]

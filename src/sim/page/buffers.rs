@@ -141,14 +141,18 @@ pub(crate) struct GridBuffers {
     pub(crate) storage: GridStorage,
 }
 
+/// Bytes of the one-entry placeholder that stands for the Newton–PCG buffer where its vectors are
+/// not made ([`newton_buffer_bytes`]).
+pub(crate) const NEWTON_PLACEHOLDER_BYTES: u64 = 16;
+
 /// Bytes of the Newton–PCG buffer: [`super::sizes::newton_solve_len`] entries of 16 bytes on a
-/// dense grid whose vectors fit one binding, else a one-entry placeholder (PB-MPM's Newton solve
-/// then falls back to the constraint iterations).
+/// dense grid whose vectors fit one binding, else [`NEWTON_PLACEHOLDER_BYTES`] (PB-MPM's Newton
+/// solve then falls back to the constraint iterations).
 fn newton_buffer_bytes(device: &wgpu::Device, grid: &GridSpec, storage: GridStorage) -> u64 {
     let bytes = 16 * super::sizes::newton_solve_len(grid.node_dims());
     let limits = device.limits();
     let limit = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size);
-    if storage.is_sparse() || bytes > limit { 16 } else { bytes }
+    if storage.is_sparse() || bytes > limit { NEWTON_PLACEHOLDER_BYTES } else { bytes }
 }
 
 impl GridBuffers {

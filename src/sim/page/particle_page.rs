@@ -108,7 +108,7 @@ impl ParticlePage {
     /// Whether the grid has PB-MPM's Newton–PCG vectors (a dense grid small enough for them to be
     /// bound; otherwise `pb_solve` is a one-entry placeholder).
     pub fn has_newton_buffer(&self) -> bool {
-        self.pb_solve.size() > 16
+        self.pb_solve.size() > super::buffers::NEWTON_PLACEHOLDER_BYTES
     }
 
     /// Uploads `particles` as pages of at most `options.page_capacity` particles (by default as

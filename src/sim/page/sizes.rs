@@ -44,13 +44,17 @@ pub fn scatter_source_bytes_per_particle(p2g: MpmPass) -> u64 {
 /// [`crate::sim::pbmpm::cpu::newton::NewtonSettings::levels`] default).
 pub const NEWTON_LEVELS: u32 = 4;
 
+/// Header entries of the Newton–PCG buffer (`NEWTON_HEAD` in `shaders/mpm/pbmpm/newton.wgsl`):
+/// the CG scalars, the residual norms, the stop flag.
+pub const NEWTON_HEAD: u64 = 3;
+
 /// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
-/// nodes, laid out as `newton.wgsl` says: 3 of header, 5 per node, 2 per node of each coarse level
+/// nodes, laid out as `newton.wgsl` says: [`NEWTON_HEAD`] of header, 5 per node, 2 per node of each coarse level
 /// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
 /// partial sum per workgroup of a node dispatch.
 pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
     let nodes = |d: glam::UVec3| d.x as u64 * d.y as u64 * d.z as u64;
-    let mut len = 3 + 5 * nodes(node_dims);
+    let mut len = NEWTON_HEAD + 5 * nodes(node_dims);
     let mut d = node_dims;
     for _ in 1..NEWTON_LEVELS {
         d = d / 2 + glam::UVec3::ONE;

@@ -53,13 +53,14 @@ pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec
     }
 }
 
-/// A Newton–PCG step ([`super::cpu::newton::step`] with `iterations` CG iterations and no
-/// tolerance): the clock, the sort on the binned paths (the shared g2p gathers in its order),
-/// `pb_begin`, the prediction, the force and residual at it, the preconditioner, then per
-/// iteration the operator, α and the update, and (but for the last) the preconditioner, β and the
-/// next direction, the last instead the residual it leaves; the nodes' velocities and the shared g2p. Particle passes run per page, in stored order with global
-/// atomics but for the operator's on the binned paths (a tile per occupied block); node passes once,
-/// over the dense grid.
+/// A Newton–PCG step ([`super::cpu::newton::step`] with at most `iterations` CG iterations; the
+/// passes of those past the tolerance return at once, `newton_stopped`): the clock, the sort on
+/// the binned paths (the shared g2p gathers in its order), `pb_begin`, the prediction, the force
+/// and residual at it, the preconditioner, then per iteration the operator, α and the update, and
+/// (but for the last) the preconditioner, β and the next direction, the last instead the residual
+/// it leaves; the nodes' velocities and the shared g2p. Particle passes run per page, in stored
+/// order with global atomics but for the operator's on the binned paths (a tile per occupied
+/// block); node passes once, over the dense grid.
 fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));

@@ -155,8 +155,7 @@ impl Solver {
             stats_reads: std::cell::Cell::new(0),
             steps_recorded: std::cell::Cell::new(0),
             measured_speed: std::cell::Cell::new(None),
-            solve_residual: std::cell::Cell::new(0.0),
-            solve_counts: std::cell::Cell::new((0, 0)),
+            solve_totals: std::cell::Cell::new(Default::default()),
             pb_last_dt: std::cell::Cell::new(0.0),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).

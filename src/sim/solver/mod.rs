@@ -19,5 +19,5 @@ pub use build::SolverOptions;
 pub use error::SolverError;
 pub use frame::Batch;
 pub use readback::{BinsReadback, PendingStats};
-pub use state::Solver;
+pub use state::{SolveTotals, Solver};
 pub use stats::{SolverStats, stable_dt};

@@ -4,7 +4,7 @@
 //! ([`Solver::step_frame`], [`Solver::batch_clock`]).
 
 use super::error::SolverError;
-use super::state::Solver;
+use super::state::{SolveTotals, Solver};
 use super::stats::SolverStats;
 use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::params::{GpuParticle, GpuSolverStatus};
@@ -187,17 +187,10 @@ impl Solver {
         PendingStats { read, submission, steps_recorded: self.steps_recorded.get() }
     }
 
-    /// The largest relative residual a PB-MPM Newton–PCG step ended with over every stats read
-    /// since the last call (whoever read them: the frame planner reads them too), and starts
-    /// over; 0 when no such step ran.
-    pub fn take_solve_residual(&self) -> f64 {
-        self.solve_residual.replace(0.0)
-    }
-
-    /// The CG iterations and the Newton–PCG steps over every stats read since the last call, and
-    /// starts over.
-    pub fn take_solve_counts(&self) -> (u64, u64) {
-        self.solve_counts.replace((0, 0))
+    /// What PB-MPM's Newton–PCG steps did over every stats read since the last call (whoever read
+    /// them: the frame planner reads them too), and starts over.
+    pub fn take_solve_totals(&self) -> SolveTotals {
+        self.solve_totals.take()
     }
 
     /// The stats [`Solver::request_stats`] asked for, once the GPU has done them and the device
@@ -210,10 +203,12 @@ impl Solver {
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSolverStatus>()]);
         let max_speed = f32::from_bits(status.max_speed_bits) as f64;
         self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
-        let residual = f32::from_bits(status.max_solve_residual_bits) as f64;
-        self.solve_residual.set(self.solve_residual.get().max(residual));
-        let (iterations, steps) = self.solve_counts.get();
-        self.solve_counts.set((iterations + status.solve_iterations as u64, steps + status.solve_steps as u64));
+        let solve = SolveTotals {
+            steps: status.solve_steps as u64,
+            iterations: status.solve_iterations as u64,
+            max_residual: f32::from_bits(status.max_solve_residual_bits) as f64,
+        };
+        self.solve_totals.set(self.solve_totals.get().and(solve));
         Some(Ok(SolverStats {
             max_speed,
             max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
@@ -223,9 +218,7 @@ impl Solver {
             nonfinite_count: status.nonfinite_count,
             fused_particles: status.fused_count,
             grid_blocks_peak: status.grid_blocks_peak,
-            max_solve_residual: residual,
-            solve_iterations: status.solve_iterations,
-            solve_steps: status.solve_steps,
+            solve,
         }))
     }
 }

@@ -51,11 +51,8 @@ pub struct Solver {
     /// `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from it while
     /// no step has run since ([`Solver::step_frame`]), instead of waiting for the same number again.
     pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64)>>,
-    /// The largest [`SolverStats::max_solve_residual`](super::SolverStats::max_solve_residual)
-    /// read back since [`Solver::take_solve_residual`] last took it.
-    pub(crate) solve_residual: std::cell::Cell<f64>,
-    /// CG iterations and Newton–PCG steps read back since [`Solver::take_solve_counts`].
-    pub(crate) solve_counts: std::cell::Cell<(u64, u64)>,
+    /// The Newton–PCG totals of every stats report read back since [`Solver::take_solve_totals`].
+    pub(crate) solve_totals: std::cell::Cell<SolveTotals>,
     /// The length of the last PB-MPM step recorded, seconds; 0 after an explicit frame or a new
     /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
     /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).
@@ -160,5 +157,35 @@ impl Solver {
     /// Number of colliders the grid update applies.
     pub fn collider_count(&self) -> u32 {
         self.collider_count
+    }
+}
+
+/// What PB-MPM's Newton–PCG steps did over a span: one stats report, or several added up
+/// ([`Solver::take_solve_totals`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveTotals {
+    /// Newton–PCG steps.
+    pub steps: u64,
+    /// Their CG iterations, added up (each step stops at its tolerance or its `iterations`).
+    pub iterations: u64,
+    /// The largest relative residual a step ended with, `‖r‖/‖r₀‖` in the norm
+    /// `‖r‖² = Σ |r_i|²/m_i` ([`crate::sim::pbmpm::cpu::newton::SolveReport::mass_residual`]); 0
+    /// when no step ran.
+    pub max_residual: f64,
+}
+
+impl SolveTotals {
+    /// CG iterations a step on average; `None` when no step ran.
+    pub fn mean_iterations(&self) -> Option<f64> {
+        (self.steps > 0).then(|| self.iterations as f64 / self.steps as f64)
+    }
+
+    /// These totals and `other`'s over both spans.
+    pub fn and(self, other: SolveTotals) -> SolveTotals {
+        SolveTotals {
+            steps: self.steps + other.steps,
+            iterations: self.iterations + other.iterations,
+            max_residual: self.max_residual.max(other.max_residual),
+        }
     }
 }

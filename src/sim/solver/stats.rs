@@ -2,7 +2,7 @@
 //! ([`stable_dt`]), once a frame before its substeps ([`Solver::stable_dt`]).
 
 use super::error::SolverError;
-use super::state::Solver;
+use super::state::{SolveTotals, Solver};
 use crate::gpu::Gpu;
 use crate::sim::params::SolverParams;
 
@@ -28,15 +28,8 @@ pub struct SolverStats {
     /// The most pool blocks a substep of a sparse grid asked for since the last report (zero on a
     /// dense grid); more than the pool holds if it ran out ([`crate::sim::grid_pool`]).
     pub grid_blocks_peak: u32,
-    /// The largest relative residual a PB-MPM Newton–PCG step ended with since the last report,
-    /// `‖r‖/‖r₀‖` in the norm `‖r‖² = Σ |r_i|²/m_i` ([`crate::sim::pbmpm::cpu::newton::SolveReport::mass_residual`]);
-    /// 0 when no such step ran.
-    pub max_solve_residual: f64,
-    /// CG iterations the Newton–PCG steps since the last report ran, added up (each stops at its
-    /// tolerance or its `iterations`).
-    pub solve_iterations: u32,
-    /// Newton–PCG steps since the last report.
-    pub solve_steps: u32,
+    /// What PB-MPM's Newton–PCG steps since the last report did.
+    pub solve: SolveTotals,
 }
 
 /// The largest stable time step: `cfl · h / (v_max + c)` with `c` the P-wave speed at the largest

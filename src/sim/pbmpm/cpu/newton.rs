@@ -87,7 +87,7 @@ pub const LEVEL_BOUND: f64 = 28.0;
 /// Level `l`'s diagonal over its lumped masses: `1 + B dt² (λ₀ + 2μ₀)/(ρ₀ h²) / 4^l`
 /// ([`LEVEL_BOUND`]); a cell `2^l` times larger is `4^l` times softer. The unhardened moduli: a
 /// preconditioner need only be symmetric and positive for CG to converge, and one ratio per level
-/// is what keeps momentum (see [`Level`]); hardened snow converges in more iterations.
+/// is what keeps momentum (see `Level`); hardened snow converges in more iterations.
 pub fn level_ratio(material: &crate::sim::material::SnowMaterial, dt: f64, h: f64, l: u32) -> f64 {
     let stiffness = LEVEL_BOUND * dt * dt * (material.lambda0() + 2.0 * material.mu0()) / (material.density * h * h);
     1.0 + stiffness / 4f64.powi(l as i32)
@@ -136,6 +136,15 @@ impl System {
                 }
             }
         }
+    }
+
+    /// `v` split into its free components (the held ones zeroed) and its held ones (the free
+    /// ones zeroed).
+    fn split(&self, mut v: Vec<Vector3<f64>>) -> (Vec<Vector3<f64>>, Vec<Vector3<f64>>) {
+        let held = v.iter().zip(&self.fixed);
+        let held = held.map(|(x, fixed)| Vector3::from_fn(|a, _| if fixed[a] { x[a] } else { 0.0 })).collect();
+        self.mask(&mut v);
+        (v, held)
     }
 
     /// `A x = M x + dt² K x`, not masked: along the held axes of an `x` that is zero there, this is
@@ -309,17 +318,11 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         .collect();
     let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, material: s.params.material, dt };
 
-    let mut r = forces(s, &sys, &predicted);
     // What the walls and colliders hold: the force's components along the held axes, which the
     // solve leaves out, carried to the solution to first order as it goes. The end of the step
     // hands it to the grid's conditions, whose friction then acts on the normal force the stress
     // carries, not only on the node's own weight.
-    let mut held: Vec<Vector3<f64>> = {
-        let mut free = r.clone();
-        sys.mask(&mut free);
-        r.iter().zip(&free).map(|(all, free)| all - free).collect()
-    };
-    sys.mask(&mut r);
+    let (mut r, mut held) = sys.split(forces(s, &sys, &predicted));
     let n = r.len();
     let mut x = vec![Vector3::zeros(); n];
     let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, &sys, l)).collect();
@@ -328,21 +331,19 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     let mut rz = dot(&r, &z);
     let initial = rz.max(0.0).sqrt();
     let initial_mass_norm = mass_norm_squared(&r, &sys.mass).sqrt();
-    let total_mass: f64 = sys.mass.iter().sum();
-    // Under a tolerance, a prediction in balance to rounding (RESIDUAL_FLOOR: free fall) needs no
-    // iteration; its relative residual would measure rounding alone.
-    let balanced = cfg.tolerance > 0.0 && initial_mass_norm <= RESIDUAL_FLOOR * dt * total_mass.sqrt();
+    // A prediction in balance to rounding (RESIDUAL_FLOOR: free fall) reports no residual, and
+    // under a tolerance needs no iteration.
+    let rounding = initial_mass_norm <= RESIDUAL_FLOOR * dt * sys.mass.iter().sum::<f64>().sqrt();
+    let balanced = cfg.tolerance > 0.0 && rounding;
     let mut report = SolveReport { initial_residual: initial, ..SolveReport::default() };
     while !balanced && report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
-        let ap_all = sys.apply(&p);
-        let mut ap = ap_all.clone();
-        sys.mask(&mut ap);
+        let (ap, ap_held) = sys.split(sys.apply(&p));
         let alpha = rz / dot(&p, &ap);
         for i in 0..n {
             x[i] += alpha * p[i];
             r[i] -= alpha * ap[i];
             // The held force at u* + x, to first order: what the walls hold changes by −dt²K x.
-            held[i] -= alpha * (ap_all[i] - ap[i]);
+            held[i] -= alpha * ap_held[i];
         }
         z = precondition(&spec, &sys, &levels, &r);
         let next = dot(&r, &z);
@@ -354,11 +355,7 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         report.iterations += 1;
     }
     report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
-    report.mass_residual = if initial_mass_norm > RESIDUAL_FLOOR * dt * total_mass.sqrt() {
-        mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm
-    } else {
-        0.0
-    };
+    report.mass_residual = if rounding { 0.0 } else { mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm };
 
     for (idx, node) in nodes(node_dims(&spec)).enumerate() {
         if s.grid.mass[idx] > 0.0 {
