@@ -10,7 +10,7 @@ fn pb_newton_begin(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let node = flat_index(workgroup, local, workgroups);
+    let node = newton_node(workgroup, workgroups, local);
     if (node >= node_count()) {
         return;
     }

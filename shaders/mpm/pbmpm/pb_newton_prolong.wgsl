@@ -2,8 +2,9 @@
 // preconditioner z = Σ_l P_l D_l⁻¹ P_lᵀ r, in Horner's order: each level node's own D_l⁻¹ P_lᵀ r
 // (its restricted residual over level_ratio(l) times its lumped mass) plus the level above
 // interpolated linearly. Level 0 is the grid: it stores z with the held axes zeroed and adds up
-// rᵀz per workgroup. CPU twin: newton.rs, precondition.
-// Reads: params, clock, pb_solve. Writes: pb_solve.
+// rᵀz and rᵀM⁻¹r per workgroup (the latter is the residual pb_newton_reduce keeps for a solve
+// that stops on its tolerance). CPU twin: newton.rs, precondition.
+// Reads: params, clock, pb_solve, bins. Writes: pb_solve.
 
 var<immediate> newton_level: u32;
 
@@ -51,8 +52,9 @@ fn pb_newton_prolong(
         return;
     }
     let l = newton_level;
-    let index = flat_index(workgroup, local, workgroups);
-    var mine = 0.0;
+    // With NEWTON_BLOCKS the host runs level 0 alone this way, over the touched blocks.
+    let index = newton_node(workgroup, workgroups, local);
+    var mine = vec2<f32>(0.0);
     if (index < level_nodes(l)) {
         let own = restricted(l, index);
         var w = vec3<f32>(0.0);
@@ -69,12 +71,12 @@ fn pb_newton_prolong(
                 z = newton_mask(w, pb_solve[newton_field(FIELD_X, index)].w);
             }
             pb_solve[newton_field(FIELD_Z, index)] = vec4<f32>(z, 0.0);
-            mine = dot(own.xyz, z);
+            mine = vec2<f32>(dot(own.xyz, z), select(0.0, dot(own.xyz, own.xyz) / own.w, own.w > 0.0));
         } else {
             pb_solve[level_base(l) + 2u * index + 1u] = vec4<f32>(w, 0.0);
         }
     }
     if (l == 0u) {
-        store_partial_sum(workgroup, workgroups, local, vec2<f32>(mine, 0.0));
+        store_partial_sum(workgroup, workgroups, local, mine);
     }
 }

@@ -51,7 +51,8 @@ pub const NEWTON_HEAD: u64 = 3;
 /// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
 /// nodes, laid out as `newton.wgsl` says: [`NEWTON_HEAD`] of header, 5 per node, 2 per node of each coarse level
 /// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
-/// partial sum per workgroup of a node dispatch.
+/// partial sum per workgroup of a node dispatch: over the dense grid, or one per touched block
+/// (at most every block), whichever is more.
 pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
     let nodes = |d: glam::UVec3| d.x as u64 * d.y as u64 * d.z as u64;
     let mut len = NEWTON_HEAD + 5 * nodes(node_dims);
@@ -60,5 +61,15 @@ pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
         d = d / 2 + glam::UVec3::ONE;
         len += 2 * nodes(d);
     }
-    len + nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64)
+    let dense = nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64);
+    let blocks = nodes(crate::sim::sort::blocks::block_dims(node_dims));
+    len + spilled_workgroups(dense.max(blocks))
+}
+
+/// Workgroups a dispatch of `groups` runs once spilled past the per-dimension limit into y
+/// (`dispatch_size` in `record.rs`, `spilled_groups` in `bin_dispatch.wgsl`): up to y − 1 more.
+fn spilled_workgroups(groups: u64) -> u64 {
+    let limit = crate::sim::params::MAX_WORKGROUPS_PER_DIMENSION as u64;
+    let y = groups.div_ceil(limit).max(1);
+    groups.div_ceil(y) * y
 }
