@@ -12,9 +12,9 @@ use crate::gpu::Gpu;
 use crate::render::{RenderMode, RenderSettings};
 use crate::runner::{RunError, advance, build_solver};
 use crate::scene::{Scene, TimeStep};
-use crate::sim::SolveTotals;
 use crate::sim::integrator::Integrator;
 use crate::sim::pbmpm::PbmpmSettings;
+use crate::sim::{PassTime, SolveTotals};
 
 /// Simulated seconds per app frame: the app's real-time mode at 60 frames per second.
 pub const FRAME_SPAN: f64 = 1.0 / 60.0;
@@ -48,7 +48,13 @@ pub struct RealtimeResult {
     /// PB-MPM's Newton–PCG solve only: the most CG iterations a step, and what the steps of the
     /// timed frames did.
     pub solve: Option<(u32, SolveTotals)>,
+    /// PB-MPM only, where the GPU has timestamps: each pass's cost in a step on the state the
+    /// timed frames left ([`crate::sim::Solver::profile_pbmpm`], [`PROFILE_STEPS`] steps).
+    pub passes: Option<Vec<PassTime>>,
 }
+
+/// Steps timed pass by pass for [`RealtimeResult::passes`].
+pub const PROFILE_STEPS: u32 = 10;
 
 /// What one PB-MPM iteration costs on the state the timed frames left, against the memory floor.
 #[derive(Clone, Copy, Debug)]
@@ -109,6 +115,21 @@ impl RealtimeResult {
                 c.ms / c.floor_ms()
             )
         });
+        let passes = self.passes.as_ref().map_or(String::new(), |passes| {
+            let total: f64 = passes.iter().map(|p| p.ms).sum();
+            let mut text =
+                format!("\n  a step pass by pass (each dispatch timed alone, {PROFILE_STEPS} steps): {total:.3} ms");
+            for p in passes {
+                text += &format!(
+                    "\n    {:<24} {:5.1} a step {:8.4} ms {:5.1} %",
+                    p.pass.name(),
+                    p.dispatches,
+                    p.ms,
+                    100.0 * p.ms / total
+                );
+            }
+            text
+        });
         let solve = self.solve.map_or(String::new(), |(iterations, solve)| {
             let (mean, residual) = (solve.mean_iterations().unwrap_or(0.0), solve.max_residual);
             format!(
@@ -129,6 +150,7 @@ impl RealtimeResult {
             self.realtime_ratio()
         ) + &solve
             + &iteration
+            + &passes
     }
 }
 
@@ -190,6 +212,12 @@ pub fn run_realtime(
         solve,
         iteration: match scene.integrator {
             Integrator::Pbmpm(settings) => Some(iteration_cost(gpu, &mut solver, settings).map_err(solver_error)?),
+            Integrator::Explicit => None,
+        },
+        passes: match scene.integrator {
+            Integrator::Pbmpm(settings) => {
+                solver.profile_pbmpm(gpu, PROFILE_STEPS, settings.dt).map_err(solver_error)?
+            }
             Integrator::Explicit => None,
         },
     })

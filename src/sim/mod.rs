@@ -48,4 +48,4 @@ pub mod solver;
 pub mod sort;
 pub mod timeline;
 
-pub use solver::{SolveTotals, Solver, SolverError, SolverStats};
+pub use solver::{PassTime, SolveTotals, Solver, SolverError, SolverStats};

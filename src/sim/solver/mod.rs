@@ -1,7 +1,7 @@
 //! [`Solver`]: kernels plus pages of particles over one grid, stepped on the GPU. What it holds in
 //! `state`; built in `build` (one path, [`SolverOptions`]); its settings changed in `settings`,
 //! its grid, colliders and particles in `grid`; stepped frame by frame in `frame`; passes run
-//! alone in `run_pass`; read back in `readback`; the stats and the stable dt they imply in
+//! alone in `run_pass`; a PB-MPM step timed pass by pass in `profile`; read back in `readback`; the stats and the stable dt they imply in
 //! `stats`; failures in `error`. This file only declares and re-exports: the
 //! children name each other directly.
 
@@ -9,6 +9,7 @@ mod build;
 mod error;
 mod frame;
 mod grid;
+mod profile;
 mod readback;
 mod run_pass;
 mod settings;
@@ -18,6 +19,7 @@ mod stats;
 pub use build::SolverOptions;
 pub use error::SolverError;
 pub use frame::Batch;
+pub use profile::PassTime;
 pub use readback::{BinsReadback, PendingStats};
 pub use state::{SolveTotals, Solver};
 pub use stats::{SolverStats, stable_dt};
