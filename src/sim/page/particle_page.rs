@@ -85,6 +85,8 @@ pub struct ParticlePage {
     pub particle_count: u32,
     /// Number of grid nodes.
     pub node_count: u32,
+    /// Grid nodes along each axis.
+    pub node_dims: glam::UVec3,
     /// Number of grid blocks ([`crate::sim::sort::bins::BLOCK_EDGE`]³ nodes each, covering the grid).
     pub block_count: u32,
     /// Which passes a substep runs.
@@ -148,6 +150,7 @@ impl ParticlePage {
     ) -> Self {
         let particle_count = particles.len() as u32;
         let node_count = params.grid.node_count() as u32;
+        let node_dims = params.grid.node_dims();
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("sim_params"),
             contents: bytemuck::bytes_of(
@@ -227,6 +230,7 @@ impl ParticlePage {
             bind_group,
             particle_count,
             node_count,
+            node_dims,
             block_count,
             path,
         }

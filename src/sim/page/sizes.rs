@@ -56,14 +56,20 @@ pub const NEWTON_HEAD: u64 = 3;
 pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
     let nodes = |d: glam::UVec3| d.x as u64 * d.y as u64 * d.z as u64;
     let mut len = NEWTON_HEAD + 5 * nodes(node_dims);
-    let mut d = node_dims;
-    for _ in 1..NEWTON_LEVELS {
-        d = d / 2 + glam::UVec3::ONE;
-        len += 2 * nodes(d);
+    for level in 1..NEWTON_LEVELS {
+        len += 2 * newton_level_nodes(node_dims, level);
     }
     let dense = nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64);
     let blocks = nodes(crate::sim::sort::blocks::block_dims(node_dims));
     len + spilled_workgroups(dense.max(blocks))
+}
+
+/// Nodes of level `level` of the Newton–PCG preconditioner over a grid of `node_dims` nodes (level 0
+/// is the grid): each level has a node at every other node of the one below, `d / 2 + 1` along an
+/// axis (`level_dims` in `newton.wgsl`).
+pub fn newton_level_nodes(node_dims: glam::UVec3, level: u32) -> u64 {
+    let d = (0..level).fold(node_dims, |d, _| d / 2 + glam::UVec3::ONE);
+    d.x as u64 * d.y as u64 * d.z as u64
 }
 
 /// Workgroups a dispatch of `groups` runs once spilled past the per-dimension limit into y

@@ -30,7 +30,7 @@
 
 use super::{PbSolver, PbmpmSettings};
 use crate::sim::page::ParticlePage;
-use crate::sim::page::sizes::NEWTON_LEVELS;
+use crate::sim::page::sizes::{NEWTON_LEVELS, newton_level_nodes};
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
 use crate::sim::record::{Dispatch, PageRun, dispatch_of, item_threads, page_runs, record_runs};
@@ -69,9 +69,11 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     // the touched blocks.
     let touched = first.path != SolverPath::Naive && pages.len() == 1;
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
+    // The preconditioner's passes run a thread per node of their level (the round).
     let dense_round = |pass: MpmPass, round: u32| {
         let threads = match pass {
             MpmPass::PbNewtonReduce => 1,
+            MpmPass::PbNewtonRestrict | MpmPass::PbNewtonProlong => newton_level_nodes(first.node_dims, round) as u32,
             _ => item_threads(crate::sim::indirect::Items::Nodes, first),
         };
         (pass, Dispatch::Round { threads, round })
