@@ -90,7 +90,8 @@ pub struct BenchCli {
     emitter: Option<usize>,
     /// Time whole app frames of a scene instead: each frame simulates 1/60 s with the scene's
     /// integrator (or each of --integrator) and draws it offscreen at --size (--render-mode);
-    /// reports frames per second and simulated seconds per wall second.
+    /// reports frames per second and simulated seconds per wall second; for PB-MPM also the cost of
+    /// an iteration and, where the GPU has timestamps, a step pass by pass.
     #[arg(long, conflicts_with_all = ["sdf", "emitter"])]
     realtime: bool,
     /// With --realtime: the scene file (default: the built-in default scene).
