@@ -227,51 +227,11 @@ fn a_tolerance_stops_the_iterations_where_the_twin_stops_them() {
     assert!(off <= 3, "GPU {} against the twin's {twin_iterations} iterations", stats.solve.iterations);
     assert!(worst < 2.5e-4, "GPU and twin differ by {worst:e} m");
     // The residual a step that stopped early reports is the one its last update left (kept by
-    // pb_newton_reduce's round 2), as the twin's: GPU 7.645e-2 against the twin's 7.646e-2
+    // pb_newton_reduce's round 2), as the twin's: GPU 7.642e-2 against the twin's 7.646e-2
     // measured (the tolerance bounds √(rᵀz), this is √(rᵀM⁻¹r)); 20 % as in the first test.
-    // Taking the sums of the skipped last update instead read 0.
+    // Summing whatever partial sums the last pass that ran left (the preconditioner's rᵀz), as it
+    // did before, read 1.95e-2.
     eprintln!("largest relative residual GPU {:.4e}, twin {twin_residual:.4e}", stats.solve.max_residual);
     let off = (stats.solve.max_residual - twin_residual).abs() / twin_residual;
     assert!(off < 0.2, "residual GPU {} against the twin's {twin_residual}", stats.solve.max_residual);
-}
-
-#[test]
-fn a_step_leaves_the_solve_at_zero_for_the_next() {
-    // On the sorted path with one page the solve's node passes run over the blocks the step's sort
-    // listed as touched, and the preconditioner's first level reads the neighbours of touched
-    // nodes; so every node a step leaves must hold zeros for the next step, whose touched blocks
-    // are others (newton_node in newton.wgsl). A block thrown across the box at 1.5 m/s (0.1 cells
-    // a step) onto the floor, 40 steps, on each path: afterwards every field of every grid node
-    // and the first level's restricted residual and mass are all exactly zero.
-    let gpu = common::gpu();
-    let h = 1.0 / 16.0;
-    let params = common::params(16, h, 1e-3);
-    let particles = common::block(Vec3::new(0.2, 0.3, 0.1), Vec3::new(0.45, 0.55, 0.3), h as f32, 400.0, |_| {
-        Vec3::new(1.5, 0.3, 0.0)
-    });
-    let settings = PbmpmSettings::default();
-    let dims = params.grid.node_dims();
-    let nodes = (dims.x * dims.y * dims.z) as usize;
-    let above = dims / 2 + glam::UVec3::ONE;
-    let level_one = (above.x * above.y * above.z) as usize;
-    let head = powder::sim::page::sizes::NEWTON_HEAD as usize;
-    for path in [SolverPath::Naive, SolverPath::Sorted] {
-        let options = SolverOptions { integrator: Integrator::Pbmpm(settings), ..Default::default() };
-        let mut solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
-        solver.set_path(&gpu, path).expect("path");
-        solver.step_pbmpm(&gpu, 40, 1.0 / 240.0);
-        let stats = solver.stats(&gpu).expect("stats");
-        let entries: Vec<[f32; 4]> =
-            bytemuck::pod_collect_to_vec(&gpu.read_buffer(&solver.pages()[0].pb_solve).expect("pb_solve"));
-        let fields = &entries[head..head + 5 * nodes];
-        let restricted = entries[head + 5 * nodes..head + 5 * nodes + 2 * level_one].iter().step_by(2);
-        let left = fields.iter().chain(restricted).filter(|e| e.iter().any(|&c| c != 0.0)).count();
-        eprintln!(
-            "{path:?}: {} CG iterations in {} steps; {left} entries left non-zero",
-            stats.solve.iterations, stats.solve.steps
-        );
-        assert!(stats.solve.iterations > 40, "{path:?}: the solve did not iterate");
-        // Without pb_newton_finish's zeroing 1,098 entries stay (measured on the naive path).
-        assert_eq!(left, 0, "{path:?}: entries left non-zero");
-    }
 }

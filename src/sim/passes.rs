@@ -166,11 +166,6 @@ pub struct PassInfo {
     pub takes_round: bool,
     /// The nodes of its workgroup-memory tile where it needs more than `tile.wgsl`'s default 6³.
     pub tile_nodes: Option<u32>,
-    /// A Newton–PCG pass over grid nodes, also built with the override constant `NEWTON_BLOCKS` on
-    /// (and [`crate::sim::sort::blocks::BLOCK_CELLS`] threads to a workgroup), to run one workgroup
-    /// per block the step's sort listed as touched ([`super::record::Dispatch::TouchedBlocks`];
-    /// `newton_node` in `shaders/mpm/pbmpm/newton.wgsl`).
-    pub blocks_variant: bool,
 }
 
 impl PassInfo {
@@ -189,13 +184,10 @@ impl PassInfo {
     const fn tile(self, nodes: u32) -> Self {
         Self { tile_nodes: Some(nodes), ..self }
     }
-    const fn blocks(self) -> Self {
-        Self { blocks_variant: true, ..self }
-    }
 }
 
 /// A row named once (file stem, entry point, label), its file embedded, with the common defaults:
-/// no sparse or blocks variant, subgroups, group 1, rounds or tile size.
+/// no sparse variant, subgroups, group 1, rounds or tile size.
 macro_rules! pass {
     ($pass:ident, $dir:literal, $name:literal, $owner:ident, $shape:expr, $bindings:expr, $twin:expr) => {
         PassInfo {
@@ -212,7 +204,6 @@ macro_rules! pass {
             writes_dispatch_args: false,
             takes_round: false,
             tile_nodes: None,
-            blocks_variant: false,
         }
     };
 }
@@ -258,19 +249,19 @@ pub const PASSES: [PassInfo; 45] = [
     pass!(PbGrid,           "mpm/pbmpm",    "pb_grid",            Pbmpm,    Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("pbmpm/cpu/grid.rs")),
     pass!(PbGridBlocks,     "mpm/pbmpm",    "pb_grid_blocks",     Pbmpm,    TOUCHED,                             &[0, 7, 8, 11, 12, 13, 15, 17, 21, 22, 23], Some("pbmpm/cpu/grid.rs")).sparse(),
     pass!(PbNewtonPredict, "mpm/pbmpm", "pb_newton_predict", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 9], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 13, 15, 21, 23, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
+    pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonCounters, "mpm/pbmpm", "pb_newton_counters", Pbmpm, Threads(Items::Nodes), &[0, 17], None),
     pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 13, 15, 23, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
-    pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 13, 15, 24], Some("pbmpm/cpu/newton.rs")).blocks().rounds(),
-    pass!(PbNewtonProlong, "mpm/pbmpm", "pb_newton_prolong", Pbmpm, Threads(Items::Nodes), &[0, 13, 15, 23, 24], Some("pbmpm/cpu/newton.rs")).blocks().rounds(),
+    pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
+    pass!(PbNewtonProlong, "mpm/pbmpm", "pb_newton_prolong", Pbmpm, Threads(Items::Nodes), &[0, 23, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 9, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
-    pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 13, 15, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
+    pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApplyTiled, "mpm/pbmpm", "pb_newton_apply_tiled", Pbmpm, OCCUPIED, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 13, 15, 23, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
-    pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 13, 15, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
-    pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 13, 15, 21, 23, 24], Some("pbmpm/cpu/newton.rs")).blocks(),
+    pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
 ];
 
 impl MpmPass {

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use super::params::WORKGROUP_SIZE;
 use super::passes::MpmPass;
-use super::sort::blocks::BLOCK_CELLS;
 
 /// Number of bindings in group 0 (see `types.wgsl`); each page's bind group fills them
 /// ([`super::page`]).
@@ -20,29 +19,7 @@ pub struct Kernels {
     /// (`bin_dispatch.wgsl`). They cannot be in group 0: a buffer bound as writable storage cannot
     /// be read as indirect arguments by the same dispatch, and group 0 is bound to every one.
     pub dispatch_args_layout: wgpu::BindGroupLayout,
-    pipelines: HashMap<(MpmPass, Build), wgpu::ComputePipeline>,
-}
-
-/// Which build of a pass's module a pipeline is: its override constants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Build {
-    /// The dense grid's, or the only one.
-    Dense,
-    /// `SPARSE_GRID` on ([`crate::sim::passes::PassInfo::sparse_variant`]).
-    Sparse,
-    /// `NEWTON_BLOCKS` on, a workgroup per touched block ([`crate::sim::passes::PassInfo::blocks_variant`]).
-    Blocks,
-}
-
-impl Build {
-    /// The builds `pass` has.
-    fn of(pass: MpmPass) -> Vec<Build> {
-        let info = pass.info();
-        let mut builds = vec![Build::Dense];
-        builds.extend(info.sparse_variant.then_some(Build::Sparse));
-        builds.extend(info.blocks_variant.then_some(Build::Blocks));
-        builds
-    }
+    pipelines: HashMap<(MpmPass, bool), wgpu::ComputePipeline>,
 }
 
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -154,19 +131,12 @@ impl Kernels {
     /// The pipeline of `pass` (see [`Kernels::has`]) for a dense grid, or for a sparse one where
     /// `sparse` (its `SPARSE_GRID` variant, [`crate::sim::passes::PassInfo::sparse_variant`]; the others serve both).
     pub fn pipeline(&self, pass: MpmPass, sparse: bool) -> &wgpu::ComputePipeline {
-        let build = if sparse && pass.info().sparse_variant { Build::Sparse } else { Build::Dense };
-        &self.pipelines[&(pass, build)]
-    }
-
-    /// The `NEWTON_BLOCKS` build of `pass`, which must have one
-    /// ([`crate::sim::passes::PassInfo::blocks_variant`]).
-    pub fn blocks_pipeline(&self, pass: MpmPass) -> &wgpu::ComputePipeline {
-        &self.pipelines[&(pass, Build::Blocks)]
+        &self.pipelines[&(pass, sparse && pass.info().sparse_variant)]
     }
 
     /// Whether `pass` was built: all are, except those needing subgroups on a device without them.
     pub fn has(&self, pass: MpmPass) -> bool {
-        self.pipelines.contains_key(&(pass, Build::Dense))
+        self.pipelines.contains_key(&(pass, false))
     }
 }
 
@@ -233,7 +203,7 @@ fn build_pipelines(
     device: &wgpu::Device,
     layouts: [&wgpu::BindGroupLayout; 2],
     sources: &HashMap<MpmPass, String>,
-) -> Result<HashMap<(MpmPass, Build), wgpu::ComputePipeline>, ShaderError> {
+) -> Result<HashMap<(MpmPass, bool), wgpu::ComputePipeline>, ShaderError> {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("mpm"),
         bind_group_layouts: &[Some(layouts[0])],
@@ -266,12 +236,11 @@ fn build_pipelines(
         // loop bounding is off; every loop of the MPM kernels runs over a count (RuntimeChecks).
         // `none` also drops index clamps, which only POWDER_SHADER_CHECKS=none asks for.
         let module = unsafe { device.create_shader_module_trusted(descriptor, checks.wgpu()) };
-        for build in Build::of(pass) {
-            let threads = if build == Build::Blocks { BLOCK_CELLS } else { WORKGROUP_SIZE };
-            let mut constants = vec![("WORKGROUP_SIZE", threads as f64)];
+        let variants: &[bool] = if pass.info().sparse_variant { &[false, true] } else { &[false] };
+        for &sparse in variants {
+            let mut constants = vec![("WORKGROUP_SIZE", WORKGROUP_SIZE as f64)];
             constants.extend(pass.info().tile_nodes.map(|n| ("TILE_NODES", n as f64)));
-            constants.push(("SPARSE_GRID", (build == Build::Sparse) as u32 as f64));
-            constants.push(("NEWTON_BLOCKS", (build == Build::Blocks) as u32 as f64));
+            constants.push(("SPARSE_GRID", sparse as u32 as f64));
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(pass.name()),
                 layout: Some(if pass.info().writes_dispatch_args {
@@ -286,7 +255,7 @@ fn build_pipelines(
                 compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
                 cache: None,
             });
-            pipelines.insert((pass, build), pipeline);
+            pipelines.insert((pass, sparse), pipeline);
         }
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(ShaderError { pass: pass.name(), message: error.to_string() });

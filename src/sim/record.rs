@@ -50,14 +50,6 @@ pub enum Dispatch {
         /// The round, a `u32` immediate.
         round: u32,
     },
-    /// One workgroup per block the page's last sort listed as touched (the indirect arguments at
-    /// [`blocks::UPDATE_ARGS_OFFSET`]), in the pass's `NEWTON_BLOCKS` build
-    /// ([`crate::sim::passes::PassInfo::blocks_variant`]); `round` is its immediate data where it
-    /// [`crate::sim::passes::PassInfo::takes_round`].
-    TouchedBlocks {
-        /// The round (ignored by a pass without rounds).
-        round: u32,
-    },
     /// As `Indirect`, for a pass that runs in rounds: `round` is its immediate data.
     IndirectRound {
         /// Byte offset of the arguments in `state.indirect_args`.
@@ -116,19 +108,9 @@ pub fn record_runs(
         // for those two only and indirect arguments for the rest.
         compute.set_bind_group(1, &state.dispatch_args_group, &[]);
         for &(pass, dispatch) in dispatches {
-            if let Dispatch::TouchedBlocks { .. } = dispatch {
-                compute.set_pipeline(kernels.blocks_pipeline(pass));
-            } else {
-                compute.set_pipeline(kernels.pipeline(pass, state.grid_storage.is_sparse()));
-            }
-            match dispatch {
-                Dispatch::Round { round, .. } | Dispatch::IndirectRound { round, .. } => {
-                    compute.set_immediates(0, bytemuck::bytes_of(&round));
-                }
-                Dispatch::TouchedBlocks { round } if pass.info().takes_round => {
-                    compute.set_immediates(0, bytemuck::bytes_of(&round));
-                }
-                _ => {}
+            compute.set_pipeline(kernels.pipeline(pass, state.grid_storage.is_sparse()));
+            if let Dispatch::Round { round, .. } | Dispatch::IndirectRound { round, .. } = dispatch {
+                compute.set_immediates(0, bytemuck::bytes_of(&round));
             }
             match dispatch {
                 Dispatch::Threads(threads) | Dispatch::Round { threads, .. } => {
@@ -137,9 +119,6 @@ pub fn record_runs(
                 }
                 Dispatch::Indirect(offset) | Dispatch::IndirectRound { offset, .. } => {
                     compute.dispatch_workgroups_indirect(&state.indirect_args, offset);
-                }
-                Dispatch::TouchedBlocks { .. } => {
-                    compute.dispatch_workgroups_indirect(&state.indirect_args, blocks::UPDATE_ARGS_OFFSET);
                 }
             }
         }

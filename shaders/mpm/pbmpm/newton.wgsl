@@ -6,11 +6,9 @@
 // pb_solve holds, as vec4s: a header of NEWTON_HEAD entries (0: x = rᵀz, y = pᵀAp, z = α, w = β;
 // 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass,
 // w = rᵀz at the prediction; 2: x = 1 once the solve has met its tolerance, y = the CG iterations
-// run, w = the partial sums the last node pass left), then NEWTON_FIELDS fields of one entry per
-// grid node (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level
-// node (restricted residual and lumped mass; the level's correction), then one partial sum per
-// workgroup of a node dispatch (over the dense grid or the touched blocks, room for the larger).
-// src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
+// run), then NEWTON_FIELDS fields of one entry per grid node (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
+// (restricted residual and lumped mass; the level's correction), then one partial sum per
+// workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
 
 const NEWTON_HEAD: u32 = 3u;
@@ -27,39 +25,6 @@ const FIELD_Z: u32 = 4u;
 const NEWTON_LEVELS: u32 = 4u;
 // The Gershgorin constant of the level ratio (newton.rs, LEVEL_BOUND).
 const NEWTON_LEVEL_BOUND: f32 = 28.0;
-
-// Which nodes a pass over the grid's nodes runs on. With NEWTON_BLOCKS (the host's build for the
-// binned paths with one page of particles, WORKGROUP_SIZE = BLOCK_CELLS): one workgroup per block the
-// step's sort listed as touched, a thread per node, so that the solve costs in proportion to the
-// nodes some particle's stencil reaches rather than to the whole grid. Otherwise one thread per
-// node of the dense grid. Nodes no stencil reaches take no part in a solve: their mass, residual
-// and vectors are zero whenever no step runs (pb_newton_finish zeroes what its step wrote, and so
-// do the blocks it zeroes the level-1 entries of), which the level-1 restriction, reading the
-// neighbours of touched nodes, relies on.
-override NEWTON_BLOCKS: bool = false;
-// No node: past the grid's nodes, so that `node < node_count()` fails for it.
-const NEWTON_NO_NODE: u32 = 0xffffffffu;
-
-// The grid node of this thread (NEWTON_NO_NODE for none), as NEWTON_BLOCKS says.
-fn newton_node(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
-    if (NEWTON_BLOCKS) {
-        let t = touched_node(workgroup, workgroups, local);
-        return select(NEWTON_NO_NODE, node_index(t.node), t.valid);
-    }
-    return flat_index(workgroup, local, workgroups);
-}
-
-// The level-1 node whose entries the grid node `node` zeroes after a step (pb_newton_finish):
-// (n + 1) / 2 per axis, so that the nodes of a block from 4b reach exactly the level-1 nodes
-// 2b .. 2b + 2 that pb_newton_restrict computes for a touched block (and all the grid's nodes
-// all of level 1).
-fn newton_level_one_of(node: u32) -> u32 {
-    let d = params.node_dims;
-    let n = vec3<u32>(node % d.x, (node / d.x) % d.y, node / (d.x * d.y));
-    let c = (n + vec3<u32>(1u)) / 2u;
-    let above = level_dims(1u);
-    return c.x + above.x * (c.y + above.y * c.z);
-}
 
 fn newton_field(field: u32, node: u32) -> u32 {
     return NEWTON_HEAD + field * node_count() + node;
@@ -244,12 +209,6 @@ fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mi
         workgroupBarrier();
     }
     if (local == 0u) {
-        let slot = workgroup.y * workgroups.x + workgroup.x;
-        pb_solve[partial_base() + slot] = vec4<f32>(newton_partial[0], 0.0, 0.0);
-        // How many partial sums pb_newton_reduce adds up: the dispatch's workgroups, whichever
-        // nodes it ran on.
-        if (slot == 0u) {
-            pb_solve[2].w = f32(workgroups.x * workgroups.y);
-        }
+        pb_solve[partial_base() + workgroup.y * workgroups.x + workgroup.x] = vec4<f32>(newton_partial[0], 0.0, 0.0);
     }
 }

@@ -14,7 +14,7 @@ fn pb_newton_apply_grid(
     if (newton_stopped(local)) {
         return;
     }
-    let node = newton_node(workgroup, workgroups, local);
+    let node = flat_index(workgroup, local, workgroups);
     var mine = 0.0;
     if (node < node_count()) {
         let stiffness = take_forces(node);

@@ -12,7 +12,7 @@ fn pb_newton_direction(
     if (newton_stopped(local)) {
         return;
     }
-    let node = newton_node(workgroup, workgroups, local);
+    let node = flat_index(workgroup, local, workgroups);
     if (node >= node_count()) {
         return;
     }

@@ -1,7 +1,7 @@
 // pb_newton_finish: each node's velocity over the step, ṽ* + x̃ with the grid's conditions applied,
 // in grid_velocity for the shared g2p that ends the step. x̃'s held components carry the force the
 // walls hold (pb_newton_residual, pb_newton_update): the free axes take the conditions' friction
-// of it. It leaves the solve's vectors zero (newton_node says why). CPU twin: newton::step.
+// of it. CPU twin: newton::step.
 // Reads: params, clock, pb_solve, colliders. Writes: grid_velocity.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -10,7 +10,7 @@ fn pb_newton_finish(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let node = newton_node(workgroup, workgroups, local);
+    let node = flat_index(workgroup, local, workgroups);
     if (node >= node_count()) {
         return;
     }
@@ -26,10 +26,4 @@ fn pb_newton_finish(
         v = vec4<f32>(select(pressed, plain, held_axes(x.w)), t.w);
     }
     grid_velocity[node] = v;
-    // Back to zero for the next step, whose nodes may be others (newton_node): the node's fields
-    // and its level-1 node's restricted residual and mass.
-    for (var field = 0u; field < NEWTON_FIELDS; field++) {
-        pb_solve[newton_field(field, node)] = vec4<f32>(0.0);
-    }
-    pb_solve[level_base(1u) + 2u * newton_level_one_of(node)] = vec4<f32>(0.0);
 }

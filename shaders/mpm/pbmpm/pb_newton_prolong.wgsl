@@ -4,7 +4,7 @@
 // interpolated linearly. Level 0 is the grid: it stores z with the held axes zeroed and adds up
 // rᵀz and rᵀM⁻¹r per workgroup (the latter is the residual pb_newton_reduce keeps for a solve
 // that stops on its tolerance). CPU twin: newton.rs, precondition.
-// Reads: params, clock, pb_solve, bins. Writes: pb_solve.
+// Reads: params, clock, pb_solve. Writes: pb_solve.
 
 var<immediate> newton_level: u32;
 
@@ -52,8 +52,7 @@ fn pb_newton_prolong(
         return;
     }
     let l = newton_level;
-    // With NEWTON_BLOCKS the host runs level 0 alone this way, over the touched blocks.
-    let index = newton_node(workgroup, workgroups, local);
+    let index = flat_index(workgroup, local, workgroups);
     var mine = vec2<f32>(0.0);
     if (index < level_nodes(l)) {
         let own = restricted(l, index);

@@ -20,8 +20,7 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
             return;
         }
     }
-    // The node pass before this one said how many partial sums it left (store_partial_sum).
-    let count = u32(pb_solve[2].w);
+    let count = (node_count() + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
     var mine = vec2<f32>(0.0);
     for (var i = local; i < count; i += WORKGROUP_SIZE) {
         mine += pb_solve[partial_base() + i].xy;
@@ -37,8 +36,6 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
     if (local != 0u) {
         return;
     }
-    // Taken: a node pass that ran no workgroup (no touched block) leaves nothing to add up.
-    pb_solve[2].w = 0.0;
     let sum = newton_partial[0].x;
     let h = pb_solve[0];
     switch newton_round {

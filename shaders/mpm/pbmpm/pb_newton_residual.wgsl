@@ -10,7 +10,7 @@ fn pb_newton_residual(
     @builtin(local_invocation_index) local: u32,
     @builtin(num_workgroups) workgroups: vec3<u32>,
 ) {
-    let node = newton_node(workgroup, workgroups, local);
+    let node = flat_index(workgroup, local, workgroups);
     var mine = vec2<f32>(0.0);
     if (node < node_count()) {
         let force = take_forces(node);

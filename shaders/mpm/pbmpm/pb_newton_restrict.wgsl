@@ -3,9 +3,7 @@
 // below it with the weights of linear interpolation (1 for the node under it, 1/2 for its
 // neighbours, per axis), so that level l holds P_lᵀ r and P_lᵀ m. CPU twin: newton.rs, Level and
 // precondition (which restricts from the grid in one step: the same weights, composed).
-// With NEWTON_BLOCKS the host runs level 1 over the touched blocks (touched_level_one); the
-// coarser levels always run over all their nodes.
-// Reads: params, pb_solve, bins. Writes: pb_solve.
+// Reads: params, pb_solve. Writes: pb_solve.
 
 var<immediate> newton_level: u32;
 
@@ -15,23 +13,6 @@ fn restricted(l: u32, i: u32) -> vec4<f32> {
         return vec4<f32>(pb_solve[newton_field(FIELD_R, i)].xyz, pb_solve[newton_field(FIELD_TARGET, i)].w);
     }
     return pb_solve[level_base(l) + 2u * i];
-}
-
-// With NEWTON_BLOCKS (level 1 only): the level-1 node of this thread, one of the 3³ nodes 2b .. 2b + 2
-// whose stencils reach touched block b (NEWTON_NO_NODE for threads past them). Neighbouring blocks
-// share some of them and compute the same sums.
-fn touched_level_one(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32) -> u32 {
-    let slot = workgroup_slot(workgroup, workgroups);
-    if (local >= 27u || slot >= atomicLoad(&bin_header.touched_count)) {
-        return NEWTON_NO_NODE;
-    }
-    let block = block_lists[block_count() + slot];
-    let c = 2u * block_coords(block) + vec3<u32>(local % 3u, (local / 3u) % 3u, local / 9u);
-    let d = level_dims(1u);
-    if (any(c >= d)) {
-        return NEWTON_NO_NODE;
-    }
-    return c.x + d.x * (c.y + d.y * c.z);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -45,10 +26,7 @@ fn pb_newton_restrict(
         return;
     }
     let l = newton_level;
-    var index = flat_index(workgroup, local, workgroups);
-    if (NEWTON_BLOCKS) {
-        index = touched_level_one(workgroup, workgroups, local);
-    }
+    let index = flat_index(workgroup, local, workgroups);
     if (index >= level_nodes(l)) {
         return;
     }

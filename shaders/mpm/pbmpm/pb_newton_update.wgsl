@@ -13,7 +13,7 @@ fn pb_newton_update(
     if (newton_stopped(local)) {
         return;
     }
-    let node = newton_node(workgroup, workgroups, local);
+    let node = flat_index(workgroup, local, workgroups);
     var mine = 0.0;
     if (node < node_count()) {
         let alpha = pb_solve[0].z;

@@ -51,17 +51,14 @@ pub const NEWTON_HEAD: u64 = 3;
 /// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
 /// nodes, laid out as `newton.wgsl` says: [`NEWTON_HEAD`] of header, 5 per node, 2 per node of each coarse level
 /// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
-/// partial sum per workgroup of a node dispatch: over the dense grid, or one per touched block
-/// (at most every block), whichever is more.
+/// partial sum per workgroup of a node dispatch.
 pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
     let nodes = |d: glam::UVec3| d.x as u64 * d.y as u64 * d.z as u64;
     let mut len = NEWTON_HEAD + 5 * nodes(node_dims);
     for level in 1..NEWTON_LEVELS {
         len += 2 * newton_level_nodes(node_dims, level);
     }
-    let dense = nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64);
-    let blocks = nodes(crate::sim::sort::blocks::block_dims(node_dims));
-    len + spilled_workgroups(dense.max(blocks))
+    len + spilled_workgroups(nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64))
 }
 
 /// Nodes of level `level` of the Newton–PCG preconditioner over a grid of `node_dims` nodes (level 0

@@ -60,30 +60,18 @@ pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec
 /// (but for the last) the preconditioner, β and the next direction, the last instead the residual
 /// it leaves; the nodes' velocities and the shared g2p. Particle passes run per page, in stored
 /// order with global atomics but for the operator's on the binned paths (a tile per occupied
-/// block). Node passes run once: on the binned paths with one page over the blocks the sort
-/// listed as touched ([`Dispatch::TouchedBlocks`]: the grid and the preconditioner's first
-/// coarse level; the coarser levels are small and run whole), otherwise over the dense grid.
+/// block); node passes once, over the dense grid (each of the preconditioner's over its level).
 fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
-    // Each page's sort lists the blocks its own particles touch, so only one page's list is all
-    // the touched blocks.
-    let touched = first.path != SolverPath::Naive && pages.len() == 1;
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
     // The preconditioner's passes run a thread per node of their level (the round).
-    let dense_round = |pass: MpmPass, round: u32| {
+    let round = |pass: MpmPass, round: u32| {
         let threads = match pass {
             MpmPass::PbNewtonReduce => 1,
             MpmPass::PbNewtonRestrict | MpmPass::PbNewtonProlong => newton_level_nodes(first.node_dims, round) as u32,
             _ => item_threads(crate::sim::indirect::Items::Nodes, first),
         };
         (pass, Dispatch::Round { threads, round })
-    };
-    // A pass over the grid's nodes (level 0 for the preconditioner's, level 1 for the
-    // restriction's), as `touched` says.
-    let nodes = |pass: MpmPass, round: u32| match (touched, pass.info().takes_round) {
-        (true, _) => (pass, Dispatch::TouchedBlocks { round }),
-        (false, true) => dense_round(pass, round),
-        (false, false) => at(pass, first),
     };
     let mut runs: Vec<PageRun> = vec![(first, vec![at(MpmPass::PbClock, first)])];
     if first.path != SolverPath::Naive {
@@ -92,23 +80,21 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbBegin, page)]));
     runs.push((first, vec![at(MpmPass::GridClear, first)]));
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonPredict, page)]));
-    runs.push((first, vec![nodes(MpmPass::PbNewtonBegin, 0)]));
+    runs.push((first, vec![at(MpmPass::PbNewtonBegin, first)]));
     if first.path != SolverPath::Naive {
         runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonCounters, page)]));
     }
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonForce, page)]));
     let precondition = |beta_round: u32| {
-        let mut d = vec![nodes(MpmPass::PbNewtonRestrict, 1)];
-        d.extend((2..NEWTON_LEVELS).map(|l| dense_round(MpmPass::PbNewtonRestrict, l)));
-        d.extend((1..NEWTON_LEVELS).rev().map(|l| dense_round(MpmPass::PbNewtonProlong, l)));
-        d.push(nodes(MpmPass::PbNewtonProlong, 0));
-        d.push(dense_round(MpmPass::PbNewtonReduce, beta_round));
-        d.push(nodes(MpmPass::PbNewtonDirection, 0));
+        let mut d: Vec<(MpmPass, Dispatch)> = (1..NEWTON_LEVELS).map(|l| round(MpmPass::PbNewtonRestrict, l)).collect();
+        d.extend((0..NEWTON_LEVELS).rev().map(|l| round(MpmPass::PbNewtonProlong, l)));
+        d.push(round(MpmPass::PbNewtonReduce, beta_round));
+        d.push(at(MpmPass::PbNewtonDirection, first));
         d
     };
     // Round 3 keeps rᵀM⁻¹r at the prediction, against which round 4 measures the last
     // iteration's residual.
-    let mut start = vec![nodes(MpmPass::PbNewtonResidual, 0), dense_round(MpmPass::PbNewtonReduce, 3)];
+    let mut start = vec![at(MpmPass::PbNewtonResidual, first), round(MpmPass::PbNewtonReduce, 3)];
     start.extend(precondition(0));
     runs.push((first, start));
     // On the binned paths the operator's particle pass scatters through a tile per occupied block,
@@ -116,17 +102,17 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     let apply = if first.path == SolverPath::Naive { MpmPass::PbNewtonApply } else { MpmPass::PbNewtonApplyTiled };
     for k in 0..iterations {
         runs.extend(page_runs(pages, |page| vec![at(apply, page)]));
-        let mut d = vec![nodes(MpmPass::PbNewtonApplyGrid, 0), dense_round(MpmPass::PbNewtonReduce, 1)];
-        d.push(nodes(MpmPass::PbNewtonUpdate, 0));
+        let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
+        d.push(at(MpmPass::PbNewtonUpdate, first));
         // The preconditioner and the next direction serve the next iteration only.
         if k + 1 < iterations {
             d.extend(precondition(2));
         } else {
-            d.push(dense_round(MpmPass::PbNewtonReduce, 4));
+            d.push(round(MpmPass::PbNewtonReduce, 4));
         }
         runs.push((first, d));
     }
-    runs.push((first, vec![nodes(MpmPass::PbNewtonFinish, 0)]));
+    runs.push((first, vec![at(MpmPass::PbNewtonFinish, first)]));
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::G2p, page)]));
     runs
 }

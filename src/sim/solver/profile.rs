@@ -4,7 +4,8 @@
 //! sum over passes is therefore close to a step's GPU time, not a measure of the overlap the
 //! driver finds between passes.
 
-use super::Solver;
+use super::error::SolverError;
+use super::state::Solver;
 use crate::gpu::Gpu;
 use crate::sim::explicit::clock::FrameStep;
 use crate::sim::passes::MpmPass;
@@ -25,7 +26,7 @@ impl Solver {
     /// Runs `steps` PB-MPM steps of `dt` seconds as the current settings say, each dispatch timed
     /// alone, and returns each pass's dispatches and milliseconds per step, the costliest first.
     /// `None` where the device has no timestamp queries. It steps the snow on.
-    pub fn profile_pbmpm(&self, gpu: &Gpu, steps: u32, dt: f64) -> Result<Option<Vec<PassTime>>, super::SolverError> {
+    pub fn profile_pbmpm(&self, gpu: &Gpu, steps: u32, dt: f64) -> Result<Option<Vec<PassTime>>, SolverError> {
         if !gpu.has_timestamps || steps == 0 {
             return Ok(None);
         }
