@@ -24,6 +24,8 @@ fn syntax_errors_and_unknown_fields_give_line_and_column() {
     assert_parse(&doc, &["number out of range"]);
     doc = base().to_string().replacen("\"radius\":0.2", "\"radius\":NaN", 1);
     assert_parse(&doc, &[]);
+    doc = base().to_string().replacen("\"emitters\"", "\"material\":{\"preset\":\"custard\"},\"emitters\"", 1);
+    assert_parse(&doc, &["material.preset", "\"custard\"", "jelly", "reference_snow"]);
     let mut no_grid = base();
     no_grid.as_object_mut().unwrap().remove("grid");
     assert_parse(&no_grid.to_string(), &["missing field `grid`"]);

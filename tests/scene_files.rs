@@ -114,6 +114,11 @@ fn defaults_fill_optional_fields() {
     let partial = modified(|d| d["material"] = json!({ "hardening": 5 })).unwrap();
     assert_eq!(partial.material.hardening, 5.0);
     assert_eq!(partial.material.density, 400.0);
+    // A preset, with a field given over it: the rest from the preset, not the reference snow.
+    let jelly = modified(|d| d["material"] = json!({ "preset": "jelly", "youngs_modulus": 2e4 })).unwrap();
+    assert_eq!(jelly.material, powder::sim::presets::elastic(2e4, 0.45, 1000.0));
+    let rubber = modified(|d| d["material"] = json!({ "preset": "rubber" })).unwrap();
+    assert_eq!(rubber.material, powder::sim::presets::preset_by_id("rubber").unwrap().material);
     assert!(matches!(scene.emitters[1], Emitter::Box { velocity, .. } if velocity == DVec3::ZERO));
 }
 

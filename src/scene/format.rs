@@ -52,8 +52,9 @@ pub struct Scene {
     /// Wall boundary condition. Optional, default separating walls with friction 0.3.
     #[serde(default)]
     pub boundary: Boundary,
-    /// Snow parameters. Optional, and any subset of its fields may be given.
-    #[serde(default)]
+    /// Snow parameters. Optional, and any subset of its fields may be given; `"preset": ID` starts
+    /// from a named material ([`crate::sim::presets`]) instead of the reference snow.
+    #[serde(default, deserialize_with = "material_with_preset")]
     pub material: SnowMaterial,
     /// Particles per grid cell in freshly emitted snow. Optional, default 8.
     #[serde(default = "default_particles_per_cell")]
@@ -213,4 +214,46 @@ mod tests {
         assert!((p.dt - expected).abs() <= 1e-15 * expected);
         assert!(p.dt > 1e-5 && p.dt < 1e-3, "dt = {}", p.dt);
     }
+}
+
+/// The `material` section as written: an optional preset and any of the fields, which override it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaterialSection {
+    preset: Option<String>,
+    youngs_modulus: Option<f64>,
+    poisson_ratio: Option<f64>,
+    hardening: Option<f64>,
+    critical_compression: Option<f64>,
+    critical_stretch: Option<f64>,
+    density: Option<f64>,
+    tensile_strength: Option<f64>,
+}
+
+/// Reads a [`MaterialSection`] into the material it names: the preset's (or the reference snow's)
+/// with the fields given put over it. An unknown preset is an error that lists the known ones.
+fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SnowMaterial, D::Error> {
+    use serde::de::Error;
+    // A section written as a list is left to the shape check (`check_shape`), which names it.
+    let value = serde_json::Value::deserialize(deserializer)?;
+    if !value.is_object() {
+        return SnowMaterial::deserialize(value).map_err(D::Error::custom);
+    }
+    let section: MaterialSection = serde_json::from_value(value).map_err(D::Error::custom)?;
+    let base = match &section.preset {
+        None => SnowMaterial::default(),
+        Some(id) => crate::sim::presets::preset_by_id(id).map(|p| p.material).ok_or_else(|| {
+            let known: Vec<&str> = crate::sim::presets::material_presets().iter().map(|p| p.id).collect();
+            D::Error::custom(format!("material.preset: unknown preset {id:?}; one of {}", known.join(", ")))
+        })?,
+    };
+    Ok(SnowMaterial {
+        youngs_modulus: section.youngs_modulus.unwrap_or(base.youngs_modulus),
+        poisson_ratio: section.poisson_ratio.unwrap_or(base.poisson_ratio),
+        hardening: section.hardening.unwrap_or(base.hardening),
+        critical_compression: section.critical_compression.unwrap_or(base.critical_compression),
+        critical_stretch: section.critical_stretch.unwrap_or(base.critical_stretch),
+        density: section.density.unwrap_or(base.density),
+        tensile_strength: section.tensile_strength.unwrap_or(base.tensile_strength),
+    })
 }

@@ -11,7 +11,7 @@
 //!   in [`grid_pool`], what fits the device in [`capacity`];
 //! - [`sort`]: particles binned by grid block and moved into block order;
 //! - [`params`], [`material`], [`fixed_point`], [`interaction`]: what the passes read (the grid's
-//!   geometry itself is [`crate::grid`], which the colliders share);
+//!   geometry itself is [`crate::grid`], which the colliders share); [`presets`]: named materials;
 //! - [`path`] (the substep paths) and [`indirect`] (the indirect-argument layout): plain types
 //!   that the pages, the pass table and the recorder all name, kept below them.
 //!
@@ -42,6 +42,7 @@ pub mod passes;
 pub mod path;
 pub mod pbmpm;
 pub mod pipelines;
+pub mod presets;
 pub mod record;
 pub mod shaders;
 pub mod solver;

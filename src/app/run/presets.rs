@@ -1,73 +1,9 @@
-//! Named snow materials and the scenes compiled into the binary.
-//!
-//! The material presets are the reference snow of Stomakhin et al. 2013 ("A material point method
-//! for snow simulation", Table 2) and the variations of it the paper compares in its snowball
-//! smash figure, each changing one or two parameters. Two more are powder's own, and say so.
+//! The material presets' label in the Material panel, and the scenes compiled into the binary.
+//! The presets themselves are the library's ([`powder::sim::presets`]), which scene files name too.
 
 use powder::scene::{BUILTIN_DEFAULT_JSON, Scene, SceneError};
 use powder::sim::material::SnowMaterial;
-
-/// A named material.
-pub struct MaterialPreset {
-    /// Name shown in the UI.
-    pub name: &'static str,
-    /// Where the numbers come from and what they change.
-    pub note: &'static str,
-    /// The parameters.
-    pub material: SnowMaterial,
-}
-
-/// The reference snow: E = 1.4e5 Pa, ν = 0.2, ξ = 10, θc = 2.5e-2, θs = 7.5e-3, ρ = 400 kg/m³.
-fn reference() -> SnowMaterial {
-    SnowMaterial::default()
-}
-
-/// Every material preset, the reference first.
-pub fn material_presets() -> Vec<MaterialPreset> {
-    let r = reference();
-    vec![
-        MaterialPreset {
-            name: "Reference snow (paper)",
-            note: "Stomakhin et al. 2013, Table 2: E 1.4e5 Pa, ν 0.2, ξ 10, θc 2.5e-2, θs 7.5e-3, ρ 400 kg/m³",
-            material: r,
-        },
-        MaterialPreset {
-            name: "Lower hardening (paper)",
-            note: "Stomakhin et al. 2013: ξ = 5 instead of 10; compacted snow stiffens less",
-            material: SnowMaterial { hardening: 5.0, ..r },
-        },
-        MaterialPreset {
-            name: "Lower Young's modulus (paper)",
-            note: "Stomakhin et al. 2013: E = 4.8e4 Pa instead of 1.4e5; softer, squishier snow",
-            material: SnowMaterial { youngs_modulus: 4.8e4, ..r },
-        },
-        MaterialPreset {
-            name: "Lower critical compression (paper)",
-            note: "Stomakhin et al. 2013: θc = 1.9e-2 instead of 2.5e-2; yields sooner under compression",
-            material: SnowMaterial { critical_compression: 1.9e-2, ..r },
-        },
-        MaterialPreset {
-            name: "Lower critical stretch (paper)",
-            note: "Stomakhin et al. 2013: θs = 5e-3 instead of 7.5e-3; breaks apart sooner (more brittle)",
-            material: SnowMaterial { critical_stretch: 5e-3, ..r },
-        },
-        MaterialPreset {
-            name: "Lower θc and θs (paper)",
-            note: "Stomakhin et al. 2013: θc = 1.9e-2 and θs = 5e-3; the most brittle of the paper's variants",
-            material: SnowMaterial { critical_compression: 1.9e-2, critical_stretch: 5e-3, ..r },
-        },
-        MaterialPreset {
-            name: "Stiffer, E × 2 (powder, not in the paper)",
-            note: "powder's own variation: E = 2.8e5 Pa; keeps its shape better (smaller stable dt)",
-            material: SnowMaterial { youngs_modulus: 2.8e5, ..r },
-        },
-        MaterialPreset {
-            name: "More plastic, θc = 0.1 (powder, not in the paper)",
-            note: "powder's own variation: θc = 0.1; packs down a lot before it resists",
-            material: SnowMaterial { critical_compression: 0.1, ..r },
-        },
-    ]
-}
+pub use powder::sim::presets::material_presets;
 
 /// What the preset box shows for the material `current`: the preset it equals; else the preset
 /// last `chosen` (or, with none chosen, the preset the scene's material `loaded` equals), marked

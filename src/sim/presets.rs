@@ -1,0 +1,142 @@
+//! Named materials: the app's Material panel offers them, and a scene names one as
+//! `"material": {"preset": ID}` (fields it also gives override the preset's).
+//!
+//! The snow presets are the reference snow of Stomakhin et al. 2013 ("A material point method for
+//! snow simulation", Table 2) and the variations of it the paper compares in its snowball smash
+//! figure, each changing one or two parameters; two more are powder's own, and say so.
+//!
+//! The elastic presets (jelly, rubber) are the same model with its plasticity, hardening and
+//! cracking turned off: Stomakhin's snow is the fixed corotated elastic solid
+//! (`τ = 2μ(F − R)Fᵀ + λ(J − 1)J I`) with the singular values of F clamped to `[1 − θc, 1 + θs]`,
+//! stiffened by `exp(ξ(1 − Jp))` and, in powder, cracking past a tensile strength. With
+//! `θc = 0.99999` and `θs = 10⁶` no clamp is ever reached, `ξ = 0` keeps the moduli, and a tensile
+//! strength of 0 never cracks: what is left is the fixed corotated solid, in both integrators.
+
+use super::material::SnowMaterial;
+
+/// A named material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MaterialPreset {
+    /// The name a scene file gives (`"material": {"preset": ID}`).
+    pub id: &'static str,
+    /// Name shown in the UI.
+    pub name: &'static str,
+    /// Where the numbers come from and what they change.
+    pub note: &'static str,
+    /// The parameters.
+    pub material: SnowMaterial,
+}
+
+/// An elastic solid of Young's modulus `e` (Pa), Poisson's ratio `nu` and density `rho`: the snow
+/// model with no plasticity, no hardening and no cracking (the module's documentation says why
+/// that is the fixed corotated solid).
+pub fn elastic(e: f64, nu: f64, rho: f64) -> SnowMaterial {
+    SnowMaterial {
+        youngs_modulus: e,
+        poisson_ratio: nu,
+        hardening: 0.0,
+        critical_compression: 0.99999,
+        critical_stretch: 1.0e6,
+        density: rho,
+        tensile_strength: 0.0,
+    }
+}
+
+/// Every material preset, the reference snow first.
+pub fn material_presets() -> Vec<MaterialPreset> {
+    let r = SnowMaterial::default();
+    vec![
+        MaterialPreset {
+            id: "reference_snow",
+            name: "Reference snow (paper)",
+            note: "Stomakhin et al. 2013, Table 2: E 1.4e5 Pa, ν 0.2, ξ 10, θc 2.5e-2, θs 7.5e-3, ρ 400 kg/m³",
+            material: r,
+        },
+        MaterialPreset {
+            id: "lower_hardening",
+            name: "Lower hardening (paper)",
+            note: "Stomakhin et al. 2013: ξ = 5 instead of 10; compacted snow stiffens less",
+            material: SnowMaterial { hardening: 5.0, ..r },
+        },
+        MaterialPreset {
+            id: "lower_youngs_modulus",
+            name: "Lower Young's modulus (paper)",
+            note: "Stomakhin et al. 2013: E = 4.8e4 Pa instead of 1.4e5; softer, squishier snow",
+            material: SnowMaterial { youngs_modulus: 4.8e4, ..r },
+        },
+        MaterialPreset {
+            id: "lower_critical_compression",
+            name: "Lower critical compression (paper)",
+            note: "Stomakhin et al. 2013: θc = 1.9e-2 instead of 2.5e-2; yields sooner under compression",
+            material: SnowMaterial { critical_compression: 1.9e-2, ..r },
+        },
+        MaterialPreset {
+            id: "lower_critical_stretch",
+            name: "Lower critical stretch (paper)",
+            note: "Stomakhin et al. 2013: θs = 5e-3 instead of 7.5e-3; breaks apart sooner (more brittle)",
+            material: SnowMaterial { critical_stretch: 5e-3, ..r },
+        },
+        MaterialPreset {
+            id: "lower_critical_compression_and_stretch",
+            name: "Lower θc and θs (paper)",
+            note: "Stomakhin et al. 2013: θc = 1.9e-2 and θs = 5e-3; the most brittle of the paper's variants",
+            material: SnowMaterial { critical_compression: 1.9e-2, critical_stretch: 5e-3, ..r },
+        },
+        MaterialPreset {
+            id: "stiffer_snow",
+            name: "Stiffer, E × 2 (powder, not in the paper)",
+            note: "powder's own variation: E = 2.8e5 Pa; keeps its shape better (smaller stable dt)",
+            material: SnowMaterial { youngs_modulus: 2.8e5, ..r },
+        },
+        MaterialPreset {
+            id: "more_plastic_snow",
+            name: "More plastic, θc = 0.1 (powder, not in the paper)",
+            note: "powder's own variation: θc = 0.1; packs down a lot before it resists",
+            material: SnowMaterial { critical_compression: 0.1, ..r },
+        },
+        MaterialPreset {
+            id: "jelly",
+            name: "Jelly (elastic)",
+            note: "Elastic, no plasticity or cracking: E 1e4 Pa, ν 0.45, ρ 1000 kg/m³. Gelatin gels measure \
+                   roughly 1–20 kPa in indentation tests; 10 kPa is a firm dessert jelly, chosen, not measured. \
+                   ν 0.45 rather than a gel's nearly 0.5, which the compressible model would lock at",
+            material: elastic(1.0e4, 0.45, 1000.0),
+        },
+        MaterialPreset {
+            id: "rubber",
+            name: "Rubber (elastic)",
+            note: "Elastic, no plasticity or cracking: E 1e6 Pa, ν 0.45, ρ 1100 kg/m³, the order of a soft \
+                   natural rubber (1–10 MPa); ν 0.45 rather than rubber's nearly 0.5, which the compressible \
+                   model would lock at. Stiff: the explicit integrator takes ~60 m/s waves, small steps",
+            material: elastic(1.0e6, 0.45, 1100.0),
+        },
+    ]
+}
+
+/// The preset a scene file calls `id`.
+pub fn preset_by_id(id: &str) -> Option<MaterialPreset> {
+    material_presets().into_iter().find(|p| p.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_the_elastic_presets_never_yield_or_crack() {
+        let presets = material_presets();
+        for (i, p) in presets.iter().enumerate() {
+            assert!(presets[..i].iter().all(|q| q.id != p.id), "{} twice", p.id);
+            assert_eq!(preset_by_id(p.id), Some(*p));
+        }
+        for id in ["jelly", "rubber"] {
+            let m = preset_by_id(id).expect("preset").material;
+            // A deformation far past anything a jelly meets (singular values 0.3 and 3) is inside
+            // [1 − θc, 1 + θs], so the return mapping leaves it elastic; no crack, no hardening.
+            assert!(1.0 - m.critical_compression < 0.3 && 1.0 + m.critical_stretch > 3.0);
+            assert!(!m.cracks([3.0, 1.0, 0.3], [3.0, 1.0, 0.3], 1.0, 1.0));
+            assert_eq!(m.hardening_factor(0.5), 1.0);
+        }
+        assert_eq!(preset_by_id("custard"), None);
+    }
+}
