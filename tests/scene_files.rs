@@ -30,6 +30,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "blade_plow.json",
         "block_drop.json",
         "figure_walk.json",
+        "jelly_drop.json",
         "ramp_wall.json",
         "snowball_collision.json",
         "snowball_wall.json",
