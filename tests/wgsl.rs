@@ -168,6 +168,8 @@ fn shared_struct_layouts_agree() {
                     pb_relaxation,
                     pb_yield_time,
                     density,
+                    plasticity,
+                    friction_alpha,
                 ]
             ),
         ),

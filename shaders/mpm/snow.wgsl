@@ -89,11 +89,36 @@ fn yield_keep() -> f32 {
     return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0);
 }
 
+// Sand's plasticity (params.plasticity 1): the Drucker–Prager return mapping of Klár et al. 2016
+// on the Hencky strain ε = ln |σ|, with the volume correction of Tampubolon et al. 2017 in Jp as
+// v = ln Jp. Returns the returned singular values (xyz) and the new v (w). CPU twin: sand_return
+// in src/sim/cpu/g2p.rs, which says what each case does.
+const SAND_MIN_STRETCH: f32 = 1.0e-4;
+
+fn sand_return(sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
+    let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
+    let tr = epsilon.x + epsilon.y + epsilon.z + log(plastic_jacobian);
+    if (tr >= 0.0) {
+        return vec4<f32>(1.0, 1.0, 1.0, tr);
+    }
+    let deviatoric = epsilon - vec3<f32>(tr / 3.0);
+    let norm = length(deviatoric) + 1.0e-20;
+    let mu = params.mu0;
+    let lambda = params.lambda0;
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * params.friction_alpha;
+    return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
+}
+
 fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticState {
     let d = svd3(f);
     let lo = 1.0 - params.critical_compression;
     let hi = 1.0 + params.critical_stretch;
-    let bounded = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
+    var bounded = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
+    var sand = vec4<f32>(0.0);
+    if (params.plasticity == 1u) {
+        sand = sand_return(d.sigma, plastic_jacobian);
+        bounded = sand.xyz;
+    }
     let clamped = bounded + keep * (d.sigma - bounded);
     // F_E = U Σc Vᵀ written as F + U (Σc − Σ) Vᵀ: inside the elastic range F is kept bit for bit.
     // Rebuilding it from the f32 SVD every substep shrank F by about an ulp per substep, and resting
@@ -112,5 +137,8 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticS
         PLASTIC_JACOBIAN_MIN,
         PLASTIC_JACOBIAN_MAX,
     );
+    if (params.plasticity == 1u) {
+        out.plastic_jacobian = clamp(exp(sand.w), PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
+    }
     return out;
 }

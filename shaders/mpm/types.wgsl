@@ -78,6 +78,12 @@ struct SimParams {
     pb_yield_time: f32,
     // The snow's density ρ₀, kg/m³ (level_ratio in pbmpm/newton.wgsl).
     density: f32,
+    // How the material yields (MaterialKind::gpu_code): 0 snow's clamp, 1 sand's Drucker–Prager
+    // (project_plastic, snow.wgsl).
+    plasticity: u32,
+    // Sand's Drucker–Prager α of its friction angle (SnowMaterial::drucker_prager_alpha).
+    friction_alpha: f32,
+    _pad1: vec2<u32>,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while

@@ -221,6 +221,8 @@ mod tests {
 #[serde(deny_unknown_fields)]
 struct MaterialSection {
     preset: Option<String>,
+    kind: Option<crate::sim::material::MaterialKind>,
+    friction_angle: Option<f64>,
     youngs_modulus: Option<f64>,
     poisson_ratio: Option<f64>,
     hardening: Option<f64>,
@@ -234,10 +236,11 @@ struct MaterialSection {
 /// with the fields given put over it. An unknown preset is an error that lists the known ones.
 fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SnowMaterial, D::Error> {
     use serde::de::Error;
-    // A section written as a list is left to the shape check (`check_shape`), which names it.
+    // A section written as a list is left to the shape check (`Scene::check_shape`), which runs
+    // next and refuses it by name.
     let value = serde_json::Value::deserialize(deserializer)?;
-    if !value.is_object() {
-        return SnowMaterial::deserialize(value).map_err(D::Error::custom);
+    if value.is_array() {
+        return Ok(SnowMaterial::default());
     }
     let section: MaterialSection = serde_json::from_value(value).map_err(D::Error::custom)?;
     let base = match &section.preset {
@@ -248,6 +251,8 @@ fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Re
         })?,
     };
     Ok(SnowMaterial {
+        kind: section.kind.unwrap_or(base.kind),
+        friction_angle: section.friction_angle.unwrap_or(base.friction_angle),
         youngs_modulus: section.youngs_modulus.unwrap_or(base.youngs_modulus),
         poisson_ratio: section.poisson_ratio.unwrap_or(base.poisson_ratio),
         hardening: section.hardening.unwrap_or(base.hardening),

@@ -73,6 +73,10 @@ pub const CRITICAL_STRETCH: Tunable =
 /// strength above the stiffness is never reached).
 pub const TENSILE_STRENGTH: Tunable =
     Tunable { field: "material.tensile_strength", min: 0.0, max: 1e9, max_open: false, unit: "Pa", log: true };
+/// Sand's friction angle, degrees: frictionless to 60°, past the steepest natural slopes of
+/// granular material (about 45°).
+pub const FRICTION_ANGLE: Tunable =
+    Tunable { field: "material.friction_angle", min: 0.0, max: 60.0, max_open: false, unit: "°", log: false };
 /// Density, kg/m³: from about that of air (the lightest snow is ~10× denser) to 100× ice.
 pub const DENSITY: Tunable =
     Tunable { field: "material.density", min: 1.0, max: 1e5, max_open: false, unit: "kg/m³", log: true };
@@ -99,8 +103,9 @@ pub const RESOLUTION_SCALE: Tunable =
 pub const RENDER_TUNABLES: [Tunable; 5] = [PARTICLE_SCALE, EXPOSURE, DENSITY_SCALE, SPEED_SCALE, RESOLUTION_SCALE];
 
 /// Every tunable value, in scene file order.
-pub const TUNABLES: [Tunable; 8] = [
+pub const TUNABLES: [Tunable; 9] = [
     GRID_RESOLUTION,
+    FRICTION_ANGLE,
     YOUNGS_MODULUS,
     POISSON_RATIO,
     HARDENING,

@@ -15,8 +15,8 @@ use super::limit::{
     MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
 };
 use super::ranges::{
-    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, GRID_RESOLUTION, HARDENING, POISSON_RATIO, TENSILE_STRENGTH,
-    YOUNGS_MODULUS,
+    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION, HARDENING, POISSON_RATIO,
+    TENSILE_STRENGTH, YOUNGS_MODULUS,
 };
 use crate::collider::config::{ColliderShape, Transform};
 use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
@@ -97,6 +97,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
     out.extend([
         // The tunable values' ranges come from the one table the app's sliders use too.
+        check(FRICTION_ANGLE.field, m.friction_angle, FRICTION_ANGLE.limit()),
         check(YOUNGS_MODULUS.field, m.youngs_modulus, YOUNGS_MODULUS.limit()),
         check(POISSON_RATIO.field, m.poisson_ratio, POISSON_RATIO.limit()),
         check(HARDENING.field, m.hardening, HARDENING.limit()),

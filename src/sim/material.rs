@@ -26,10 +26,42 @@ pub const PLASTIC_JACOBIAN_MAX: f64 = 1.0e3;
 /// The default [`SnowMaterial::tensile_strength`], Pa (docs/breakage.md explains the choice).
 pub const DEFAULT_TENSILE_STRENGTH: f64 = 3000.0;
 
-/// Snow material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
+/// How a material yields: which return mapping moves the trial elastic deformation back into its
+/// elastic range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MaterialKind {
+    /// Snow (Stomakhin et al. 2013): singular values clamped to `[1 − θc, 1 + θs]`, the rest moved
+    /// into `Jp`.
+    #[default]
+    Snow,
+    /// Sand: Drucker–Prager plasticity on the Hencky strain (Klár et al. 2016), with the volume
+    /// correction of Tampubolon et al. 2017 kept in `Jp` (`ln Jp` is the volume the sand gained
+    /// when pulled apart, given back when it is pressed again). θc and θs play no part.
+    Sand,
+}
+
+impl MaterialKind {
+    /// The code the GPU reads (`params.plasticity` in `shaders/mpm/types.wgsl`).
+    pub fn gpu_code(self) -> u32 {
+        match self {
+            Self::Snow => 0,
+            Self::Sand => 1,
+        }
+    }
+}
+
+/// The default [`SnowMaterial::friction_angle`], degrees.
+pub const DEFAULT_FRICTION_ANGLE: f64 = 30.0;
+
+/// Material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SnowMaterial {
+    /// How it yields: snow (the default) or sand.
+    pub kind: MaterialKind,
+    /// Sand's friction angle φ, degrees: the slope its piles keep (Drucker–Prager). Unused by snow.
+    pub friction_angle: f64,
     /// Young's modulus E of fresh snow, in pascals.
     pub youngs_modulus: f64,
     /// Poisson's ratio ν, dimensionless, in [0, 0.5).
@@ -51,6 +83,8 @@ pub struct SnowMaterial {
 impl Default for SnowMaterial {
     fn default() -> Self {
         Self {
+            kind: MaterialKind::Snow,
+            friction_angle: DEFAULT_FRICTION_ANGLE,
             youngs_modulus: 1.4e5,
             poisson_ratio: 0.2,
             hardening: 10.0,
@@ -105,6 +139,13 @@ impl SnowMaterial {
         let tau = self.principal_stress(sigma, plastic_jacobian);
         let largest = tau[0].max(tau[1]).max(tau[2]);
         j > 0.0 && largest > self.tensile_strength * strength * j
+    }
+
+    /// The Drucker–Prager coefficient `α = √(2/3) · 2 sin φ / (3 − sin φ)` of the friction angle
+    /// (Klár et al. 2016): the cone `‖dev ε‖ ≤ −α (3λ + 2μ)/(2μ) tr ε` in Hencky strain.
+    pub fn drucker_prager_alpha(&self) -> f64 {
+        let s = self.friction_angle.to_radians().sin();
+        (2.0f64 / 3.0).sqrt() * 2.0 * s / (3.0 - s)
     }
 
     /// Speed of the P wave `sqrt((λ + 2μ) / ρ)` in m/s for a particle whose hardening factor is

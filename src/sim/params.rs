@@ -134,6 +134,12 @@ pub struct GpuSimParams {
     /// The snow's density ρ₀, kg/m³ (PB-MPM's Newton–PCG solve scales its preconditioner by the
     /// wave speed it gives).
     pub density: f32,
+    /// How the material yields ([`super::material::MaterialKind::gpu_code`]): 0 snow, 1 sand.
+    pub plasticity: u32,
+    /// Sand's Drucker–Prager coefficient α ([`super::material::SnowMaterial::drucker_prager_alpha`]).
+    pub friction_alpha: f32,
+    /// Padding to the uniform block's 16-byte size.
+    pub _pad1: [u32; 2],
 }
 
 /// What a page's uniform block carries beside the scene's parameters and the interaction: the
@@ -205,6 +211,9 @@ impl SolverParams {
             pb_relaxation: page.pb_relaxation,
             pb_yield_time: page.pb_yield_time,
             density: m.density as f32,
+            plasticity: m.kind.gpu_code(),
+            friction_alpha: m.drucker_prager_alpha() as f32,
+            _pad1: [0; 2],
         }
     }
 }

@@ -12,7 +12,7 @@
 //! `θc = 0.99999` and `θs = 10⁶` no clamp is ever reached, `ξ = 0` keeps the moduli, and a tensile
 //! strength of 0 never cracks: what is left is the fixed corotated solid, in both integrators.
 
-use super::material::SnowMaterial;
+use super::material::{MaterialKind, SnowMaterial};
 
 /// A named material.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +39,7 @@ pub fn elastic(e: f64, nu: f64, rho: f64) -> SnowMaterial {
         critical_stretch: 1.0e6,
         density: rho,
         tensile_strength: 0.0,
+        ..SnowMaterial::default()
     }
 }
 
@@ -109,6 +110,22 @@ pub fn material_presets() -> Vec<MaterialPreset> {
                    natural rubber (1–10 MPa); ν 0.45 rather than rubber's nearly 0.5, which the compressible \
                    model would lock at. Stiff: the explicit integrator takes ~60 m/s waves, small steps",
             material: elastic(1.0e6, 0.45, 1100.0),
+        },
+        MaterialPreset {
+            id: "dry_sand",
+            name: "Dry sand",
+            note: "Drucker–Prager sand: E 3.537e5 Pa, ν 0.3, ρ 2200 kg/m³, the sand of Klár et al. 2016 as \
+                   public MPM codes take it; friction angle 30°, the angle of repose of dry sand (about 30–35°)",
+            material: SnowMaterial {
+                kind: MaterialKind::Sand,
+                friction_angle: 30.0,
+                youngs_modulus: 3.537e5,
+                poisson_ratio: 0.3,
+                hardening: 0.0,
+                density: 2200.0,
+                tensile_strength: 0.0,
+                ..r
+            },
         },
     ]
 }

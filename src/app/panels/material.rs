@@ -3,7 +3,8 @@
 use egui::Ui;
 
 use powder::scene::ranges::{
-    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, HARDENING, POISSON_RATIO, TENSILE_STRENGTH, YOUNGS_MODULUS,
+    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO, TENSILE_STRENGTH,
+    YOUNGS_MODULUS,
 };
 
 use crate::app::events::AppEvent;
@@ -11,6 +12,7 @@ use crate::app::model::frame::Model;
 use crate::app::panels::tips;
 use crate::app::panels::widgets::tunable;
 use crate::app::run::presets::{material_presets, preset_label};
+use powder::sim::material::MaterialKind;
 
 /// Draws the Material section; `chosen` is the preset last chosen and the scene it was chosen for.
 pub fn material(ui: &mut Ui, model: &Model, chosen: &mut Option<(&'static str, String)>, events: &mut Vec<AppEvent>) {
@@ -31,6 +33,14 @@ pub fn material(ui: &mut Ui, model: &Model, chosen: &mut Option<(&'static str, S
     let mut changed = false;
     {
         // Each slider spans the range scene files may hold (`powder::scene::ranges`).
+        let mut sand = m.kind == MaterialKind::Sand;
+        if ui.checkbox(&mut sand, "sand (Drucker–Prager)").on_hover_text(tips::SAND).changed() {
+            m.kind = if sand { MaterialKind::Sand } else { MaterialKind::Snow };
+            changed = true;
+        }
+        if sand {
+            changed |= tunable(ui, "friction angle φ", &FRICTION_ANGLE, &mut m.friction_angle, tips::FRICTION_ANGLE);
+        }
         changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
         changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
         changed |= tunable(ui, "hardening ξ", &HARDENING, &mut m.hardening, tips::HARDENING);

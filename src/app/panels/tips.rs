@@ -14,6 +14,13 @@ pub const HARDENING: &str = "hardening ξ: how much stiffer snow gets as it is c
 pub const CRITICAL_COMPRESSION: &str = "critical compression θc: how far snow can be squeezed before it deforms \
      permanently (packs down). Higher: springier snow that takes more load before it packs; lower: it packs \
      and crumbles sooner.";
+/// The sand switch.
+pub const SAND: &str = "sand: the material yields as a granular solid (Drucker–Prager on the Hencky strain, \
+     Klár et al. 2016) instead of snow's clamp: it flows under shear, piles up and carries \
+     no tension. θc and θs then play no part.";
+/// Sand's friction angle φ.
+pub const FRICTION_ANGLE: &str = "friction angle φ: how steep a pile of the sand stands. Higher: steeper piles \
+     that flow less; lower: the sand runs out further.";
 /// Critical stretch θs.
 pub const CRITICAL_STRETCH: &str = "critical stretch θs: how far snow can be pulled apart before it gives way \
      permanently. Higher: stickier snow that stretches and holds together; lower: brittle snow that fractures \

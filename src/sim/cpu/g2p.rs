@@ -7,7 +7,7 @@ use nalgebra::Matrix3;
 use super::grid::{CpuGrid, Stencil};
 use super::particle::{CpuParticle, clamp_speed};
 use super::svd::signed_svd;
-use crate::sim::material::{PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN, SnowMaterial};
+use crate::sim::material::{MaterialKind, PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN, SnowMaterial};
 use crate::sim::params::SolverParams;
 
 /// Snow plasticity (step 3): clamps the singular values of the trial elastic gradient `f` to
@@ -31,6 +31,13 @@ pub fn project_plasticity_svd(
     keep: f64,
 ) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
+    if material.kind == MaterialKind::Sand {
+        let (returned, volume) = sand_return(material, sigma, plastic_jacobian);
+        let kept = returned + keep * (sigma - returned);
+        let elastic = f + u * Matrix3::from_diagonal(&(kept - sigma)) * v.transpose();
+        let jp = volume.exp().clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
+        return (elastic, jp, kept, sigma);
+    }
     let lo = 1.0 - material.critical_compression;
     let hi = 1.0 + material.critical_stretch;
     let clamped = sigma.map(|s| s.clamp(lo, hi));
@@ -44,6 +51,37 @@ pub fn project_plasticity_svd(
     let jp = (plastic_jacobian * (det / det_clamped).abs()).clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
     (elastic, jp, clamped, sigma)
 }
+
+/// Sand plasticity: the Drucker–Prager return mapping of Klár et al. 2016 on the Hencky strain
+/// `ε = ln |Σ|` of the trial singular values `sigma`, with the volume correction of Tampubolon et
+/// al. 2017 carried in `Jp` as `v = ln Jp`. With `tr = Σ εᵢ + v` and `ε̂ = ε − tr/3`:
+/// - `tr ≥ 0` (pulled apart): no stress is left, Σ = I, and the volume `tr` is kept (`v = tr`) to
+///   be given back once the sand is pressed again;
+/// - otherwise `Δγ = ‖ε̂‖ + α (3λ + 2μ)/(2μ) tr` (α of [`SnowMaterial::drucker_prager_alpha`]);
+///   outside the cone (`Δγ > 0`) ε moves back along ε̂ by Δγ, onto it; `v = 0`.
+///
+/// Returns the singular values of the returned elastic deformation and the new `v`.
+pub fn sand_return(
+    material: &SnowMaterial,
+    sigma: nalgebra::Vector3<f64>,
+    plastic_jacobian: f64,
+) -> (nalgebra::Vector3<f64>, f64) {
+    let epsilon = sigma.map(|s| s.abs().max(SAND_MIN_STRETCH).ln());
+    let tr = epsilon.sum() + plastic_jacobian.ln();
+    if tr >= 0.0 {
+        return (nalgebra::Vector3::repeat(1.0), tr);
+    }
+    let deviatoric = epsilon - nalgebra::Vector3::repeat(tr / 3.0);
+    let norm = deviatoric.norm() + 1e-20;
+    let (mu, lambda) = (material.mu0(), material.lambda0());
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * material.drucker_prager_alpha();
+    let returned = epsilon - dgamma.max(0.0) / norm * deviatoric;
+    (returned.map(f64::exp), 0.0)
+}
+
+/// The smallest singular value sand's return mapping takes the logarithm of: a particle crushed
+/// flatter is treated as this flat (`SAND_MIN_STRETCH` in `snow.wgsl`).
+pub const SAND_MIN_STRETCH: f64 = 1e-4;
 
 /// Gathers grid velocities back to every particle and advances it by `params.dt`.
 ///

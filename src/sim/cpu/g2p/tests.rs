@@ -92,3 +92,77 @@ fn clamps_position_to_the_domain_and_speed_after_moving() {
     assert!((s.particles[1].position.z - (z0 - 80.0 * dt)).abs() < 1e-12);
     assert!((s.particles[1].velocity - Vector3::new(0.0, 0.0, -50.0)).norm() < 1e-12);
 }
+
+/// The dry-sand preset, whose friction angle and moduli the Drucker–Prager tests use.
+fn sand() -> SnowMaterial {
+    crate::sim::presets::preset_by_id("dry_sand").expect("dry sand").material
+}
+
+/// `(‖ε̂‖, tr ε)` of singular values `sigma` with the volume `v` added to the trace.
+fn hencky(sigma: Vector3<f64>, v: f64) -> (f64, f64) {
+    let e = sigma.map(f64::ln);
+    let tr = e.sum() + v;
+    ((e - Vector3::repeat(tr / 3.0)).norm(), tr)
+}
+
+#[test]
+fn sand_outside_its_cone_returns_onto_it_and_keeps_its_volume() {
+    // Klár et al. 2016's return mapping: a compressed, sheared state outside the cone moves along
+    // its deviatoric direction onto ‖ε̂‖ = −α (3λ + 2μ)/(2μ) tr ε, keeping tr ε (the volume).
+    let m = sand();
+    let k = m.drucker_prager_alpha() * (3.0 * m.lambda0() + 2.0 * m.mu0()) / (2.0 * m.mu0());
+    let trial = Vector3::new(1.05, 0.97, 0.90);
+    let (dev, tr) = hencky(trial, 0.0);
+    assert!(tr < 0.0 && dev > -k * tr, "the trial state is compressed and outside the cone");
+    let (returned, v) = sand_return(&m, trial, 1.0);
+    let (dev_after, tr_after) = hencky(returned, 0.0);
+    assert!((tr_after - tr).abs() < 1e-12, "the volume changed: {tr} → {tr_after}");
+    assert!((dev_after - (-k * tr)).abs() < 1e-12, "not on the cone: {dev_after} against {}", -k * tr);
+    assert_eq!(v, 0.0);
+    // The direction of the deviatoric strain is kept: only its length shrinks.
+    let direction = |s: Vector3<f64>| {
+        let e = s.map(f64::ln);
+        let d = e - Vector3::repeat(e.sum() / 3.0);
+        d / d.norm()
+    };
+    assert!((direction(returned) - direction(trial)).norm() < 1e-12);
+}
+
+#[test]
+fn sand_inside_its_cone_is_left_alone_and_pulled_sand_keeps_no_stress() {
+    let m = sand();
+    // Pressed evenly with a little shear: inside the cone, elastic.
+    let inside = Vector3::new(0.99, 0.985, 0.98);
+    let (returned, v) = sand_return(&m, inside, 1.0);
+    assert!((returned - inside).norm() < 1e-12 && v == 0.0, "{returned} {v}");
+    // Pulled apart (tr ε ≥ 0): no stress (Σ = I), and the volume gained is kept in Jp = e^v …
+    let pulled = Vector3::new(1.02, 1.01, 0.995);
+    let (returned, v) = sand_return(&m, pulled, 1.0);
+    assert_eq!(returned, Vector3::repeat(1.0));
+    let (_, tr) = hencky(pulled, 0.0);
+    assert!((v - tr).abs() < 1e-15, "kept {v} of {tr}");
+    // … and given back when the sand is pressed again (Tampubolon et al. 2017): the same
+    // compression counts from the kept volume, so it returns nearer the apex.
+    let pressed = Vector3::new(0.995, 0.995, 0.995);
+    let (fresh, _) = sand_return(&m, pressed, 1.0);
+    let (after_pull, v_after) = sand_return(&m, pressed, v.exp());
+    let (_, tr_fresh) = hencky(fresh, 0.0);
+    assert!(tr_fresh < 0.0, "fresh sand stays compressed");
+    assert_eq!(after_pull, Vector3::repeat(1.0), "the kept volume outweighs the compression");
+    assert!((v_after - (v + pressed.map(f64::ln).sum())).abs() < 1e-15);
+}
+
+#[test]
+fn sand_plasticity_runs_through_g2p() {
+    // The snow clamp would leave this state alone (inside [1 − θc, 1 + θs] for the reference snow),
+    // the sand's cone does not: g2p takes the material's kind.
+    let mut s = deformed(Matrix3::from_diagonal(&Vector3::new(1.006, 0.999, 0.994)), 1.0);
+    s.params.material = sand();
+    s.g2p();
+    let (_, sigma, _) = signed_svd(&s.particles[0].deformation);
+    let (expected, _) = sand_return(&s.params.material, Vector3::new(1.006, 0.999, 0.994), 1.0);
+    let mut sorted = expected;
+    sorted.as_mut_slice().sort_by(|a, b| b.total_cmp(a));
+    assert!((sigma - sorted).norm() < 1e-12, "{sigma} against {sorted}");
+    assert!((sigma - Vector3::new(1.006, 0.999, 0.994)).norm() > 1e-4, "the cone did not act");
+}
