@@ -32,6 +32,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "figure_walk.json",
         "jelly_drop.json",
         "ramp_wall.json",
+        "sand_column.json",
         "snowball_collision.json",
         "snowball_wall.json",
     ];
