@@ -30,6 +30,20 @@ fn set_value_overrides_and_rejects_non_finite_values() {
     assert_eq!(scene, changed);
 }
 
+/// `--set material.preset=ID` takes the whole preset (the scene's JSON form spells out every
+/// material field, which would otherwise keep the old material), and fields set after it change it.
+#[test]
+fn a_preset_set_from_the_command_line_replaces_the_material() {
+    let mut scene = load(&base()).unwrap();
+    scene.set_value("material.youngs_modulus", "5e4", "cli").unwrap();
+    scene.set_value("material.preset", "jelly", "cli").unwrap();
+    assert_eq!(scene.material, powder::sim::presets::preset_by_id("jelly").unwrap().material);
+    scene.set_value("material.density", "900", "cli").unwrap();
+    assert_eq!((scene.material.density, scene.material.youngs_modulus), (900.0, 1e4));
+    let err = scene.set_value("material.preset", "custard", "cli").unwrap_err().to_string();
+    assert!(err.contains("custard") && err.contains("dry_sand"), "{err}");
+}
+
 /// `--set` values are JSON: `.5`, `+5` and `5.` are not numbers there; keys have no empty segments.
 #[test]
 fn set_value_takes_only_json_numbers_and_whole_keys() {

@@ -46,6 +46,12 @@ impl Scene {
                        write fields as material.density or emitters.0.radius";
             return Err(fail(why.to_string()));
         }
+        // Choosing a preset chooses all of the material: the scene's JSON form spells out every
+        // field, which would otherwise override the preset's (`material.preset` in a file only
+        // starts from it).
+        if segments == ["material", "preset"] {
+            root["material"] = serde_json::json!({ "preset": value.trim() });
+        }
         let mut field = String::new();
         let mut slot = &mut root;
         for (n, segment) in segments.iter().enumerate() {
