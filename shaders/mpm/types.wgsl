@@ -78,11 +78,8 @@ struct SimParams {
     pb_yield_time: f32,
     // The snow's density ρ₀, kg/m³ (level_ratio in pbmpm/newton.wgsl).
     density: f32,
-    // How the material yields (MaterialKind::gpu_code): 0 snow's clamp, 1 sand's Drucker–Prager
-    // (project_plastic, snow.wgsl).
-    plasticity: u32,
-    // Sand's Drucker–Prager α of its friction angle (SnowMaterial::drucker_prager_alpha).
-    friction_alpha: f32,
+    plasticity: u32, // 0: snow's clamp, 1: sand's Drucker–Prager (MaterialKind::gpu_code)
+    friction_alpha: f32, // sand's α (SnowMaterial::drucker_prager_alpha)
     _pad1: vec2<u32>,
 }
 
