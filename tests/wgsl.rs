@@ -290,6 +290,13 @@ fn the_newton_constants_agree_with_the_host() {
 }
 
 #[test]
+fn the_sand_constant_agrees_with_the_twin() {
+    // The flattest singular value sand's return mapping takes the logarithm of (snow.wgsl, g2p.rs).
+    let module = validate("g2p", &MpmPass::G2p.composed_source());
+    assert_eq!(f32_named(&module, "SAND_MIN_STRETCH") as f64, powder::sim::cpu::g2p::SAND_MIN_STRETCH as f32 as f64);
+}
+
+#[test]
 fn the_clock_gate_knows_the_indirect_argument_layout() {
     // clock_gate copies the template behind the gated entries into them: its counts must be the
     // host's (src/sim/explicit/clock.rs), or it would switch the wrong dispatches.

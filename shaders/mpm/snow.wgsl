@@ -79,9 +79,6 @@ struct PlasticState {
     trial: vec3<f32>,
 }
 
-// Moves the part of the trial deformation F beyond [1 − θc, 1 + θs] into the plastic part. The
-// total volume ratio J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or
-// absurd states (see docs/algorithm.md).
 // The fraction of a step's strain beyond the elastic range that stays elastic at its end:
 // exp(−dt/τ) under PB-MPM's yield relaxation, 0 (the clamp exactly) for τ = 0, the explicit
 // integrator's (PbmpmSettings::keep in src/sim/pbmpm/mod.rs).
@@ -109,17 +106,24 @@ fn sand_return(sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
     return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
 }
 
+// Returns the trial deformation F to the elastic range, `keep` of the excess left elastic. Snow
+// moves the part beyond [1 − θc, 1 + θs] into the plastic part: the total volume ratio
+// J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or absurd states (see
+// docs/algorithm.md). Sand returns onto its cone (sand_return), Jp holding its volume correction.
+// CPU twin: project_plasticity_svd in src/sim/cpu/g2p.rs.
 fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticState {
     let d = svd3(f);
-    let lo = 1.0 - params.critical_compression;
-    let hi = 1.0 + params.critical_stretch;
-    var bounded = clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi));
-    var sand = vec4<f32>(0.0);
-    if (params.plasticity == 1u) {
-        sand = sand_return(d.sigma, plastic_jacobian);
-        bounded = sand.xyz;
+    // The returned singular values (xyz), and for sand the volume it keeps (w, ln Jp).
+    let sand = params.plasticity == 1u;
+    var returned: vec4<f32>;
+    if (sand) {
+        returned = sand_return(d.sigma, plastic_jacobian);
+    } else {
+        let lo = 1.0 - params.critical_compression;
+        let hi = 1.0 + params.critical_stretch;
+        returned = vec4<f32>(clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi)), 0.0);
     }
-    let clamped = bounded + keep * (d.sigma - bounded);
+    let clamped = returned.xyz + keep * (d.sigma - returned.xyz);
     // F_E = U Σc Vᵀ written as F + U (Σc − Σ) Vᵀ: inside the elastic range F is kept bit for bit.
     // Rebuilding it from the f32 SVD every substep shrank F by about an ulp per substep, and resting
     // snow crept (docs/algorithm.md, g2p step 3).
@@ -132,13 +136,7 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticS
     out.u = d.u;
     out.sigma = clamped;
     out.trial = d.sigma;
-    out.plastic_jacobian = clamp(
-        plastic_jacobian * abs(j_trial / j_clamped),
-        PLASTIC_JACOBIAN_MIN,
-        PLASTIC_JACOBIAN_MAX,
-    );
-    if (params.plasticity == 1u) {
-        out.plastic_jacobian = clamp(exp(sand.w), PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
-    }
+    let jp = select(plastic_jacobian * abs(j_trial / j_clamped), exp(returned.w), sand);
+    out.plastic_jacobian = clamp(jp, PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
     return out;
 }

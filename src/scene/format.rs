@@ -176,6 +176,34 @@ impl Scene {
     }
 }
 
+/// Reads the `material` section: the fields it gives put over those of the preset it names
+/// (`"preset": ID`), or over the reference snow's (the struct's defaults). An unknown preset is an
+/// error that lists the known ones.
+fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SnowMaterial, D::Error> {
+    use serde::de::Error;
+    let mut value = serde_json::Value::deserialize(deserializer)?;
+    // A section written as a list is left to the shape check (`Scene::check_shape`), which runs
+    // next and refuses it by name.
+    if value.is_array() {
+        return Ok(SnowMaterial::default());
+    }
+    if let Some(section) = value.as_object_mut()
+        && let Some(preset) = section.remove("preset")
+    {
+        let id = preset.as_str().ok_or_else(|| D::Error::custom("material.preset: expected a preset's id"))?;
+        let preset = crate::sim::presets::preset_by_id(id).ok_or_else(|| {
+            let known: Vec<&str> = crate::sim::presets::material_presets().iter().map(|p| p.id).collect();
+            D::Error::custom(format!("material.preset: unknown preset {id:?}; one of {}", known.join(", ")))
+        })?;
+        let mut base = serde_json::to_value(preset.material).map_err(D::Error::custom)?;
+        if let Some(base) = base.as_object_mut() {
+            base.extend(std::mem::take(section));
+        }
+        value = base;
+    }
+    SnowMaterial::deserialize(value).map_err(D::Error::custom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,51 +242,4 @@ mod tests {
         assert!((p.dt - expected).abs() <= 1e-15 * expected);
         assert!(p.dt > 1e-5 && p.dt < 1e-3, "dt = {}", p.dt);
     }
-}
-
-/// The `material` section as written: an optional preset and any of the fields, which override it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MaterialSection {
-    preset: Option<String>,
-    kind: Option<crate::sim::material::MaterialKind>,
-    friction_angle: Option<f64>,
-    youngs_modulus: Option<f64>,
-    poisson_ratio: Option<f64>,
-    hardening: Option<f64>,
-    critical_compression: Option<f64>,
-    critical_stretch: Option<f64>,
-    density: Option<f64>,
-    tensile_strength: Option<f64>,
-}
-
-/// Reads a [`MaterialSection`] into the material it names: the preset's (or the reference snow's)
-/// with the fields given put over it. An unknown preset is an error that lists the known ones.
-fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SnowMaterial, D::Error> {
-    use serde::de::Error;
-    // A section written as a list is left to the shape check (`Scene::check_shape`), which runs
-    // next and refuses it by name.
-    let value = serde_json::Value::deserialize(deserializer)?;
-    if value.is_array() {
-        return Ok(SnowMaterial::default());
-    }
-    let section: MaterialSection = serde_json::from_value(value).map_err(D::Error::custom)?;
-    let base = match &section.preset {
-        None => SnowMaterial::default(),
-        Some(id) => crate::sim::presets::preset_by_id(id).map(|p| p.material).ok_or_else(|| {
-            let known: Vec<&str> = crate::sim::presets::material_presets().iter().map(|p| p.id).collect();
-            D::Error::custom(format!("material.preset: unknown preset {id:?}; one of {}", known.join(", ")))
-        })?,
-    };
-    Ok(SnowMaterial {
-        kind: section.kind.unwrap_or(base.kind),
-        friction_angle: section.friction_angle.unwrap_or(base.friction_angle),
-        youngs_modulus: section.youngs_modulus.unwrap_or(base.youngs_modulus),
-        poisson_ratio: section.poisson_ratio.unwrap_or(base.poisson_ratio),
-        hardening: section.hardening.unwrap_or(base.hardening),
-        critical_compression: section.critical_compression.unwrap_or(base.critical_compression),
-        critical_stretch: section.critical_stretch.unwrap_or(base.critical_stretch),
-        density: section.density.unwrap_or(base.density),
-        tensile_strength: section.tensile_strength.unwrap_or(base.tensile_strength),
-    })
 }

@@ -28,6 +28,18 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// dispatches spill into y; shaders rebuild the flat index from `num_workgroups`.
 pub const MAX_WORKGROUPS_PER_DIMENSION: u32 = 65_535;
 
+/// Workgroups `(x, y)` for a dispatch of `groups` workgroups: one row while it fits
+/// [`MAX_WORKGROUPS_PER_DIMENSION`], past that spilled into y (up to y − 1 more than asked).
+/// `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
+pub fn spill_workgroups(groups: u32) -> (u32, u32) {
+    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
+        (groups, 1)
+    } else {
+        let y = groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION);
+        (groups.div_ceil(y), y)
+    }
+}
+
 /// Everything the solver needs besides the particles. Plain f64 values; the GPU gets an f32 copy.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverParams {

@@ -7,23 +7,17 @@
 //! (laid out in [`super::indirect`]; [`write_gate_template`] fills the templates).
 
 use super::page::ParticlePage;
-use super::params::{MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE};
+use super::params::{WORKGROUP_SIZE, spill_workgroups};
 use super::passes::{MpmPass, Shape};
 use super::pipelines::Kernels;
 use super::sort::blocks;
 
 pub use super::indirect::{BIN_ENTRIES, ENTRY_BYTES, GATED_ENTRIES, INDIRECT_ARGS_BYTES, Items};
 
-/// Workgroups `(x, y)` covering `threads` threads. Beyond 65 535 workgroups the dispatch spills into
-/// y; `flat_index` in `types.wgsl` undoes this and the shaders skip threads past the end.
+/// Workgroups `(x, y)` covering `threads` threads ([`spill_workgroups`]: beyond 65 535 workgroups
+/// the dispatch spills into y).
 pub fn dispatch_size(threads: u32) -> (u32, u32) {
-    let groups = threads.div_ceil(WORKGROUP_SIZE).max(1);
-    if groups <= MAX_WORKGROUPS_PER_DIMENSION {
-        (groups, 1)
-    } else {
-        let y = groups.div_ceil(MAX_WORKGROUPS_PER_DIMENSION);
-        (groups.div_ceil(y), y)
-    }
+    spill_workgroups(threads.div_ceil(WORKGROUP_SIZE).max(1))
 }
 
 /// Where a pass writes its begin/end timestamps: queries `first` and `first + 1` of `query_set`.
@@ -182,6 +176,7 @@ pub fn record_pass(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::params::MAX_WORKGROUPS_PER_DIMENSION;
 
     #[test]
     fn dispatch_covers_every_thread_within_limits() {

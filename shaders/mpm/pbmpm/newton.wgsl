@@ -6,9 +6,10 @@
 // pb_solve holds, as vec4s: a header of NEWTON_HEAD entries (0: x = rᵀz, y = pᵀAp, z = α, w = β;
 // 1: x = rᵀM⁻¹r at the prediction, y = the same after the last iteration, z = the grid's mass,
 // w = rᵀz at the prediction; 2: x = 1 once the solve has met its tolerance, y = the CG iterations
-// run), then NEWTON_FIELDS fields of one entry per grid node (newton_field), then the coarse levels 1 .. NEWTON_LEVELS − 1 at two entries per level node
-// (restricted residual and lumped mass; the level's correction), then one partial sum per
-// workgroup of a node dispatch. src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
+// run), then NEWTON_FIELDS fields of one entry per grid node (newton_field), then the coarse
+// levels 1 .. NEWTON_LEVELS − 1 at two entries per level node (restricted residual and lumped
+// mass; the level's correction), then one partial sum per workgroup of a node dispatch.
+// src/sim/page/sizes.rs sizes it the same way (newton_solve_len).
 @group(0) @binding(24) var<storage, read_write> pb_solve: array<vec4<f32>>;
 
 const NEWTON_HEAD: u32 = 3u;

@@ -5,9 +5,10 @@
 // iteration (where the solve stopped on its tolerance, the one round 2 kept from
 // pb_newton_prolong's second sum), and the relative residual (its square root over the
 // prediction's; 0 for a prediction's residual under NEWTON_RESIDUAL_FLOOR) into status's largest
-// since the last report, and the iterations run into its counts. Round 0 also keeps r₀ᵀz₀ and stops a solve with
-// nothing to do; round 2 stops it once √(rᵀz) ≤ pb_tolerance · √(r₀ᵀz₀); rounds 1 and 2 then do
-// nothing for the rest of the step. CPU twin: newton::step (SolveReport::mass_residual).
+// since the last report, and the iterations run into its counts. Round 0 also keeps r₀ᵀz₀ and
+// stops a solve with nothing to do; round 2 stops it once √(rᵀz) ≤ pb_tolerance · √(r₀ᵀz₀);
+// rounds 1 and 2 then do nothing for the rest of the step. CPU twin: newton::step
+// (SolveReport::mass_residual).
 // Reads: params, pb_solve. Writes: pb_solve, status.
 
 var<immediate> newton_round: u32;

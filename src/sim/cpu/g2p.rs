@@ -10,10 +10,13 @@ use super::svd::signed_svd;
 use crate::sim::material::{MaterialKind, PLASTIC_JACOBIAN_MAX, PLASTIC_JACOBIAN_MIN, SnowMaterial};
 use crate::sim::params::SolverParams;
 
-/// Snow plasticity (step 3): clamps the singular values of the trial elastic gradient `f` to
-/// `[1 − θc, 1 + θs]` and moves the removed volume change into `Jp`.
+/// Plasticity (step 3): returns the trial elastic gradient `f` to the material's elastic range.
+/// Snow clamps its singular values to `[1 − θc, 1 + θs]` and moves the removed volume change into
+/// `Jp`; sand returns them onto its Drucker–Prager cone ([`sand_return`]), keeping its volume
+/// correction in `Jp`.
 ///
-/// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
+/// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and, for snow,
+/// `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
 pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
     let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian, 0.0);
     (elastic, jp)
@@ -21,9 +24,9 @@ pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jac
 
 /// [`project_plasticity`], also returning the singular values `Σc` kept (those of `F_E`) and the
 /// trial ones `Σ`, with the return to the elastic range made partial: `keep` (in `[0, 1)`) of each
-/// singular value's excess over `[1 − θc, 1 + θs]` stays elastic, `Σc = clamp(Σ) + keep (Σ − clamp(Σ))`.
+/// singular value's excess over the returned one `Σr` stays elastic, `Σc = Σr + keep (Σ − Σr)`.
 /// The explicit integrator passes 0 (the paper's clamp); PB-MPM's yield relaxation
-/// (`docs/pbmpm.md`) passes `exp(−dt/τ)`. With `keep = 0` the result is the clamp exactly.
+/// (`docs/pbmpm.md`) passes `exp(−dt/τ)`. With `keep = 0` the result is the return exactly.
 pub fn project_plasticity_svd(
     material: &SnowMaterial,
     f: &Matrix3<f64>,
@@ -31,25 +34,31 @@ pub fn project_plasticity_svd(
     keep: f64,
 ) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
-    if material.kind == MaterialKind::Sand {
-        let (returned, volume) = sand_return(material, sigma, plastic_jacobian);
-        let kept = returned + keep * (sigma - returned);
-        let elastic = f + u * Matrix3::from_diagonal(&(kept - sigma)) * v.transpose();
-        let jp = volume.exp().clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
-        return (elastic, jp, kept, sigma);
-    }
-    let lo = 1.0 - material.critical_compression;
-    let hi = 1.0 + material.critical_stretch;
-    let clamped = sigma.map(|s| s.clamp(lo, hi));
-    let clamped = clamped + keep * (sigma - clamped);
+    // The returned singular values, and for sand the volume it keeps (ln Jp).
+    let (returned, sand_volume) = match material.kind {
+        MaterialKind::Snow => {
+            let (lo, hi) = (1.0 - material.critical_compression, 1.0 + material.critical_stretch);
+            (sigma.map(|s| s.clamp(lo, hi)), None)
+        }
+        MaterialKind::Sand => {
+            let (returned, volume) = sand_return(material, sigma, plastic_jacobian);
+            (returned, Some(volume))
+        }
+    };
+    let clamped = returned + keep * (sigma - returned);
     // F + U (Σc − Σ) Vᵀ = U Σc Vᵀ, written as a correction to F so that snow inside its elastic
     // range keeps F exactly: rebuilding F from its SVD every substep adds the SVD's rounding each
     // time, which in the GPU's f32 shrinks F steadily and makes resting snow creep.
     let elastic = f + u * Matrix3::from_diagonal(&(clamped - sigma)) * v.transpose();
-    let det = sigma.x * sigma.y * sigma.z;
-    let det_clamped = clamped.x * clamped.y * clamped.z;
-    let jp = (plastic_jacobian * (det / det_clamped).abs()).clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
-    (elastic, jp, clamped, sigma)
+    let jp = match sand_volume {
+        Some(volume) => volume.exp(),
+        None => {
+            let det = sigma.x * sigma.y * sigma.z;
+            let det_clamped = clamped.x * clamped.y * clamped.z;
+            plastic_jacobian * (det / det_clamped).abs()
+        }
+    };
+    (elastic, jp.clamp(PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX), clamped, sigma)
 }
 
 /// Sand plasticity: the Drucker–Prager return mapping of Klár et al. 2016 on the Hencky strain

@@ -49,16 +49,18 @@ pub const NEWTON_LEVELS: u32 = 4;
 pub const NEWTON_HEAD: u64 = 3;
 
 /// Entries (16 bytes each) of the Newton–PCG buffer `pb_solve` for a dense grid of `node_dims`
-/// nodes, laid out as `newton.wgsl` says: [`NEWTON_HEAD`] of header, 5 per node, 2 per node of each coarse level
-/// (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
-/// partial sum per workgroup of a node dispatch.
+/// nodes, laid out as `newton.wgsl` says: [`NEWTON_HEAD`] of header, 5 per node, 2 per node of
+/// each coarse level (each level a node at every other node of the one below, `d / 2 + 1` along an axis), and one
+/// partial sum per workgroup of a node dispatch (as `record::dispatch_size` spills it).
 pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
     let nodes = |d: glam::UVec3| d.x as u64 * d.y as u64 * d.z as u64;
     let mut len = NEWTON_HEAD + 5 * nodes(node_dims);
     for level in 1..NEWTON_LEVELS {
         len += 2 * newton_level_nodes(node_dims, level);
     }
-    len + spilled_workgroups(nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64))
+    let groups = nodes(node_dims).div_ceil(crate::sim::params::WORKGROUP_SIZE as u64) as u32;
+    let (x, y) = crate::sim::params::spill_workgroups(groups);
+    len + x as u64 * y as u64
 }
 
 /// Nodes of level `level` of the Newton–PCG preconditioner over a grid of `node_dims` nodes (level 0
@@ -67,12 +69,4 @@ pub fn newton_solve_len(node_dims: glam::UVec3) -> u64 {
 pub fn newton_level_nodes(node_dims: glam::UVec3, level: u32) -> u64 {
     let d = (0..level).fold(node_dims, |d, _| d / 2 + glam::UVec3::ONE);
     d.x as u64 * d.y as u64 * d.z as u64
-}
-
-/// Workgroups a dispatch of `groups` runs once spilled past the per-dimension limit into y
-/// (`dispatch_size` in `record.rs`, `spilled_groups` in `bin_dispatch.wgsl`): up to y − 1 more.
-fn spilled_workgroups(groups: u64) -> u64 {
-    let limit = crate::sim::params::MAX_WORKGROUPS_PER_DIMENSION as u64;
-    let y = groups.div_ceil(limit).max(1);
-    groups.div_ceil(y) * y
 }

@@ -1,9 +1,9 @@
 //! [`Solver`]: kernels plus pages of particles over one grid, stepped on the GPU. What it holds in
 //! `state`; built in `build` (one path, [`SolverOptions`]); its settings changed in `settings`,
 //! its grid, colliders and particles in `grid`; stepped frame by frame in `frame`; passes run
-//! alone in `run_pass`; a PB-MPM step timed pass by pass in `profile`; read back in `readback`; the stats and the stable dt they imply in
-//! `stats`; failures in `error`. This file only declares and re-exports: the
-//! children name each other directly.
+//! alone in `run_pass`; a PB-MPM step timed pass by pass in `profile`; read back in `readback`;
+//! the stats and the stable dt they imply in `stats`; failures in `error`. This file only
+//! declares and re-exports: the children name each other directly.
 
 mod build;
 mod error;

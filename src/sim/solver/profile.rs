@@ -35,31 +35,41 @@ impl Solver {
         self.note_steps_recorded();
         let period = gpu.queue.get_timestamp_period() as f64 * 1e-6;
         let mut totals: Vec<PassTime> = Vec::new();
+        // The queries and their resolve buffer, made again only for a step with more dispatches
+        // (the reorder runs on some steps only).
+        let mut slots: Option<(wgpu::QuerySet, wgpu::Buffer, u32)> = None;
         for _ in 0..steps {
             let runs = crate::sim::pbmpm::gpu::step_runs(&self.pages, &settings);
             let dispatches: Vec<_> =
                 runs.iter().flat_map(|(page, list)| list.iter().map(move |&d| (*page, d))).collect();
             let queries = 2 * dispatches.len() as u32;
-            let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("profile"),
-                ty: wgpu::QueryType::Timestamp,
-                count: queries,
+            if slots.as_ref().is_some_and(|(_, _, capacity)| *capacity < queries) {
+                slots = None;
+            }
+            let (query_set, resolve, _) = slots.get_or_insert_with(|| {
+                let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("profile"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: queries,
+                });
+                let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("profile.resolve"),
+                    size: 8 * queries as u64,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                (query_set, resolve, queries)
             });
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
             for (i, &(page, (pass, dispatch))) in dispatches.iter().enumerate() {
-                let stamps = PassTimestamps { query_set: &query_set, first: 2 * i as u32 };
+                let stamps = PassTimestamps { query_set: &*query_set, first: 2 * i as u32 };
                 record_runs(&mut encoder, &self.kernels, pass.name(), &[(page, vec![(pass, dispatch)])], Some(stamps));
             }
-            let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("profile.resolve"),
-                size: 8 * queries as u64,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            encoder.resolve_query_set(&query_set, 0..queries, &resolve, 0);
+            encoder.resolve_query_set(query_set, 0..queries, &*resolve, 0);
             gpu.queue.submit([encoder.finish()]);
-            let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&resolve)?);
+            // The buffer may be larger than this step's queries; zip below stops at its dispatches.
+            let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(resolve)?);
             for (&(_, (pass, _)), t) in dispatches.iter().zip(ticks.chunks_exact(2)) {
                 let ms = t[1].saturating_sub(t[0]) as f64 * period / steps as f64;
                 match totals.iter_mut().find(|p| p.pass == pass) {
