@@ -43,8 +43,8 @@ fn time_dt_must_be_auto_or_seconds() {
 
 #[test]
 fn out_of_range_values_name_field_value_and_range() {
-    let err = with("/version", json!(3)).unwrap_err().to_string();
-    assert_eq!(err, "x.json: version = 3 is out of range: allowed [1, 2]");
+    let err = with("/version", json!(4)).unwrap_err().to_string();
+    assert_eq!(err, "x.json: version = 4 is out of range: allowed [1, 3]");
     let err = modified(|d| d["material"] = json!({ "poisson_ratio": 0.5 })).unwrap_err();
     let expected = "x.json: material.poisson_ratio = 0.5 is out of range: allowed [0, 0.5)";
     assert_eq!(err.to_string(), expected);
@@ -292,4 +292,31 @@ fn the_view_section_loads_and_bad_values_name_their_field() {
     bad["mode"] = json!("wireframe");
     let err = with("/view", json!({ "render": bad })).unwrap_err().to_string();
     assert!(err.contains("wireframe") && err.contains("particles"), "{err}");
+}
+
+#[test]
+fn emitter_materials_need_version_3_and_their_fields_in_range() {
+    // Version 3 reads an emitter's own material, a preset with fields over it, as the scene's.
+    let scene = modified(|d| {
+        d["version"] = json!(3);
+        d["emitters"][0]["material"] = json!({ "preset": "water", "bulk_modulus": 2e5 });
+    })
+    .unwrap();
+    let own = scene.emitters[0].material().copied().expect("the emitter's own material");
+    assert_eq!((own.kind, own.bulk_modulus, own.density), (powder::sim::material::MaterialKind::Liquid, 2e5, 1000.0));
+    assert_eq!(scene.solver_params().material_of(0), &own);
+    // Older files cannot name one: the message says which version can.
+    let old = modified(|d| d["emitters"][0]["material"] = json!({ "preset": "water" }));
+    assert_invalid(old, "version", "3 for a scene with emitter materials");
+    // Its fields are checked against the same ranges as the scene's, named by emitter.
+    let soft = modified(|d| {
+        d["version"] = json!(3);
+        d["emitters"][0]["material"] = json!({ "kind": "liquid", "bulk_modulus": 1.0 });
+    });
+    assert_invalid(soft, "emitters[0].material.bulk_modulus", "[100, 2.2e9]");
+    let unknown = modified(|d| {
+        d["version"] = json!(3);
+        d["emitters"][0]["material"] = json!({ "preset": "lava" });
+    });
+    assert!(unknown.unwrap_err().to_string().contains("unknown preset \"lava\""));
 }

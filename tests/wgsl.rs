@@ -7,7 +7,7 @@ use std::path::Path;
 use powder::collider::field::{GpuColliderNode, GpuColliderSurface};
 use powder::sim::explicit::GpuScatterSource;
 use powder::sim::explicit::clock::{self, GpuSubstepClock};
-use powder::sim::params::{GpuPickRay, GpuSimParams, GpuSolverStatus};
+use powder::sim::params::{GpuMaterial, GpuPickRay, GpuSimParams, GpuSolverStatus};
 use powder::sim::particles::GpuParticlePlastic;
 use powder::sim::passes::{MpmPass, PASSES};
 use powder::sim::record;
@@ -127,7 +127,10 @@ fn each_pass_declares_the_bindings_its_wgsl_uses() {
 
 #[test]
 fn shared_struct_layouts_agree() {
-    let module = validate("particle.wgsl + types.wgsl", &format!("{}\n{}", LIBRARIES[0].1, LIBRARIES[1].1));
+    let module = validate(
+        "particle.wgsl + materials.wgsl + types.wgsl",
+        &format!("{}\n{}\n{}", LIBRARIES[0].1, LIBRARIES[1].1, LIBRARIES[2].1),
+    );
     let cases = [
         (
             "SimParams",
@@ -144,11 +147,9 @@ fn shared_struct_layouts_agree() {
                     boundary_friction,
                     gravity,
                     pb_tolerance,
-                    mu0,
-                    lambda0,
-                    hardening,
-                    critical_compression,
-                    critical_stretch,
+                    stiffest_modulus,
+                    fastest_wave_squared,
+                    lightest_density,
                     max_speed,
                     mass_scale,
                     momentum_scale,
@@ -164,12 +165,27 @@ fn shared_struct_layouts_agree() {
                     keep_grid_sums,
                     grid_pool_blocks,
                     reset_grid_blocks,
-                    tensile_strength,
                     pb_relaxation,
                     pb_yield_time,
+                    materials,
+                ]
+            ),
+        ),
+        (
+            "Material",
+            rust_layout!(
+                GpuMaterial,
+                [
+                    mu0,
+                    lambda0,
+                    hardening,
+                    critical_compression,
+                    critical_stretch,
+                    tensile_strength,
                     density,
                     plasticity,
                     friction_alpha,
+                    wave_speed_squared,
                 ]
             ),
         ),
@@ -224,7 +240,7 @@ fn shared_struct_layouts_agree() {
                     stable_dt,
                     min_stable_dt,
                     max_speed_bits,
-                    max_hardening_bits,
+                    max_wave_speed_squared_bits,
                     pb_gathering,
                 ]
             ),

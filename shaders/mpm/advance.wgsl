@@ -114,14 +114,15 @@ fn advanced(stored: Particle) -> Advanced {
     var velocity = gathered.velocity;
     let affine = gathered.affine;
     let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;
-    var plastic = project_plastic(trial, p.plastic_jacobian, yield_keep());
+    let material = material_of(p.material);
+    var plastic = project_plastic(material, trial, p.plastic_jacobian, yield_keep());
     // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
     // between them: its Jp may fall (compaction) but not rise (src/sim/cpu/g2p.rs, the same).
     if (p.damage > 0.0) {
         plastic.plastic_jacobian = min(plastic.plastic_jacobian, p.plastic_jacobian);
     }
     var damage = p.damage;
-    if (cracks(plastic.trial, plastic.sigma, plastic.plastic_jacobian, p.strength)) {
+    if (cracks(material, plastic.trial, plastic.sigma, plastic.plastic_jacobian, p.strength)) {
         damage = 1.0;
     }
 

@@ -20,5 +20,5 @@ fn g2p(
     let a = advanced(load_particle(index));
     store_particle(index, a.particle);
     // The stress of the new F for the next P2G, from the SVD the plasticity step made of it.
-    store_stress(index, kirchhoff_stress_svd(a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage));
+    store_stress(index, kirchhoff_stress_svd(material_of(a.particle.material), a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage));
 }

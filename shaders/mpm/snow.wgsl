@@ -1,24 +1,31 @@
-// The snow constitutive model of Stomakhin et al. 2013: fixed corotated elasticity whose Lamé
-// parameters harden with plastic compaction, and plasticity by clamping singular values.
+// The constitutive models: the snow of Stomakhin et al. 2013 (fixed corotated elasticity whose
+// Lamé parameters harden with plastic compaction, and plasticity by clamping singular values), and
+// sand and liquid, which share its elasticity and differ in their return mappings. Every function
+// takes the particle's material (material_of in materials.wgsl).
 // Host side and bounds: src/sim/material.rs. CPU twin: src/sim/cpu/.
+
+// The material of a particle of material id `id` (SolverParams::material_of on the host).
+fn material_of(id: u32) -> Material {
+    return params.materials[min(id, MAX_MATERIALS - 1u)];
+}
 
 const IDENTITY3: mat3x3<f32> = mat3x3<f32>(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
 
 // exp(ξ(1 − Jp)) with the exponent bounded so it can neither overflow nor underflow f32.
-fn hardening_factor(plastic_jacobian: f32) -> f32 {
-    let exponent = params.hardening * (1.0 - plastic_jacobian);
+fn hardening_factor(m: Material, plastic_jacobian: f32) -> f32 {
+    let exponent = m.hardening * (1.0 - plastic_jacobian);
     return exp(clamp(exponent, MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT));
 }
 
 // Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model; a
 // cracked particle's (damage > 0) from its SVD, without tension (kirchhoff_stress_svd).
-fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
-    let h = hardening_factor(plastic_jacobian);
-    let mu = params.mu0 * h;
-    let lambda = params.lambda0 * h;
+fn kirchhoff_stress(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
+    let h = hardening_factor(m, plastic_jacobian);
+    let mu = m.mu0 * h;
+    let lambda = m.lambda0 * h;
     let d = svd3(f);
     if (damage > 0.0) {
-        return kirchhoff_stress_svd(d.u, d.sigma, plastic_jacobian, damage);
+        return kirchhoff_stress_svd(m, d.u, d.sigma, plastic_jacobian, damage);
     }
     let r = d.u * transpose(d.v);
     let j = d.sigma.x * d.sigma.y * d.sigma.z;
@@ -27,43 +34,43 @@ fn kirchhoff_stress(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x
 
 // The principal Kirchhoff stresses of an uncracked particle whose elastic F has singular values
 // sigma: τᵢ = 2μ (σᵢ − 1) σᵢ + λ (J − 1) J.
-fn principal_stress(sigma: vec3<f32>, plastic_jacobian: f32) -> vec3<f32> {
-    let h = hardening_factor(plastic_jacobian);
+fn principal_stress(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec3<f32> {
+    let h = hardening_factor(m, plastic_jacobian);
     let j = sigma.x * sigma.y * sigma.z;
-    return (2.0 * params.mu0 * h) * (sigma - vec3<f32>(1.0)) * sigma + vec3<f32>(params.lambda0 * h * (j - 1.0) * j);
+    return (2.0 * m.mu0 * h) * (sigma - vec3<f32>(1.0)) * sigma + vec3<f32>(m.lambda0 * h * (j - 1.0) * j);
 }
 
 // Whether a particle cracks (SnowMaterial::cracks in src/sim/material.rs, the same in f64): its
 // trial singular values stretched past 1 + θs · strength, or the largest principal Cauchy stress
 // max τᵢ / J of its projected state (singular values sigma) exceeds the tensile strength times its
 // strength (a brittle Rankine criterion after Wolper et al. 2019, "CD-MPM"). Never with a
-// material tensile strength of 0.
-fn cracks(trial: vec3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, strength: f32) -> bool {
-    if (params.tensile_strength <= 0.0) {
+// material tensile strength of 0 (the host gives sand and liquids 0).
+fn cracks(m: Material, trial: vec3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, strength: f32) -> bool {
+    if (m.tensile_strength <= 0.0) {
         return false;
     }
-    if (any(trial > vec3<f32>(1.0 + params.critical_stretch * strength))) {
+    if (any(trial > vec3<f32>(1.0 + m.critical_stretch * strength))) {
         return true;
     }
     let j = sigma.x * sigma.y * sigma.z;
-    let tau = principal_stress(sigma, plastic_jacobian);
+    let tau = principal_stress(m, sigma, plastic_jacobian);
     let largest = max(tau.x, max(tau.y, tau.z));
-    return j > 0.0 && largest > params.tensile_strength * strength * j;
+    return j > 0.0 && largest > m.tensile_strength * strength * j;
 }
 
 // kirchhoff_stress of F = U diag(σ) Vᵀ from its SVD: (F − R) Fᵀ = U (Σ − I) Σ Uᵀ, so
 // τ = U diag(2μ (σ − 1) σ) Uᵀ + λ (J − 1) J I. g2p2g takes U and σ from the plasticity step's SVD
 // of the new F instead of decomposing it again; the two differ by f32 rounding. A cracked
 // particle keeps only the compressive principal stresses: τᵢ > 0 is scaled by 1 − damage.
-fn kirchhoff_stress_svd(u: mat3x3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
+fn kirchhoff_stress_svd(m: Material, u: mat3x3<f32>, sigma: vec3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
     if (damage > 0.0) {
-        let t = principal_stress(sigma, plastic_jacobian);
+        let t = principal_stress(m, sigma, plastic_jacobian);
         let kept = select(t, t * (1.0 - damage), t > vec3<f32>(0.0));
         return mat3x3<f32>(u[0] * kept.x, u[1] * kept.y, u[2] * kept.z) * transpose(u);
     }
-    let h = hardening_factor(plastic_jacobian);
-    let mu = params.mu0 * h;
-    let lambda = params.lambda0 * h;
+    let h = hardening_factor(m, plastic_jacobian);
+    let mu = m.mu0 * h;
+    let lambda = m.lambda0 * h;
     let j = sigma.x * sigma.y * sigma.z;
     let d = (2.0 * mu) * (sigma - vec3<f32>(1.0)) * sigma;
     return mat3x3<f32>(u[0] * d.x, u[1] * d.y, u[2] * d.z) * transpose(u) + (lambda * (j - 1.0) * j) * IDENTITY3;
@@ -86,13 +93,13 @@ fn yield_keep() -> f32 {
     return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0);
 }
 
-// Sand's plasticity (params.plasticity 1): the Drucker–Prager return mapping of Klár et al. 2016
+// Sand's plasticity (PLASTICITY_SAND): the Drucker–Prager return mapping of Klár et al. 2016
 // on the Hencky strain ε = ln |σ|, with the volume correction of Tampubolon et al. 2017 in Jp as
 // v = ln Jp. Returns the returned singular values (xyz) and the new v (w). CPU twin: sand_return
 // in src/sim/cpu/g2p.rs, which says what each case does.
 const SAND_MIN_STRETCH: f32 = 1.0e-4;
 
-fn sand_return(sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
+fn sand_return(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
     let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
     let tr = epsilon.x + epsilon.y + epsilon.z + log(plastic_jacobian);
     if (tr >= 0.0) {
@@ -100,9 +107,9 @@ fn sand_return(sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
     }
     let deviatoric = epsilon - vec3<f32>(tr / 3.0);
     let norm = length(deviatoric) + 1.0e-20;
-    let mu = params.mu0;
-    let lambda = params.lambda0;
-    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * params.friction_alpha;
+    let mu = m.mu0;
+    let lambda = m.lambda0;
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * m.friction_alpha;
     return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
 }
 
@@ -110,17 +117,22 @@ fn sand_return(sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
 // moves the part beyond [1 − θc, 1 + θs] into the plastic part: the total volume ratio
 // J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or absurd states (see
 // docs/algorithm.md). Sand returns onto its cone (sand_return), Jp holding its volume correction.
-// CPU twin: project_plasticity_svd in src/sim/cpu/g2p.rs.
-fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticState {
+// A liquid keeps only its volume: all three singular values become J^(1/3) (sign kept), Jp as it
+// was. CPU twin: project_plasticity_svd in src/sim/cpu/g2p.rs.
+fn project_plastic(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticState {
     let d = svd3(f);
     // The returned singular values (xyz), and for sand the volume it keeps (w, ln Jp).
-    let sand = params.plasticity == 1u;
+    let sand = m.plasticity == PLASTICITY_SAND;
+    let liquid = m.plasticity == PLASTICITY_LIQUID;
     var returned: vec4<f32>;
     if (sand) {
-        returned = sand_return(d.sigma, plastic_jacobian);
+        returned = sand_return(m, d.sigma, plastic_jacobian);
+    } else if (liquid) {
+        let j = d.sigma.x * d.sigma.y * d.sigma.z;
+        returned = vec4<f32>(vec3<f32>(sign(j) * pow(abs(j), 1.0 / 3.0)), 0.0);
     } else {
-        let lo = 1.0 - params.critical_compression;
-        let hi = 1.0 + params.critical_stretch;
+        let lo = 1.0 - m.critical_compression;
+        let hi = 1.0 + m.critical_stretch;
         returned = vec4<f32>(clamp(d.sigma, vec3<f32>(lo), vec3<f32>(hi)), 0.0);
     }
     let clamped = returned.xyz + keep * (d.sigma - returned.xyz);
@@ -136,7 +148,10 @@ fn project_plastic(f: mat3x3<f32>, plastic_jacobian: f32, keep: f32) -> PlasticS
     out.u = d.u;
     out.sigma = clamped;
     out.trial = d.sigma;
-    let jp = select(plastic_jacobian * abs(j_trial / j_clamped), exp(returned.w), sand);
+    var jp = select(plastic_jacobian * abs(j_trial / j_clamped), exp(returned.w), sand);
+    if (liquid) {
+        jp = plastic_jacobian;
+    }
     out.plastic_jacobian = clamp(jp, PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);
     return out;
 }

@@ -18,7 +18,7 @@ fn stats(
     if (index < params.particle_count) {
         let p = load_particle(index);
         let jp = bitcast<u32>(p.plastic_jacobian);
-        mine = vec4<u32>(bitcast<u32>(length(p.velocity)), bitcast<u32>(hardening_factor(p.plastic_jacobian)), jp, jp);
+        mine = vec4<u32>(bitcast<u32>(length(p.velocity)), bitcast<u32>(hardening_factor(material_of(p.material), p.plastic_jacobian)), jp, jp);
     }
     let total = reduce_max_max_min_max(local, mine);
     if (local == 0u) {

@@ -37,11 +37,13 @@ struct SimParams {
     // PB-MPM's Newton–PCG tolerance (0: a fixed count). The substep's dt is the clock's
     // (substep_dt), which changes every substep.
     pb_tolerance: f32,
-    mu0: f32,
-    lambda0: f32,
-    hardening: f32,
-    critical_compression: f32,
-    critical_stretch: f32,
+    // Bounds over the materials present (newton.wgsl): the largest λ₀ + 2μ₀, Pa, the largest
+    // (λ₀ + 2μ₀) / ρ₀, m²/s², and the smallest ρ₀, kg/m³.
+    stiffest_modulus: f32,
+    fastest_wave_squared: f32,
+    lightest_density: f32,
+    _pad0: u32,
+    _pad0b: u32,
     max_speed: f32,
     mass_scale: f32,
     momentum_scale: f32,
@@ -66,9 +68,6 @@ struct SimParams {
     // out back to zero, so that the pages' bin_offsets give the pool's blocks anew each substep
     // (every page's bin_clear empties the map entries of the blocks it listed).
     reset_grid_blocks: u32,
-    // The tensile strength σ_F, Pa: a particle whose largest principal Cauchy stress exceeds it
-    // cracks (snow.wgsl). 0: no cracking.
-    tensile_strength: f32,
     // PB-MPM's relaxation factor of each constraint step (pb_iterate.wgsl); 0 under the explicit
     // integrator.
     pb_relaxation: f32,
@@ -76,11 +75,9 @@ struct SimParams {
     // elastic range elastic (yield_keep, snow.wgsl). 0 under the explicit integrator: all of it
     // turns plastic.
     pb_yield_time: f32,
-    // The snow's density ρ₀, kg/m³ (level_ratio in pbmpm/newton.wgsl).
-    density: f32,
-    plasticity: u32, // 0: snow's clamp, 1: sand's Drucker–Prager (MaterialKind::gpu_code)
-    friction_alpha: f32, // sand's α (SnowMaterial::drucker_prager_alpha)
     _pad1: vec2<u32>,
+    // Each material id's material (materials.wgsl; material_of).
+    materials: array<Material, MAX_MATERIALS>,
 }
 
 // g2p thread k updates the particle stored at place k (the naive path, and the binned paths while
@@ -217,10 +214,10 @@ struct SubstepClock {
     max_ratio: f32,
     stable_dt: f32,
     min_stable_dt: f32,
-    // clock_stats folds the largest particle speed and hardening factor of the state into these
-    // (f32 bits, see stats.wgsl); clock_advance reads them and sets them back to zero.
+    // clock_stats folds the largest particle speed and squared P-wave speed of the state into
+    // these (f32 bits, see stats.wgsl); clock_advance reads them and sets them back to zero.
     max_speed_bits: atomic<u32>,
-    max_hardening_bits: atomic<u32>,
+    max_wave_speed_squared_bits: atomic<u32>,
     // PB-MPM: 0 during a step's first iteration, 1 once its grid pass has run, from when the
     // iterations gather from the grid (pb_clock sets 0, pb_grid and pb_grid_blocks 1). Not the
     // iteration's index as immediate data: on lavapipe every dispatch of a pipeline with

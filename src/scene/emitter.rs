@@ -15,6 +15,12 @@ use serde::{Deserialize, Serialize};
 use crate::collider::config::Transform;
 use crate::collider::{WindingTree, lattice_inside};
 use crate::mesh::TriangleMesh;
+use crate::sim::material::SnowMaterial;
+
+/// Reads an emitter's `material` section as the scene's is read (a preset and fields over it).
+fn own_material<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<SnowMaterial>, D::Error> {
+    super::format::material_with_preset(deserializer).map(Some)
+}
 
 /// Largest jitter of a lattice point, as a fraction of the spacing, per axis.
 pub const JITTER: f64 = 0.25;
@@ -41,6 +47,10 @@ pub enum Emitter {
         /// Initial velocity of all its particles, m/s.
         #[serde(default)]
         velocity: DVec3,
+        /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
+        /// section is, a preset's id and fields over it.
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        material: Option<SnowMaterial>,
     },
     /// A ball.
     Sphere {
@@ -51,6 +61,10 @@ pub enum Emitter {
         /// Initial velocity of all its particles, m/s.
         #[serde(default)]
         velocity: DVec3,
+        /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
+        /// section is, a preset's id and fields over it.
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        material: Option<SnowMaterial>,
     },
     /// The inside of every mesh of a glTF file.
     Mesh {
@@ -62,10 +76,23 @@ pub enum Emitter {
         /// Initial velocity of all its particles, m/s.
         #[serde(default)]
         velocity: DVec3,
+        /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
+        /// section is, a preset's id and fields over it.
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        material: Option<SnowMaterial>,
     },
 }
 
 impl Emitter {
+    /// The emitter's own material, if it names one (its particles otherwise take the scene's).
+    pub fn material(&self) -> Option<&SnowMaterial> {
+        match self {
+            Emitter::Box { material, .. } | Emitter::Sphere { material, .. } | Emitter::Mesh { material, .. } => {
+                material.as_ref()
+            }
+        }
+    }
+
     /// Initial velocity of the emitted snow, m/s.
     pub fn velocity(&self) -> DVec3 {
         match *self {
@@ -298,7 +325,7 @@ mod tests {
 
     #[test]
     fn aligned_box_is_filled_exactly() {
-        let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.5, 0.25, 1.0), velocity: DVec3::X };
+        let e = Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::new(0.5, 0.25, 1.0), velocity: DVec3::X };
         let mut count = 0;
         e.for_each_point(0.05, 7, None, |p| {
             assert!(e.contains(p));
@@ -310,9 +337,10 @@ mod tests {
 
     #[test]
     fn tiny_shapes_make_no_points() {
-        let e = Emitter::Box { min: DVec3::ZERO, max: DVec3::new(0.01, 1.0, 1.0), velocity: DVec3::ZERO };
+        let e =
+            Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::new(0.01, 1.0, 1.0), velocity: DVec3::ZERO };
         assert_eq!(e.max_points(0.05, None), 0);
-        let s = Emitter::Sphere { center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
+        let s = Emitter::Sphere { material: None, center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
         let mut count = 0;
         s.for_each_point(0.05, 1, None, |_| count += 1);
         assert_eq!(count, 0);

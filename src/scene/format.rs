@@ -14,11 +14,11 @@ use crate::mesh::TriangleMesh;
 use crate::sim::fixed_point::FixedPoint;
 use crate::sim::integrator::Integrator;
 use crate::sim::material::SnowMaterial;
-use crate::sim::params::{Boundary, GridSpec, SolverParams};
+use crate::sim::params::{Boundary, GridSpec, MAX_MATERIALS, SolverParams};
 
-/// The scene-file format version this build writes. It reads this one and version 1 (which has no
-/// colliders and no mesh emitters).
-pub const SCENE_VERSION: u32 = 2;
+/// The scene-file format version this build writes. It reads this one, version 2 (which has no
+/// emitter materials) and version 1 (which also has no colliders and no mesh emitters).
+pub const SCENE_VERSION: u32 = 3;
 /// Most particles a scene may make: 2²⁷ ≈ 134 million, about 19 GB on the host as spawned and
 /// 30 GB on the GPU. A bound on what spawning may ask of the host; whether the GPU holds them is
 /// checked, with the numbers, when the solver is made ([`crate::sim::capacity::check_limits`]).
@@ -151,23 +151,34 @@ impl Scene {
     pub fn solver_params(&self) -> SolverParams {
         let grid = self.grid_spec();
         let max_speed = self.effective_max_speed();
-        let dt = match self.time.dt {
-            TimeStep::Fixed(dt) => dt,
-            TimeStep::Auto => {
-                let speed = self.material.wave_speed(1.0) + self.max_emitter_speed();
-                self.time.cfl * grid.cell_size / speed
-            }
-        };
-        SolverParams {
+        let mut emitter_materials = [None; MAX_MATERIALS];
+        for (slot, e) in emitter_materials.iter_mut().zip(&self.emitters) {
+            *slot = e.material().copied();
+        }
+        // Emitters past the table's end share its last entry (validation makes sure they agree).
+        if let Some(first_past) = self.emitters.get(MAX_MATERIALS..).and_then(|rest| rest.first()) {
+            emitter_materials[MAX_MATERIALS - 1] = first_past.material().copied();
+        }
+        let params = SolverParams {
             grid,
             material: self.material,
+            emitter_materials,
             gravity: self.gravity,
-            dt,
+            dt: 0.0,
             cfl: self.time.cfl,
             boundary: self.boundary,
             max_speed,
             fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),
-        }
+        };
+        let dt = match self.time.dt {
+            TimeStep::Fixed(dt) => dt,
+            TimeStep::Auto => {
+                let speed = params.wave_speed_bound(1.0) + self.max_emitter_speed();
+                self.time.cfl * grid.cell_size / speed
+            }
+        };
+        let fixed_point = FixedPoint::for_scene(params.densest(), grid.cell_size, max_speed);
+        SolverParams { dt, fixed_point, ..params }
     }
 
     /// Simulated seconds per output frame: `1 / time.fps`.
@@ -179,7 +190,9 @@ impl Scene {
 /// Reads the `material` section: the fields it gives put over those of the preset it names
 /// (`"preset": ID`), or over the reference snow's (the struct's defaults). An unknown preset is an
 /// error that lists the known ones.
-fn material_with_preset<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<SnowMaterial, D::Error> {
+pub(super) fn material_with_preset<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<SnowMaterial, D::Error> {
     use serde::de::Error;
     let mut value = serde_json::Value::deserialize(deserializer)?;
     // A section written as a list is left to the shape check (`Scene::check_shape`), which runs
@@ -229,7 +242,8 @@ mod tests {
             *velocity = DVec3::new(40.0, 0.0, 0.0);
         }
         assert_eq!(speed(&scene), 80.0);
-        scene.emitters[0] = Emitter::Box { min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
+        scene.emitters[0] =
+            Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
         assert_eq!(speed(&scene), 50.0);
     }
 

@@ -77,6 +77,10 @@ pub const TENSILE_STRENGTH: Tunable =
 /// granular material (about 45°).
 pub const FRICTION_ANGLE: Tunable =
     Tunable { field: "material.friction_angle", min: 0.0, max: 60.0, max_open: false, unit: "°", log: false };
+/// A liquid's bulk modulus, Pa: from a sound speed of 0.3 m/s in water, slower than anything
+/// flows (softer is a gas), to water's real 2.2 GPa.
+pub const BULK_MODULUS: Tunable =
+    Tunable { field: "material.bulk_modulus", min: 1e2, max: 2.2e9, max_open: false, unit: "Pa", log: true };
 /// Density, kg/m³: from about that of air (the lightest snow is ~10× denser) to 100× ice.
 pub const DENSITY: Tunable =
     Tunable { field: "material.density", min: 1.0, max: 1e5, max_open: false, unit: "kg/m³", log: true };
@@ -103,9 +107,10 @@ pub const RESOLUTION_SCALE: Tunable =
 pub const RENDER_TUNABLES: [Tunable; 5] = [PARTICLE_SCALE, EXPOSURE, DENSITY_SCALE, SPEED_SCALE, RESOLUTION_SCALE];
 
 /// Every tunable value, in scene file order.
-pub const TUNABLES: [Tunable; 9] = [
+pub const TUNABLES: [Tunable; 10] = [
     GRID_RESOLUTION,
     FRICTION_ANGLE,
+    BULK_MODULUS,
     YOUNGS_MODULUS,
     POISSON_RATIO,
     HARDENING,

@@ -15,11 +15,12 @@ use super::limit::{
     MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
 };
 use super::ranges::{
-    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION, HARDENING, POISSON_RATIO,
-    TENSILE_STRENGTH, YOUNGS_MODULUS,
+    BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION, HARDENING,
+    POISSON_RATIO, TENSILE_STRENGTH, YOUNGS_MODULUS,
 };
 use crate::collider::config::{ColliderShape, Transform};
-use crate::sim::params::MAX_SUBSTEPS_PER_FRAME;
+use crate::sim::material::SnowMaterial;
+use crate::sim::params::{MAX_MATERIALS, MAX_SUBSTEPS_PER_FRAME};
 
 /// One scalar rule: the field's path, its current value and its range, and why the range is what
 /// it is where that depends on other fields.
@@ -80,7 +81,6 @@ fn emitter_speed_limit(scene: &Scene) -> f64 {
 /// measured in).
 pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     let closed = |lo, hi| Limit::new(lo, true, hi, true);
-    let m = &scene.material;
     const V: f64 = SCENE_VERSION as f64;
     let mut out = vec![check("version", scene.version as f64, closed(1.0, V))];
     // The size and the grid first: the reach of domain.min is counted in cells.
@@ -95,16 +95,8 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
     vector(&mut out, "gravity", scene.gravity, FINITE);
     out.push(check("|gravity|", scene.gravity.length(), closed(0.0, MAX_GRAVITY)));
     out.push(check("boundary.friction", scene.boundary.friction, closed(0.0, 10.0)));
+    material_checks(&mut out, "", &scene.material);
     out.extend([
-        // The tunable values' ranges come from the one table the app's sliders use too.
-        check(FRICTION_ANGLE.field, m.friction_angle, FRICTION_ANGLE.limit()),
-        check(YOUNGS_MODULUS.field, m.youngs_modulus, YOUNGS_MODULUS.limit()),
-        check(POISSON_RATIO.field, m.poisson_ratio, POISSON_RATIO.limit()),
-        check(HARDENING.field, m.hardening, HARDENING.limit()),
-        check(CRITICAL_COMPRESSION.field, m.critical_compression, CRITICAL_COMPRESSION.limit()),
-        check(CRITICAL_STRETCH.field, m.critical_stretch, CRITICAL_STRETCH.limit()),
-        check(DENSITY.field, m.density, DENSITY.limit()),
-        check(TENSILE_STRENGTH.field, m.tensile_strength, TENSILE_STRENGTH.limit()),
         check("particles_per_cell", scene.particles_per_cell as f64, closed(1.0, 64.0)),
         check("packing.amplitude", scene.packing.amplitude, closed(0.0, PACKING_AMPLITUDE_MAX)),
         check("packing.length", scene.packing.length, PACKING_LENGTH_RANGE),
@@ -131,10 +123,32 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
             }
         }
         vector(&mut out, &format!("{name}.velocity"), e.velocity(), FINITE);
+        if let Some(m) = e.material() {
+            material_checks(&mut out, &format!("{name}."), m);
+        }
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
         out.push(check(format!("|{name}.velocity|"), e.velocity().length(), speed));
     }
     out
+}
+
+/// A material section's rules, its fields named `{prefix}material.…`. The ranges come from the one
+/// table the app's sliders use too.
+fn material_checks(out: &mut Vec<Check>, prefix: &str, m: &SnowMaterial) {
+    let rules = [
+        (FRICTION_ANGLE, m.friction_angle),
+        (BULK_MODULUS, m.bulk_modulus),
+        (YOUNGS_MODULUS, m.youngs_modulus),
+        (POISSON_RATIO, m.poisson_ratio),
+        (HARDENING, m.hardening),
+        (CRITICAL_COMPRESSION, m.critical_compression),
+        (CRITICAL_STRETCH, m.critical_stretch),
+        (DENSITY, m.density),
+        (TENSILE_STRENGTH, m.tensile_strength),
+    ];
+    for (tunable, value) in rules {
+        out.push(check(format!("{prefix}{}", tunable.field), value, tunable.limit()));
+    }
 }
 
 /// A transform's rules. A mesh emitter's translation needs no reach of its own (the placed mesh
@@ -193,6 +207,24 @@ fn colliders_consistent(scene: &Scene, source: &str) -> Result<(), SceneError> {
         if scene.emitters.iter().any(|e| matches!(e, Emitter::Mesh { .. })) {
             return Err(SceneError::invalid(source, "version", 1, "2 for a scene with mesh emitters"));
         }
+    }
+    if scene.version < 3 && scene.emitters.iter().any(|e| e.material().is_some()) {
+        return Err(SceneError::invalid(source, "version", scene.version, "3 for a scene with emitter materials"));
+    }
+    // Emitters from the material table's last entry on share it.
+    if let Some(rest) = scene.emitters.get(MAX_MATERIALS - 1..)
+        && let Some(i) = rest.iter().position(|e| e.material() != rest[0].material())
+    {
+        let field = format!("emitters[{}].material", MAX_MATERIALS - 1 + i);
+        return Err(SceneError::invalid(
+            source,
+            field,
+            "a material of its own",
+            format!(
+                "that of emitters[{}]: emitters from the {MAX_MATERIALS}th on share one material",
+                MAX_MATERIALS - 1
+            ),
+        ));
     }
     for (i, c) in scene.colliders.iter().enumerate() {
         let name = format!("colliders[{i}]");

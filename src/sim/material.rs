@@ -39,6 +39,10 @@ pub enum MaterialKind {
     /// correction of Tampubolon et al. 2017 kept in `Jp` (`ln Jp` is the volume the sand gained
     /// when pulled apart, given back when it is pressed again). θc and θs play no part.
     Sand,
+    /// A weakly compressible liquid: no shear stiffness, a pressure `−K (J − 1)` from its volume
+    /// ratio `J` with the bulk modulus `K`, and the deformation reset to its volumetric part every
+    /// step (the elastic F keeps only `J`). E, ν, ξ, θc, θs and cracking play no part.
+    Liquid,
 }
 
 impl MaterialKind {
@@ -47,12 +51,17 @@ impl MaterialKind {
         match self {
             Self::Snow => 0,
             Self::Sand => 1,
+            Self::Liquid => 2,
         }
     }
 }
 
 /// The default [`SnowMaterial::friction_angle`], degrees.
 pub const DEFAULT_FRICTION_ANGLE: f64 = 30.0;
+/// The default [`SnowMaterial::bulk_modulus`], Pa: water made compressible enough for explicit
+/// steps, its sound speed `√(K/ρ)` = 31.6 m/s at 1000 kg/m³, ten times the speed of water that
+/// fell half a metre, so its density stays within 1 % of rest (docs/materials.md, "Liquid").
+pub const DEFAULT_BULK_MODULUS: f64 = 1.0e6;
 
 /// Material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,6 +71,9 @@ pub struct SnowMaterial {
     pub kind: MaterialKind,
     /// Sand's friction angle φ, degrees: the slope its piles keep (Drucker–Prager). Unused by snow.
     pub friction_angle: f64,
+    /// A liquid's bulk modulus K, Pa (its pressure is `−K (J − 1)`). Unused by snow and sand,
+    /// whose stiffness is E and ν.
+    pub bulk_modulus: f64,
     /// Young's modulus E of fresh snow, in pascals.
     pub youngs_modulus: f64,
     /// Poisson's ratio ν, dimensionless, in [0, 0.5).
@@ -85,6 +97,7 @@ impl Default for SnowMaterial {
         Self {
             kind: MaterialKind::Snow,
             friction_angle: DEFAULT_FRICTION_ANGLE,
+            bulk_modulus: DEFAULT_BULK_MODULUS,
             youngs_modulus: 1.4e5,
             poisson_ratio: 0.2,
             hardening: 10.0,
@@ -97,20 +110,40 @@ impl Default for SnowMaterial {
 }
 
 impl SnowMaterial {
-    /// Shear modulus μ₀ = E / (2(1 + ν)), in pascals.
+    /// Shear modulus μ₀ = E / (2(1 + ν)), in pascals; 0 for a liquid.
     pub fn mu0(&self) -> f64 {
-        self.youngs_modulus / (2.0 * (1.0 + self.poisson_ratio))
+        match self.kind {
+            MaterialKind::Liquid => 0.0,
+            _ => self.youngs_modulus / (2.0 * (1.0 + self.poisson_ratio)),
+        }
     }
 
-    /// First Lamé parameter λ₀ = Eν / ((1 + ν)(1 − 2ν)), in pascals.
+    /// First Lamé parameter λ₀ = Eν / ((1 + ν)(1 − 2ν)), in pascals; a liquid's bulk modulus K
+    /// (with μ₀ = 0 the fixed corotated stress is then `τ = K (J − 1) J I`, the liquid's).
     pub fn lambda0(&self) -> f64 {
         let nu = self.poisson_ratio;
-        self.youngs_modulus * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))
+        match self.kind {
+            MaterialKind::Liquid => self.bulk_modulus,
+            _ => self.youngs_modulus * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)),
+        }
+    }
+
+    /// The hardening coefficient in effect: ξ for snow and sand, 0 for a liquid.
+    pub fn effective_hardening(&self) -> f64 {
+        if self.kind == MaterialKind::Liquid { 0.0 } else { self.hardening }
+    }
+
+    /// The tensile strength in effect: σ_F for snow, 0 (no cracking) for sand and liquids, which
+    /// carry no tension through their return mappings instead.
+    pub fn effective_tensile_strength(&self) -> f64 {
+        if self.kind == MaterialKind::Snow { self.tensile_strength } else { 0.0 }
     }
 
     /// The hardening factor `exp(ξ(1 − Jp))` with its exponent bounded (see [`MAX_HARDENING_EXPONENT`]).
     pub fn hardening_factor(&self, plastic_jacobian: f64) -> f64 {
-        (self.hardening * (1.0 - plastic_jacobian)).clamp(MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT).exp()
+        (self.effective_hardening() * (1.0 - plastic_jacobian))
+            .clamp(MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT)
+            .exp()
     }
 
     /// The principal Kirchhoff stresses of an elastic deformation with singular values `sigma`
@@ -129,7 +162,7 @@ impl SnowMaterial {
     /// tensile strength times `strength` (the particle's own, relative to the material's). Never
     /// with a material tensile strength of 0.
     pub fn cracks(&self, trial: [f64; 3], sigma: [f64; 3], plastic_jacobian: f64, strength: f64) -> bool {
-        if self.tensile_strength <= 0.0 {
+        if self.effective_tensile_strength() <= 0.0 {
             return false;
         }
         if trial.iter().any(|&s| s > 1.0 + self.critical_stretch * strength) {

@@ -40,13 +40,23 @@ pub fn spill_workgroups(groups: u32) -> (u32, u32) {
     }
 }
 
+/// Entries of the GPU's material table ([`GpuSimParams::materials`]): a particle's material id is
+/// its emitter's index, and ids from `MAX_MATERIALS − 1` on share the last entry.
+pub const MAX_MATERIALS: usize = 16;
+
+/// The materials of the emitters that name their own, by emitter index (material id); `None`
+/// takes the scene's [`SolverParams::material`].
+pub type EmitterMaterials = [Option<SnowMaterial>; MAX_MATERIALS];
+
 /// Everything the solver needs besides the particles. Plain f64 values; the GPU gets an f32 copy.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverParams {
     /// The grid and domain.
     pub grid: GridSpec,
-    /// The snow.
+    /// The scene's material: that of every emitter without its own (the Material panel edits it).
     pub material: SnowMaterial,
+    /// The emitters' own materials, by material id ([`SolverParams::material_of`]).
+    pub emitter_materials: EmitterMaterials,
     /// Gravitational acceleration, m/s² (powder is z-up: default (0, 0, −9.81)).
     pub gravity: DVec3,
     /// Time step of one substep, in seconds, where it is fixed ([`crate::sim::Solver::step`]).
@@ -89,16 +99,14 @@ pub struct GpuSimParams {
     /// explicit integrator or the constraint iterations). (The substep's dt is the substep clock's,
     /// [`super::explicit::clock::GpuSubstepClock::dt`], which changes every substep.)
     pub pb_tolerance: f32,
-    /// Shear modulus μ₀, Pa.
-    pub mu0: f32,
-    /// Lamé λ₀, Pa.
-    pub lambda0: f32,
-    /// Hardening coefficient ξ.
-    pub hardening: f32,
-    /// θc.
-    pub critical_compression: f32,
-    /// θs.
-    pub critical_stretch: f32,
+    /// The largest P-wave modulus `λ₀ + 2μ₀` of the materials present, Pa (PB-MPM's force scale).
+    pub stiffest_modulus: f32,
+    /// The largest `(λ₀ + 2μ₀) / ρ₀` of the materials present, m²/s² (PB-MPM's preconditioner).
+    pub fastest_wave_squared: f32,
+    /// The smallest density of the materials present, kg/m³ (PB-MPM's force scale).
+    pub lightest_density: f32,
+    /// Padding: `interaction_center` below starts on 16 bytes, as WGSL puts a `vec3`.
+    pub _pad0: [u32; 2],
     /// Speed limit, m/s.
     pub max_speed: f32,
     /// Fixed-point units per kilogram.
@@ -136,22 +144,68 @@ pub struct GpuSimParams {
     /// 1 for the first page of a sparse grid, whose `bin_clear` empties the map of pool blocks
     /// every substep.
     pub reset_grid_blocks: u32,
-    /// Tensile strength σ_F, Pa (0: no cracking).
-    pub tensile_strength: f32,
     /// PB-MPM's relaxation factor of each constraint step (0 under the explicit integrator).
     pub pb_relaxation: f32,
     /// PB-MPM's yield relaxation time τ, s (0: the strain beyond the elastic range turns plastic
     /// at once, as under the explicit integrator).
     pub pb_yield_time: f32,
-    /// The snow's density ρ₀, kg/m³ (PB-MPM's Newton–PCG solve scales its preconditioner by the
-    /// wave speed it gives).
-    pub density: f32,
-    /// How the material yields ([`super::material::MaterialKind::gpu_code`]): 0 snow, 1 sand.
-    pub plasticity: u32,
-    /// Sand's Drucker–Prager coefficient α ([`super::material::SnowMaterial::drucker_prager_alpha`]).
-    pub friction_alpha: f32,
-    /// Padding to the uniform block's 16-byte size.
+    /// Padding: the material table starts on 16 bytes.
     pub _pad1: [u32; 2],
+    /// The material of each material id ([`SolverParams::material_of`]).
+    pub materials: [GpuMaterial; MAX_MATERIALS],
+}
+
+/// One material as the passes read it: an entry of [`GpuSimParams::materials`]. Mirrors
+/// `Material` in `shaders/mpm/materials.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMaterial {
+    /// Shear modulus μ₀, Pa (0 for a liquid).
+    pub mu0: f32,
+    /// Lamé λ₀, Pa (a liquid's bulk modulus).
+    pub lambda0: f32,
+    /// Hardening coefficient ξ in effect ([`SnowMaterial::effective_hardening`]).
+    pub hardening: f32,
+    /// θc.
+    pub critical_compression: f32,
+    /// θs.
+    pub critical_stretch: f32,
+    /// Tensile strength σ_F in effect, Pa (0: no cracking).
+    pub tensile_strength: f32,
+    /// Density ρ₀, kg/m³.
+    pub density: f32,
+    /// How it yields ([`super::material::MaterialKind::gpu_code`]): 0 snow, 1 sand, 2 liquid.
+    pub plasticity: u32,
+    /// Sand's Drucker–Prager coefficient α ([`SnowMaterial::drucker_prager_alpha`]).
+    pub friction_alpha: f32,
+    /// `(λ₀ + 2μ₀) / ρ₀`, m²/s²: the square of the unhardened P-wave speed (the clock's).
+    pub wave_speed_squared: f32,
+    /// Padding to 48 bytes (a uniform array's stride is a multiple of 16).
+    pub _pad: [u32; 2],
+}
+
+impl GpuMaterial {
+    /// The f32 entry of `m`.
+    pub fn of(m: &SnowMaterial) -> Self {
+        Self {
+            mu0: m.mu0() as f32,
+            lambda0: m.lambda0() as f32,
+            hardening: m.effective_hardening() as f32,
+            critical_compression: m.critical_compression as f32,
+            critical_stretch: m.critical_stretch as f32,
+            tensile_strength: m.effective_tensile_strength() as f32,
+            density: m.density as f32,
+            plasticity: m.kind.gpu_code(),
+            friction_alpha: m.drucker_prager_alpha() as f32,
+            wave_speed_squared: m.wave_speed(1.0).powi(2) as f32,
+            _pad: [0; 2],
+        }
+    }
+
+    /// `λ₀ + 2μ₀` summed in f32 from the f32 moduli, as the shaders would.
+    fn p_wave_modulus(&self) -> f32 {
+        self.lambda0 + 2.0 * self.mu0
+    }
 }
 
 /// What a page's uniform block carries beside the scene's parameters and the interaction: the
@@ -182,11 +236,44 @@ pub struct PageUniforms {
 }
 
 impl SolverParams {
+    /// The material of particles of material id `id` (their emitter's index): the emitter's own,
+    /// or the scene's. Ids from [`MAX_MATERIALS`] − 1 on share the last entry, as on the GPU.
+    pub fn material_of(&self, id: u32) -> &SnowMaterial {
+        let slot = (id as usize).min(MAX_MATERIALS - 1);
+        self.emitter_materials[slot].as_ref().unwrap_or(&self.material)
+    }
+
+    /// The scene's material and every emitter's own: what bounds the solver's scales.
+    pub fn materials(&self) -> impl Iterator<Item = &SnowMaterial> {
+        std::iter::once(&self.material).chain(self.emitter_materials.iter().flatten())
+    }
+
+    /// The P-wave speed `√((λ₀ + 2μ₀) hc / ρ₀)` bound over the materials present, for a largest
+    /// hardening factor `max_hardening` among the particles (a material that does not harden
+    /// takes 1).
+    pub fn wave_speed_bound(&self, max_hardening: f64) -> f64 {
+        self.materials()
+            .map(|m| m.wave_speed(if m.effective_hardening() != 0.0 { max_hardening } else { 1.0 }))
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest density of the materials present, kg/m³ (the fixed-point scales' node mass).
+    pub fn densest(&self) -> f64 {
+        self.materials().map(|m| m.density).fold(0.0, f64::max)
+    }
+
     /// The whole f32 uniform block of a page: the scene's parameters, the page's state and the
     /// mouse tool's `interaction`. The one place the block is filled.
     pub fn to_gpu(&self, page: &PageUniforms, interaction: &Interaction) -> GpuSimParams {
         let g = &self.grid;
-        let m = &self.material;
+        let mut materials = [GpuMaterial::of(&self.material); MAX_MATERIALS];
+        for (entry, own) in materials.iter_mut().zip(&self.emitter_materials) {
+            if let Some(m) = own {
+                *entry = GpuMaterial::of(m);
+            }
+        }
+        let present: Vec<GpuMaterial> = self.materials().map(GpuMaterial::of).collect();
+        let most = |f: fn(&GpuMaterial) -> f32| present.iter().map(f).fold(f32::MIN, f32::max);
         let f = |v: DVec3| -> [f32; 3] { v.as_vec3().to_array() };
         GpuSimParams {
             grid_origin: f(g.grid_origin()),
@@ -199,11 +286,10 @@ impl SolverParams {
             boundary_friction: self.boundary.friction as f32,
             gravity: f(self.gravity),
             pb_tolerance: page.pb_tolerance,
-            mu0: m.mu0() as f32,
-            lambda0: m.lambda0() as f32,
-            hardening: m.hardening as f32,
-            critical_compression: m.critical_compression as f32,
-            critical_stretch: m.critical_stretch as f32,
+            stiffest_modulus: most(GpuMaterial::p_wave_modulus),
+            fastest_wave_squared: most(|m| m.p_wave_modulus() / m.density),
+            lightest_density: -most(|m| -m.density),
+            _pad0: [0; 2],
             max_speed: self.max_speed as f32,
             mass_scale: self.fixed_point.mass_scale as f32,
             momentum_scale: self.fixed_point.momentum_scale as f32,
@@ -219,13 +305,10 @@ impl SolverParams {
             keep_grid_sums: page.keep_grid_sums as u32,
             grid_pool_blocks: page.grid_pool_blocks,
             reset_grid_blocks: page.reset_grid_blocks as u32,
-            tensile_strength: m.tensile_strength as f32,
             pb_relaxation: page.pb_relaxation,
             pb_yield_time: page.pb_yield_time,
-            density: m.density as f32,
-            plasticity: m.kind.gpu_code(),
-            friction_alpha: m.drucker_prager_alpha() as f32,
             _pad1: [0; 2],
+            materials,
         }
     }
 }

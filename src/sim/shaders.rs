@@ -13,8 +13,9 @@ use super::passes::MpmPass;
 pub const PARTICLE: (&str, &str) = ("mpm/particle.wgsl", include_str!("../../shaders/mpm/particle.wgsl"));
 
 /// Library files every pass includes, in dependency order: (path under `shaders/`, source).
-pub const LIBRARIES: [(&str, &str); 12] = [
+pub const LIBRARIES: [(&str, &str); 13] = [
     PARTICLE,
+    ("mpm/materials.wgsl", include_str!("../../shaders/mpm/materials.wgsl")),
     ("mpm/types.wgsl", include_str!("../../shaders/mpm/types.wgsl")),
     ("mpm/reduce.wgsl", include_str!("../../shaders/mpm/reduce.wgsl")),
     ("mpm/kernel.wgsl", include_str!("../../shaders/mpm/kernel.wgsl")),

@@ -38,6 +38,7 @@ pub fn params(cells: u32, h: f64, dt: f64) -> SolverParams {
     SolverParams {
         grid: GridSpec { domain_min: DVec3::ZERO, cell_size: h, cells: UVec3::splat(cells) },
         material,
+        emitter_materials: Default::default(),
         gravity: DVec3::new(0.0, 0.0, -9.81),
         dt,
         cfl: 0.4,

@@ -3,8 +3,8 @@
 // after clock_stats over every page and before clock_gate.
 // Reads: params, clock (with clock_stats's maxima). Writes: clock.
 //
-// The stable dt is cfl · h / (v_max + c), with c = sqrt((λ₀ + 2μ₀) · hc_max / ρ) the P-wave speed
-// at the largest hardening factor present (docs/algorithm.md, "Time step"). A frame of planned
+// The stable dt is cfl · h / (v_max + c), with c = max sqrt((λ₀ + 2μ₀) · hc / ρ) the fastest
+// P-wave speed of any particle (its material, hardened by its Jp) (docs/algorithm.md, "Time step"). A frame of planned
 // substeps runs them at fixed_dt, whatever the stable dt; otherwise the frame's remaining time is
 // split into equal substeps no longer than the stable dt, the first of which runs now, so no
 // substep passes the frame's end and none is left a sliver. Past max_substeps the substeps
@@ -24,7 +24,7 @@ fn frame_finished() -> bool {
 @compute @workgroup_size(1)
 fn clock_advance() {
     let speed_bits = atomicExchange(&clock.max_speed_bits, 0u);
-    let hardening_bits = atomicExchange(&clock.max_hardening_bits, 0u);
+    let wave_bits = atomicExchange(&clock.max_wave_speed_squared_bits, 0u);
     if (clock.finished != 0u) {
         clock.running = 0u;
         return;
@@ -35,12 +35,12 @@ fn clock_advance() {
     if (speed_bits > bitcast<u32>(params.max_speed)) {
         speed = params.max_speed;
     }
-    var hardening = bitcast<f32>(hardening_bits);
-    if (hardening_bits >= 0x7f800000u) {
-        hardening = exp(MAX_HARDENING_EXPONENT);
+    var wave_squared = bitcast<f32>(wave_bits);
+    if (wave_bits >= 0x7f800000u) {
+        wave_squared = clock.wave_speed_squared * exp(MAX_HARDENING_EXPONENT);
     }
     // +∞ where no particle moves and none is stiff (no particles): then one substep ends the frame.
-    let stable = clock.cfl * params.cell_size / (speed + sqrt(clock.wave_speed_squared * hardening));
+    let stable = clock.cfl * params.cell_size / (speed + sqrt(wave_squared));
     var dt = clock.fixed_dt;
     if (clock.planned == 0u) {
         let remaining = clock.span - clock.time;

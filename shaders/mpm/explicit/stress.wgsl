@@ -16,5 +16,5 @@ fn stress(
         return;
     }
     let plastic = particle_plastic[index];
-    store_stress(index, kirchhoff_stress(padded_matrix(particle_deformation[index]), plastic.plastic_jacobian, plastic.damage));
+    store_stress(index, kirchhoff_stress(material_of(plastic.material), padded_matrix(particle_deformation[index]), plastic.plastic_jacobian, plastic.damage));
 }

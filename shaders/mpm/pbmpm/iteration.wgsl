@@ -18,12 +18,12 @@ struct Response {
     lambda: f32,
 }
 
-fn snow_response(f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> Response {
+fn snow_response(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> Response {
     let d = svd3(f);
     let s = clamp(d.sigma, vec3<f32>(0.05), vec3<f32>(20.0));
-    let hc = hardening_factor(plastic_jacobian);
-    let mu = params.mu0 * hc;
-    let lambda = params.lambda0 * hc;
+    let hc = hardening_factor(m, plastic_jacobian);
+    let mu = m.mu0 * hc;
+    let lambda = m.lambda0 * hc;
     let j = s.x * s.y * s.z;
     let others = vec3<f32>(s.y * s.z, s.x * s.z, s.x * s.y);
     var p = 2.0 * mu * (s - vec3<f32>(1.0)) + lambda * (j - 1.0) * others;
@@ -57,7 +57,7 @@ fn project(p: Particle, index: u32, affine: mat3x3<f32>) -> mat3x3<f32> {
     let dt = substep_dt();
     let h2 = params.cell_size * params.cell_size;
     let trial = (IDENTITY3 + dt * affine) * p.deformation;
-    let response = snow_response(trial, p.plastic_jacobian, p.damage);
+    let response = snow_response(material_of(p.material), trial, p.plastic_jacobian, p.damage);
     let wanted = (dt * dt * p.volume) * response.stress * transpose(trial);
     let impulse = load_impulse(index);
     let residual = wanted - impulse;

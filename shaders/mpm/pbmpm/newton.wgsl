@@ -59,11 +59,11 @@ fn partial_base() -> u32 {
 }
 
 // Level l's diagonal over its lumped mass: 1 + B dt² (λ₀ + 2μ₀) / (ρ₀ h²) / 4^l (newton.rs,
-// level_ratio).
+// level_ratio), at the fastest material's (λ₀ + 2μ₀) / ρ₀.
 fn level_ratio(l: u32) -> f32 {
     let dt = substep_dt();
     let h = params.cell_size;
-    let stiffness = NEWTON_LEVEL_BOUND * dt * dt * (params.lambda0 + 2.0 * params.mu0) / (params.density * h * h);
+    let stiffness = NEWTON_LEVEL_BOUND * dt * dt * params.fastest_wave_squared / (h * h);
     return 1.0 + stiffness / f32(1u << (2u * l));
 }
 
@@ -80,13 +80,13 @@ fn newton_mask(v: vec3<f32>, held: f32) -> vec3<f32> {
 // The fixed-point scale of the force sums (scatter_stress, take_forces): the momentum scale,
 // divided by a power of two large enough that a particle's share of a node's force,
 // dt V⁰ τ ∇w ≈ 10 dt V⁰ τ / h, fits in a contribution for a stress of 5 % strain at the most
-// hardened moduli (e⁵ λ₀, e⁵ μ₀). A contribution of the momentum scatter may carry
+// hardened moduli (e⁵ λ₀, e⁵ μ₀) of the stiffest material. A contribution of the momentum scatter may carry
 // m·max_speed, so the stress it allows is ρ₀ max_speed h / (10 dt); the sums are 64-bit, so
 // only each share must fit in 31 bits. The divisor costs precision in proportion (the force
 // sums resolve 1/force_scale kg·m/s).
 fn force_scale() -> f32 {
-    let allowed = params.density * params.max_speed * params.cell_size / (10.0 * substep_dt());
-    let expected = 0.05 * exp(MAX_HARDENING_EXPONENT) * (params.lambda0 + 2.0 * params.mu0);
+    let allowed = params.lightest_density * params.max_speed * params.cell_size / (10.0 * substep_dt());
+    let expected = 0.05 * exp(MAX_HARDENING_EXPONENT) * params.stiffest_modulus;
     let divisor = exp2(ceil(log2(max(1.0, expected / allowed))));
     return params.momentum_scale / divisor;
 }

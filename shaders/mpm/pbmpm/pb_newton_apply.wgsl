@@ -21,8 +21,9 @@ fn pb_newton_apply(
     let p = load_for_scatter(index);
     let dt = substep_dt();
     let dd = dt * gather(p.position).affine;
-    let hc = hardening_factor(p.plastic_jacobian);
+    let m = material_of(p.material);
+    let hc = hardening_factor(m, p.plastic_jacobian);
     let trace = dd[0][0] + dd[1][1] + dd[2][2];
-    let stress = (params.mu0 * hc) * (dd + transpose(dd)) + (params.lambda0 * hc * trace) * IDENTITY3;
+    let stress = (m.mu0 * hc) * (dd + transpose(dd)) + (m.lambda0 * hc * trace) * IDENTITY3;
     scatter_stress(p.position, (dt * p.volume) * stress);
 }

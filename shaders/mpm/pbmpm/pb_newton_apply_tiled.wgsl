@@ -28,9 +28,10 @@ fn pb_newton_apply_tiled(
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
             let p = load_for_scatter(particle_order[block.first + k]);
             let dd = dt * gather_from_tile(p.position, block.corner).affine;
-            let hc = hardening_factor(p.plastic_jacobian);
+            let m = material_of(p.material);
+            let hc = hardening_factor(m, p.plastic_jacobian);
             let trace = dd[0][0] + dd[1][1] + dd[2][2];
-            let stress = (params.mu0 * hc) * (dd + transpose(dd)) + (params.lambda0 * hc * trace) * IDENTITY3;
+            let stress = (m.mu0 * hc) * (dd + transpose(dd)) + (m.lambda0 * hc * trace) * IDENTITY3;
             tile_scatter_stress(p.position, (dt * p.volume) * stress, block.corner, BLOCK_REACH);
         }
     }

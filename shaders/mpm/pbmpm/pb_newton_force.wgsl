@@ -18,6 +18,6 @@ fn pb_newton_force(
     let g = gather(p.position);
     let dt = substep_dt();
     let trial = (IDENTITY3 + dt * g.affine) * p.deformation;
-    let tau = snow_response(trial, p.plastic_jacobian, p.damage).stress * transpose(trial);
+    let tau = snow_response(material_of(p.material), trial, p.plastic_jacobian, p.damage).stress * transpose(trial);
     scatter_stress(p.position, (-dt * p.volume) * tau);
 }

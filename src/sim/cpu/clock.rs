@@ -5,15 +5,15 @@ use super::solver::CpuSolver;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, TIME_TOLERANCE, choose_dt};
 
 impl CpuSolver {
-    /// The stable dt of the current state, `cfl · h / (v_max + c)` with `c` the P-wave speed at
-    /// the largest hardening factor present ([`crate::sim::solver::stable_dt`], as the GPU's
-    /// `clock_stats` and `clock_advance` compute it).
+    /// The stable dt of the current state, `cfl · h / (v_max + c)` with `c` the fastest P-wave
+    /// speed of any particle, its material's hardened by its Jp (as the GPU's `clock_stats` and
+    /// `clock_advance` compute it).
     pub fn stable_dt(&self) -> f64 {
-        let material = &self.params.material;
-        let (speed, hardening) = self.particles.iter().fold((0.0f64, 0.0f64), |(v, h), p| {
-            (v.max(p.velocity.norm()), h.max(material.hardening_factor(p.plastic_jacobian)))
+        let (speed, wave) = self.particles.iter().fold((0.0f64, 0.0f64), |(v, c), p| {
+            let material = self.params.material_of(p.material);
+            (v.max(p.velocity.norm()), c.max(material.wave_speed(material.hardening_factor(p.plastic_jacobian))))
         });
-        crate::sim::solver::stable_dt(&self.params, speed, hardening, self.params.cfl)
+        crate::sim::solver::stable_dt_at(&self.params, speed, wave, self.params.cfl)
     }
 
     /// A frame of `span` seconds stepped as `step` says, as [`crate::sim::Solver::step_frame`]

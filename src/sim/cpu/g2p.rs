@@ -13,7 +13,8 @@ use crate::sim::params::SolverParams;
 /// Plasticity (step 3): returns the trial elastic gradient `f` to the material's elastic range.
 /// Snow clamps its singular values to `[1 − θc, 1 + θs]` and moves the removed volume change into
 /// `Jp`; sand returns them onto its Drucker–Prager cone ([`sand_return`]), keeping its volume
-/// correction in `Jp`.
+/// correction in `Jp`; a liquid keeps only its volume (every singular value `J^(1/3)`, `Jp` as
+/// it was).
 ///
 /// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and, for snow,
 /// `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
@@ -34,15 +35,20 @@ pub fn project_plasticity_svd(
     keep: f64,
 ) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
-    // The returned singular values, and for sand the volume it keeps (ln Jp).
-    let (returned, sand_volume) = match material.kind {
+    // The returned singular values, and for sand and liquids the new Jp (for snow it follows).
+    let (returned, kept_jp) = match material.kind {
         MaterialKind::Snow => {
             let (lo, hi) = (1.0 - material.critical_compression, 1.0 + material.critical_stretch);
             (sigma.map(|s| s.clamp(lo, hi)), None)
         }
         MaterialKind::Sand => {
             let (returned, volume) = sand_return(material, sigma, plastic_jacobian);
-            (returned, Some(volume))
+            (returned, Some(volume.exp()))
+        }
+        // Only the volume stays: J^(1/3) on every axis, sign kept; Jp as it was.
+        MaterialKind::Liquid => {
+            let j: f64 = sigma.x * sigma.y * sigma.z;
+            (nalgebra::Vector3::repeat(j.signum() * j.abs().cbrt()), Some(plastic_jacobian))
         }
     };
     let clamped = returned + keep * (sigma - returned);
@@ -50,8 +56,8 @@ pub fn project_plasticity_svd(
     // range keeps F exactly: rebuilding F from its SVD every substep adds the SVD's rounding each
     // time, which in the GPU's f32 shrinks F steadily and makes resting snow creep.
     let elastic = f + u * Matrix3::from_diagonal(&(clamped - sigma)) * v.transpose();
-    let jp = match sand_volume {
-        Some(volume) => volume.exp(),
+    let jp = match kept_jp {
+        Some(jp) => jp,
         None => {
             let det = sigma.x * sigma.y * sigma.z;
             let det_clamped = clamped.x * clamped.y * clamped.z;
@@ -117,14 +123,19 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         let affine = (4.0 / (h * h)) * b;
         let trial = (Matrix3::identity() + dt * affine) * p.deformation;
         let (elastic, mut jp, sigma, stretch) =
-            project_plasticity_svd(&params.material, &trial, p.plastic_jacobian, 0.0);
+            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, 0.0);
         // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
         // between them: its Jp may fall (compaction) but not rise.
         if p.damage > 0.0 {
             jp = jp.min(p.plastic_jacobian);
         }
         // Cracking (step 3b): the new state's largest principal stress against the tensile strength.
-        if params.material.cracks([stretch.x, stretch.y, stretch.z], [sigma.x, sigma.y, sigma.z], jp, p.strength) {
+        if params.material_of(p.material).cracks(
+            [stretch.x, stretch.y, stretch.z],
+            [sigma.x, sigma.y, sigma.z],
+            jp,
+            p.strength,
+        ) {
             p.damage = 1.0;
         }
 

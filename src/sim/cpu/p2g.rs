@@ -41,7 +41,7 @@ pub fn p2g(params: &SolverParams, particles: &[CpuParticle], grid: &mut CpuGrid)
     let h = spec.cell_size;
     for p in particles {
         let stencil = Stencil::new(spec, &p.position);
-        let tau = kirchhoff_stress(&params.material, &p.deformation, p.plastic_jacobian, p.damage);
+        let tau = kirchhoff_stress(params.material_of(p.material), &p.deformation, p.plastic_jacobian, p.damage);
         let a = -params.dt * p.volume * (4.0 / (h * h)) * tau + p.mass * p.affine;
         for (node, w, d) in stencil.nodes(spec) {
             let u = clamp_speed(p.velocity + (a * d) / p.mass, params.max_speed);

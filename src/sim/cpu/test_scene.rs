@@ -12,6 +12,7 @@ pub(crate) fn params() -> SolverParams {
     SolverParams {
         grid: GridSpec { domain_min: DVec3::ZERO, cell_size: 0.1, cells: UVec3::splat(8) },
         material,
+        emitter_materials: Default::default(),
         gravity: DVec3::new(0.0, 0.0, -9.81),
         dt: 1e-4,
         cfl: 0.4,

@@ -54,7 +54,8 @@ pub struct GpuSubstepClock {
     pub max_substeps: u32,
     /// Courant number.
     pub cfl: f32,
-    /// `(λ₀ + 2μ₀)/ρ`, m²/s².
+    /// The largest `(λ₀ + 2μ₀)/ρ` of the materials present, m²/s² (the bound when a state is
+    /// not finite).
     pub wave_speed_squared: f32,
     /// PB-MPM: the length of the step before the frame's first, seconds (0 if none); `pb_clock`
     /// replaces it with each step's.
@@ -82,8 +83,9 @@ pub struct GpuSubstepClock {
     pub min_stable_dt: f32,
     /// `clock_stats`'s largest speed, as f32 bits.
     pub max_speed_bits: u32,
-    /// `clock_stats`'s largest hardening factor, as f32 bits.
-    pub max_hardening_bits: u32,
+    /// `clock_stats`'s largest squared P-wave speed `(λ₀ + 2μ₀) hc / ρ` of a particle, m²/s², as
+    /// f32 bits.
+    pub max_wave_speed_squared_bits: u32,
     /// PB-MPM: 1 once a step's first iteration has updated the grid, so that its later iterations
     /// gather from it (`pb_clock` sets 0, `pb_grid` and `pb_grid_blocks` set 1).
     pub pb_gathering: u32,
@@ -102,7 +104,7 @@ impl GpuSubstepClock {
             planned,
             max_substeps,
             cfl: params.cfl as f32,
-            wave_speed_squared: params.material.wave_speed(1.0).powi(2) as f32,
+            wave_speed_squared: params.materials().map(|m| m.wave_speed(1.0).powi(2) as f32).fold(0.0, f32::max),
             dt: fixed_dt as f32,
             min_stable_dt: f32::INFINITY,
             ..Self::default()

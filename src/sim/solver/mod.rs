@@ -22,4 +22,4 @@ pub use frame::Batch;
 pub use profile::PassTime;
 pub use readback::{BinsReadback, PendingStats};
 pub use state::{SolveTotals, Solver};
-pub use stats::{SolverStats, stable_dt};
+pub use stats::{SolverStats, stable_dt, stable_dt_at};

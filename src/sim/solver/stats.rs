@@ -41,7 +41,13 @@ pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl:
     let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
     let max_hardening =
         if max_hardening.is_finite() { max_hardening } else { crate::sim::material::MAX_HARDENING_EXPONENT.exp() };
-    let wave_speed = params.material.wave_speed(max_hardening.max(0.0));
+    stable_dt_at(params, max_speed, params.wave_speed_bound(max_hardening.max(0.0)), cfl)
+}
+
+/// `cfl · h / (v + c)` for a largest particle speed `max_speed` (bounded as in [`stable_dt`]) and
+/// P-wave speed `wave_speed`, both m/s.
+pub fn stable_dt_at(params: &SolverParams, max_speed: f64, wave_speed: f64, cfl: f64) -> f64 {
+    let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
     cfl * params.grid.cell_size / (max_speed + wave_speed)
 }
 

@@ -150,7 +150,7 @@ pub fn impulse_step(
 pub fn project(params: &SolverParams, dt: f64, relaxation: f64, particles: &[CpuParticle], state: &mut [StepState]) {
     let h = params.grid.cell_size;
     for (p, s) in particles.iter().zip(state) {
-        let (target, response) = target_impulse(&params.material, dt, p, &s.affine);
+        let (target, response) = target_impulse(params.material_of(p.material), dt, p, &s.affine);
         let step = impulse_step(&response, dt, h, relaxation, p, &(target - s.impulse));
         s.impulse += step;
         s.affine -= (4.0 / (h * h * p.mass)) * step;

@@ -41,7 +41,7 @@ use super::state::StepReport;
 use super::transfer;
 use crate::sim::cpu::grid::Stencil;
 use crate::sim::cpu::grid_update::constrain_node;
-use crate::sim::params::GridSpec;
+use crate::sim::params::{GridSpec, SolverParams};
 
 /// How a Newton–PCG step solves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,11 +85,13 @@ type ParticleStencil = [(usize, f64, Vector3<f64>); 27];
 pub const LEVEL_BOUND: f64 = 28.0;
 
 /// Level `l`'s diagonal over its lumped masses: `1 + B dt² (λ₀ + 2μ₀)/(ρ₀ h²) / 4^l`
-/// ([`LEVEL_BOUND`]); a cell `2^l` times larger is `4^l` times softer. The unhardened moduli: a
-/// preconditioner need only be symmetric and positive for CG to converge, and one ratio per level
-/// is what keeps momentum (see `Level`); hardened snow converges in more iterations.
-pub fn level_ratio(material: &crate::sim::material::SnowMaterial, dt: f64, h: f64, l: u32) -> f64 {
-    let stiffness = LEVEL_BOUND * dt * dt * (material.lambda0() + 2.0 * material.mu0()) / (material.density * h * h);
+/// ([`LEVEL_BOUND`]) at the largest `(λ₀ + 2μ₀)/ρ₀` of the materials present; a cell `2^l` times
+/// larger is `4^l` times softer. The unhardened moduli: a preconditioner need only be symmetric
+/// and positive for CG to converge, and one ratio per level is what keeps momentum (see
+/// `Level`); hardened snow converges in more iterations.
+pub fn level_ratio(params: &SolverParams, dt: f64, h: f64, l: u32) -> f64 {
+    let wave_squared = params.materials().map(|m| m.wave_speed(1.0).powi(2)).fold(0.0, f64::max);
+    let stiffness = LEVEL_BOUND * dt * dt * wave_squared / (h * h);
     1.0 + stiffness / 4f64.powi(l as i32)
 }
 
@@ -101,8 +103,8 @@ struct System {
     fixed: Vec<[bool; 3]>,
     /// Per particle: `dt² V⁰ μ`, `dt² V⁰ λ` at its hardened moduli.
     moduli: Vec<(f64, f64)>,
-    /// The material, for [`level_ratio`].
-    material: crate::sim::material::SnowMaterial,
+    /// The materials, for [`level_ratio`].
+    params: SolverParams,
     /// The step, seconds.
     dt: f64,
 }
@@ -168,7 +170,8 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
     let mut out = vec![Vector3::zeros(); u.len()];
     for (k, p) in s.particles.iter().enumerate() {
         let trial = (Matrix3::identity() + sys.gradient(k, u)) * p.deformation;
-        let tau = snow_response(&s.params.material, &trial, p.plastic_jacobian, p.damage).stress * trial.transpose();
+        let tau = snow_response(s.params.material_of(p.material), &trial, p.plastic_jacobian, p.damage).stress
+            * trial.transpose();
         for (i, _, g) in &sys.stencils[k] {
             out[*i] -= dt * dt * p.volume * (tau * g);
         }
@@ -204,7 +207,7 @@ impl Level {
                 }
             }
         }
-        let ratio = level_ratio(&sys.material, sys.dt, spec.cell_size, l);
+        let ratio = level_ratio(&sys.params, sys.dt, spec.cell_size, l);
         for (inv, m) in level.inverse.iter_mut().zip(&mass) {
             *inv = if *m > 0.0 { 1.0 / (ratio * m) } else { 0.0 };
         }
@@ -307,16 +310,16 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     }
 
     let stencils = stencils(&spec, s);
-    let material = &s.params.material;
     let moduli: Vec<(f64, f64)> = s
         .particles
         .iter()
         .map(|p| {
+            let material = s.params.material_of(p.material);
             let hc = material.hardening_factor(p.plastic_jacobian);
             (dt * dt * p.volume * material.mu0() * hc, dt * dt * p.volume * material.lambda0() * hc)
         })
         .collect();
-    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, material: s.params.material, dt };
+    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, params: s.params, dt };
 
     // What the walls and colliders hold: the force's components along the held axes, which the
     // solve leaves out, carried to the solution to first order as it goes. The end of the step
