@@ -44,6 +44,7 @@ fn params(cells: UVec3, h: f64, e: f64, kind: BoundaryKind) -> SolverParams {
     SolverParams {
         grid: GridSpec { domain_min: DVec3::ZERO, cell_size: h, cells },
         material,
+        emitter_materials: Default::default(),
         gravity: DVec3::new(0.0, 0.0, -G),
         dt: DT,
         cfl: 0.4,
