@@ -161,6 +161,9 @@ pub enum AppEvent {
     SetMaterial(SnowMaterial),
     /// Restore the material of the scene as loaded.
     ResetMaterial,
+    /// Give emitter `i` a material of its own (`None`: the scene's); live, as
+    /// [`AppEvent::SetMaterial`].
+    SetEmitterMaterial(usize, Option<SnowMaterial>),
     /// Gravitational acceleration, m/s².
     SetGravity(DVec3),
     /// How simulated time advances per frame.

@@ -93,6 +93,15 @@ impl Emitter {
         }
     }
 
+    /// Gives the emitter a material of its own (`None`: the scene's).
+    pub fn set_material(&mut self, own: Option<SnowMaterial>) {
+        match self {
+            Emitter::Box { material, .. } | Emitter::Sphere { material, .. } | Emitter::Mesh { material, .. } => {
+                *material = own;
+            }
+        }
+    }
+
     /// Initial velocity of the emitted snow, m/s.
     pub fn velocity(&self) -> DVec3 {
         match *self {

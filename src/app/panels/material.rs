@@ -1,49 +1,121 @@
-//! The Material section: presets and the snow model's parameters.
+//! The Material section: which material it edits (the scene's or an emitter's own), presets and
+//! the model's parameters.
 
 use egui::Ui;
 
 use powder::scene::ranges::{
-    CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO, TENSILE_STRENGTH,
-    YOUNGS_MODULUS,
+    BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO,
+    TENSILE_STRENGTH, YOUNGS_MODULUS,
 };
+use powder::sim::material::{MaterialKind, SnowMaterial};
+use powder::sim::params::MAX_MATERIALS;
 
 use crate::app::events::AppEvent;
 use crate::app::model::frame::Model;
 use crate::app::panels::tips;
 use crate::app::panels::widgets::tunable;
 use crate::app::run::presets::{material_presets, preset_label};
-use powder::sim::material::MaterialKind;
 
-/// Draws the Material section; `chosen` is the preset last chosen and the scene it was chosen for.
-pub fn material(ui: &mut Ui, model: &Model, chosen: &mut Option<(&'static str, String)>, events: &mut Vec<AppEvent>) {
-    let mut m = model.scene.material;
+/// What the Material section keeps between frames.
+#[derive(Default)]
+pub struct MaterialPanelState {
+    /// The preset last chosen and the scene it was chosen for.
+    chosen: Option<(&'static str, String)>,
+    /// The material the controls edit: the scene's (`None`) or emitter `i`'s.
+    editing: Option<usize>,
+}
+
+/// Draws the Material section.
+pub fn material(ui: &mut Ui, model: &Model, state: &mut MaterialPanelState, events: &mut Vec<AppEvent>) {
     // A preset chosen for another scene says nothing about this one.
-    if chosen.as_ref().is_some_and(|(_, scene)| scene != model.scene_name) {
-        *chosen = None;
+    if state.chosen.as_ref().is_some_and(|(_, scene)| scene != model.scene_name) {
+        *state = MaterialPanelState::default();
     }
-    let label = preset_label(&m, chosen.as_ref().map(|(n, _)| *n), model.loaded_material);
+    let emitters = &model.scene.emitters;
+    // Emitters from the table's last entry on share it: the panel offers the first 16.
+    let editable = emitters.len().min(MAX_MATERIALS);
+    if state.editing.is_some_and(|i| i >= editable) {
+        state.editing = None;
+    }
+    if editable > 1 || emitters.iter().any(|e| e.material().is_some()) {
+        let name = |i: Option<usize>| match i {
+            None => "the scene's material".to_string(),
+            Some(i) => format!("emitter {i} ({})", emitters[i].shape_name()),
+        };
+        egui::ComboBox::from_label("edits").selected_text(name(state.editing)).show_ui(ui, |ui| {
+            for choice in std::iter::once(None).chain((0..editable).map(Some)) {
+                ui.selectable_value(&mut state.editing, choice, name(choice)).on_hover_text(tips::EDITS);
+            }
+        });
+    }
+    let current = match state.editing {
+        None => model.scene.material,
+        Some(i) => {
+            let own = emitters[i].material().copied();
+            let mut has_own = own.is_some();
+            if ui.checkbox(&mut has_own, "its own material").on_hover_text(tips::OWN_MATERIAL).changed() {
+                events.push(AppEvent::SetEmitterMaterial(i, has_own.then_some(model.scene.material)));
+            }
+            match own {
+                Some(m) => m,
+                None => {
+                    ui.label("made of the scene's material");
+                    return;
+                }
+            }
+        }
+    };
+    let set = |m: SnowMaterial| match state.editing {
+        None => AppEvent::SetMaterial(m),
+        Some(i) => AppEvent::SetEmitterMaterial(i, Some(m)),
+    };
+    let label = preset_label(&current, state.chosen.as_ref().map(|(n, _)| *n), model.loaded_material);
+    let mut picked = None;
     egui::ComboBox::from_label("preset").selected_text(label).show_ui(ui, |ui| {
         for preset in material_presets() {
-            if ui.selectable_label(preset.material == m, preset.name).on_hover_text(preset.note).clicked() {
-                *chosen = Some((preset.name, model.scene_name.to_string()));
-                events.push(AppEvent::SetMaterial(preset.material));
+            if ui.selectable_label(preset.material == current, preset.name).on_hover_text(preset.note).clicked() {
+                picked = Some(preset);
             }
         }
     });
+    if let Some(preset) = picked {
+        state.chosen = Some((preset.name, model.scene_name.to_string()));
+        events.push(set(preset.material));
+    }
+    let mut m = current;
+    if parameters(ui, &mut m) {
+        events.push(set(m));
+    }
+    if state.editing.is_none() && ui.button("Reset to the scene's material").clicked() {
+        state.chosen = None;
+        events.push(AppEvent::ResetMaterial);
+    }
+}
+
+/// The kind and the sliders of its parameters; whether any changed. Each slider spans the range
+/// scene files may hold (`powder::scene::ranges`).
+fn parameters(ui: &mut Ui, m: &mut SnowMaterial) -> bool {
     let mut changed = false;
-    {
-        // Each slider spans the range scene files may hold (`powder::scene::ranges`).
-        let mut sand = m.kind == MaterialKind::Sand;
-        if ui.checkbox(&mut sand, "sand (Drucker–Prager)").on_hover_text(tips::SAND).changed() {
-            m.kind = if sand { MaterialKind::Sand } else { MaterialKind::Snow };
-            changed = true;
+    let kinds =
+        [(MaterialKind::Snow, "snow"), (MaterialKind::Sand, "sand (Drucker–Prager)"), (MaterialKind::Liquid, "liquid")];
+    let kind_name = kinds.iter().find(|(k, _)| *k == m.kind).map_or("", |(_, n)| n);
+    egui::ComboBox::from_label("kind").selected_text(kind_name).show_ui(ui, |ui| {
+        for (kind, name) in kinds {
+            changed |= ui.selectable_value(&mut m.kind, kind, name).on_hover_text(tips::KIND).changed();
         }
-        if sand {
-            changed |= tunable(ui, "friction angle φ", &FRICTION_ANGLE, &mut m.friction_angle, tips::FRICTION_ANGLE);
-        }
-        changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
-        changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
-        changed |= tunable(ui, "hardening ξ", &HARDENING, &mut m.hardening, tips::HARDENING);
+    });
+    if m.kind == MaterialKind::Liquid {
+        changed |= tunable(ui, "bulk modulus K", &BULK_MODULUS, &mut m.bulk_modulus, tips::BULK_MODULUS);
+        changed |= tunable(ui, "density ρ (applies on reset)", &DENSITY, &mut m.density, tips::DENSITY);
+        return changed;
+    }
+    if m.kind == MaterialKind::Sand {
+        changed |= tunable(ui, "friction angle φ", &FRICTION_ANGLE, &mut m.friction_angle, tips::FRICTION_ANGLE);
+    }
+    changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
+    changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
+    changed |= tunable(ui, "hardening ξ", &HARDENING, &mut m.hardening, tips::HARDENING);
+    if m.kind == MaterialKind::Snow {
         changed |= tunable(
             ui,
             "critical compression θc",
@@ -60,13 +132,7 @@ pub fn material(ui: &mut Ui, model: &Model, chosen: &mut Option<(&'static str, S
             &mut m.tensile_strength,
             tips::TENSILE_STRENGTH,
         );
-        changed |= tunable(ui, "density ρ (applies on reset)", &DENSITY, &mut m.density, tips::DENSITY);
     }
-    if changed {
-        events.push(AppEvent::SetMaterial(m));
-    }
-    if ui.button("Reset to the scene's material").clicked() {
-        *chosen = None;
-        events.push(AppEvent::ResetMaterial);
-    }
+    changed |= tunable(ui, "density ρ (applies on reset)", &DENSITY, &mut m.density, tips::DENSITY);
+    changed
 }

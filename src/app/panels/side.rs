@@ -20,8 +20,8 @@ pub struct PanelState {
     scene: ScenePanelState,
     /// The grid resolution being typed ([`simulation::pending_resolution_for`]).
     resolution: Option<(u32, u32)>,
-    /// The preset last chosen, named with "(edited)" once the material differs from it.
-    preset: Option<(&'static str, String)>,
+    /// The Material section's preset and the material it edits.
+    material: material::MaterialPanelState,
     /// The section to scroll to (a button at the top was clicked).
     jump: Option<Section>,
 }
@@ -90,7 +90,7 @@ pub fn side_panel(ui: &mut Ui, model: &Model, state: &mut PanelState, events: &m
                 Section::Stats => stats::stats(ui, model, events),
                 Section::Simulation => simulation::simulation(ui, model, &mut state.resolution, events),
                 Section::Timeline => timeline::panel(ui, model, events),
-                Section::Material => material::material(ui, model, &mut state.preset, events),
+                Section::Material => material::material(ui, model, &mut state.material, events),
                 Section::Render => {
                     render::render(ui, &model.window.render, events);
                     grid_view::controls(ui, &model.window.grid_view, &model.grid, events);

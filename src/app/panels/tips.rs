@@ -14,10 +14,19 @@ pub const HARDENING: &str = "hardening ξ: how much stiffer snow gets as it is c
 pub const CRITICAL_COMPRESSION: &str = "critical compression θc: how far snow can be squeezed before it deforms \
      permanently (packs down). Higher: springier snow that takes more load before it packs; lower: it packs \
      and crumbles sooner.";
-/// The sand switch.
-pub const SAND: &str = "sand: the material yields as a granular solid (Drucker–Prager on the Hencky strain, \
-     Klár et al. 2016) instead of snow's clamp: it flows under shear, piles up and carries \
-     no tension. θc and θs then play no part.";
+/// The kind of material.
+pub const KIND: &str = "kind: how the material yields. Snow packs and cracks (Stomakhin et al. 2013); sand \
+     yields as a granular solid (Drucker–Prager on the Hencky strain, Klár et al. 2016): it flows under shear, \
+     piles up and carries no tension; a liquid has no shear stiffness and a pressure from its volume alone.";
+/// A liquid's bulk modulus.
+pub const BULK_MODULUS: &str = "bulk modulus K: how hard the liquid resists being compressed (pressure \
+     −K (J − 1)). Higher: less compressible, shorter steps; lower: bouncier, springy water.";
+/// Which material the section edits.
+pub const EDITS: &str = "which material the controls below edit: the scene's, which every emitter without \
+     its own is made of, or one emitter's own";
+/// An emitter's own material switch.
+pub const OWN_MATERIAL: &str = "on: this emitter's particles are made of a material of its own (starting \
+     as a copy of the scene's); off: of the scene's material";
 /// Sand's friction angle φ.
 pub const FRICTION_ANGLE: &str = "friction angle φ: how steep a pile of the sand stands. Higher: steeper piles \
      that flow less; lower: the sand runs out further.";

@@ -99,6 +99,13 @@ impl Driver {
                 let material = self.loaded_material;
                 self.edit(gpu, messages, |s| s.material = material);
             }
+            AppEvent::SetEmitterMaterial(i, material) => self.edit(gpu, messages, |s| {
+                if let Some(e) = s.emitters.get_mut(i) {
+                    e.set_material(material);
+                }
+                // Emitter materials are format version 3.
+                s.version = s.version.max(3);
+            }),
             AppEvent::SetGravity(g) => self.edit(gpu, messages, |s| s.gravity = g),
             AppEvent::SetGridResolution(r) => self.set_resolution(gpu, r, messages),
             AppEvent::SetSolverPath(path) => {
@@ -154,6 +161,7 @@ impl Driver {
         }
         let mut params = *self.solver.params();
         params.material = scene.material;
+        params.emitter_materials = scene.solver_params().emitter_materials;
         params.gravity = scene.gravity;
         match self.solver.set_params(gpu, params) {
             Ok(()) => self.scene = scene,
@@ -405,6 +413,7 @@ impl Driver {
     pub fn edited(&self, render: &RenderSettings) -> EditedValues {
         EditedValues {
             material: self.scene.material,
+            emitter_materials: self.scene.emitters.iter().map(|e| e.material().copied()).collect(),
             gravity: self.scene.gravity,
             stepping: self.stepper.settings(),
             path: self.solver.path(),

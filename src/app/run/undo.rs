@@ -46,8 +46,10 @@ pub struct History {
 /// back. The driver gives its part ([`crate::app::run::driver::Driver::edited`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EditedValues {
-    /// The snow material.
+    /// The scene's material.
     pub material: SnowMaterial,
+    /// Each emitter's own material, if it has one.
+    pub emitter_materials: Vec<Option<SnowMaterial>>,
     /// Gravity, m/s².
     pub gravity: DVec3,
     /// Stepping mode, substeps, auto dt, fixed dt, budget (ms).
@@ -70,6 +72,9 @@ pub fn inverse(event: &AppEvent, before: &EditedValues) -> Option<AppEvent> {
     let (mode, substeps, auto_dt, fixed_dt, budget) = before.stepping;
     Some(match event {
         AppEvent::SetMaterial(_) | AppEvent::ResetMaterial => AppEvent::SetMaterial(before.material),
+        AppEvent::SetEmitterMaterial(i, _) => {
+            AppEvent::SetEmitterMaterial(*i, before.emitter_materials.get(*i).copied().flatten())
+        }
         AppEvent::SetGravity(_) => AppEvent::SetGravity(before.gravity),
         AppEvent::SetStepMode(_) => AppEvent::SetStepMode(mode),
         AppEvent::SetSubsteps(_) => AppEvent::SetSubsteps(substeps),
@@ -89,6 +94,7 @@ pub fn inverse(event: &AppEvent, before: &EditedValues) -> Option<AppEvent> {
 pub fn describe(event: &AppEvent) -> &'static str {
     match event {
         AppEvent::SetMaterial(_) | AppEvent::ResetMaterial => "material",
+        AppEvent::SetEmitterMaterial(..) => "emitter material",
         AppEvent::SetGravity(_) => "gravity",
         AppEvent::SetStepMode(_) => "stepping mode",
         AppEvent::SetSubsteps(_) => "substeps per frame",

@@ -57,10 +57,13 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
     let mut history = History::default();
     let soft = SnowMaterial { youngs_modulus: 4.8e4, hardening: 7.25, ..SnowMaterial::default() };
     let pbmpm = PbmpmSettings { iterations: 7, ..PbmpmSettings::default() };
+    let water = powder::sim::presets::preset_by_id("water").expect("water").material;
     let edits = [
         AppEvent::SetMaterial(soft),
         AppEvent::SetMaterial(SnowMaterial { critical_stretch: 3.3e-3, ..soft }),
         AppEvent::ResetMaterial,
+        AppEvent::SetEmitterMaterial(0, Some(water)),
+        AppEvent::SetEmitterMaterial(0, Some(SnowMaterial { bulk_modulus: 3.0e5, ..water })),
         AppEvent::SetGravity(DVec3::new(0.0, 0.0, -3.71)),
         AppEvent::SetStepMode(StepMode::FixedSubsteps),
         AppEvent::SetSubsteps(17),
@@ -80,6 +83,7 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
         AppEvent::SetTool(ToolSettings { radius: 0.25, rate: 900.0, repel_speed: 7.0, repel: true }),
         // Each kind once more, so that undoing these must restore an edited value, not a default.
         AppEvent::SetMaterial(SnowMaterial { poisson_ratio: 0.31, ..soft }),
+        AppEvent::SetEmitterMaterial(0, None),
         AppEvent::SetGravity(DVec3::new(0.0, 0.0, -1.62)),
         AppEvent::SetStepMode(StepMode::SceneFrames),
         AppEvent::SetSubsteps(4),
@@ -104,6 +108,9 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
         send(&mut history, &mut driver, &mut render, &gpu, edit.clone(), tick());
         let now = driver.edited(&render);
         assert_ne!(&now, seen.last().expect("one"), "{edit:?} changed nothing, so undoing it tests nothing");
+        // The solver steps the emitter's particles (material id 0) with what the panel set.
+        let own = now.emitter_materials[0].unwrap_or(now.material);
+        assert_eq!(driver.solver().params().material_of(0), &own, "after {edit:?}");
         seen.push(now);
     }
     for expected in seen.iter().rev().skip(1) {
