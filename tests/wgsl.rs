@@ -186,6 +186,8 @@ fn shared_struct_layouts_agree() {
                     plasticity,
                     friction_alpha,
                     wave_speed_squared,
+                    yield_stress,
+                    viscosity,
                 ]
             ),
         ),

@@ -9,6 +9,7 @@ const MAX_MATERIALS: u32 = 16u;
 const PLASTICITY_SNOW: u32 = 0u;
 const PLASTICITY_SAND: u32 = 1u;
 const PLASTICITY_LIQUID: u32 = 2u;
+const PLASTICITY_VISCO: u32 = 3u;
 
 struct Material {
     // Shear modulus μ₀, Pa (0 for a liquid).
@@ -29,6 +30,8 @@ struct Material {
     friction_alpha: f32,
     // (λ₀ + 2μ₀) / ρ₀, m²/s²: the unhardened P-wave speed squared (clock_stats).
     wave_speed_squared: f32,
-    _pad: vec2<u32>,
+    // A visco-plastic fluid's yield stress τ_y, Pa, and viscosity η, Pa·s (visco_return).
+    yield_stress: f32,
+    viscosity: f32,
 }
 

@@ -113,6 +113,24 @@ fn sand_return(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32
     return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
 }
 
+// The visco-plastic return mapping (Bingham after Yue et al. 2015): past the von Mises surface
+// ‖s‖ = √2 τ_y of the deviatoric Kirchhoff stress s = 2μ ε̂ (ε = ln |σ|), the overstress relaxes
+// over the step at the viscosity, ‖s'‖ = (‖s‖ + r k) / (1 + r), r = μ dt / η, the volume kept.
+// Returns the new singular values. CPU twin: visco_return in src/sim/cpu/g2p.rs.
+fn visco_return(m: Material, sigma: vec3<f32>) -> vec3<f32> {
+    let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
+    let tr = epsilon.x + epsilon.y + epsilon.z;
+    let deviatoric = epsilon - vec3<f32>(tr / 3.0);
+    let stress = 2.0 * m.mu0 * length(deviatoric);
+    let k = sqrt(2.0) * m.yield_stress;
+    if (stress <= k) {
+        return sigma;
+    }
+    let r = m.mu0 * substep_dt() / m.viscosity;
+    let relaxed = (stress + r * k) / (1.0 + r);
+    return exp(vec3<f32>(tr / 3.0) + deviatoric * (relaxed / stress));
+}
+
 // Returns the trial deformation F to the elastic range, `keep` of the excess left elastic. Snow
 // moves the part beyond [1 − θc, 1 + θs] into the plastic part: the total volume ratio
 // J = J_E · J_P is unchanged; |·| and the clamp of Jp only act on inverted or absurd states (see
@@ -124,9 +142,12 @@ fn project_plastic(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, keep: f32
     // The returned singular values (xyz), and for sand the volume it keeps (w, ln Jp).
     let sand = m.plasticity == PLASTICITY_SAND;
     let liquid = m.plasticity == PLASTICITY_LIQUID;
+    let visco = m.plasticity == PLASTICITY_VISCO;
     var returned: vec4<f32>;
     if (sand) {
         returned = sand_return(m, d.sigma, plastic_jacobian);
+    } else if (visco) {
+        returned = vec4<f32>(visco_return(m, d.sigma), 0.0);
     } else if (liquid) {
         let j = d.sigma.x * d.sigma.y * d.sigma.z;
         returned = vec4<f32>(vec3<f32>(sign(j) * pow(abs(j), 1.0 / 3.0)), 0.0);
@@ -149,7 +170,7 @@ fn project_plastic(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, keep: f32
     out.sigma = clamped;
     out.trial = d.sigma;
     var jp = select(plastic_jacobian * abs(j_trial / j_clamped), exp(returned.w), sand);
-    if (liquid) {
+    if (liquid || visco) {
         jp = plastic_jacobian;
     }
     out.plastic_jacobian = clamp(jp, PLASTIC_JACOBIAN_MIN, PLASTIC_JACOBIAN_MAX);

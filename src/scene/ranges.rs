@@ -81,6 +81,12 @@ pub const FRICTION_ANGLE: Tunable =
 /// flows (softer is a gas), to water's real 2.2 GPa.
 pub const BULK_MODULUS: Tunable =
     Tunable { field: "material.bulk_modulus", min: 1e2, max: 2.2e9, max_open: false, unit: "Pa", log: true };
+/// A visco-plastic fluid's yield stress, Pa: from none (a Newtonian fluid) to a stiff paste.
+pub const YIELD_STRESS: Tunable =
+    Tunable { field: "material.yield_stress", min: 0.0, max: 1e6, max_open: false, unit: "Pa", log: false };
+/// A visco-plastic fluid's viscosity, Pa·s: from water's 1e-3 (a tenth of it) to a thick tar.
+pub const VISCOSITY: Tunable =
+    Tunable { field: "material.viscosity", min: 1e-4, max: 1e6, max_open: false, unit: "Pa·s", log: true };
 /// Density, kg/m³: from about that of air (the lightest snow is ~10× denser) to 100× ice.
 pub const DENSITY: Tunable =
     Tunable { field: "material.density", min: 1.0, max: 1e5, max_open: false, unit: "kg/m³", log: true };
@@ -107,10 +113,12 @@ pub const RESOLUTION_SCALE: Tunable =
 pub const RENDER_TUNABLES: [Tunable; 5] = [PARTICLE_SCALE, EXPOSURE, DENSITY_SCALE, SPEED_SCALE, RESOLUTION_SCALE];
 
 /// Every tunable value, in scene file order.
-pub const TUNABLES: [Tunable; 10] = [
+pub const TUNABLES: [Tunable; 12] = [
     GRID_RESOLUTION,
     FRICTION_ANGLE,
     BULK_MODULUS,
+    YIELD_STRESS,
+    VISCOSITY,
     YOUNGS_MODULUS,
     POISSON_RATIO,
     HARDENING,

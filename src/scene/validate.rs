@@ -16,7 +16,7 @@ use super::limit::{
 };
 use super::ranges::{
     BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION, HARDENING,
-    POISSON_RATIO, TENSILE_STRENGTH, YOUNGS_MODULUS,
+    POISSON_RATIO, TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
 };
 use crate::collider::config::{ColliderShape, Transform};
 use crate::sim::material::SnowMaterial;
@@ -138,6 +138,8 @@ fn material_checks(out: &mut Vec<Check>, prefix: &str, m: &SnowMaterial) {
     let rules = [
         (FRICTION_ANGLE, m.friction_angle),
         (BULK_MODULUS, m.bulk_modulus),
+        (YIELD_STRESS, m.yield_stress),
+        (VISCOSITY, m.viscosity),
         (YOUNGS_MODULUS, m.youngs_modulus),
         (POISSON_RATIO, m.poisson_ratio),
         (HARDENING, m.hardening),

@@ -43,6 +43,12 @@ pub enum MaterialKind {
     /// ratio `J` with the bulk modulus `K`, and the deformation reset to its volumetric part every
     /// step (the elastic F keeps only `J`). E, ν, ξ, θc, θs and cracking play no part.
     Liquid,
+    /// A visco-plastic fluid (honey, mud): the Bingham model (Herschel–Bulkley with flow index 1)
+    /// as an elasto-viscoplastic solid after Yue et al. 2015, with a von Mises yield stress and a
+    /// viscosity on the deviatoric Hencky strain (Perzyna overstress). E and ν set its elastic
+    /// response below the yield stress; ξ, θc, θs and cracking play no part.
+    #[serde(rename = "visco_plastic")]
+    ViscoPlastic,
 }
 
 impl MaterialKind {
@@ -52,6 +58,7 @@ impl MaterialKind {
             Self::Snow => 0,
             Self::Sand => 1,
             Self::Liquid => 2,
+            Self::ViscoPlastic => 3,
         }
     }
 }
@@ -62,6 +69,8 @@ pub const DEFAULT_FRICTION_ANGLE: f64 = 30.0;
 /// steps, its sound speed `√(K/ρ)` = 31.6 m/s at 1000 kg/m³, ten times the speed of water that
 /// fell half a metre, so its density stays within 1 % of rest (docs/materials.md, "Liquid").
 pub const DEFAULT_BULK_MODULUS: f64 = 1.0e6;
+/// The default [`SnowMaterial::viscosity`], Pa·s: a runny honey.
+pub const DEFAULT_VISCOSITY: f64 = 10.0;
 
 /// Material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -74,6 +83,11 @@ pub struct SnowMaterial {
     /// A liquid's bulk modulus K, Pa (its pressure is `−K (J − 1)`). Unused by snow and sand,
     /// whose stiffness is E and ν.
     pub bulk_modulus: f64,
+    /// A visco-plastic fluid's yield stress τ_y in shear, Pa: below it the fluid holds as a solid.
+    pub yield_stress: f64,
+    /// A visco-plastic fluid's viscosity η past its yield stress, Pa·s (shear stress
+    /// `τ_y + η γ̇` in steady simple shear).
+    pub viscosity: f64,
     /// Young's modulus E of fresh snow, in pascals.
     pub youngs_modulus: f64,
     /// Poisson's ratio ν, dimensionless, in [0, 0.5).
@@ -98,6 +112,8 @@ impl Default for SnowMaterial {
             kind: MaterialKind::Snow,
             friction_angle: DEFAULT_FRICTION_ANGLE,
             bulk_modulus: DEFAULT_BULK_MODULUS,
+            yield_stress: 0.0,
+            viscosity: DEFAULT_VISCOSITY,
             youngs_modulus: 1.4e5,
             poisson_ratio: 0.2,
             hardening: 10.0,
@@ -128,13 +144,17 @@ impl SnowMaterial {
         }
     }
 
-    /// The hardening coefficient in effect: ξ for snow and sand, 0 for a liquid.
+    /// The hardening coefficient in effect: ξ for snow and sand, 0 for liquids and visco-plastic
+    /// fluids (whose Jp stays 1).
     pub fn effective_hardening(&self) -> f64 {
-        if self.kind == MaterialKind::Liquid { 0.0 } else { self.hardening }
+        match self.kind {
+            MaterialKind::Snow | MaterialKind::Sand => self.hardening,
+            MaterialKind::Liquid | MaterialKind::ViscoPlastic => 0.0,
+        }
     }
 
-    /// The tensile strength in effect: σ_F for snow, 0 (no cracking) for sand and liquids, which
-    /// carry no tension through their return mappings instead.
+    /// The tensile strength in effect: σ_F for snow, 0 (no cracking) for the other kinds, which
+    /// yield through their return mappings instead.
     pub fn effective_tensile_strength(&self) -> f64 {
         if self.kind == MaterialKind::Snow { self.tensile_strength } else { 0.0 }
     }

@@ -174,14 +174,17 @@ pub struct GpuMaterial {
     pub tensile_strength: f32,
     /// Density ρ₀, kg/m³.
     pub density: f32,
-    /// How it yields ([`super::material::MaterialKind::gpu_code`]): 0 snow, 1 sand, 2 liquid.
+    /// How it yields ([`super::material::MaterialKind::gpu_code`]): 0 snow, 1 sand, 2 liquid, 3
+    /// visco-plastic.
     pub plasticity: u32,
     /// Sand's Drucker–Prager coefficient α ([`SnowMaterial::drucker_prager_alpha`]).
     pub friction_alpha: f32,
     /// `(λ₀ + 2μ₀) / ρ₀`, m²/s²: the square of the unhardened P-wave speed (the clock's).
     pub wave_speed_squared: f32,
-    /// Padding to 48 bytes (a uniform array's stride is a multiple of 16).
-    pub _pad: [u32; 2],
+    /// A visco-plastic fluid's yield stress τ_y, Pa.
+    pub yield_stress: f32,
+    /// A visco-plastic fluid's viscosity η, Pa·s.
+    pub viscosity: f32,
 }
 
 impl GpuMaterial {
@@ -198,7 +201,8 @@ impl GpuMaterial {
             plasticity: m.kind.gpu_code(),
             friction_alpha: m.drucker_prager_alpha() as f32,
             wave_speed_squared: m.wave_speed(1.0).powi(2) as f32,
-            _pad: [0; 2],
+            yield_stress: m.yield_stress as f32,
+            viscosity: m.viscosity as f32,
         }
     }
 

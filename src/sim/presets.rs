@@ -143,6 +143,43 @@ pub fn material_presets() -> Vec<MaterialPreset> {
                 ..r
             },
         },
+        MaterialPreset {
+            id: "honey",
+            name: "Honey (visco-plastic)",
+            note: "A Newtonian liquid as the visco-plastic model without a yield stress: η 10 Pa·s and ρ 1420 \
+                   kg/m³, a runny honey (honeys measure about 2–20 Pa·s at room temperature). E 5.8e4 Pa and \
+                   ν 0.45 (shear modulus 2e4 Pa) are the elasticity that regularises the flow, chosen: \
+                   its relaxation time η/μ = 0.5 ms is short beside the flows it is used for",
+            material: SnowMaterial {
+                kind: MaterialKind::ViscoPlastic,
+                yield_stress: 0.0,
+                viscosity: 10.0,
+                youngs_modulus: 5.8e4,
+                poisson_ratio: 0.45,
+                hardening: 0.0,
+                density: 1420.0,
+                tensile_strength: 0.0,
+                ..r
+            },
+        },
+        MaterialPreset {
+            id: "mud",
+            name: "Mud (visco-plastic)",
+            note: "A Bingham fluid: yield stress 100 Pa, η 5 Pa·s, ρ 1800 kg/m³, in the range of natural muds \
+                   and debris-flow slurries (yield stresses of 10–1000 Pa, Coussot 1997), chosen; a layer \
+                   thinner than τy/(ρ g sin θ) stands on a slope of θ. E 5.8e4 Pa, ν 0.45 as honey's",
+            material: SnowMaterial {
+                kind: MaterialKind::ViscoPlastic,
+                yield_stress: 100.0,
+                viscosity: 5.0,
+                youngs_modulus: 5.8e4,
+                poisson_ratio: 0.45,
+                hardening: 0.0,
+                density: 1800.0,
+                tensile_strength: 0.0,
+                ..r
+            },
+        },
     ]
 }
 

@@ -5,7 +5,7 @@ use egui::Ui;
 
 use powder::scene::ranges::{
     BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO,
-    TENSILE_STRENGTH, YOUNGS_MODULUS,
+    TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
 };
 use powder::sim::material::{MaterialKind, SnowMaterial};
 use powder::sim::params::MAX_MATERIALS;
@@ -96,8 +96,12 @@ pub fn material(ui: &mut Ui, model: &Model, state: &mut MaterialPanelState, even
 /// scene files may hold (`powder::scene::ranges`).
 fn parameters(ui: &mut Ui, m: &mut SnowMaterial) -> bool {
     let mut changed = false;
-    let kinds =
-        [(MaterialKind::Snow, "snow"), (MaterialKind::Sand, "sand (Drucker–Prager)"), (MaterialKind::Liquid, "liquid")];
+    let kinds = [
+        (MaterialKind::Snow, "snow"),
+        (MaterialKind::Sand, "sand (Drucker–Prager)"),
+        (MaterialKind::Liquid, "liquid"),
+        (MaterialKind::ViscoPlastic, "visco-plastic (honey, mud)"),
+    ];
     let kind_name = kinds.iter().find(|(k, _)| *k == m.kind).map_or("", |(_, n)| n);
     egui::ComboBox::from_label("kind").selected_text(kind_name).show_ui(ui, |ui| {
         for (kind, name) in kinds {
@@ -112,8 +116,16 @@ fn parameters(ui: &mut Ui, m: &mut SnowMaterial) -> bool {
     if m.kind == MaterialKind::Sand {
         changed |= tunable(ui, "friction angle φ", &FRICTION_ANGLE, &mut m.friction_angle, tips::FRICTION_ANGLE);
     }
+    if m.kind == MaterialKind::ViscoPlastic {
+        changed |= tunable(ui, "yield stress τy", &YIELD_STRESS, &mut m.yield_stress, tips::YIELD_STRESS);
+        changed |= tunable(ui, "viscosity η", &VISCOSITY, &mut m.viscosity, tips::VISCOSITY);
+    }
     changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
     changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
+    if m.kind == MaterialKind::ViscoPlastic {
+        changed |= tunable(ui, "density ρ (applies on reset)", &DENSITY, &mut m.density, tips::DENSITY);
+        return changed;
+    }
     changed |= tunable(ui, "hardening ξ", &HARDENING, &mut m.hardening, tips::HARDENING);
     if m.kind == MaterialKind::Snow {
         changed |= tunable(

@@ -21,6 +21,12 @@ pub const KIND: &str = "kind: how the material yields. Snow packs and cracks (St
 /// A liquid's bulk modulus.
 pub const BULK_MODULUS: &str = "bulk modulus K: how hard the liquid resists being compressed (pressure \
      −K (J − 1)). Higher: less compressible, shorter steps; lower: bouncier, springy water.";
+/// A visco-plastic fluid's yield stress.
+pub const YIELD_STRESS: &str = "yield stress τy: the shear stress below which the fluid holds like a solid. \
+     Higher: mud that stands in heaps and stops on slopes; 0: a plain viscous fluid such as honey.";
+/// A visco-plastic fluid's viscosity.
+pub const VISCOSITY: &str = "viscosity η: how hard the fluid resists flowing once past its yield stress. \
+     Higher: slower, thicker flow (honey 2–10 Pa·s); lower: runnier.";
 /// Which material the section edits.
 pub const EDITS: &str = "which material the controls below edit: the scene's, which every emitter without \
      its own is made of, or one emitter's own";

@@ -19,7 +19,7 @@ use crate::sim::params::SolverParams;
 /// Returns `(F_E, Jp')` with `F_E = U Σc Vᵀ` (computed as `F + U (Σc − Σ) Vᵀ`) and, for snow,
 /// `Jp' = clamp(Jp · |det Σ / det Σc|, 10⁻³, 10³)`.
 pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64) -> (Matrix3<f64>, f64) {
-    let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian, 0.0);
+    let (elastic, jp, _, _) = project_plasticity_svd(material, f, plastic_jacobian, 0.0, 0.0);
     (elastic, jp)
 }
 
@@ -27,12 +27,15 @@ pub fn project_plasticity(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jac
 /// trial ones `Σ`, with the return to the elastic range made partial: `keep` (in `[0, 1)`) of each
 /// singular value's excess over the returned one `Σr` stays elastic, `Σc = Σr + keep (Σ − Σr)`.
 /// The explicit integrator passes 0 (the paper's clamp); PB-MPM's yield relaxation
-/// (`docs/pbmpm.md`) passes `exp(−dt/τ)`. With `keep = 0` the result is the return exactly.
+/// (`docs/pbmpm.md`) passes `exp(−dt/τ)`. With `keep = 0` the result is the return exactly. `dt`
+/// is the step's length, seconds: the visco-plastic return relaxes toward its yield surface over
+/// it ([`visco_return`]).
 pub fn project_plasticity_svd(
     material: &SnowMaterial,
     f: &Matrix3<f64>,
     plastic_jacobian: f64,
     keep: f64,
+    dt: f64,
 ) -> (Matrix3<f64>, f64, nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
     let (u, sigma, v) = signed_svd(f);
     // The returned singular values, and for sand and liquids the new Jp (for snow it follows).
@@ -50,6 +53,7 @@ pub fn project_plasticity_svd(
             let j: f64 = sigma.x * sigma.y * sigma.z;
             (nalgebra::Vector3::repeat(j.signum() * j.abs().cbrt()), Some(plastic_jacobian))
         }
+        MaterialKind::ViscoPlastic => (visco_return(material, sigma, dt), Some(plastic_jacobian)),
     };
     let clamped = returned + keep * (sigma - returned);
     // F + U (Σc − Σ) Vᵀ = U Σc Vᵀ, written as a correction to F so that snow inside its elastic
@@ -94,6 +98,30 @@ pub fn sand_return(
     (returned.map(f64::exp), 0.0)
 }
 
+/// The visco-plastic return mapping (Bingham: Herschel–Bulkley of flow index 1, as an
+/// elasto-viscoplastic solid after Yue et al. 2015, "Continuum foam"): on the Hencky strain
+/// `ε = ln |Σ|`, its deviator `ε̂ = ε − tr ε / 3` has the deviatoric Kirchhoff stress `s = 2μ ε̂`.
+/// Within the yield surface `‖s‖ ≤ k = √2 τ_y` (von Mises, `τ_y` the yield stress in simple shear)
+/// nothing changes (`sigma` is returned as it is). Past it the overstress relaxes at the
+/// viscosity over the step (Perzyna, implicit in dt):
+/// `‖s'‖ = (‖s‖ + r k) / (1 + r)`, `r = μ dt / η`, which in steady simple shear gives the shear
+/// stress `τ_y + η γ̇` (docs/materials.md derives it); `ε̂` is scaled to match and the volume
+/// `tr ε` kept. Returns the new singular values.
+pub fn visco_return(material: &SnowMaterial, sigma: nalgebra::Vector3<f64>, dt: f64) -> nalgebra::Vector3<f64> {
+    let epsilon = sigma.map(|s| s.abs().max(SAND_MIN_STRETCH).ln());
+    let tr = epsilon.sum();
+    let deviatoric = epsilon - nalgebra::Vector3::repeat(tr / 3.0);
+    let mu = material.mu0();
+    let stress = 2.0 * mu * deviatoric.norm();
+    let k = std::f64::consts::SQRT_2 * material.yield_stress;
+    if stress <= k {
+        return sigma;
+    }
+    let r = mu * dt / material.viscosity;
+    let relaxed = (stress + r * k) / (1.0 + r);
+    (nalgebra::Vector3::repeat(tr / 3.0) + deviatoric * (relaxed / stress)).map(f64::exp)
+}
+
 /// The smallest singular value sand's return mapping takes the logarithm of: a particle crushed
 /// flatter is treated as this flat (`SAND_MIN_STRETCH` in `snow.wgsl`).
 pub const SAND_MIN_STRETCH: f64 = 1e-4;
@@ -123,7 +151,7 @@ pub fn g2p(params: &SolverParams, grid: &CpuGrid, particles: &mut [CpuParticle])
         let affine = (4.0 / (h * h)) * b;
         let trial = (Matrix3::identity() + dt * affine) * p.deformation;
         let (elastic, mut jp, sigma, stretch) =
-            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, 0.0);
+            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, 0.0, dt);
         // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
         // between them: its Jp may fall (compaction) but not rise.
         if p.damage > 0.0 {

@@ -166,3 +166,62 @@ fn sand_plasticity_runs_through_g2p() {
     assert!((sigma - sorted).norm() < 1e-12, "{sigma} against {sorted}");
     assert!((sigma - Vector3::new(1.006, 0.999, 0.994)).norm() > 1e-4, "the cone did not act");
 }
+
+/// The `mud` preset: yield stress 100 Pa, viscosity 5 Pa·s, shear modulus 2e4 Pa.
+fn mud() -> SnowMaterial {
+    crate::sim::presets::preset_by_id("mud").expect("mud").material
+}
+
+#[test]
+fn the_visco_return_relaxes_the_overstress_and_keeps_the_volume() {
+    let m = mud();
+    let (mu, k) = (m.mu0(), std::f64::consts::SQRT_2 * m.yield_stress);
+    let deviator = |s: Vector3<f64>| {
+        let e = s.map(f64::ln);
+        e - Vector3::repeat(e.sum() / 3.0)
+    };
+    // Inside the yield surface (‖s‖ = 2μ‖ε̂‖ ≈ 57 Pa < k ≈ 141 Pa): nothing changes, bit for bit.
+    let small = Vector3::new(1.001, 0.9995, 0.9997);
+    assert!(2.0 * mu * deviator(small).norm() < k);
+    assert_eq!(visco_return(&m, small, 1e-3), small);
+    // Past it (‖s‖ ≈ 1.3 kPa): ‖s'‖ = (‖s‖ + r k) / (1 + r), r = μ dt / η; the deviator keeps its
+    // direction and the volume its value. 1e-12 relative: a few roundings of logs and exps.
+    let big = Vector3::new(1.02, 0.99, 0.985);
+    let dt = 2e-4;
+    let out = visco_return(&m, big, dt);
+    let (before, after) = (deviator(big), deviator(out));
+    let r = mu * dt / m.viscosity;
+    let expected = (2.0 * mu * before.norm() + r * k) / (1.0 + r);
+    assert!((2.0 * mu * after.norm() / expected - 1.0).abs() < 1e-12, "{} vs {expected}", 2.0 * mu * after.norm());
+    assert!((after.normalize() - before.normalize()).norm() < 1e-12);
+    assert!((out.product() / big.product() - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn steady_simple_shear_gives_the_bingham_stress() {
+    // One material point sheared at γ̇ = 5/s (F ← (I + dt L) F, then the return) for 0.4 s,
+    // two thousand relaxation times η/μ: the shear stress settles at τ_y + η γ̇ = 125 Pa, the
+    // Bingham law the return mapping is built for. 1 %: the fixed corotated stress is the
+    // Hencky one only to first order in the elastic strain (τ/μ = 0.6 %).
+    let m = mud();
+    let (rate, dt) = (5.0, 1e-4);
+    let velocity_gradient = Matrix3::new(0.0, rate, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let mut f = Matrix3::identity();
+    for _ in 0..4000 {
+        let trial = (Matrix3::identity() + dt * velocity_gradient) * f;
+        f = project_plasticity_svd(&m, &trial, 1.0, 0.0, dt).0;
+    }
+    let tau = crate::sim::cpu::p2g::kirchhoff_stress(&m, &f, 1.0, 0.0);
+    let expected = m.yield_stress + m.viscosity * rate;
+    assert!((tau[(0, 1)] / expected - 1.0).abs() < 0.01, "τ_xy = {} against {expected}", tau[(0, 1)]);
+    // Slower than the yield stress allows to flow (γ̇ → 0), a Newtonian fluid's stress vanishes
+    // with the rate: honey (τ_y = 0) sheared at 0.5/s carries η γ̇ = 5 Pa.
+    let honey = crate::sim::presets::preset_by_id("honey").expect("honey").material;
+    let slow = velocity_gradient * 0.1;
+    let mut f = Matrix3::identity();
+    for _ in 0..4000 {
+        f = project_plasticity_svd(&honey, &((Matrix3::identity() + dt * slow) * f), 1.0, 0.0, dt).0;
+    }
+    let tau = crate::sim::cpu::p2g::kirchhoff_stress(&honey, &f, 1.0, 0.0);
+    assert!((tau[(0, 1)] / (honey.viscosity * 0.5) - 1.0).abs() < 0.01, "τ_xy = {}", tau[(0, 1)]);
+}

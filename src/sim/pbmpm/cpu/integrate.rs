@@ -61,7 +61,7 @@ pub fn end_step(
     for (p, s) in particles.iter_mut().zip(state) {
         let trial = (Matrix3::identity() + s.affine) * p.deformation;
         let (elastic, mut jp, sigma, stretch) =
-            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, keep);
+            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, keep, dt);
         if p.damage > 0.0 {
             jp = jp.min(p.plastic_jacobian);
         }
