@@ -61,6 +61,8 @@ pub struct BenchCase {
     pub page_particles: Option<u32>,
     /// Dense or sparse grid ([`crate::sim::grid_pool`]); `Auto` is the solver's default.
     pub grid_mode: GridMode,
+    /// The material preset the block is made of ([`crate::sim::presets`]).
+    pub material: &'static str,
 }
 
 /// The solver of a case: its scene's particles, shuffled if the case says so, on the case's path,
@@ -158,8 +160,9 @@ pub struct BenchResult {
     pub grid_blocks_peak: u32,
 }
 
-/// The scene of a case: a unit-cube domain with a block of falling snow sized for the particle
-/// count, centred in x and y, a little above the floor, moving down at 2 m/s.
+/// The scene of a case: a unit-cube domain with a block of the case's material (falling snow by
+/// default) sized for the particle count, centred in x and y, a little above the floor, moving down
+/// at 2 m/s.
 pub fn bench_scene(case: &BenchCase) -> Scene {
     let h = 1.0 / case.grid as f64;
     let cells = case.particles as f64 / case.particles_per_cell as f64;
@@ -168,10 +171,11 @@ pub fn bench_scene(case: &BenchCase) -> Scene {
     let z0 = 0.05;
     let json = format!(
         r#"{{ "version": 1, "name": "bench", "domain": {{ "size": [1, 1, 1] }}, "grid": {{ "resolution": {} }},
-            "particles_per_cell": {}, "time": {{ "dt": "auto" }},
+            "particles_per_cell": {}, "time": {{ "dt": "auto" }}, "material": {{ "preset": "{}" }},
             "emitters": [ {{ "shape": "box", "min": [{lo}, {lo}, {z0}], "max": [{hi}, {hi}, {}], "velocity": [0.3, 0.2, -2.0] }} ] }}"#,
         case.grid,
         case.particles_per_cell,
+        case.material,
         (z0 + side).min(0.95)
     );
     Scene::from_json(&json, "bench").expect("the bench scene is valid by construction")
@@ -414,9 +418,10 @@ impl BenchResult {
         let r = self.case.grid;
         let gpu_ms: f64 = self.passes.iter().map(|p| p.ms_per_substep).sum();
         let mut out = format!(
-            "{} path: {} particles ({} requested, {} per cell, {}{}), grid {r}³ cells ({} nodes, {} visited by the grid \
-             update), {} substeps\n",
+            "{} path, {}: {} particles ({} requested, {} per cell, {}{}), grid {r}³ cells ({} nodes, {} visited by the \
+             grid update), {} substeps\n",
             self.case.path.name(),
+            self.case.material,
             self.particle_count,
             self.case.particles,
             self.case.particles_per_cell,

@@ -69,6 +69,10 @@ pub struct BenchCli {
     /// paths, comma-separated (0: never). Default: the solver's.
     #[arg(long, value_delimiter = ',')]
     reorder: Vec<u32>,
+    /// Material presets the block is made of, comma-separated (docs/materials.md: e.g.
+    /// reference_snow, jelly, dry_sand, water, honey)
+    #[arg(long, value_delimiter = ',', default_value = "reference_snow", value_parser = parse_material)]
+    material: Vec<&'static str>,
     /// Split the particles into pages of at most this many (default: as many as fit one
     /// storage binding, so one page below tens of millions): times the paged solver on
     /// counts that would fit one page.
@@ -147,6 +151,7 @@ pub fn dispatch(args: BenchCli) -> Result<()> {
         shaders: args.shaders,
         orders: args.order,
         reorder: args.reorder,
+        materials: args.material,
         page_particles: args.page_particles,
         grid_mode: args.grid_storage,
         gpu,
@@ -199,6 +204,8 @@ struct BenchArgs {
     /// `true` for a shuffled particle order, per value of `--order`.
     orders: Vec<bool>,
     reorder: Vec<u32>,
+    /// Preset ids, one case each.
+    materials: Vec<&'static str>,
     page_particles: Option<u32>,
     grid_mode: GridMode,
     gpu: Option<GpuChoice>,
@@ -229,6 +236,7 @@ fn bench(args: BenchArgs) -> Result<()> {
         shaders,
         orders,
         reorder,
+        materials,
         page_particles,
         grid_mode,
         gpu,
@@ -258,8 +266,10 @@ fn bench(args: BenchArgs) -> Result<()> {
             reorder: reorder.first().copied(),
             page_particles,
             grid_mode,
+            material: materials[0],
         };
-        for &shuffled in &orders {
+        for (&shuffled, &material) in orders.iter().flat_map(|o| materials.iter().map(move |m| (o, m))) {
+            case.material = material;
             case.shuffled = shuffled;
             for &path in &paths {
                 case.path = path;
@@ -284,6 +294,7 @@ fn bench(args: BenchArgs) -> Result<()> {
             }
         }
         case.p2g = None;
+        case.material = materials[0];
         case.shuffled = orders[0];
         case.reorder = reorder.first().copied();
         if let Some(options) = &render {
@@ -294,6 +305,15 @@ fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A preset's id as `--material` names it.
+fn parse_material(id: &str) -> Result<&'static str, String> {
+    let presets = powder::sim::presets::material_presets();
+    presets.iter().find(|p| p.id == id).map(|p| p.id).ok_or_else(|| {
+        let known: Vec<&str> = presets.iter().map(|p| p.id).collect();
+        format!("{id:?} is not a material preset; one of {}", known.join(", "))
+    })
 }
 
 fn parse_p2g(name: &str) -> Result<MpmPass, String> {
