@@ -17,11 +17,6 @@ use crate::collider::{WindingTree, lattice_inside};
 use crate::mesh::TriangleMesh;
 use crate::sim::material::SnowMaterial;
 
-/// Reads an emitter's `material` section as the scene's is read (a preset and fields over it).
-fn own_material<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<SnowMaterial>, D::Error> {
-    super::format::material_with_preset(deserializer).map(Some)
-}
-
 /// Largest jitter of a lattice point, as a fraction of the spacing, per axis.
 pub const JITTER: f64 = 0.25;
 
@@ -49,7 +44,11 @@ pub enum Emitter {
         velocity: DVec3,
         /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
         /// section is, a preset's id and fields over it.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::material_section::own_material"
+        )]
         material: Option<SnowMaterial>,
     },
     /// A ball.
@@ -63,7 +62,11 @@ pub enum Emitter {
         velocity: DVec3,
         /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
         /// section is, a preset's id and fields over it.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::material_section::own_material"
+        )]
         material: Option<SnowMaterial>,
     },
     /// The inside of every mesh of a glTF file.
@@ -78,7 +81,11 @@ pub enum Emitter {
         velocity: DVec3,
         /// Its own material (format v3; `None`: the scene's), written as the scene's `material`
         /// section is, a preset's id and fields over it.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "own_material")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "super::material_section::own_material"
+        )]
         material: Option<SnowMaterial>,
     },
 }

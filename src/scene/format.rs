@@ -54,7 +54,7 @@ pub struct Scene {
     pub boundary: Boundary,
     /// Snow parameters. Optional, and any subset of its fields may be given; `"preset": ID` starts
     /// from a named material ([`crate::sim::presets`]) instead of the reference snow.
-    #[serde(default, deserialize_with = "material_with_preset")]
+    #[serde(default, deserialize_with = "super::material_section::material_with_preset")]
     pub material: SnowMaterial,
     /// Particles per grid cell in freshly emitted snow. Optional, default 8.
     #[serde(default = "default_particles_per_cell")]
@@ -185,36 +185,6 @@ impl Scene {
     pub fn frame_duration(&self) -> f64 {
         1.0 / self.time.fps
     }
-}
-
-/// Reads the `material` section: the fields it gives put over those of the preset it names
-/// (`"preset": ID`), or over the reference snow's (the struct's defaults). An unknown preset is an
-/// error that lists the known ones.
-pub(super) fn material_with_preset<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<SnowMaterial, D::Error> {
-    use serde::de::Error;
-    let mut value = serde_json::Value::deserialize(deserializer)?;
-    // A section written as a list is left to the shape check (`Scene::check_shape`), which runs
-    // next and refuses it by name.
-    if value.is_array() {
-        return Ok(SnowMaterial::default());
-    }
-    if let Some(section) = value.as_object_mut()
-        && let Some(preset) = section.remove("preset")
-    {
-        let id = preset.as_str().ok_or_else(|| D::Error::custom("material.preset: expected a preset's id"))?;
-        let preset = crate::sim::presets::preset_by_id(id).ok_or_else(|| {
-            let known: Vec<&str> = crate::sim::presets::material_presets().iter().map(|p| p.id).collect();
-            D::Error::custom(format!("material.preset: unknown preset {id:?}; one of {}", known.join(", ")))
-        })?;
-        let mut base = serde_json::to_value(preset.material).map_err(D::Error::custom)?;
-        if let Some(base) = base.as_object_mut() {
-            base.extend(std::mem::take(section));
-        }
-        value = base;
-    }
-    SnowMaterial::deserialize(value).map_err(D::Error::custom)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod error;
 mod format;
 mod limit;
 mod load;
+mod material_section;
 mod model;
 mod overrides;
 pub mod ranges;
