@@ -29,11 +29,15 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
     let expected = [
         "blade_plow.json",
         "block_drop.json",
+        "dam_break.json",
         "figure_walk.json",
+        "honey_on_snow.json",
         "jelly_drop.json",
         "ramp_wall.json",
         "sand_column.json",
+        "snow_on_jelly.json",
         "snowball_collision.json",
+        "snowball_pond.json",
         "snowball_wall.json",
     ];
     assert_eq!(names, expected);
