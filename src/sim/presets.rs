@@ -96,6 +96,37 @@ pub fn material_presets() -> Vec<MaterialPreset> {
             material: SnowMaterial { critical_compression: 0.1, ..r },
         },
         MaterialPreset {
+            id: "powder_snow",
+            name: "Powder snow",
+            note: "Fresh, light snow (powder's choice, not measured): ρ 200 kg/m³, within the 50–200 kg/m³ of \
+                   new snow; E 4.8e4 Pa, the paper's softer variant, for the weaker bonds of light snow; \
+                   tensile strength 1000 Pa. Packs down a long way and crumbles",
+            material: SnowMaterial { density: 200.0, youngs_modulus: 4.8e4, tensile_strength: 1000.0, ..r },
+        },
+        MaterialPreset {
+            id: "packed_snow",
+            name: "Packed snow",
+            note: "Old, dense snow (powder's choice, not measured): ρ 500 kg/m³; E 2.8e5 Pa and tensile strength \
+                   6000 Pa for stronger bonds; θc 1.9e-2 and θs 5e-3, the paper's brittle variant: hard, and it \
+                   breaks into chunks rather than packing",
+            material: SnowMaterial {
+                density: 500.0,
+                youngs_modulus: 2.8e5,
+                tensile_strength: 6000.0,
+                critical_compression: 1.9e-2,
+                critical_stretch: 5e-3,
+                ..r
+            },
+        },
+        MaterialPreset {
+            id: "wet_snow",
+            name: "Wet snow",
+            note: "Snow near melting (powder's choice, not measured): ρ 500 kg/m³; θs 2e-2, nearly three times the \
+                   reference, and ξ 5: it stretches and smears before it gives way and packs less stiffly, \
+                   sticky rather than brittle",
+            material: SnowMaterial { density: 500.0, critical_stretch: 2e-2, hardening: 5.0, ..r },
+        },
+        MaterialPreset {
             id: "jelly",
             name: "Jelly (elastic)",
             note: "Elastic, no plasticity or cracking: E 1e4 Pa, ν 0.45, ρ 1000 kg/m³. Gelatin gels measure \
