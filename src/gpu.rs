@@ -247,6 +247,23 @@ impl Gpu {
         )
     }
 
+    /// A timestamp query set of `count` queries named `label`, and the buffer (8 bytes a query)
+    /// it resolves into, to be copied out for reading.
+    pub fn timestamp_queries(&self, label: &str, count: u32) -> (wgpu::QuerySet, wgpu::Buffer) {
+        let queries = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some(label),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: 8 * count as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        (queries, resolve)
+    }
+
     /// Blocks until the GPU has finished all submitted work.
     pub fn wait_idle(&self) {
         // An error here means the device is lost; the lost flag and callback report that.

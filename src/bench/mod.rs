@@ -253,17 +253,7 @@ pub fn stage_bytes(path: SolverPath, p2g: MpmPass, stage: usize, t: &Traffic) ->
 /// passes and the collider blend's copies are in it.
 fn timed_with_queries(gpu: &Gpu, solver: &Solver, substeps: u32) -> (Vec<f64>, f64) {
     let queries = 8 * SUBSTEPS_PER_BATCH;
-    let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("bench"),
-        ty: wgpu::QueryType::Timestamp,
-        count: queries,
-    });
-    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("bench_resolve"),
-        size: 8 * queries as u64,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let (query_set, resolve) = gpu.timestamp_queries("bench", queries);
     let period_ns = gpu.queue.get_timestamp_period() as f64;
     let mut totals = [0.0f64; 4];
     let mut span = 0.0;

@@ -73,17 +73,7 @@ pub(crate) struct FrameTimer {
 
 impl FrameTimer {
     pub(crate) fn new(gpu: &Gpu) -> Self {
-        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("bench.render.timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench.render.timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let (queries, resolve) = gpu.timestamp_queries("bench.render.timestamps", 2);
         Self { queries, resolve, period: gpu.queue.get_timestamp_period() as f64 }
     }
 

@@ -151,15 +151,14 @@ impl Scene {
     pub fn solver_params(&self) -> SolverParams {
         let grid = self.grid_spec();
         let max_speed = self.effective_max_speed();
+        // Emitters past the table's end share its last entry, which validation makes sure they
+        // agree on: the first 16 emitters fill the table.
         let mut emitter_materials = [None; MAX_MATERIALS];
         for (slot, e) in emitter_materials.iter_mut().zip(&self.emitters) {
             *slot = e.material().copied();
         }
-        // Emitters past the table's end share its last entry (validation makes sure they agree).
-        if let Some(first_past) = self.emitters.get(MAX_MATERIALS..).and_then(|rest| rest.first()) {
-            emitter_materials[MAX_MATERIALS - 1] = first_past.material().copied();
-        }
-        let params = SolverParams {
+        // The step and the fixed-point scales depend on every material: set once the table is in.
+        let mut params = SolverParams {
             grid,
             material: self.material,
             emitter_materials,
@@ -168,17 +167,17 @@ impl Scene {
             cfl: self.time.cfl,
             boundary: self.boundary,
             max_speed,
-            fixed_point: FixedPoint::for_scene(self.material.density, grid.cell_size, max_speed),
+            fixed_point: FixedPoint { mass_scale: 0.0, momentum_scale: 0.0 },
         };
-        let dt = match self.time.dt {
+        params.fixed_point = FixedPoint::for_scene(params.densest(), grid.cell_size, max_speed);
+        params.dt = match self.time.dt {
             TimeStep::Fixed(dt) => dt,
             TimeStep::Auto => {
                 let speed = params.wave_speed_bound(1.0) + self.max_emitter_speed();
                 self.time.cfl * grid.cell_size / speed
             }
         };
-        let fixed_point = FixedPoint::for_scene(params.densest(), grid.cell_size, max_speed);
-        SolverParams { dt, fixed_point, ..params }
+        params
     }
 
     /// Simulated seconds per output frame: `1 / time.fps`.

@@ -45,11 +45,12 @@ impl Scene {
     /// order. Each stands for a cube of side [`Scene::particle_spacing`]: volume `s³`, mass
     /// `density · s³` (the emitter's material's density), the emitter's velocity, and material id =
     /// emitter index. Deterministic for a given scene (seeded by `seed` and the emitter's index).
-    /// Overlapping emitters both emit, so their overlap holds denser snow. Asks the allocator for exactly the counted particles, and
-    /// refuses if the host cannot give that much.
+    /// Overlapping emitters both emit, so their overlap holds denser snow. Asks the allocator for
+    /// exactly the counted particles, and refuses if the host cannot give that much.
     pub fn make_particles(&self, samples: &EmitterSamples, source: &str) -> Result<Vec<GpuParticle>, SceneError> {
         let s = self.particle_spacing();
         let volume = s.powi(3);
+        let params = self.solver_params();
         let count = samples.count();
         let mut out = Vec::new();
         out.try_reserve_exact(count as usize).map_err(|_| SceneError::HostMemory {
@@ -60,7 +61,7 @@ impl Scene {
         for (i, (e, sampling)) in self.emitters.iter().zip(&samples.samplings).enumerate() {
             let v = e.velocity().as_vec3();
             // The emitter's own density, or the scene's: the table's entry for this material id.
-            let mass = (self.solver_params().material_of(i as u32).density * volume) as f32;
+            let mass = (params.material_of(i as u32).density * volume) as f32;
             let seed = emitter::emitter_seed(self.seed, i);
             e.emit(s, seed, samples.meshes[i].as_ref(), sampling, |p| {
                 let mut particle = GpuParticle::new(p.as_vec3(), v, mass, volume as f32, i as u32);

@@ -261,6 +261,12 @@ impl SolverParams {
             .fold(0.0, f64::max)
     }
 
+    /// The largest unhardened `(λ₀ + 2μ₀) / ρ₀` of the materials present, m²/s² (the square of
+    /// the fastest P-wave speed at rest).
+    pub fn fastest_wave_squared(&self) -> f64 {
+        self.materials().map(|m| m.wave_speed(1.0).powi(2)).fold(0.0, f64::max)
+    }
+
     /// The largest density of the materials present, kg/m³ (the fixed-point scales' node mass).
     pub fn densest(&self) -> f64 {
         self.materials().map(|m| m.density).fold(0.0, f64::max)
@@ -276,8 +282,8 @@ impl SolverParams {
                 *entry = GpuMaterial::of(m);
             }
         }
-        let present: Vec<GpuMaterial> = self.materials().map(GpuMaterial::of).collect();
-        let most = |f: fn(&GpuMaterial) -> f32| present.iter().map(f).fold(f32::MIN, f32::max);
+        let most =
+            |f: fn(&GpuMaterial) -> f32| self.materials().map(|m| f(&GpuMaterial::of(m))).fold(f32::MIN, f32::max);
         let f = |v: DVec3| -> [f32; 3] { v.as_vec3().to_array() };
         GpuSimParams {
             grid_origin: f(g.grid_origin()),

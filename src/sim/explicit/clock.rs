@@ -104,7 +104,7 @@ impl GpuSubstepClock {
             planned,
             max_substeps,
             cfl: params.cfl as f32,
-            wave_speed_squared: params.materials().map(|m| m.wave_speed(1.0).powi(2) as f32).fold(0.0, f32::max),
+            wave_speed_squared: params.fastest_wave_squared() as f32,
             dt: fixed_dt as f32,
             min_stable_dt: f32::INFINITY,
             ..Self::default()

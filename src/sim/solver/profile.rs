@@ -47,17 +47,7 @@ impl Solver {
                 slots = None;
             }
             let (query_set, resolve, _) = slots.get_or_insert_with(|| {
-                let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("profile"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count: queries,
-                });
-                let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("profile.resolve"),
-                    size: 8 * queries as u64,
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                });
+                let (query_set, resolve) = gpu.timestamp_queries("profile", queries);
                 (query_set, resolve, queries)
             });
             let mut encoder =

@@ -38,14 +38,13 @@ pub struct SolverStats {
 /// Non-finite inputs (a particle that arrived with a NaN velocity, which P2G will reset) fall back
 /// to the bounds the solver enforces: `max_speed` and the hardening cap.
 pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl: f64) -> f64 {
-    let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
     let max_hardening =
         if max_hardening.is_finite() { max_hardening } else { crate::sim::material::MAX_HARDENING_EXPONENT.exp() };
     stable_dt_at(params, max_speed, params.wave_speed_bound(max_hardening.max(0.0)), cfl)
 }
 
-/// `cfl · h / (v + c)` for a largest particle speed `max_speed` (bounded as in [`stable_dt`]) and
-/// P-wave speed `wave_speed`, both m/s.
+/// `cfl · h / (v + c)` for a largest particle speed `max_speed` (one not finite or past the
+/// speed limit is taken as the limit) and P-wave speed `wave_speed`, both m/s.
 pub fn stable_dt_at(params: &SolverParams, max_speed: f64, wave_speed: f64, cfl: f64) -> f64 {
     let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
     cfl * params.grid.cell_size / (max_speed + wave_speed)

@@ -90,8 +90,7 @@ pub const LEVEL_BOUND: f64 = 28.0;
 /// and positive for CG to converge, and one ratio per level is what keeps momentum (see
 /// `Level`); hardened snow converges in more iterations.
 pub fn level_ratio(params: &SolverParams, dt: f64, h: f64, l: u32) -> f64 {
-    let wave_squared = params.materials().map(|m| m.wave_speed(1.0).powi(2)).fold(0.0, f64::max);
-    let stiffness = LEVEL_BOUND * dt * dt * wave_squared / (h * h);
+    let stiffness = LEVEL_BOUND * dt * dt * params.fastest_wave_squared() / (h * h);
     1.0 + stiffness / 4f64.powi(l as i32)
 }
 
