@@ -118,27 +118,8 @@ fn the_gpu_steps_water_as_the_twin_does() {
     // A block of water falling at 1 m/s onto the floor, each particle's F = I ± 0.03 (so the
     // reset to its volume acts on every one): 20 explicit substeps of 1e-4 s on lavapipe against
     // the f64 twin.
-    let gpu = common::gpu();
-    let water = preset_by_id("water").expect("water").material;
-    let h = 1.0 / 16.0;
-    let mut params = common::params(16, h, 1e-4);
-    params.material = water;
-    params.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(water.density, h, params.max_speed);
-    let mut particles = common::block(Vec3::new(0.3, 0.3, 0.02), Vec3::new(0.55, 0.55, 0.27), h as f32, 1000.0, |_| {
-        Vec3::new(0.0, 0.0, -1.0)
-    });
-    for (i, p) in particles.iter_mut().enumerate() {
-        let n = |k: usize| ((((i * 7 + k * 13) % 17) as f32) / 16.0 - 0.5) * 0.06;
-        p.deformation = common::padded(glam::Mat3::from_cols_array(&std::array::from_fn(n)) + glam::Mat3::IDENTITY);
-    }
-    let solver = powder::sim::Solver::new(&gpu, params, &particles).expect("solver");
-    let steps = 20;
-    solver.step(&gpu, steps);
-    let out = solver.read_particles(&gpu).expect("particles");
-    let mut cpu = CpuSolver::new(params, &particles);
-    for _ in 0..steps {
-        cpu.substep();
-    }
+    let (params, particles) = common::perturbed_drop(preset_by_id("water").expect("water").material, 1e-4);
+    let (out, cpu) = common::gpu_and_twin(&common::gpu(), params, &particles, 20);
     let mut worst = (0.0f64, 0.0f64, 0.0f64);
     for (g, c) in out.iter().zip(&cpu.particles) {
         let g = CpuParticle::from_gpu(g);

@@ -57,17 +57,9 @@ fn snow_meeting_jelly_on_the_gpu_matches_the_twin_and_keeps_momentum() {
     // 25 ms and are pressed together for the next 25.
     // Each block must have stepped with its own material: the jelly (E 1e4 Pa) deforms far more
     // than the snow (E 1.4e5 Pa, and it yields), which a single material would not give.
-    let gpu = common::gpu();
     let (mut params, particles, h) = snow_against_jelly();
     params.dt = 5e-4;
-    let solver = powder::sim::Solver::new(&gpu, params, &particles).expect("solver");
-    let steps = 100;
-    solver.step(&gpu, steps);
-    let out = solver.read_particles(&gpu).expect("particles");
-    let mut cpu = CpuSolver::new(params, &particles);
-    for _ in 0..steps {
-        cpu.substep();
-    }
+    let (out, cpu) = common::gpu_and_twin(&common::gpu(), params, &particles, 100);
     let twin: Vec<GpuParticle> = cpu.particles.iter().map(|p| p.to_gpu()).collect();
     let distance = common::worst_distance(&out, &twin);
     let (linear, spin) = common::collision_drifts(&particles, &out, h);

@@ -84,30 +84,11 @@ fn the_gpu_returns_sand_as_the_twin_does() {
     // A block of dry sand dropped at 1 m/s onto the floor, deformed at random (F = I ± 0.03, past
     // its cone) and with Jp in [1, 1.05] (volume kept from earlier pulls): 20 explicit substeps of
     // 2e-4 s on lavapipe against the f64 twin.
-    let gpu = common::gpu();
-    let sand = preset_by_id("dry_sand").expect("dry sand").material;
-    let mut params = common::params(16, 1.0 / 16.0, 2e-4);
-    params.material = sand;
-    params.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(sand.density, 1.0 / 16.0, params.max_speed);
-    let mut particles =
-        common::block(Vec3::new(0.3, 0.3, 0.02), Vec3::new(0.55, 0.55, 0.27), 1.0 / 16.0, 2200.0, |_| {
-            Vec3::new(0.0, 0.0, -1.0)
-        });
+    let (params, mut particles) = common::perturbed_drop(preset_by_id("dry_sand").expect("dry sand").material, 2e-4);
     for (i, p) in particles.iter_mut().enumerate() {
-        // A fixed pattern instead of a random generator: each particle's noise from its index.
-        let n = |k: usize| ((((i * 7 + k * 13) % 17) as f32) / 16.0 - 0.5) * 0.06;
-        let f = glam::Mat3::from_cols_array(&std::array::from_fn(n)) + glam::Mat3::IDENTITY;
-        p.deformation = common::padded(f);
         p.plastic_jacobian = 1.0 + 0.05 * ((i % 5) as f32) / 4.0;
     }
-    let solver = powder::sim::Solver::new(&gpu, params, &particles).expect("solver");
-    let steps = 20;
-    solver.step(&gpu, steps);
-    let out = solver.read_particles(&gpu).expect("particles");
-    let mut cpu = CpuSolver::new(params, &particles);
-    for _ in 0..steps {
-        cpu.substep();
-    }
+    let (out, cpu) = common::gpu_and_twin(&common::gpu(), params, &particles, 20);
     let returned = cpu.particles.iter().zip(&particles).filter(|(c, p)| {
         let d = c.deformation - CpuParticle::from_gpu(p).deformation;
         d.norm() > 1e-3

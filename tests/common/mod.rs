@@ -315,3 +315,39 @@ pub fn collision_drifts(before: &[GpuParticle], after: &[GpuParticle], h: f64) -
 pub fn worst_distance(a: &[GpuParticle], b: &[GpuParticle]) -> f64 {
     a.iter().zip(b).map(|(p, q)| (Vec3::from(p.position) - Vec3::from(q.position)).length() as f64).fold(0.0, f64::max)
 }
+
+/// A block of `material` (at its density) falling at 1 m/s onto the floor of the 16-cell box of
+/// cell edge 1/16 m, each particle's F = I ± 0.03 from a fixed pattern of its index (not a random
+/// generator), with substeps of `dt`: the scene on which the material tests hold a return
+/// mapping on the GPU to its twin.
+pub fn perturbed_drop(material: SnowMaterial, dt: f64) -> (SolverParams, Vec<GpuParticle>) {
+    let h = 1.0 / 16.0;
+    let mut params = params(16, h, dt);
+    params.material = material;
+    params.fixed_point = FixedPoint::for_scene(material.density, h, params.max_speed);
+    let (lo, hi) = (Vec3::new(0.3, 0.3, 0.02), Vec3::new(0.55, 0.55, 0.27));
+    let mut particles = block(lo, hi, h as f32, material.density as f32, |_| Vec3::new(0.0, 0.0, -1.0));
+    for (i, p) in particles.iter_mut().enumerate() {
+        let n = |k: usize| ((((i * 7 + k * 13) % 17) as f32) / 16.0 - 0.5) * 0.06;
+        p.deformation = padded(glam::Mat3::from_cols_array(&std::array::from_fn(n)) + glam::Mat3::IDENTITY);
+    }
+    (params, particles)
+}
+
+/// `steps` explicit substeps of `particles` on the GPU and on the f64 twin: the GPU's particles
+/// read back, and the twin.
+pub fn gpu_and_twin(
+    gpu: &Gpu,
+    params: SolverParams,
+    particles: &[GpuParticle],
+    steps: u32,
+) -> (Vec<GpuParticle>, powder::sim::cpu::CpuSolver) {
+    let solver = powder::sim::Solver::new(gpu, params, particles).expect("solver");
+    solver.step(gpu, steps);
+    let out = solver.read_particles(gpu).expect("particles");
+    let mut cpu = powder::sim::cpu::CpuSolver::new(params, particles);
+    for _ in 0..steps {
+        cpu.substep();
+    }
+    (out, cpu)
+}
