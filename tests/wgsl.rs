@@ -188,6 +188,8 @@ fn shared_struct_layouts_agree() {
                     wave_speed_squared,
                     yield_stress,
                     viscosity,
+                    elasticity,
+                    cohesion_strain,
                 ]
             ),
         ),

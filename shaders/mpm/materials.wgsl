@@ -11,6 +11,10 @@ const PLASTICITY_SAND: u32 = 1u;
 const PLASTICITY_LIQUID: u32 = 2u;
 const PLASTICITY_VISCO: u32 = 3u;
 
+// Its elastic law (Elasticity::gpu_code in src/sim/material.rs).
+const ELASTICITY_FIXED_COROTATED: u32 = 0u;
+const ELASTICITY_NEO_HOOKEAN: u32 = 1u;
+
 struct Material {
     // Shear modulus μ₀, Pa (0 for a liquid).
     mu0: f32,
@@ -33,5 +37,10 @@ struct Material {
     // A visco-plastic fluid's yield stress τ_y, Pa, and viscosity η, Pa·s (visco_return).
     yield_stress: f32,
     viscosity: f32,
+    // ELASTICITY_*.
+    elasticity: u32,
+    // Sand's cohesion as the volumetric Hencky strain of its cone's apex (SnowMaterial::cohesion_strain); 0: dry.
+    cohesion_strain: f32,
+    _pad: vec2<u32>,
 }
 

@@ -17,8 +17,13 @@ fn hardening_factor(m: Material, plastic_jacobian: f32) -> f32 {
     return exp(clamp(exponent, MIN_HARDENING_EXPONENT, MAX_HARDENING_EXPONENT));
 }
 
-// Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model; a
-// cracked particle's (damage > 0) from its SVD, without tension (kirchhoff_stress_svd).
+// The smallest volume ratio the neo-Hookean law takes the logarithm of (NEO_HOOKEAN_MIN_J in
+// src/sim/material.rs).
+const NEO_HOOKEAN_MIN_J: f32 = 1.0e-4;
+
+// Kirchhoff stress τ = P Fᵀ = 2μ (F − R) Fᵀ + λ (J − 1) J I of the fixed corotated model, or
+// μ (F Fᵀ − I) + λ ln J I of the neo-Hookean one; a cracked particle's (damage > 0) from its SVD,
+// without tension (kirchhoff_stress_svd).
 fn kirchhoff_stress(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: f32) -> mat3x3<f32> {
     let h = hardening_factor(m, plastic_jacobian);
     let mu = m.mu0 * h;
@@ -27,16 +32,22 @@ fn kirchhoff_stress(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: 
     if (damage > 0.0) {
         return kirchhoff_stress_svd(m, d.u, d.sigma, plastic_jacobian, damage);
     }
-    let r = d.u * transpose(d.v);
     let j = d.sigma.x * d.sigma.y * d.sigma.z;
+    if (m.elasticity == ELASTICITY_NEO_HOOKEAN) {
+        return mu * (f * transpose(f) - IDENTITY3) + (lambda * log(max(j, NEO_HOOKEAN_MIN_J))) * IDENTITY3;
+    }
+    let r = d.u * transpose(d.v);
     return (2.0 * mu) * (f - r) * transpose(f) + (lambda * (j - 1.0) * j) * IDENTITY3;
 }
 
 // The principal Kirchhoff stresses of an uncracked particle whose elastic F has singular values
-// sigma: τᵢ = 2μ (σᵢ − 1) σᵢ + λ (J − 1) J.
+// sigma: τᵢ = 2μ (σᵢ − 1) σᵢ + λ (J − 1) J, or μ (σᵢ² − 1) + λ ln J (neo-Hookean).
 fn principal_stress(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec3<f32> {
     let h = hardening_factor(m, plastic_jacobian);
     let j = sigma.x * sigma.y * sigma.z;
+    if (m.elasticity == ELASTICITY_NEO_HOOKEAN) {
+        return (m.mu0 * h) * (sigma * sigma - vec3<f32>(1.0)) + vec3<f32>(m.lambda0 * h * log(max(j, NEO_HOOKEAN_MIN_J)));
+    }
     return (2.0 * m.mu0 * h) * (sigma - vec3<f32>(1.0)) * sigma + vec3<f32>(m.lambda0 * h * (j - 1.0) * j);
 }
 
@@ -67,6 +78,10 @@ fn kirchhoff_stress_svd(m: Material, u: mat3x3<f32>, sigma: vec3<f32>, plastic_j
         let t = principal_stress(m, sigma, plastic_jacobian);
         let kept = select(t, t * (1.0 - damage), t > vec3<f32>(0.0));
         return mat3x3<f32>(u[0] * kept.x, u[1] * kept.y, u[2] * kept.z) * transpose(u);
+    }
+    if (m.elasticity == ELASTICITY_NEO_HOOKEAN) {
+        let t = principal_stress(m, sigma, plastic_jacobian);
+        return mat3x3<f32>(u[0] * t.x, u[1] * t.y, u[2] * t.z) * transpose(u);
     }
     let h = hardening_factor(m, plastic_jacobian);
     let mu = m.mu0 * h;
@@ -102,14 +117,16 @@ const SAND_MIN_STRETCH: f32 = 1.0e-4;
 fn sand_return(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32> {
     let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
     let tr = epsilon.x + epsilon.y + epsilon.z + log(plastic_jacobian);
-    if (tr >= 0.0) {
-        return vec4<f32>(1.0, 1.0, 1.0, tr);
+    // Past the cone's apex (cohesion_strain: 0 for dry sand) nothing but the apex's tension is left.
+    let beyond = tr - m.cohesion_strain;
+    if (beyond >= 0.0) {
+        return vec4<f32>(vec3<f32>(exp(m.cohesion_strain / 3.0)), beyond);
     }
     let deviatoric = epsilon - vec3<f32>(tr / 3.0);
     let norm = length(deviatoric) + 1.0e-20;
     let mu = m.mu0;
     let lambda = m.lambda0;
-    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * m.friction_alpha;
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * beyond * m.friction_alpha;
     return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
 }
 

@@ -77,6 +77,9 @@ pub const TENSILE_STRENGTH: Tunable =
 /// granular material (about 45°).
 pub const FRICTION_ANGLE: Tunable =
     Tunable { field: "material.friction_angle", min: 0.0, max: 60.0, max_open: false, unit: "°", log: false };
+/// Sand's cohesion, Pa: dry (none) to 100 kPa, a stiff clay's, far past moist sand's few kPa.
+pub const COHESION: Tunable =
+    Tunable { field: "material.cohesion", min: 0.0, max: 1e5, max_open: false, unit: "Pa", log: false };
 /// A liquid's bulk modulus, Pa: from a sound speed of 0.3 m/s in water, slower than anything
 /// flows (softer is a gas), to water's real 2.2 GPa.
 pub const BULK_MODULUS: Tunable =
@@ -113,9 +116,10 @@ pub const RESOLUTION_SCALE: Tunable =
 pub const RENDER_TUNABLES: [Tunable; 5] = [PARTICLE_SCALE, EXPOSURE, DENSITY_SCALE, SPEED_SCALE, RESOLUTION_SCALE];
 
 /// Every tunable value, in scene file order.
-pub const TUNABLES: [Tunable; 12] = [
+pub const TUNABLES: [Tunable; 13] = [
     GRID_RESOLUTION,
     FRICTION_ANGLE,
+    COHESION,
     BULK_MODULUS,
     YIELD_STRESS,
     VISCOSITY,

@@ -15,8 +15,8 @@ use super::limit::{
     MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
 };
 use super::ranges::{
-    BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION, HARDENING,
-    POISSON_RATIO, TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
+    BULK_MODULUS, COHESION, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION,
+    HARDENING, POISSON_RATIO, TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
 };
 use crate::collider::config::{ColliderShape, Transform};
 use crate::sim::material::SnowMaterial;
@@ -137,6 +137,7 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
 fn material_checks(out: &mut Vec<Check>, prefix: &str, m: &SnowMaterial) {
     let rules = [
         (FRICTION_ANGLE, m.friction_angle),
+        (COHESION, m.cohesion),
         (BULK_MODULUS, m.bulk_modulus),
         (YIELD_STRESS, m.yield_stress),
         (VISCOSITY, m.viscosity),

@@ -63,6 +63,39 @@ impl MaterialKind {
     }
 }
 
+/// The elastic energy a material stores: how its stress grows with its elastic deformation. Both
+/// laws have the Lamé moduli μ and λ at rest (the same small-strain response, so the same wave
+/// speed and step rules); they part ways at large strain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Elasticity {
+    /// Fixed corotated (Stomakhin et al. 2013, the snow paper's):
+    /// `τ = 2μ (F − R) Fᵀ + λ (J − 1) J I`. Its volume term stays finite as `J → 0`, so a particle
+    /// can be crushed flat.
+    #[default]
+    FixedCorotated,
+    /// Compressible neo-Hookean (Bonet & Wood 2008, eq. 6.28):
+    /// `τ = μ (F Fᵀ − I) + λ ln J · I`. Its volume term grows without bound as `J → 0`, so it
+    /// resists being crushed ever harder: rubber and jelly that keep their volume under large
+    /// squashing.
+    NeoHookean,
+}
+
+impl Elasticity {
+    /// The code the GPU reads (`Material::elasticity` in `shaders/mpm/materials.wgsl`).
+    pub fn gpu_code(self) -> u32 {
+        match self {
+            Self::FixedCorotated => 0,
+            Self::NeoHookean => 1,
+        }
+    }
+}
+
+/// The smallest volume ratio J the neo-Hookean law takes the logarithm of: a particle crushed or
+/// inverted past it is treated as this crushed (its stress then pushes it back open). The same
+/// guard as `NEO_HOOKEAN_MIN_J` in `shaders/mpm/snow.wgsl`.
+pub const NEO_HOOKEAN_MIN_J: f64 = 1.0e-4;
+
 /// The default [`SnowMaterial::friction_angle`], degrees.
 pub const DEFAULT_FRICTION_ANGLE: f64 = 30.0;
 /// The default [`SnowMaterial::bulk_modulus`], Pa: water made compressible enough for explicit
@@ -78,8 +111,13 @@ pub const DEFAULT_VISCOSITY: f64 = 10.0;
 pub struct SnowMaterial {
     /// How it yields: snow (the default) or sand.
     pub kind: MaterialKind,
+    /// The elastic law: fixed corotated (the default, the snow paper's) or neo-Hookean.
+    pub elasticity: Elasticity,
     /// Sand's friction angle φ, degrees: the slope its piles keep (Drucker–Prager). Unused by snow.
     pub friction_angle: f64,
+    /// Sand's cohesion c, Pa (Mohr–Coulomb): the shear strength it has under no pressure, which
+    /// the water between the grains of wet sand gives it. 0 for dry sand. Unused by the other kinds.
+    pub cohesion: f64,
     /// A liquid's bulk modulus K, Pa (its pressure is `−K (J − 1)`). Unused by snow and sand,
     /// whose stiffness is E and ν.
     pub bulk_modulus: f64,
@@ -110,7 +148,9 @@ impl Default for SnowMaterial {
     fn default() -> Self {
         Self {
             kind: MaterialKind::Snow,
+            elasticity: Elasticity::FixedCorotated,
             friction_angle: DEFAULT_FRICTION_ANGLE,
+            cohesion: 0.0,
             bulk_modulus: DEFAULT_BULK_MODULUS,
             yield_stress: 0.0,
             viscosity: DEFAULT_VISCOSITY,
@@ -167,13 +207,20 @@ impl SnowMaterial {
     }
 
     /// The principal Kirchhoff stresses of an elastic deformation with singular values `sigma`
-    /// (fixed corotated, hardened by `plastic_jacobian`, uncracked):
-    /// `τᵢ = hc (2μ₀ (σᵢ − 1) σᵢ + λ₀ (J − 1) J)`, `J = σ₁σ₂σ₃`.
+    /// (hardened by `plastic_jacobian`, uncracked), `J = σ₁σ₂σ₃`:
+    /// - fixed corotated: `τᵢ = hc (2μ₀ (σᵢ − 1) σᵢ + λ₀ (J − 1) J)`;
+    /// - neo-Hookean: `τᵢ = hc (μ₀ (σᵢ² − 1) + λ₀ ln J)`, J at least [`NEO_HOOKEAN_MIN_J`].
     pub fn principal_stress(&self, sigma: [f64; 3], plastic_jacobian: f64) -> [f64; 3] {
         let hc = self.hardening_factor(plastic_jacobian);
         let j = sigma[0] * sigma[1] * sigma[2];
         let (mu, lambda) = (self.mu0() * hc, self.lambda0() * hc);
-        sigma.map(|s| 2.0 * mu * (s - 1.0) * s + lambda * (j - 1.0) * j)
+        match self.elasticity {
+            Elasticity::FixedCorotated => sigma.map(|s| 2.0 * mu * (s - 1.0) * s + lambda * (j - 1.0) * j),
+            Elasticity::NeoHookean => {
+                let volume = lambda * j.max(NEO_HOOKEAN_MIN_J).ln();
+                sigma.map(|s| mu * (s * s - 1.0) + volume)
+            }
+        }
     }
 
     /// Whether a particle cracks, given the singular values `trial` of its deformation before the
@@ -199,6 +246,19 @@ impl SnowMaterial {
     pub fn drucker_prager_alpha(&self) -> f64 {
         let s = self.friction_angle.to_radians().sin();
         (2.0f64 / 3.0).sqrt() * 2.0 * s / (3.0 - s)
+    }
+
+    /// Where sand's cone has its apex: the volumetric Hencky strain `tr ε` at which cohesive sand
+    /// holds its largest hydrostatic tension, `c cot φ / K` with `K = λ₀ + 2μ₀/3` (the apex of
+    /// the Mohr–Coulomb surface, at mean stress `−c cot φ`, as a strain). 0 without cohesion, so
+    /// dry sand's cone is Klár et al.'s unchanged; φ is taken as at least 1° so that a cohesive
+    /// sand without friction still has a finite apex.
+    pub fn cohesion_strain(&self) -> f64 {
+        if self.cohesion <= 0.0 {
+            return 0.0;
+        }
+        let bulk = self.lambda0() + 2.0 * self.mu0() / 3.0;
+        self.cohesion / (self.friction_angle.max(1.0).to_radians().tan() * bulk)
     }
 
     /// Speed of the P wave `sqrt((λ + 2μ) / ρ)` in m/s for a particle whose hardening factor is

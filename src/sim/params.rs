@@ -185,6 +185,12 @@ pub struct GpuMaterial {
     pub yield_stress: f32,
     /// A visco-plastic fluid's viscosity η, Pa·s.
     pub viscosity: f32,
+    /// The elastic law ([`super::material::Elasticity::gpu_code`]): 0 fixed corotated, 1 neo-Hookean.
+    pub elasticity: u32,
+    /// Sand's cone apex as a volumetric Hencky strain ([`SnowMaterial::cohesion_strain`]); 0 when dry.
+    pub cohesion_strain: f32,
+    /// Padding: entries are 16-byte aligned in the uniform block.
+    pub _pad: [u32; 2],
 }
 
 impl GpuMaterial {
@@ -203,6 +209,13 @@ impl GpuMaterial {
             wave_speed_squared: m.wave_speed(1.0).powi(2) as f32,
             yield_stress: m.yield_stress as f32,
             viscosity: m.viscosity as f32,
+            elasticity: m.elasticity.gpu_code(),
+            cohesion_strain: if m.kind == super::material::MaterialKind::Sand {
+                m.cohesion_strain() as f32
+            } else {
+                0.0
+            },
+            _pad: [0; 2],
         }
     }
 

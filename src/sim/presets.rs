@@ -12,7 +12,7 @@
 //! `θc = 0.99999` and `θs = 10⁶` no clamp is ever reached, `ξ = 0` keeps the moduli, and a tensile
 //! strength of 0 never cracks: what is left is the fixed corotated solid, in both integrators.
 
-use super::material::{MaterialKind, SnowMaterial};
+use super::material::{Elasticity, MaterialKind, SnowMaterial};
 
 /// A named material.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,10 +137,11 @@ pub fn material_presets() -> Vec<MaterialPreset> {
         MaterialPreset {
             id: "rubber",
             name: "Rubber (elastic)",
-            note: "Elastic, no plasticity or cracking: E 1e6 Pa, ν 0.45, ρ 1100 kg/m³, the order of a soft \
-                   natural rubber (1–10 MPa); ν 0.45 rather than rubber's nearly 0.5, which the compressible \
-                   model would lock at. Stiff: the explicit integrator takes ~60 m/s waves, small steps",
-            material: elastic(1.0e6, 0.45, 1100.0),
+            note: "Elastic, no plasticity or cracking, neo-Hookean (the classic law for rubber): E 1e6 Pa, ν 0.45, \
+                   ρ 1100 kg/m³, the order of a soft natural rubber (1–10 MPa); ν 0.45 rather than rubber's nearly \
+                   0.5, which the compressible model would lock at. Stiff: the explicit integrator takes ~60 m/s \
+                   waves, small steps",
+            material: SnowMaterial { elasticity: Elasticity::NeoHookean, ..elastic(1.0e6, 0.45, 1100.0) },
         },
         MaterialPreset {
             id: "dry_sand",
@@ -154,6 +155,25 @@ pub fn material_presets() -> Vec<MaterialPreset> {
                 poisson_ratio: 0.3,
                 hardening: 0.0,
                 density: 2200.0,
+                tensile_strength: 0.0,
+                ..r
+            },
+        },
+        MaterialPreset {
+            id: "wet_sand",
+            name: "Wet sand",
+            note: "Cohesive Drucker–Prager sand: dry sand's E, ν and friction angle, ρ 2000 kg/m³ for sand with \
+                   some water in its pores, and a cohesion of 1 kPa, chosen in the range the capillary bridges \
+                   of moist sand give (a few hundred Pa to a few kPa): a vertical cut stands up to \
+                   4c/(ρg)·tan(45° + φ/2) ≈ 0.35 m, and footprints keep their walls",
+            material: SnowMaterial {
+                kind: MaterialKind::Sand,
+                friction_angle: 30.0,
+                cohesion: 1000.0,
+                youngs_modulus: 3.537e5,
+                poisson_ratio: 0.3,
+                hardening: 0.0,
+                density: 2000.0,
                 tensile_strength: 0.0,
                 ..r
             },

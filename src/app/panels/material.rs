@@ -4,10 +4,10 @@
 use egui::Ui;
 
 use powder::scene::ranges::{
-    BULK_MODULUS, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO,
+    BULK_MODULUS, COHESION, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, HARDENING, POISSON_RATIO,
     TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
 };
-use powder::sim::material::{MaterialKind, SnowMaterial};
+use powder::sim::material::{Elasticity, MaterialKind, SnowMaterial};
 use powder::sim::params::MAX_MATERIALS;
 
 use crate::app::events::AppEvent;
@@ -115,11 +115,19 @@ fn parameters(ui: &mut Ui, m: &mut SnowMaterial) -> bool {
     }
     if m.kind == MaterialKind::Sand {
         changed |= tunable(ui, "friction angle φ", &FRICTION_ANGLE, &mut m.friction_angle, tips::FRICTION_ANGLE);
+        changed |= tunable(ui, "cohesion c (0: dry)", &COHESION, &mut m.cohesion, tips::COHESION);
     }
     if m.kind == MaterialKind::ViscoPlastic {
         changed |= tunable(ui, "yield stress τy", &YIELD_STRESS, &mut m.yield_stress, tips::YIELD_STRESS);
         changed |= tunable(ui, "viscosity η", &VISCOSITY, &mut m.viscosity, tips::VISCOSITY);
     }
+    let laws = [(Elasticity::FixedCorotated, "fixed corotated"), (Elasticity::NeoHookean, "neo-Hookean")];
+    let law_name = laws.iter().find(|(l, _)| *l == m.elasticity).map_or("", |(_, n)| n);
+    egui::ComboBox::from_label("elasticity").selected_text(law_name).show_ui(ui, |ui| {
+        for (law, name) in laws {
+            changed |= ui.selectable_value(&mut m.elasticity, law, name).on_hover_text(tips::ELASTICITY).changed();
+        }
+    });
     changed |= tunable(ui, "Young's modulus E", &YOUNGS_MODULUS, &mut m.youngs_modulus, tips::YOUNGS_MODULUS);
     changed |= tunable(ui, "Poisson's ratio ν", &POISSON_RATIO, &mut m.poisson_ratio, tips::POISSON_RATIO);
     if m.kind == MaterialKind::ViscoPlastic {

@@ -36,6 +36,12 @@ pub const OWN_MATERIAL: &str = "on: this emitter's particles are made of a mater
 /// Sand's friction angle φ.
 pub const FRICTION_ANGLE: &str = "friction angle φ: how steep a pile of the sand stands. Higher: steeper piles \
      that flow less; lower: the sand runs out further.";
+/// Sand's cohesion c.
+pub const COHESION: &str = "cohesion c: how much the grains stick together, as the water between them makes wet \
+     sand do. 0: dry sand that runs; higher: steep walls, footprints and clumps that hold.";
+/// The elastic law.
+pub const ELASTICITY: &str = "elastic law: fixed corotated (the snow paper's) or neo-Hookean (rubber's). Both \
+     respond alike to small strains; neo-Hookean resists being crushed ever harder and keeps its volume.";
 /// Critical stretch θs.
 pub const CRITICAL_STRETCH: &str = "critical stretch θs: how far snow can be pulled apart before it gives way \
      permanently. Higher: stickier snow that stretches and holds together; lower: brittle snow that fractures \

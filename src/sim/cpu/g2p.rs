@@ -73,11 +73,14 @@ pub fn project_plasticity_svd(
 
 /// Sand plasticity: the Drucker–Prager return mapping of Klár et al. 2016 on the Hencky strain
 /// `ε = ln |Σ|` of the trial singular values `sigma`, with the volume correction of Tampubolon et
-/// al. 2017 carried in `Jp` as `v = ln Jp`. With `tr = Σ εᵢ + v` and `ε̂ = ε − tr/3`:
-/// - `tr ≥ 0` (pulled apart): no stress is left, Σ = I, and the volume `tr` is kept (`v = tr`) to
-///   be given back once the sand is pressed again;
-/// - otherwise `Δγ = ‖ε̂‖ + α (3λ + 2μ)/(2μ) tr` (α of [`SnowMaterial::drucker_prager_alpha`]);
-///   outside the cone (`Δγ > 0`) ε moves back along ε̂ by Δγ, onto it; `v = 0`.
+/// al. 2017 carried in `Jp` as `v = ln Jp`. With `tr = Σ εᵢ + v`, `ε̂ = ε − tr/3` and the apex
+/// `a` of the cone ([`SnowMaterial::cohesion_strain`]: 0 for dry sand, positive for cohesive sand,
+/// which holds some tension):
+/// - `tr ≥ a` (pulled apart): only the apex's hydrostatic strain is left, every εᵢ = a/3, and the
+///   volume beyond it is kept (`v = tr − a`) to be given back once the sand is pressed again;
+/// - otherwise `Δγ = ‖ε̂‖ + α (3λ + 2μ)/(2μ) (tr − a)` (α of
+///   [`SnowMaterial::drucker_prager_alpha`]); outside the cone (`Δγ > 0`) ε moves back along ε̂ by
+///   Δγ, onto it; `v = 0`.
 ///
 /// Returns the singular values of the returned elastic deformation and the new `v`.
 pub fn sand_return(
@@ -87,13 +90,15 @@ pub fn sand_return(
 ) -> (nalgebra::Vector3<f64>, f64) {
     let epsilon = sigma.map(|s| s.abs().max(SAND_MIN_STRETCH).ln());
     let tr = epsilon.sum() + plastic_jacobian.ln();
-    if tr >= 0.0 {
-        return (nalgebra::Vector3::repeat(1.0), tr);
+    let apex = material.cohesion_strain();
+    let beyond = tr - apex;
+    if beyond >= 0.0 {
+        return (nalgebra::Vector3::repeat((apex / 3.0).exp()), beyond);
     }
     let deviatoric = epsilon - nalgebra::Vector3::repeat(tr / 3.0);
     let norm = deviatoric.norm() + 1e-20;
     let (mu, lambda) = (material.mu0(), material.lambda0());
-    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * tr * material.drucker_prager_alpha();
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * beyond * material.drucker_prager_alpha();
     let returned = epsilon - dgamma.max(0.0) / norm * deviatoric;
     (returned.map(f64::exp), 0.0)
 }

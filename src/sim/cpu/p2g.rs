@@ -6,12 +6,13 @@ use nalgebra::Matrix3;
 use super::grid::{CpuGrid, Stencil};
 use super::particle::{CpuParticle, clamp_speed};
 use super::svd::signed_svd;
-use crate::sim::material::SnowMaterial;
+use crate::sim::material::{Elasticity, NEO_HOOKEAN_MIN_J, SnowMaterial};
 use crate::sim::params::SolverParams;
 
-/// Kirchhoff stress of the fixed-corotated snow model (steps 3–5):
+/// Kirchhoff stress of the snow model (steps 3–5), fixed corotated:
 /// `τ = 2μ (F − R) Fᵀ + λ (J − 1) J · I` with `μ = μ₀·hc`, `λ = λ₀·hc`,
-/// `hc = exp(clamp(ξ(1 − Jp), −10, 5))`, `R = U Vᵀ` and `J = σ₁σ₂σ₃` from the signed SVD.
+/// `hc = exp(clamp(ξ(1 − Jp), −10, 5))`, `R = U Vᵀ` and `J = σ₁σ₂σ₃` from the signed SVD; a
+/// neo-Hookean material's is `τ = μ (F Fᵀ − I) + λ ln J · I` ([`Elasticity::NeoHookean`]).
 /// A cracked particle (`damage` 1) keeps only the compressive principal stresses: with
 /// `(F − R) Fᵀ = U (Σ − I) Σ Uᵀ`, `τ = U diag(τᵢ) Uᵀ` and each `τᵢ > 0` is scaled by `1 − damage`.
 pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian: f64, damage: f64) -> Matrix3<f64> {
@@ -24,8 +25,12 @@ pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacob
         let kept = nalgebra::Vector3::from(tau.map(|t| if t > 0.0 { t * (1.0 - damage) } else { t }));
         return u * Matrix3::from_diagonal(&kept) * u.transpose();
     }
-    let r = u * v.transpose();
     let j = sigma.x * sigma.y * sigma.z;
+    if material.elasticity == Elasticity::NeoHookean {
+        let volume = lambda * j.max(NEO_HOOKEAN_MIN_J).ln();
+        return mu * (f * f.transpose() - Matrix3::identity()) + Matrix3::identity() * volume;
+    }
+    let r = u * v.transpose();
     2.0 * mu * (f - r) * f.transpose() + Matrix3::identity() * (lambda * (j - 1.0) * j)
 }
 

@@ -129,6 +129,34 @@ fn sand_outside_its_cone_returns_onto_it_and_keeps_its_volume() {
 }
 
 #[test]
+fn cohesive_sand_holds_tension_up_to_its_apex() {
+    // Wet sand (cohesion c): the cone's apex moves into tension by a = c cot φ / K. A state pulled
+    // apart less than a, inside the shifted cone, is left elastic, where dry sand would drop all its
+    // stress; pulled further, it keeps the apex's strain a/3 on every axis and the rest in v.
+    let wet = crate::sim::presets::preset_by_id("wet_sand").expect("wet sand").material;
+    let apex = wet.cohesion_strain();
+    let bulk = wet.lambda0() + 2.0 * wet.mu0() / 3.0;
+    let want = wet.cohesion / (30f64.to_radians().tan() * bulk);
+    assert!((apex - want).abs() <= 1e-15 && apex > 1e-3, "apex {apex} against {want}");
+    let slight = Vector3::repeat((0.3 * apex / 3.0).exp());
+    let (returned, v) = sand_return(&wet, slight, 1.0);
+    assert!((returned - slight).norm() < 1e-12 && v == 0.0, "held: {returned} {v}");
+    let (dry, _) = sand_return(&sand(), slight, 1.0);
+    assert_eq!(dry, Vector3::repeat(1.0), "dry sand keeps no tension");
+    let pulled = Vector3::new(1.02, 1.01, 0.995);
+    let (returned, v) = sand_return(&wet, pulled, 1.0);
+    let (_, tr) = hencky(pulled, 0.0);
+    assert!((returned - Vector3::repeat((apex / 3.0).exp())).norm() < 1e-12, "{returned}");
+    assert!((v - (tr - apex)).abs() < 1e-12, "kept volume {v} against {}", tr - apex);
+    // A compressed, sheared state: returned onto the shifted cone ‖ε̂‖ = −k (tr − a).
+    let k = wet.drucker_prager_alpha() * (3.0 * wet.lambda0() + 2.0 * wet.mu0()) / (2.0 * wet.mu0());
+    let trial = Vector3::new(1.05, 0.97, 0.90);
+    let (returned, _) = sand_return(&wet, trial, 1.0);
+    let (dev_after, tr_after) = hencky(returned, 0.0);
+    assert!((dev_after - (-k * (tr_after - apex))).abs() < 1e-12, "not on the shifted cone: {dev_after}");
+}
+
+#[test]
 fn sand_inside_its_cone_is_left_alone_and_pulled_sand_keeps_no_stress() {
     let m = sand();
     // Pressed evenly with a little shear: inside the cone, elastic.

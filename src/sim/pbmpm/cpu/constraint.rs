@@ -64,7 +64,7 @@ use nalgebra::{Matrix3, Vector3};
 use super::state::StepState;
 use crate::sim::cpu::CpuParticle;
 use crate::sim::cpu::svd::signed_svd;
-use crate::sim::material::SnowMaterial;
+use crate::sim::material::{Elasticity, NEO_HOOKEAN_MIN_J, SnowMaterial};
 use crate::sim::params::SolverParams;
 
 /// The range the singular values of a trial deformation are clamped to before its stress is
@@ -100,7 +100,14 @@ pub fn snow_response(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacobian
     let (mu, lambda) = (material.mu0() * hc, material.lambda0() * hc);
     let j = s.x * s.y * s.z;
     let others = Vector3::new(s.y * s.z, s.x * s.z, s.x * s.y);
-    let mut p = Vector3::from_fn(|i, _| 2.0 * mu * (s[i] - 1.0) + lambda * (j - 1.0) * others[i]);
+    let mut p = match material.elasticity {
+        Elasticity::FixedCorotated => Vector3::from_fn(|i, _| 2.0 * mu * (s[i] - 1.0) + lambda * (j - 1.0) * others[i]),
+        // Pᵢ = τᵢ / sᵢ of the neo-Hookean τᵢ = μ (sᵢ² − 1) + λ ln J; sᵢ ≥ 0.05, so the division is safe.
+        Elasticity::NeoHookean => {
+            let volume = lambda * j.max(NEO_HOOKEAN_MIN_J).ln();
+            Vector3::from_fn(|i, _| mu * (s[i] - 1.0 / s[i]) + volume / s[i])
+        }
+    };
     if damage > 0.0 {
         for i in 0..3 {
             // τᵢ = sᵢ Pᵢ: tension where it is positive.
@@ -173,7 +180,10 @@ mod tests {
         let rot = nalgebra::Rotation3::from_euler_angles(0.3, -0.7, 1.1).into_inner();
         let compressed = rot * Matrix3::new(0.99, 0.002, 0.0, 0.001, 1.004, -0.003, 0.0, 0.002, 0.985);
         let stretched = rot * Matrix3::from_diagonal(&Vector3::new(1.006, 0.999, 1.0)) * rot.transpose();
-        for f in [compressed, stretched] {
+        // The neo-Hookean law too, and at a large strain, where it differs from the corotated one.
+        let neo = SnowMaterial { elasticity: Elasticity::NeoHookean, ..m };
+        let squashed = rot * Matrix3::from_diagonal(&Vector3::new(1.3, 0.7, 0.9)) * rot.transpose();
+        for (m, f) in [(m, compressed), (m, stretched), (neo, compressed), (neo, stretched), (neo, squashed)] {
             for (jp, damage) in [(1.0, 0.0), (0.97, 0.0), (1.02, 1.0), (0.97, 1.0)] {
                 let tau = snow_response(&m, &f, jp, damage).stress * f.transpose();
                 let want = kirchhoff_stress(&m, &f, jp, damage);
