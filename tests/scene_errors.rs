@@ -43,8 +43,8 @@ fn time_dt_must_be_auto_or_seconds() {
 
 #[test]
 fn out_of_range_values_name_field_value_and_range() {
-    let err = with("/version", json!(4)).unwrap_err().to_string();
-    assert_eq!(err, "x.json: version = 4 is out of range: allowed [1, 3]");
+    let err = with("/version", json!(5)).unwrap_err().to_string();
+    assert_eq!(err, "x.json: version = 5 is out of range: allowed [1, 4]");
     let err = modified(|d| d["material"] = json!({ "poisson_ratio": 0.5 })).unwrap_err();
     let expected = "x.json: material.poisson_ratio = 0.5 is out of range: allowed [0, 0.5)";
     assert_eq!(err.to_string(), expected);

@@ -86,8 +86,13 @@ pub fn emitter_benchmark(triangles_target: usize, resolution: u32) -> EmitterBen
     let top = closed.bounds().map_or(0.0, |(_, hi)| hi.z);
     let mut open = closed.clone();
     open.triangles.retain(|t| t.iter().any(|&v| open.positions[v as usize].z < 0.8 * top));
-    let emitter =
-        Emitter::Mesh { material: None, path: PathBuf::new(), transform: Transform::default(), velocity: DVec3::ZERO };
+    let emitter = Emitter::Mesh {
+        material: None,
+        pour: None,
+        path: PathBuf::new(),
+        transform: Transform::default(),
+        velocity: DVec3::ZERO,
+    };
     let fills = [("closed", &closed), ("open", &open)]
         .into_iter()
         .map(|(name, mesh)| time_fill(&emitter, name, mesh, spacing))

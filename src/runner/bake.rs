@@ -89,6 +89,7 @@ pub fn bake(
     mut on_frame: impl FnMut(u32, &SolverStats),
 ) -> Result<RunSummary, RunError> {
     let mut colliders = ColliderSet::from_scene(scene, source_name)?;
+    let pour = scene.pour_schedule(source_name)?;
     let out_dir = out.path();
     let solver_err = |source| RunError::Solver { source_name: source_name.to_string(), source };
     let start = plan.start;
@@ -146,6 +147,8 @@ pub fn bake(
         summary.max_dt_ratio = summary.max_dt_ratio.max(report.max_ratio);
         summary.substeps += report.substeps as u64;
         summary.simulated_time += duration;
+        // The pouring emitters' batches born during the frame join it at its end.
+        solver.append_particles(gpu, &pour.born_between(t0, summary.simulated_time)).map_err(solver_err)?;
         let due = plan.checkpoint_every > 0 && frame % plan.checkpoint_every == 0;
         // The frame's file first, then the checkpoint: a checkpoint's frame is always on disk.
         let particles = if due {

@@ -12,6 +12,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use super::pour::Pour;
 use crate::collider::config::Transform;
 use crate::collider::{WindingTree, lattice_inside};
 use crate::mesh::TriangleMesh;
@@ -50,6 +51,10 @@ pub enum Emitter {
             deserialize_with = "super::material_section::own_material"
         )]
         material: Option<SnowMaterial>,
+        /// Keeps emitting from `pour.start` to `pour.end` (format v4; `None`: fills once, at time
+        /// zero): [`super::pour`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pour: Option<Pour>,
     },
     /// A ball.
     Sphere {
@@ -68,6 +73,10 @@ pub enum Emitter {
             deserialize_with = "super::material_section::own_material"
         )]
         material: Option<SnowMaterial>,
+        /// Keeps emitting from `pour.start` to `pour.end` (format v4; `None`: fills once, at time
+        /// zero): [`super::pour`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pour: Option<Pour>,
     },
     /// The inside of every mesh of a glTF file.
     Mesh {
@@ -87,6 +96,10 @@ pub enum Emitter {
             deserialize_with = "super::material_section::own_material"
         )]
         material: Option<SnowMaterial>,
+        /// Keeps emitting from `pour.start` to `pour.end` (format v4; `None`: fills once, at time
+        /// zero): [`super::pour`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pour: Option<Pour>,
     },
 }
 
@@ -106,6 +119,37 @@ impl Emitter {
             Emitter::Box { material, .. } | Emitter::Sphere { material, .. } | Emitter::Mesh { material, .. } => {
                 *material = own;
             }
+        }
+    }
+
+    /// How it keeps emitting, if it does ([`super::pour`]).
+    pub fn pour(&self) -> Option<&Pour> {
+        match self {
+            Emitter::Box { pour, .. } | Emitter::Sphere { pour, .. } | Emitter::Mesh { pour, .. } => pour.as_ref(),
+        }
+    }
+
+    /// Its shape's length along the direction of its velocity, metres: how far a batch moves
+    /// before it has left the place the next is born in (a mesh's bounding box stands for it).
+    /// 0 for an emitter at rest.
+    pub fn length_along_velocity(&self, mesh: Option<&TriangleMesh>) -> f64 {
+        let v = self.velocity();
+        if v.length() <= 0.0 {
+            return 0.0;
+        }
+        let (lo, hi) = self.bounds(mesh);
+        match *self {
+            Emitter::Sphere { radius, .. } => 2.0 * radius,
+            _ => super::pour::length_along(hi - lo, v.normalize()),
+        }
+    }
+
+    /// The volume of an analytic shape, m³ (`None` for a mesh, known only once sampled).
+    pub fn shape_volume(&self) -> Option<f64> {
+        match *self {
+            Emitter::Box { min, max, .. } => Some((max - min).max(DVec3::ZERO).element_product()),
+            Emitter::Sphere { radius, .. } => Some(4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)),
+            Emitter::Mesh { .. } => None,
         }
     }
 
@@ -341,7 +385,13 @@ mod tests {
 
     #[test]
     fn aligned_box_is_filled_exactly() {
-        let e = Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::new(0.5, 0.25, 1.0), velocity: DVec3::X };
+        let e = Emitter::Box {
+            material: None,
+            pour: None,
+            min: DVec3::ZERO,
+            max: DVec3::new(0.5, 0.25, 1.0),
+            velocity: DVec3::X,
+        };
         let mut count = 0;
         e.for_each_point(0.05, 7, None, |p| {
             assert!(e.contains(p));
@@ -353,10 +403,16 @@ mod tests {
 
     #[test]
     fn tiny_shapes_make_no_points() {
-        let e =
-            Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::new(0.01, 1.0, 1.0), velocity: DVec3::ZERO };
+        let e = Emitter::Box {
+            material: None,
+            pour: None,
+            min: DVec3::ZERO,
+            max: DVec3::new(0.01, 1.0, 1.0),
+            velocity: DVec3::ZERO,
+        };
         assert_eq!(e.max_points(0.05, None), 0);
-        let s = Emitter::Sphere { material: None, center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
+        let s =
+            Emitter::Sphere { material: None, pour: None, center: DVec3::ZERO, radius: 1e-4, velocity: DVec3::ZERO };
         let mut count = 0;
         s.for_each_point(0.05, 1, None, |_| count += 1);
         assert_eq!(count, 0);

@@ -18,7 +18,7 @@ use crate::sim::params::{Boundary, GridSpec, MAX_MATERIALS, SolverParams};
 
 /// The scene-file format version this build writes. It reads this one, version 2 (which has no
 /// emitter materials) and version 1 (which also has no colliders and no mesh emitters).
-pub const SCENE_VERSION: u32 = 3;
+pub const SCENE_VERSION: u32 = 4;
 /// Most particles a scene may make: 2²⁷ ≈ 134 million, about 19 GB on the host as spawned and
 /// 30 GB on the GPU. A bound on what spawning may ask of the host; whether the GPU holds them is
 /// checked, with the numbers, when the solver is made ([`crate::sim::capacity::check_limits`]).
@@ -211,8 +211,13 @@ mod tests {
             *velocity = DVec3::new(40.0, 0.0, 0.0);
         }
         assert_eq!(speed(&scene), 80.0);
-        scene.emitters[0] =
-            Emitter::Box { material: None, min: DVec3::ZERO, max: DVec3::splat(0.2), velocity: DVec3::ZERO };
+        scene.emitters[0] = Emitter::Box {
+            material: None,
+            pour: None,
+            min: DVec3::ZERO,
+            max: DVec3::splat(0.2),
+            velocity: DVec3::ZERO,
+        };
         assert_eq!(speed(&scene), 50.0);
     }
 

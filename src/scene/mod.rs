@@ -1,6 +1,6 @@
-//! Scene files: what to simulate. A scene is a JSON document (format v2, described field by field
-//! in `docs/scene-format.md`) naming the domain, grid, time stepping, gravity, walls, snow material
-//! and the emitters that fill shapes with snow at time zero.
+//! Scene files: what to simulate. A scene is a JSON document (format v4, described field by field
+//! in `docs/scene-format.md`) naming the domain, grid, time stepping, gravity, walls, material
+//! and the emitters that fill shapes at time zero or keep pouring ([`PourSchedule`]).
 //!
 //! [`Scene::load`] reads, parses and validates a file; [`Scene::set_value`] applies a command-line
 //! override; [`Scene::solver_params`], [`Scene::grid_spec`], [`Scene::sample_emitters`] and
@@ -21,6 +21,7 @@ mod load;
 mod material_section;
 mod model;
 mod overrides;
+mod pour;
 pub mod ranges;
 mod shape;
 mod spawn;
@@ -36,5 +37,6 @@ pub use emitter::{Emitter, JITTER, Sampling};
 pub use error::SceneError;
 pub use format::{BUILTIN_DEFAULT_JSON, DEFAULT_MAX_SPEED, MAX_PARTICLES, SCENE_VERSION, Scene};
 pub use model::{is_model, scene_for_model};
+pub use pour::{Pour, PourSchedule};
 pub use spawn::{EmitterSamples, FillProgress, log_progress};
 pub use variation::Packing;

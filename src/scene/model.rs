@@ -91,7 +91,7 @@ pub fn scene_for_model(path: &Path) -> Result<Scene, SceneError> {
     let (lo, hi) = (lo.as_dvec3(), hi.as_dvec3());
     let (domain, snow) = layout(lo, hi);
     scene.domain = domain;
-    scene.emitters = vec![Emitter::Box { material: None, min: snow.0, max: snow.1, velocity: DVec3::ZERO }];
+    scene.emitters = vec![Emitter::Box { material: None, pour: None, min: snow.0, max: snow.1, velocity: DVec3::ZERO }];
     scene.validate(&source)?;
     Ok(scene)
 }

@@ -14,6 +14,7 @@ use super::limit::{
     CFL_RANGE, COORDINATE_CELLS, DOMAIN_SIZE_RANGE, DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT,
     MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
 };
+use super::pour::Pour;
 use super::ranges::{
     BULK_MODULUS, COHESION, CRITICAL_COMPRESSION, CRITICAL_STRETCH, DENSITY, FRICTION_ANGLE, GRID_RESOLUTION,
     HARDENING, POISSON_RATIO, TENSILE_STRENGTH, VISCOSITY, YIELD_STRESS, YOUNGS_MODULUS,
@@ -128,8 +129,29 @@ pub(crate) fn scalar_checks(scene: &Scene) -> Vec<Check> {
         }
         let speed = Limit::new(0.0, true, emitter_speed_limit(scene), true);
         out.push(check(format!("|{name}.velocity|"), e.velocity().length(), speed));
+        if let Some(pour) = e.pour() {
+            pour_checks(&mut out, &name, e, pour);
+        }
     }
     out
+}
+
+/// The latest time a pouring emitter may pour until, seconds of scene time (about eleven days: far
+/// past any shot, and a bound on the batches a scene can ask for).
+const MAX_POUR_TIME: f64 = 1e6;
+
+/// A pouring emitter's rules: a window within [0, MAX_POUR_TIME] of positive length, a speed to
+/// pour at, and a rate no higher than the shape's own flow (its volume times its speed over its
+/// length along its velocity), which is as fast as batches can be born without overlapping.
+fn pour_checks(out: &mut Vec<Check>, name: &str, e: &Emitter, pour: &Pour) {
+    out.push(check(format!("{name}.pour.start"), pour.start, Limit::new(0.0, true, MAX_POUR_TIME, true)));
+    out.push(check(format!("{name}.pour.end"), pour.end, Limit::new(pour.start.max(0.0), false, MAX_POUR_TIME, true)));
+    let speed = e.velocity().length();
+    out.push(check(format!("|{name}.velocity| (pouring)"), speed, Limit::new(0.0, false, f64::INFINITY, true)));
+    if let Some(rate) = pour.rate {
+        let own = e.shape_volume().map(|v| v * speed / e.length_along_velocity(None).max(f64::MIN_POSITIVE));
+        out.push(check(format!("{name}.pour.rate"), rate, Limit::new(0.0, false, own.unwrap_or(f64::INFINITY), true)));
+    }
 }
 
 /// A material section's rules, its fields named `{prefix}material.…`. The ranges come from the one
@@ -213,6 +235,9 @@ fn colliders_consistent(scene: &Scene, source: &str) -> Result<(), SceneError> {
     }
     if scene.version < 3 && scene.emitters.iter().any(|e| e.material().is_some()) {
         return Err(SceneError::invalid(source, "version", scene.version, "3 for a scene with emitter materials"));
+    }
+    if scene.version < 4 && scene.emitters.iter().any(|e| e.pour().is_some()) {
+        return Err(SceneError::invalid(source, "version", scene.version, "4 for a scene with pouring emitters"));
     }
     // Emitters from the material table's last entry on share it.
     if let Some(rest) = scene.emitters.get(MAX_MATERIALS - 1..)

@@ -35,6 +35,7 @@ impl SolverSnapshot {
     /// Copies the solver's particles and stored stress back (one readback per page), each page's
     /// put back into the host's order by the particles' ids.
     pub fn capture(gpu: &Gpu, solver: &Solver) -> Result<Self, SolverError> {
+        solver.refresh_stale_stress(gpu);
         let mut snapshot = SolverSnapshot { pb_last_dt: solver.pb_last_dt.get(), ..SolverSnapshot::default() };
         for page in solver.pages() {
             let p = &page.particles;

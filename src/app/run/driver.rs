@@ -6,7 +6,7 @@ use glam::{DVec3, Vec3};
 use powder::gpu::{Gpu, PendingRead};
 use powder::render::RenderSettings;
 use powder::runner::{RunError, build_solver};
-use powder::scene::{Scene, TimeStep};
+use powder::scene::{PourSchedule, Scene, TimeStep};
 use powder::sim::material::SnowMaterial;
 use powder::sim::{Solver, SolverError};
 
@@ -41,6 +41,8 @@ pub struct Driver {
     stepper: Stepper,
     /// Recent frames kept to go back to.
     timeline: AppTimeline,
+    /// The pouring emitters' batches, and the scene time up to which the solver holds them.
+    pour: (PourSchedule, f64),
 }
 
 impl Driver {
@@ -49,6 +51,7 @@ impl Driver {
     pub fn new(gpu: &Gpu, scene: Scene, name: String, source: SceneSource, mode: StepMode) -> Result<Self, RunError> {
         let solver = build_solver(gpu, &scene, &name)?;
         let colliders = SceneColliders::new(&scene, &name)?;
+        let pour = scene.pour_schedule(&name)?;
         let (auto_dt, fixed_dt) = match scene.time.dt {
             TimeStep::Auto => (true, solver.params().dt),
             TimeStep::Fixed(dt) => (false, dt),
@@ -66,6 +69,7 @@ impl Driver {
             tool: Tool::default(),
             stepper: Stepper::new(gpu, mode, auto_dt, fixed_dt),
             timeline: AppTimeline::new(),
+            pour: (pour, 0.0),
         })
     }
 
@@ -81,6 +85,8 @@ impl Driver {
                 if let Err(e) = timeline.go_to(gpu, solver, stepper, frame) {
                     messages.error(e);
                 }
+                // The kept frame holds the batches born by its time, and pouring goes on from there.
+                self.pour.1 = self.stepper.sim_time().0;
                 return false;
             }
             AppEvent::SetTimelineBudget(mib) => {
@@ -233,6 +239,7 @@ impl Driver {
     }
 
     fn restart_clock(&mut self, gpu: &Gpu) {
+        self.pour.1 = 0.0;
         self.tool.forget();
         self.solver.set_interaction(gpu, Default::default());
         self.stepper.restart();
@@ -293,7 +300,7 @@ impl Driver {
         copy: &mut dyn FnMut(&Solver, &mut wgpu::CommandEncoder) -> Option<PendingRead>,
     ) {
         let time = SceneTime { cfl: self.scene.time.cfl, frame_duration: self.scene.frame_duration() };
-        let Self { stepper, solver, tool, colliders, timeline, .. } = self;
+        let Self { stepper, solver, tool, colliders, timeline, pour, .. } = self;
         let prepare = |solver: &mut Solver, what: Prepare| match what {
             Prepare::Batch { span } => {
                 let max_speed = solver.params().max_speed;
@@ -301,7 +308,13 @@ impl Driver {
                 Ok(())
             }
             Prepare::Frame { sim_time, span } => {
-                let kept = timeline.frame_starts(gpu, solver, sim_time);
+                // Batches born since the last frame start join before the frame is kept, so that a
+                // kept frame holds every batch born by its time.
+                let (schedule, until) = pour;
+                let born = schedule.born_between(*until, sim_time);
+                *until = sim_time;
+                let poured = solver.append_particles(gpu, &born).map_err(|e| format!("pouring stopped: {e}"));
+                let kept = poured.and(timeline.frame_starts(gpu, solver, sim_time));
                 let uploaded = colliders.upload(gpu, solver, sim_time, span).map_err(|e| {
                     format!("the colliders could not be given to the solver; the snow runs without them: {e}")
                 });

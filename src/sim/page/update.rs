@@ -111,9 +111,22 @@ impl ParticlePage {
     /// Takes the collider buffers of `first`, the page that [`ParticlePage::set_colliders`] updated,
     /// where they are not already this page's (rebinding).
     pub fn share_colliders(&mut self, device: &wgpu::Device, kernels: &Kernels, first: &ParticlePage) {
-        if self.colliders != first.colliders || self.collider_surfaces != first.collider_surfaces {
-            self.colliders = first.colliders.clone();
-            self.collider_surfaces = first.collider_surfaces.clone();
+        self.use_colliders(device, kernels, &first.colliders, &first.collider_surfaces);
+    }
+
+    /// Takes the collider fields `colliders` (start and end) and `surfaces`, which hold colliders
+    /// already uploaded for this page's grid (another state's, on the same grid), where they are
+    /// not already this page's (rebinding).
+    pub fn use_colliders(
+        &mut self,
+        device: &wgpu::Device,
+        kernels: &Kernels,
+        colliders: &[wgpu::Buffer; 2],
+        surfaces: &wgpu::Buffer,
+    ) {
+        if &self.colliders != colliders || &self.collider_surfaces != surfaces {
+            self.colliders = colliders.clone();
+            self.collider_surfaces = surfaces.clone();
             self.bind(device, kernels);
         }
     }

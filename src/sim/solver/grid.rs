@@ -98,6 +98,32 @@ impl Solver {
         self.replace_state(gpu, self.params, particles)
     }
 
+    /// Adds `particles` after those the solver holds (a pouring emitter's batches), keeping
+    /// everything else: the grid, the parameters and the colliders. The state is read back and
+    /// built anew with the new particles at its end (buffers are sized to their particles, so they
+    /// cannot grow in place); on error the old state stays.
+    pub fn append_particles(&mut self, gpu: &Gpu, particles: &[GpuParticle]) -> Result<(), SolverError> {
+        if particles.is_empty() {
+            return Ok(());
+        }
+        let mut all = self.read_particles(gpu)?;
+        all.extend_from_slice(particles);
+        let (fields, surfaces) = (self.pages[0].colliders.clone(), self.pages[0].collider_surfaces.clone());
+        let (colliders, last_dt) = (self.collider_count, self.pb_last_dt.get());
+        self.replace_state(gpu, self.params, &all)?;
+        // The particles that were there go on as they were: PB-MPM's next step still follows one
+        // of this length (the new ones move at their emitter's velocity, as steady as a mean).
+        self.pb_last_dt.set(last_dt);
+        if colliders > 0 {
+            for page in &mut self.pages {
+                page.use_colliders(&gpu.device, &self.kernels, &fields, &surfaces);
+            }
+            self.collider_count = colliders;
+            self.write_uniforms(gpu);
+        }
+        Ok(())
+    }
+
     /// A new state for `particles` on `params`' grid, keeping the path, P2G kernel and reorder
     /// interval; the colliders are gone until set again. On error the old state stays.
     pub(crate) fn replace_state(

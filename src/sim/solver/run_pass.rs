@@ -45,6 +45,17 @@ impl Solver {
         }
     }
 
+    /// Refreshes a stale stored stress now ([`Solver::record_stale_stress`] in a submission of its
+    /// own), so that what is read back is what the next step would use: a checkpoint taken right
+    /// after new particles were added must hold the stress the uninterrupted run steps with.
+    pub(crate) fn refresh_stale_stress(&self, gpu: &Gpu) {
+        if self.stress_stale.get() {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            self.record_stale_stress(&mut encoder);
+            gpu.queue.submit([encoder.finish()]);
+        }
+    }
+
     /// Runs the passes of one stage of a substep on their own (for tests that check a stage
     /// against the CPU twin): `GridClear`, `P2g`, `GridUpdate`, `G2p` on the current path, or any
     /// other pass alone. On the sorted and fused paths `GridClear` runs the `sort` stage and also
