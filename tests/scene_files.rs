@@ -17,9 +17,13 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "json") {
             let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            let n = scene.spawn_particles().expect("particles").len();
-            // The smallest shipped scene, ramp_wall, spawns 6,006; the largest, figure_walk, 28,800.
+            // Every particle the scene makes, the pouring emitters' batches counted. The smallest
+            // shipped scene, ramp_wall, makes 6,006; the largest, figure_walk, 28,800.
+            let n = scene.sample_emitters("scene", &mut |_| {}).expect("samples").count();
             assert!((5_000..100_000).contains(&n), "{}: {n} particles", path.display());
+            let at_zero = scene.spawn_particles().expect("particles").len() as u64;
+            let poured = scene.pour_schedule("scene").expect("pour");
+            assert_eq!(at_zero + poured.total() - poured.made_by(0.0), n, "{}", path.display());
             // Serialising and parsing back (paths relative to the scenes folder) gives the same scene.
             assert_eq!(Scene::from_json_at(&scene.to_json(), "round trip", &scenes_dir()).unwrap(), scene);
             names.push(path.file_name().unwrap().to_string_lossy().into_owned());
@@ -35,6 +39,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "jelly_drop.json",
         "ramp_wall.json",
         "sand_column.json",
+        "sand_pile.json",
         "snow_on_jelly.json",
         "snowball_collision.json",
         "snowball_pond.json",
