@@ -249,3 +249,32 @@ fn rewriting_the_scene_or_its_model_reloads_it_and_a_broken_rewrite_keeps_it() {
     assert!(errors[0].contains("scene.json") && errors[0].contains("keeps running"), "{}", errors[0]);
     assert!(number(&r, "simulated_time") > 0.0, "{r}");
 }
+
+#[test]
+fn a_dropped_ball_of_honey_joins_the_running_scene() {
+    // The drop tool as the script sends it: a ball of the honey preset of the tool's radius,
+    // 0.1 m, dropped onto a block of snow 0.15 m high from straight above its centre. It joins as emitter 1
+    // with the honey material: about 4/3 π (0.1 m)³ / s³ particles at the block scene's spacing
+    // s = 1/64 m (1072 for the exact volume; the lattice's count is within 3 % of it).
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = dir.path().join("block.json");
+    let low_block = block_scene("[]").replace("0.2], \"max\": [0.35, 0.35, 0.35]", "0.0], \"max\": [0.35, 0.35, 0.15]");
+    assert!(low_block.contains("0.15] }"), "{low_block}");
+    std::fs::write(&scene, low_block).expect("scene");
+    let json = dir.path().join("report.json");
+    let args = [path_str(&scene), "--frames", "4", "--size", "320x240", "--script", "0:ball=honey@0.25,0.25"];
+    let run = x.powder(&[&args[..], &["--report", path_str(&json)]].concat());
+    assert!(run.status.success(), "powder failed ({:?}): {}", run.status, run.stderr);
+    let r = report(&json);
+    assert!(errors(&r).is_empty(), "{r}");
+    let counts: Vec<u64> = r["material_counts"].as_array().expect("counts").iter().filter_map(|c| c.as_u64()).collect();
+    let block = 13 * 13 * 10; // 0.2 × 0.2 × 0.15 m at 64 per metre
+    let ball = 4.0 / 3.0 * std::f64::consts::PI * 0.1f64.powi(3) * 64f64.powi(3);
+    assert_eq!(counts.len(), 2, "{r}");
+    assert_eq!(counts[0], block, "{r}");
+    assert!((counts[1] as f64 / ball - 1.0).abs() < 0.03, "{} particles in the ball, {ball:.0} by volume", counts[1]);
+    // It came down onto the block (0.15 m high; the ball's top starts at 0.35 m and honey slumps,
+    // measured 0.299 m after four frames): dropped onto the snow, not into it or onto the floor.
+    assert!(number(&r, "max_z") > 0.25, "{r}");
+}

@@ -35,6 +35,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "block_drop.json",
         "dam_break.json",
         "figure_walk.json",
+        "figure_wet_sand.json",
         "honey_on_snow.json",
         "jelly_drop.json",
         "ramp_wall.json",

@@ -35,6 +35,7 @@ impl AppEvent {
             self,
             AppEvent::SetGridResolution(_)
                 | AppEvent::ToolStart { .. }
+                | AppEvent::DropBlob { .. }
                 | AppEvent::FrameSnow
                 | AppEvent::LoadScene(_)
                 | AppEvent::ReloadScene
@@ -96,11 +97,14 @@ pub struct ToolSettings {
     pub repel_speed: f32,
     /// Right drag repels instead of grabbing (Ctrl + right drag always repels).
     pub repel: bool,
+    /// A right click drops a ball of this material preset (its id), of the tool's radius, where it
+    /// points, instead of grabbing (`None`: grab).
+    pub drop: Option<&'static str>,
 }
 
 impl Default for ToolSettings {
     fn default() -> Self {
-        Self { radius: 0.1, rate: 300.0, repel_speed: 3.0, repel: false }
+        Self { radius: 0.1, rate: 300.0, repel_speed: 3.0, repel: false, drop: None }
     }
 }
 
@@ -215,6 +219,15 @@ pub enum AppEvent {
         ray: ViewRay,
         /// Repel instead of grab.
         repel: bool,
+    },
+    /// Drop a ball of the material preset `preset` (an id), of the tool's radius, on the snow (or
+    /// the floor) where `ray` points: it joins the scene as an emitter of its own material, its
+    /// particles at once.
+    DropBlob {
+        /// The ray through the cursor.
+        ray: ViewRay,
+        /// The preset's id.
+        preset: &'static str,
     },
     /// The cursor moved while the tool is held.
     ToolMove(ViewRay),

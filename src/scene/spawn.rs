@@ -81,6 +81,21 @@ impl Scene {
         Ok(schedule)
     }
 
+    /// Emitter `i`'s fill, sampled and made as [`Scene::make_particles`] makes it (empty for an
+    /// index past the last emitter): what the app adds when an emitter joins a running scene.
+    pub fn emitter_particles(&self, i: usize, source: &str) -> Result<Vec<GpuParticle>, SceneError> {
+        let Some(e) = self.emitters.get(i) else { return Ok(Vec::new()) };
+        let mesh = self.emitter_mesh(i);
+        let sampling = e.sample(
+            self.particle_spacing(),
+            emitter::emitter_seed(self.seed, i),
+            mesh.as_ref(),
+            false,
+            &mut |_, _| {},
+        );
+        self.fill(i, e, mesh.as_ref(), &sampling, source)
+    }
+
     /// Emitter `i`'s fill: its sampled points as particles (see [`Scene::make_particles`]).
     fn fill(
         &self,

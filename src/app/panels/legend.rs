@@ -46,8 +46,9 @@ pub fn ramp(ui: &mut Ui, size: egui::Vec2, color_at: impl Fn(f32) -> glam::Vec3)
     }
 }
 
-/// The legend of the particles' colour field in `settings` (nothing for plain snow).
-pub fn color_legend(ui: &mut Ui, settings: &RenderSettings) {
+/// The legend of the particles' colour field in `settings` (nothing for plain snow); `materials`
+/// names the material of each material id (each emitter's).
+pub fn color_legend(ui: &mut Ui, settings: &RenderSettings, materials: &[String]) {
     match settings.color_field {
         ColorField::Snow => {}
         ColorField::Speed => {
@@ -66,14 +67,14 @@ pub fn color_legend(ui: &mut Ui, settings: &RenderSettings) {
             );
         }
         ColorField::Material => {
-            ui.small("material id (the emitter that made the particle)");
-            ui.horizontal_wrapped(|ui| {
-                for id in 0..8 {
+            ui.small("material (of the emitter that made the particle; colours repeat after 8)");
+            for (id, name) in materials.iter().enumerate() {
+                ui.horizontal(|ui| {
                     let (rect, _) = ui.allocate_exact_size(vec2(BAR.1, BAR.1), Sense::hover());
-                    ui.painter().rect_filled(rect, 2.0, color(color_ramps::material(id)));
-                    ui.small(if id == 7 { "7, 15…".to_string() } else { id.to_string() });
-                }
-            });
+                    ui.painter().rect_filled(rect, 2.0, color(color_ramps::material(id as u32)));
+                    ui.small(format!("emitter {id}: {name}"));
+                });
+            }
         }
     }
 }

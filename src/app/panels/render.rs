@@ -12,8 +12,8 @@ use crate::app::model::frame::Model;
 use crate::app::panels::tips;
 use crate::app::panels::widgets::{hint, slider, tunable};
 
-/// Draws the Render section.
-pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>) {
+/// Draws the Render section; `materials` names each emitter's material (the material legend).
+pub fn render(ui: &mut Ui, current: &RenderSettings, materials: &[String], events: &mut Vec<AppEvent>) {
     let mut s = *current;
     let modes = [
         (RenderMode::Surface, "surface"),
@@ -25,7 +25,7 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
         (ColorField::Snow, "snow"),
         (ColorField::Speed, "speed"),
         (ColorField::PlasticJacobian, "plastic Jp"),
-        (ColorField::Material, "material id"),
+        (ColorField::Material, "material"),
     ];
     egui::ComboBox::from_label("mode")
         .selected_text(name_of(&modes, s.mode))
@@ -45,7 +45,7 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
         })
         .response
         .on_hover_text(tips::COLOUR);
-    crate::app::panels::legend::color_legend(ui, &s);
+    crate::app::panels::legend::color_legend(ui, &s, materials);
     {
         // The ranges scene files and `--set` are held to as well (`powder::scene::ranges`).
         let edit = |ui: &mut Ui, name, v: &mut f32, range: &Tunable, tip| {
@@ -67,7 +67,23 @@ pub fn render(ui: &mut Ui, current: &RenderSettings, events: &mut Vec<AppEvent>)
 /// Draws the Tool section.
 pub fn tool(ui: &mut Ui, model: &Model, events: &mut Vec<AppEvent>) {
     let mut t: ToolSettings = model.tool;
-    ui.label(hint("right drag grabs and throws; Ctrl + right drag repels"));
+    let presets = powder::sim::presets::material_presets();
+    let dropping = t.drop.and_then(|id| presets.iter().find(|p| p.id == id)).map(|p| p.name);
+    egui::ComboBox::from_label("right click")
+        .selected_text(dropping.map_or("grabs".to_string(), |n| format!("drops {n}")))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut t.drop, None, "grabs (drag to throw)");
+            for p in &presets {
+                ui.selectable_value(&mut t.drop, Some(p.id), format!("drops a ball of {}", p.name));
+            }
+        })
+        .response
+        .on_hover_text(tips::DROP);
+    if t.drop.is_some() {
+        ui.label(hint("right click drops a ball of the tool's radius where it points"));
+    } else {
+        ui.label(hint("right drag grabs and throws; Ctrl + right drag repels"));
+    }
     ui.checkbox(&mut t.repel, "right drag repels").on_hover_text(tips::REPEL);
     {
         let edit = |ui: &mut Ui, name, unit, v: &mut f32, range: RangeInclusive<f64>, tip| {

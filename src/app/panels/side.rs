@@ -13,6 +13,7 @@ use crate::app::panels::scene::{self, ScenePanelState};
 use crate::app::panels::widgets::hint;
 use crate::app::panels::{grid_view, material, render, simulation, stats, timeline, toolbar};
 use crate::app::run::messages::{Level, Messages};
+use crate::app::run::presets::material_names;
 
 /// Text being typed and values being edited across frames.
 #[derive(Default)]
@@ -92,7 +93,7 @@ pub fn side_panel(ui: &mut Ui, model: &Model, state: &mut PanelState, events: &m
                 Section::Timeline => timeline::panel(ui, model, events),
                 Section::Material => material::material(ui, model, &mut state.material, events),
                 Section::Render => {
-                    render::render(ui, &model.window.render, events);
+                    render::render(ui, &model.window.render, &material_names(model.scene), events);
                     grid_view::controls(ui, &model.window.grid_view, &model.grid, events);
                 }
                 Section::Tool => render::tool(ui, model, events),

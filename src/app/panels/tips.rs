@@ -36,6 +36,10 @@ pub const OWN_MATERIAL: &str = "on: this emitter's particles are made of a mater
 /// Sand's friction angle φ.
 pub const FRICTION_ANGLE: &str = "friction angle φ: how steep a pile of the sand stands. Higher: steeper piles \
      that flow less; lower: the sand runs out further.";
+/// The right click's action.
+pub const DROP: &str = "what a right click in the view does: grab the snow (drag to throw it), or drop a ball \
+     of a material preset where it points. A dropped ball joins the scene as an emitter with its own material: \
+     Reset puts it back where it was dropped, at time zero, and Save writes it.";
 /// Sand's cohesion c.
 pub const COHESION: &str = "cohesion c: how much the grains stick together, as the water between them makes wet \
      sand do. 0: dry sand that runs; higher: steep walls, footprints and clumps that hold.";

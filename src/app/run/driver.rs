@@ -1,6 +1,8 @@
 //! The simulation side of the app: the scene, the solver, the stepping policy and the mouse tool.
 //! It changes only through [`Driver::apply`] (events) and [`Driver::advance`] (one frame).
 
+mod drop;
+
 use glam::{DVec3, Vec3};
 
 use powder::gpu::{Gpu, PendingRead};
@@ -142,6 +144,7 @@ impl Driver {
                     Err(e) => messages.error(format!("picking failed: {e}")),
                 }
             }
+            AppEvent::DropBlob { ray, preset } => self.drop_blob(gpu, ray, preset, messages),
             AppEvent::ToolMove(ray) => self.tool.drag(ray),
             AppEvent::ToolEnd => self.tool.end(),
             AppEvent::ReloadShaders => {

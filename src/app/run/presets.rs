@@ -2,7 +2,7 @@
 //! The presets themselves are the library's ([`powder::sim::presets`]), which scene files name too.
 
 use powder::scene::{BUILTIN_DEFAULT_JSON, Scene, SceneError};
-use powder::sim::material::SnowMaterial;
+use powder::sim::material::{MaterialKind, SnowMaterial};
 pub use powder::sim::presets::material_presets;
 
 /// What the preset box shows for the material `current`: the preset it equals; else the preset
@@ -19,6 +19,27 @@ pub fn preset_label(current: &SnowMaterial, chosen: Option<&str>, loaded: SnowMa
         None if *current == loaded => "the scene's own".to_string(),
         None => "the scene's own (edited)".to_string(),
     }
+}
+
+/// What a material is called: the name of the preset it equals, else its kind's, "(custom)".
+pub fn material_name(m: &SnowMaterial) -> String {
+    if let Some(preset) = material_presets().into_iter().find(|p| p.material == *m) {
+        return preset.name.to_string();
+    }
+    let kind = match m.kind {
+        MaterialKind::Snow => "snow",
+        MaterialKind::Sand => "sand",
+        MaterialKind::Liquid => "liquid",
+        MaterialKind::ViscoPlastic => "visco-plastic",
+    };
+    format!("{kind} (custom)")
+}
+
+/// The name of each emitter's material ([`material_name`]; the scene's for an emitter without its
+/// own), one per material id: the emitters from the material table's last entry on share it.
+pub fn material_names(scene: &Scene) -> Vec<String> {
+    let ids = scene.emitters.len().min(powder::sim::params::MAX_MATERIALS);
+    scene.emitters[..ids].iter().map(|e| material_name(e.material().unwrap_or(&scene.material))).collect()
 }
 
 /// Scenes compiled into the binary: (name, JSON text). The first is the default.

@@ -14,6 +14,9 @@ pub struct Report {
     pub scene: String,
     /// Number of particles.
     pub particle_count: usize,
+    /// Particles of each entry of the material table (each emitter's; ids from the table's last
+    /// entry on share it), up to the last entry present.
+    pub material_counts: Vec<usize>,
     /// Simulated seconds since the last reset.
     pub simulated_time: f64,
     /// Substeps since the last reset.
@@ -104,8 +107,17 @@ pub fn summarise(particles: &[GpuParticle]) -> Report {
     let (lo, hi) = bounds(particles).unwrap_or((Vec3::ZERO, Vec3::ZERO));
     let n = particles.len().max(1) as f64;
     let mean = |axis: usize| particles.iter().map(|p| p.position[axis] as f64).sum::<f64>() / n;
+    let mut material_counts = Vec::new();
+    for p in particles {
+        let id = (p.material as usize).min(powder::sim::params::MAX_MATERIALS - 1);
+        if id >= material_counts.len() {
+            material_counts.resize(id + 1, 0);
+        }
+        material_counts[id] += 1;
+    }
     Report {
         particle_count: particles.len(),
+        material_counts,
         mean_x: mean(0),
         mean_y: mean(1),
         mean_z: mean(2),

@@ -1,6 +1,6 @@
 //! Timed actions for tests (`--script`, hidden from `--help`): resizing the window to tiny sizes,
 //! a simulated 0×0 resize, minimising and restoring, screenshots, and a few of the requests the
-//! panels send (load a scene or model, reload it, change the grid, reset, pause, hold, play or
+//! panels send (load a scene or model, reload it, change the grid, drop a ball, reset, pause, hold, play or
 //! scrub the colliders' animation, toggle the side panel), and losing the GPU device.
 //! `drop=PATH` sends what a file dropped on the window sends.
 //!
@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::app::events::{AppEvent, GridViewSettings, SceneSource};
+use crate::app::events::{AppEvent, GridViewSettings, SceneSource, ViewRay};
 
 /// One parsed item.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,7 +29,7 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
         let fail = |why: &str| {
             format!(
                 "--script item {item:?}: {why}; expected SECONDS:ACTION with ACTION one of size=WxH, \
-                 resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, drop=FILE, reload, grid=N, reset, \
+                 resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, drop=FILE, reload, grid=N, ball=PRESET@X,Y, reset, \
                  pause, panel, anim-hold, anim-play, anim-time=SECONDS, lose-device, quit"
             )
         };
@@ -66,6 +66,18 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             "grid" => {
                 let n = arg.and_then(|a| a.parse().ok()).ok_or_else(|| fail("grid needs =N, a whole number"))?;
                 AppEvent::SetGridResolution(n)
+            }
+            // What a right click sends with the tool set to drop: a ball of PRESET onto whatever
+            // lies below (X, Y), as a click straight down from the top of the world would.
+            "ball" => {
+                let (id, at) = arg.and_then(|a| a.split_once('@')).ok_or_else(|| fail("ball needs =PRESET@X,Y"))?;
+                let preset = powder::sim::presets::material_presets().into_iter().find(|p| p.id == id.trim());
+                let preset = preset.ok_or_else(|| fail("ball needs a material preset's id"))?;
+                let xy: Vec<f32> = at.split(',').filter_map(|v| v.trim().parse().ok()).collect();
+                let [x, y] = xy[..] else { return Err(fail("ball needs =PRESET@X,Y, two numbers")) };
+                let down = glam::Vec3::NEG_Z;
+                let ray = ViewRay { origin: glam::Vec3::new(x, y, 1.0e4), direction: down, forward: down };
+                AppEvent::DropBlob { ray, preset: preset.id }
             }
             "reset" => AppEvent::Reset,
             "keep" => AppEvent::SetTimelineBudget(arg.and_then(|a| a.parse().ok()).ok_or_else(|| fail("needs =MIB"))?),

@@ -78,7 +78,8 @@ impl AppTimeline {
             | AppEvent::SetStepMode(_)
             | AppEvent::SetAnimationTime(_)
             | AppEvent::SetAnimationPlaying(_)
-            | AppEvent::ToolStart { .. } => self.timeline.branch_at(self.frame()),
+            | AppEvent::ToolStart { .. }
+            | AppEvent::DropBlob { .. } => self.timeline.branch_at(self.frame()),
             _ => {}
         }
     }

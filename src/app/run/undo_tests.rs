@@ -80,7 +80,7 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
             exposure: 2.5,
             ..render
         }),
-        AppEvent::SetTool(ToolSettings { radius: 0.25, rate: 900.0, repel_speed: 7.0, repel: true }),
+        AppEvent::SetTool(ToolSettings { radius: 0.25, rate: 900.0, repel_speed: 7.0, repel: true, drop: None }),
         // Each kind once more, so that undoing these must restore an edited value, not a default.
         AppEvent::SetMaterial(SnowMaterial { poisson_ratio: 0.31, ..soft }),
         AppEvent::SetEmitterMaterial(0, None),
@@ -94,7 +94,13 @@ fn every_edit_undoes_to_the_exact_previous_value_and_redo_restores_it() {
         AppEvent::SetRealTimeBudget(7.0),
         AppEvent::SetGridResolution(12),
         AppEvent::SetRender(RenderSettings { particle_scale: 2.25, color_field: ColorField::Material, ..render }),
-        AppEvent::SetTool(ToolSettings { radius: 0.05, rate: 120.0, repel_speed: 1.5, repel: false }),
+        AppEvent::SetTool(ToolSettings {
+            radius: 0.05,
+            rate: 120.0,
+            repel_speed: 1.5,
+            repel: false,
+            drop: Some("honey"),
+        }),
     ];
     // Edits a second apart: each is its own undo step (none within MERGE_WINDOW of the last).
     let start = Instant::now();

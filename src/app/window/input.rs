@@ -84,7 +84,12 @@ pub fn view(ui: &Ui, response: &Response, camera: &mut Camera, tool: &Tool, even
         )
     });
     let Some(pointer) = pointer else { return };
-    if pressed && response.hovered() {
+    if pressed
+        && response.hovered()
+        && let Some(preset) = tool.settings.drop
+    {
+        events.push(AppEvent::DropBlob { ray: view_ray(camera, rect, pointer), preset });
+    } else if pressed && response.hovered() {
         events.push(AppEvent::ToolStart { ray: view_ray(camera, rect, pointer), repel: repel_default || ctrl });
     } else if tool_held && released {
         events.push(AppEvent::ToolEnd);
