@@ -60,6 +60,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_emitter_is_named_by_its_material() {
+        // The built-in scene's snowball takes the scene's material (the reference snow); a second
+        // emitter of its own honey, and a third of honey edited, which no preset equals.
+        let mut scene = builtin_scene("snowball hits a wall").expect("scene");
+        let honey = powder::sim::presets::preset_by_id("honey").expect("honey");
+        let mut ball = scene.emitters[0].clone();
+        ball.set_material(Some(honey.material));
+        scene.emitters.push(ball.clone());
+        ball.set_material(Some(SnowMaterial { viscosity: 3.0, ..honey.material }));
+        scene.emitters.push(ball);
+        let names = material_names(&scene);
+        assert_eq!(
+            names,
+            [material_name(&scene.material), honey.name.to_string(), "visco-plastic (custom)".to_string()]
+        );
+        assert_eq!(names[0], "Reference snow (paper)");
+    }
+
+    #[test]
     fn the_preset_box_names_the_preset_and_marks_edits() {
         let presets = material_presets();
         let soft = presets[2].material;
