@@ -320,3 +320,29 @@ fn emitter_materials_need_version_3_and_their_fields_in_range() {
     });
     assert!(unknown.unwrap_err().to_string().contains("unknown preset \"lava\""));
 }
+
+#[test]
+fn emitters_past_the_material_tables_end_must_share_its_last_entry() {
+    // The GPU's table holds 16 materials, one per emitter: emitters 15, 16, … share entry 15, so a
+    // scene whose 17th emitter names another material than the 16th's is refused, naming it.
+    let scene = |last: serde_json::Value| {
+        modified(|d| {
+            d["version"] = json!(3);
+            let ball =
+                |i: usize| json!({ "shape": "sphere", "center": [0.1 + 0.1 * i as f64, 0.5, 0.5], "radius": 0.04 });
+            let mut emitters: Vec<serde_json::Value> = (0..17).map(ball).collect();
+            emitters[15]["material"] = json!({ "preset": "jelly" });
+            emitters[16]["material"] = last;
+            d["emitters"] = json!(emitters);
+        })
+    };
+    assert!(scene(json!({ "preset": "jelly" })).is_ok(), "the same material is accepted");
+    let err = scene(json!({ "preset": "honey" })).expect_err("a 17th material");
+    match &err {
+        SceneError::Invalid { field, allowed, .. } => {
+            assert_eq!(field, "emitters[16].material");
+            assert!(allowed.contains("emitters[15]") && allowed.contains("share one material"), "{allowed}");
+        }
+        other => panic!("expected Invalid, got {other:?}"),
+    }
+}
