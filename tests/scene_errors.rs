@@ -325,12 +325,12 @@ fn emitter_materials_need_version_3_and_their_fields_in_range() {
 fn emitters_past_the_material_tables_end_must_share_its_last_entry() {
     // The GPU's table holds 16 materials, one per emitter: emitters 15, 16, … share entry 15, so a
     // scene whose 17th emitter names another material than the 16th's is refused, naming it.
-    let scene = |last: serde_json::Value| {
+    let scene = |last: Value| {
         modified(|d| {
             d["version"] = json!(3);
             let ball =
                 |i: usize| json!({ "shape": "sphere", "center": [0.1 + 0.1 * i as f64, 0.5, 0.5], "radius": 0.04 });
-            let mut emitters: Vec<serde_json::Value> = (0..17).map(ball).collect();
+            let mut emitters: Vec<Value> = (0..17).map(ball).collect();
             emitters[15]["material"] = json!({ "preset": "jelly" });
             emitters[16]["material"] = last;
             d["emitters"] = json!(emitters);

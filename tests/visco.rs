@@ -1,6 +1,6 @@
-//! Visco-plastic fluids (`material.kind = "visco_plastic"`, the `honey` and `mud` presets): layers
-//! on an incline on the CPU twin against the Nusselt film and the Bingham yield height, and the GPU
-//! against the twin.
+//! Viscous flow: visco-plastic fluids (`material.kind = "visco_plastic"`, the `honey` and `mud`
+//! presets) and a viscous liquid (`"liquid"` with a `viscosity`): layers on an incline on the CPU
+//! twin against the Nusselt film and the Bingham yield height, and the GPU against the twin.
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
@@ -106,6 +106,33 @@ fn a_newtonian_film_reaches_the_nusselt_surface_speed() {
     // Steady: the last two speeds agree within 3 % (the film drains, 5 % thinner by 0.15 s, so
     // its depth is measured where the speed is).
     assert!((speeds[2] / speeds[1] - 1.0).abs() < 0.03, "{speeds:?}");
+}
+
+#[test]
+fn a_viscous_liquid_film_reaches_the_nusselt_surface_speed() {
+    // The liquid kind's own viscous stress (J · 2η dev sym C): a film of water made 50 000 times
+    // more viscous (η = 50 Pa·s), 0.05 m = 6.4 cells deep, steady after 4h²ρ/(π²η) = 20 ms. The
+    // explicit step must also resolve the viscous diffusion, dt < ρh²/(6η) = 2e-4 s here. Target:
+    // the surface speed ρ g sin θ h²/(2η) within 10 %. An inviscid liquid (η = 0) would accelerate
+    // down the slope without bound (here it reaches several times the Nusselt speed).
+    let water = preset_by_id("water").expect("water").material;
+    let liquid = SnowMaterial { viscosity: 50.0, ..water };
+    let (thickness, dt) = (0.05, 1e-4);
+    let nusselt = |h: f64| liquid.density * G * SLOPE.to_radians().sin() * h * h / (2.0 * liquid.viscosity);
+    let run = |m: SnowMaterial| {
+        let mut s = layer(m, thickness, dt);
+        s.step_frame((0.1 / dt).round() as u32);
+        surface(&s.particles)
+    };
+    let (speed, depth) = run(liquid);
+    let (inviscid, _) = run(SnowMaterial { viscosity: 0.0, ..water });
+    eprintln!(
+        "viscous liquid at 0.1 s: surface speed {speed:.4} m/s at depth {depth:.4} m, Nusselt {:.4} there; \
+         inviscid {inviscid:.3} m/s",
+        nusselt(depth)
+    );
+    assert!((speed / nusselt(depth) - 1.0).abs() < 0.10, "surface speed {speed} against {}", nusselt(depth));
+    assert!(inviscid > 2.0 * nusselt(thickness), "the inviscid liquid ran at only {inviscid} m/s");
 }
 
 #[test]

@@ -20,5 +20,7 @@ fn g2p(
     let a = advanced(load_particle(index));
     store_particle(index, a.particle);
     // The stress of the new F for the next P2G, from the SVD the plasticity step made of it.
-    store_stress(index, kirchhoff_stress_svd(material_of(a.particle.material), a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage));
+    let m = material_of(a.particle.material);
+    let j = a.sigma.x * a.sigma.y * a.sigma.z;
+    store_stress(index, kirchhoff_stress_svd(m, a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage) + viscous_stress(m, a.particle.affine, j));
 }

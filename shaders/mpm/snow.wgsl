@@ -40,6 +40,19 @@ fn kirchhoff_stress(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: 
     return (2.0 * mu) * (f - r) * transpose(f) + (lambda * (j - 1.0) * j) * IDENTITY3;
 }
 
+// A liquid's viscous Kirchhoff stress J · 2η dev(sym(C)) (Newtonian, without bulk viscosity) for
+// a particle of velocity gradient `affine` (APIC's C) and volume ratio j; zero for the other kinds,
+// whose viscosity (the visco-plastic kind's) acts through their return mapping instead.
+// CPU twin: viscous_stress in src/sim/cpu/p2g.rs.
+fn viscous_stress(m: Material, affine: mat3x3<f32>, j: f32) -> mat3x3<f32> {
+    if (m.plasticity != PLASTICITY_LIQUID || m.viscosity <= 0.0) {
+        return mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    }
+    let d = 0.5 * (affine + transpose(affine));
+    let mean = (d[0][0] + d[1][1] + d[2][2]) / 3.0;
+    return (2.0 * m.viscosity * j) * (d - mean * IDENTITY3);
+}
+
 // The principal Kirchhoff stresses of an uncracked particle whose elastic F has singular values
 // sigma: τᵢ = 2μ (σᵢ − 1) σᵢ + λ (J − 1) J, or μ (σᵢ² − 1) + λ ln J (neo-Hookean).
 fn principal_stress(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec3<f32> {

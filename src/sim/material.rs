@@ -40,8 +40,9 @@ pub enum MaterialKind {
     /// when pulled apart, given back when it is pressed again). θc and θs play no part.
     Sand,
     /// A weakly compressible liquid: no shear stiffness, a pressure `−K (J − 1)` from its volume
-    /// ratio `J` with the bulk modulus `K`, and the deformation reset to its volumetric part every
-    /// step (the elastic F keeps only `J`). E, ν, ξ, θc, θs and cracking play no part.
+    /// ratio `J` with the bulk modulus `K`, a Newtonian viscous stress of its viscosity, and the
+    /// deformation reset to its volumetric part every step (the elastic F keeps only `J`). E, ν, ξ,
+    /// θc, θs and cracking play no part.
     Liquid,
     /// A visco-plastic fluid (honey, mud): the Bingham model (Herschel–Bulkley with flow index 1)
     /// as an elasto-viscoplastic solid after Yue et al. 2015, with a von Mises yield stress and a
@@ -102,8 +103,8 @@ pub const DEFAULT_FRICTION_ANGLE: f64 = 30.0;
 /// steps, its sound speed `√(K/ρ)` = 31.6 m/s at 1000 kg/m³, ten times the speed of water that
 /// fell half a metre, so its density stays within 1 % of rest (docs/materials.md, "Liquid").
 pub const DEFAULT_BULK_MODULUS: f64 = 1.0e6;
-/// The default [`SnowMaterial::viscosity`], Pa·s: a runny honey.
-pub const DEFAULT_VISCOSITY: f64 = 10.0;
+/// The default [`SnowMaterial::viscosity`], Pa·s: water's at 20 °C.
+pub const DEFAULT_VISCOSITY: f64 = 1.0e-3;
 
 /// Material parameters (Stomakhin et al. 2013, Table 2 "reference" snow by default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,8 +124,9 @@ pub struct SnowMaterial {
     pub bulk_modulus: f64,
     /// A visco-plastic fluid's yield stress τ_y in shear, Pa: below it the fluid holds as a solid.
     pub yield_stress: f64,
-    /// A visco-plastic fluid's viscosity η past its yield stress, Pa·s (shear stress
-    /// `τ_y + η γ̇` in steady simple shear).
+    /// Viscosity η, Pa·s: a liquid's (Newtonian, its viscous stress `2η` times the deviatoric
+    /// strain rate), or a visco-plastic fluid's past its yield stress (shear stress `τ_y + η γ̇` in
+    /// steady simple shear). Unused by snow and sand.
     pub viscosity: f64,
     /// Young's modulus E of fresh snow, in pascals.
     pub youngs_modulus: f64,

@@ -236,7 +236,7 @@ pub const PASSES: [PassInfo; 45] = [
     pass!(G2p2g,            "mpm/explicit", "g2p2g",              Explicit, OCCUPIED,                            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 22, 23], Some("cpu/g2p.rs + cpu/p2g.rs")).tile(512),
     pass!(Stats,            "mpm",          "stats",              Shared,   Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 9],                                  None),
     pass!(Pick,             "mpm",          "pick",               Shared,   Threads(Items::Particles),           &[0, 1, 9, 10],                                          None),
-    pass!(Stress,           "mpm/explicit", "stress",             Explicit, Threads(Items::Particles),           &[0, 4, 5, 6],                                           Some("cpu/p2g.rs")),
+    pass!(Stress,           "mpm/explicit", "stress",             Explicit, Threads(Items::Particles),           &[0, 3, 4, 5, 6],                                        Some("cpu/p2g.rs")),
     pass!(Reorder,          "mpm",          "reorder",            Shared,   Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 16, 19, 20],                      None).rounds(),
     pass!(ReorderCopy,      "mpm",          "reorder_copy",       Shared,   Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 16, 19, 20],                      None).rounds(),
     pass!(ClockStats,       "mpm/explicit", "clock_stats",        Explicit, Threads(Items::Particles),           &[0, 2, 5, 23],                                          Some("cpu/clock.rs")),

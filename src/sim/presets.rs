@@ -184,10 +184,11 @@ pub fn material_presets() -> Vec<MaterialPreset> {
             note: "A liquid: ρ 1000 kg/m³ and a bulk modulus of 1e6 Pa, not water's 2.2e9 Pa: its sound speed \
                    of 31.6 m/s is ten times the speed of water that fell half a metre, which keeps its \
                    density within about 1 % of rest at steps 47 times longer (the usual weakly compressible \
-                   choice, Monaghan 1994). Inviscid",
+                   choice, Monaghan 1994). Viscosity 1.0e-3 Pa·s, water's at 20 °C",
             material: SnowMaterial {
                 kind: MaterialKind::Liquid,
                 bulk_modulus: crate::sim::material::DEFAULT_BULK_MODULUS,
+                viscosity: 1.0e-3,
                 hardening: 0.0,
                 density: 1000.0,
                 tensile_strength: 0.0,

@@ -40,7 +40,9 @@ fn g2p2g(
             // The stress from the plasticity step's SVD of the new F (a reset particle is at rest).
             var tau = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
             if (!checked.reset) {
-                tau = symmetric_stress(kirchhoff_stress_svd(material_of(checked.particle.material), a.u, a.sigma, checked.particle.plastic_jacobian, checked.particle.damage));
+                let m = material_of(checked.particle.material);
+                let j = a.sigma.x * a.sigma.y * a.sigma.z;
+                tau = symmetric_stress(kirchhoff_stress_svd(m, a.u, a.sigma, checked.particle.plastic_jacobian, checked.particle.damage) + viscous_stress(m, checked.particle.affine, j));
             }
             // Kept with the particle for a P2G kernel that follows (the next run's first substep).
             store_stress(index, tau);

@@ -3,7 +3,8 @@
 // their plasticity SVD; this pass fills it after particles are uploaded and after the material
 // changes. A particle whose F is not finite gets a non-finite τ; P2G resets such a particle and
 // zeroes its τ.
-// Reads: params, particle_deformation, particle_plastic. Writes: particle_stress.
+// A liquid's viscous stress comes from its C (viscous_stress). Reads: params, particle_affine,
+// particle_deformation, particle_plastic. Writes: particle_stress.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stress(
@@ -16,5 +17,8 @@ fn stress(
         return;
     }
     let plastic = particle_plastic[index];
-    store_stress(index, kirchhoff_stress(material_of(plastic.material), padded_matrix(particle_deformation[index]), plastic.plastic_jacobian, plastic.damage));
+    let m = material_of(plastic.material);
+    let f = padded_matrix(particle_deformation[index]);
+    let viscous = viscous_stress(m, padded_matrix(particle_affine[index]), determinant(f));
+    store_stress(index, kirchhoff_stress(m, f, plastic.plastic_jacobian, plastic.damage) + viscous);
 }

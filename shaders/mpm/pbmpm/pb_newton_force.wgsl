@@ -1,6 +1,7 @@
 // pb_newton_force: the elastic forces at the prediction, dt·f in momentum units: each particle
 // gathers C̃ from grid_velocity (ṽ*), takes F' = (I + dt C̃) F_E and its Kirchhoff stress τ
-// (snow_response, iteration.wgsl) and adds −dt V⁰ τ ∇w to its nodes' force sums.
+// (snow_response, iteration.wgsl; a liquid's viscous stress of C̃ added) and adds −dt V⁰ τ ∇w to
+// its nodes' force sums.
 // CPU twin: newton.rs, forces.
 // Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, the status counters.
 
@@ -18,6 +19,10 @@ fn pb_newton_force(
     let g = gather(p.position);
     let dt = substep_dt();
     let trial = (IDENTITY3 + dt * g.affine) * p.deformation;
-    let tau = snow_response(material_of(p.material), trial, p.plastic_jacobian, p.damage).stress * transpose(trial);
+    let m = material_of(p.material);
+    // A liquid's viscous stress at the predicted velocity gradient, on the right-hand side only:
+    // the operator keeps the elastic moduli (docs/materials.md, "Liquid").
+    let tau = snow_response(m, trial, p.plastic_jacobian, p.damage).stress * transpose(trial)
+        + viscous_stress(m, g.affine, determinant(trial));
     scatter_stress(p.position, (-dt * p.volume) * tau);
 }

@@ -6,7 +6,7 @@ use nalgebra::Matrix3;
 use super::grid::{CpuGrid, Stencil};
 use super::particle::{CpuParticle, clamp_speed};
 use super::svd::signed_svd;
-use crate::sim::material::{Elasticity, NEO_HOOKEAN_MIN_J, SnowMaterial};
+use crate::sim::material::{Elasticity, MaterialKind, NEO_HOOKEAN_MIN_J, SnowMaterial};
 use crate::sim::params::SolverParams;
 
 /// Kirchhoff stress of the snow model (steps 3–5), fixed corotated:
@@ -34,6 +34,17 @@ pub fn kirchhoff_stress(material: &SnowMaterial, f: &Matrix3<f64>, plastic_jacob
     2.0 * mu * (f - r) * f.transpose() + Matrix3::identity() * (lambda * (j - 1.0) * j)
 }
 
+/// A liquid's viscous Kirchhoff stress `J · 2η dev(sym(C))` (Newtonian, without bulk viscosity)
+/// for a particle of velocity gradient `c` (APIC's C) and volume ratio `j`; zero for the other
+/// kinds (the visco-plastic kind's viscosity acts through its return mapping).
+pub fn viscous_stress(material: &SnowMaterial, c: &Matrix3<f64>, j: f64) -> Matrix3<f64> {
+    if material.kind != MaterialKind::Liquid || material.viscosity <= 0.0 {
+        return Matrix3::zeros();
+    }
+    let d = 0.5 * (c + c.transpose());
+    2.0 * material.viscosity * j * (d - Matrix3::identity() * (d.trace() / 3.0))
+}
+
 /// Scatters every particle onto the grid, adding to `grid.mass` and `grid.momentum` (clear first).
 ///
 /// Per particle: `A = −dt V⁰ (4/h²) τ + m C`; per node `u = v + A d / m`, clamped to `max_speed`;
@@ -46,7 +57,9 @@ pub fn p2g(params: &SolverParams, particles: &[CpuParticle], grid: &mut CpuGrid)
     let h = spec.cell_size;
     for p in particles {
         let stencil = Stencil::new(spec, &p.position);
-        let tau = kirchhoff_stress(params.material_of(p.material), &p.deformation, p.plastic_jacobian, p.damage);
+        let material = params.material_of(p.material);
+        let tau = kirchhoff_stress(material, &p.deformation, p.plastic_jacobian, p.damage)
+            + viscous_stress(material, &p.affine, p.deformation.determinant());
         let a = -params.dt * p.volume * (4.0 / (h * h)) * tau + p.mass * p.affine;
         for (node, w, d) in stencil.nodes(spec) {
             let u = clamp_speed(p.velocity + (a * d) / p.mass, params.max_speed);

@@ -41,6 +41,7 @@ use super::state::StepReport;
 use super::transfer;
 use crate::sim::cpu::grid::Stencil;
 use crate::sim::cpu::grid_update::constrain_node;
+use crate::sim::cpu::p2g::viscous_stress;
 use crate::sim::params::{GridSpec, SolverParams};
 
 /// How a Newton–PCG step solves.
@@ -168,9 +169,13 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
     let dt = sys.dt;
     let mut out = vec![Vector3::zeros(); u.len()];
     for (k, p) in s.particles.iter().enumerate() {
-        let trial = (Matrix3::identity() + sys.gradient(k, u)) * p.deformation;
-        let tau = snow_response(s.params.material_of(p.material), &trial, p.plastic_jacobian, p.damage).stress
-            * trial.transpose();
+        let gradient = sys.gradient(k, u);
+        let trial = (Matrix3::identity() + gradient) * p.deformation;
+        let material = s.params.material_of(p.material);
+        // A liquid's viscous stress at the predicted velocity gradient (the displacement's over dt),
+        // on the right-hand side only: the operator keeps the elastic moduli.
+        let tau = snow_response(material, &trial, p.plastic_jacobian, p.damage).stress * trial.transpose()
+            + viscous_stress(material, &(gradient / dt), trial.determinant());
         for (i, _, g) in &sys.stencils[k] {
             out[*i] -= dt * dt * p.volume * (tau * g);
         }
