@@ -106,13 +106,20 @@ impl Solver {
         if particles.is_empty() {
             return Ok(());
         }
-        let mut all = self.read_particles(gpu)?;
-        all.extend_from_slice(particles);
-        let (fields, surfaces) = (self.pages[0].colliders.clone(), self.pages[0].collider_surfaces.clone());
         let (colliders, last_dt) = (self.collider_count, self.pb_last_dt.get());
-        self.replace_state(gpu, self.params, &all)?;
+        let mut all = self.read_particles(gpu)?;
         // The particles that were there go on as they were: PB-MPM's next step still follows one
-        // of this length (the new ones move at their emitter's velocity, as steady as a mean).
+        // of `last_dt`, whose mean velocities they hold, and lets gravity act on them from its
+        // middle. The new ones' velocities are instantaneous: given as such a mean, gravity's
+        // extra half of the last step taken off, the next step moves them as it would at a start.
+        let g = (self.params.gravity * (0.5 * last_dt)).as_vec3();
+        all.extend(particles.iter().map(|p| {
+            let mut p = *p;
+            p.velocity = (glam::Vec3::from(p.velocity) - g).to_array();
+            p
+        }));
+        let (fields, surfaces) = (self.pages[0].colliders.clone(), self.pages[0].collider_surfaces.clone());
+        self.replace_state(gpu, self.params, &all)?;
         self.pb_last_dt.set(last_dt);
         if colliders > 0 {
             for page in &mut self.pages {
