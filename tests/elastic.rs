@@ -10,7 +10,7 @@ use glam::{DVec3, UVec3, Vec3};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
 use powder::sim::material::SnowMaterial;
-use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::params::{BoundaryKind, GpuParticle};
 use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
 use powder::sim::presets::{elastic, preset_by_id};
