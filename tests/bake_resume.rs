@@ -11,16 +11,8 @@
 //! byte is accepted).
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn powder(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_powder")).args(args).output().expect("the powder binary runs")
-}
-
-fn ok(out: Output) -> Output {
-    assert!(out.status.success(), "powder failed: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
+mod common;
 
 /// A 0.16 m snowball thrown at 3 m/s into a box at resolution 12, with a keyframed box collider
 /// sweeping through it: the frames depend on the particles' whole state and on the colliders'
@@ -66,7 +58,7 @@ fn resumes_as_if_never_stopped(extra: &[&str]) {
     let run = |frames: &str, out: &Path| {
         let mut args = vec!["run", s(&scene), "--frames", frames, "--checkpoint-every", "3", "--out", s(out)];
         args.extend_from_slice(extra);
-        ok(powder(&args));
+        common::succeeded(common::powder_cli(&args));
     };
     // The killed bake: stopped after frame 7 was written but before a checkpoint at 9, so its
     // latest checkpoint is frame 6's. What a kill during frame 8 leaves is added by hand: a
@@ -76,7 +68,7 @@ fn resumes_as_if_never_stopped(extra: &[&str]) {
     run("9", &target);
     std::fs::write(killed.join(".powder-frame_00008.ply-XyZ123.tmp"), b"half a frame").expect("temp");
     std::fs::write(killed.join("frame_00007.ply"), b"damaged").expect("frame 7");
-    let resumed = ok(powder(&["run", "--resume", s(&killed), "--frames", "9"]));
+    let resumed = common::succeeded(common::powder_cli(&["run", "--resume", s(&killed), "--frames", "9"]));
     let message = String::from_utf8_lossy(&resumed.stderr);
     assert!(message.contains("resuming") && message.contains("after frame 6"), "{message}");
     for n in 0..=9 {
@@ -92,12 +84,21 @@ fn a_damaged_checkpoint_is_refused_with_its_file_and_fault() {
     let scene = dir.path().join("scene.json");
     std::fs::write(&scene, SCENE).expect("scene written");
     let out = dir.path().join("bake");
-    ok(powder(&["run", s(&scene), "--frames", "2", "--checkpoint-every", "2", "--out", s(&out)]));
+    common::succeeded(common::powder_cli(&[
+        "run",
+        s(&scene),
+        "--frames",
+        "2",
+        "--checkpoint-every",
+        "2",
+        "--out",
+        s(&out),
+    ]));
     let path = out.join("checkpoint.powder");
     let good = std::fs::read(&path).expect("checkpoint written");
     let refusal = |bytes: &[u8], expect: &str| {
         std::fs::write(&path, bytes).expect("checkpoint replaced");
-        let run = powder(&["run", "--resume", s(&out)]);
+        let run = common::powder_cli(&["run", "--resume", s(&out)]);
         let msg = String::from_utf8_lossy(&run.stderr).into_owned();
         assert!(!run.status.success(), "accepted: {msg}");
         assert_eq!(msg.trim_end().lines().count(), 1, "not one line: {msg}");
@@ -120,7 +121,7 @@ fn a_damaged_checkpoint_is_refused_with_its_file_and_fault() {
     refusal(&vec![b'x'; 4096], "not a powder checkpoint");
     refusal(b"", "truncated");
     std::fs::remove_file(&path).expect("removed");
-    let run = powder(&["run", "--resume", s(&out)]);
+    let run = common::powder_cli(&["run", "--resume", s(&out)]);
     let msg = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success() && msg.contains("holds no checkpoint.powder"), "{msg}");
 }

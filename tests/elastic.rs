@@ -50,15 +50,7 @@ fn bar_period(cells: u32, e: f64) -> f64 {
             tip_x(&s) - x0
         })
         .collect();
-    let mean = series.iter().sum::<f64>() / series.len() as f64;
-    let crossings: Vec<f64> = (1..series.len())
-        .filter_map(|i| {
-            let (a, b) = (series[i - 1] - mean, series[i] - mean);
-            (a > 0.0 && b <= 0.0).then(|| (i as f64 + a / (a - b)) * dt)
-        })
-        .collect();
-    assert!(crossings.len() >= 2, "the bar did not swing back: {crossings:?}");
-    (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64 / period
+    common::crossing_period(&series, dt) / period
 }
 
 #[test]

@@ -10,7 +10,6 @@
 //! the resumed bake's frame 7 differ.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use powder::export::ply::read_ply;
 use powder::scene::{Scene, SceneError};
@@ -42,15 +41,6 @@ fn births() -> Vec<f64> {
     (0..15).map(|k| 0.02 + k as f64 / 60.0).collect()
 }
 
-fn powder(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_powder")).args(args).output().expect("the powder binary runs")
-}
-
-fn ok(out: Output) -> Output {
-    assert!(out.status.success(), "powder failed: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
-
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
@@ -65,7 +55,7 @@ fn a_bake_pours_batch_by_batch_without_overlap() {
     let scene_file = dir.path().join("pour.json");
     std::fs::write(&scene_file, SCENE).expect("scene written");
     let out = dir.path().join("out");
-    ok(powder(&["run", s(&scene_file), "--frames", "12", "--out", s(&out)]));
+    common::succeeded(common::powder_cli(&["run", s(&scene_file), "--frames", "12", "--out", s(&out)]));
     let scene = Scene::from_json(SCENE, "pour.json").expect("scene");
     let schedule = scene.pour_schedule("pour.json").expect("schedule");
     assert_eq!(schedule.total(), 15 * 50, "fifteen batches of 5 × 5 × 2");
@@ -105,9 +95,18 @@ fn a_resumed_pouring_bake_writes_the_same_bytes() {
     std::fs::write(&scene, SCENE).expect("scene written");
     let (killed, whole) = (dir.path().join("killed"), dir.path().join("whole"));
     for (frames, out) in [("7", &killed), ("12", &whole)] {
-        ok(powder(&["run", s(&scene), "--frames", frames, "--checkpoint-every", "3", "--out", s(out)]));
+        common::succeeded(common::powder_cli(&[
+            "run",
+            s(&scene),
+            "--frames",
+            frames,
+            "--checkpoint-every",
+            "3",
+            "--out",
+            s(out),
+        ]));
     }
-    ok(powder(&["run", "--resume", s(&killed), "--frames", "12"]));
+    common::succeeded(common::powder_cli(&["run", "--resume", s(&killed), "--frames", "12"]));
     for n in 0..=12 {
         let read = |dir: &Path| std::fs::read(frame(dir, n)).expect("frame");
         assert!(read(&killed) == read(&whole), "frame {n} differs between the resumed and the whole bake");

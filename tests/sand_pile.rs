@@ -6,10 +6,9 @@
 
 mod common;
 
-use glam::Vec3;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
-use powder::sim::params::{BoundaryKind, SolverParams};
+use powder::sim::params::BoundaryKind;
 
 /// A quasi-two-dimensional channel 0.5 m long (x) and two cells wide (y), cells of 1/128 m, with a
 /// spout two cells across at x = 0.25 m pouring dry sand (φ = 30°) down at 0.5 m/s for 1.4 s.
@@ -28,20 +27,6 @@ const SCENE: &str = r#"{
 const H: f64 = 1.0 / 128.0;
 /// Height of the floor, m: two cells above the domain's.
 const FLOOR: f64 = 2.0 * H;
-
-/// A sticky half-space below z = [`FLOOR`], as collider frames on `params`' grid: the rough
-/// ground the sand piles on, while the channel's sides slip without friction (sides with friction
-/// would hold the sand up in so narrow a channel).
-fn floor(params: &SolverParams) -> powder::collider::field::ColliderFrames {
-    use powder::collider::field::{ColliderField, ColliderFrames};
-    use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
-    let pose = RigidPose::at_rest(Vec3::new(0.25, 0.0, FLOOR as f32), glam::Quat::IDENTITY);
-    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
-    let mut field = ColliderField::empty(params.grid.node_count() as usize);
-    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    let sticky = powder::sim::params::Boundary { kind: BoundaryKind::Sticky, friction: 0.0 };
-    ColliderFrames { from: field.clone(), to: field, surfaces: vec![sticky] }
-}
 
 /// The slope of one flank, degrees: the heap's surface height in each column of one cell (the
 /// 98th percentile of its particles' z above the floor; the lattice's jitter roughens the very
@@ -93,7 +78,9 @@ fn poured_sand_piles_at_its_friction_angle() {
     params.boundary.kind = BoundaryKind::Slip;
     params.boundary.friction = 0.0;
     let mut s = CpuSolver::new(params, &scene.spawn_particles().expect("particles"));
-    s.colliders = Some(floor(&params));
+    // The rough ground the sand piles on, while the channel's sides slip without friction (sides
+    // with friction would hold the sand up in so narrow a channel).
+    s.colliders = Some(common::sticky_floor(&params, FLOOR));
     // Frames of 0.02 s: 1.4 s of pouring and 0.4 s to come to rest.
     let frame = 0.02;
     let substeps = (frame / dt).round() as u32;

@@ -10,7 +10,7 @@ use glam::{DVec3, UVec3, Vec3};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
 use powder::sim::material::SnowMaterial;
-use powder::sim::params::{BoundaryKind, SolverParams};
+use powder::sim::params::BoundaryKind;
 use powder::sim::presets::preset_by_id;
 
 const G: f64 = 9.81;
@@ -41,24 +41,12 @@ fn layer(material: SnowMaterial, thickness: f64, dt: f64) -> CpuSolver {
     let hi = Vec3::new(0.3, (4.0 * H) as f32, (FLOOR + thickness) as f32);
     let particles = common::block(lo, hi, H as f32, material.density as f32, |_| Vec3::ZERO);
     let mut s = CpuSolver::new(params, &particles);
-    s.colliders = Some(floor(&params));
+    s.colliders = Some(common::sticky_floor(&params, FLOOR));
     s
 }
 
 /// Height of the floor, m: two cells above the domain's.
 const FLOOR: f64 = 2.0 * H;
-
-/// A sticky half-space below z = [`FLOOR`], as collider frames on `params`' grid.
-fn floor(params: &SolverParams) -> powder::collider::field::ColliderFrames {
-    use powder::collider::field::{ColliderField, ColliderFrames};
-    use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
-    let pose = RigidPose::at_rest(Vec3::new(0.25, 0.0, FLOOR as f32), glam::Quat::IDENTITY);
-    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
-    let mut field = ColliderField::empty(params.grid.node_count() as usize);
-    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
-    let sticky = powder::sim::params::Boundary { kind: BoundaryKind::Sticky, friction: 0.0 };
-    ColliderFrames { from: field.clone(), to: field, surfaces: vec![sticky] }
-}
 
 /// The mean down-slope speed of the particles within half a cell of the layer's top, over its
 /// middle (x in [0.1, 0.2] m: away from the upper end, where it thins, and its front), and the

@@ -66,17 +66,10 @@ impl Scene {
         let mut schedule = PourSchedule::new(self.gravity, (lo, hi));
         for (i, e) in self.emitters.iter().enumerate() {
             let Some(pour) = e.pour() else { continue };
-            let mesh = self.emitter_mesh(i);
-            let sampling = e.sample(
-                self.particle_spacing(),
-                emitter::emitter_seed(self.seed, i),
-                mesh.as_ref(),
-                false,
-                &mut |_, _| {},
-            );
-            let batch = self.fill(i, e, mesh.as_ref(), &sampling, source)?;
+            let batch = self.emitter_particles(i, source)?;
             let volume = batch.len() as f64 * self.particle_spacing().powi(3);
-            schedule.add(batch, pour, e.length_along_velocity(mesh.as_ref()), e.velocity().length(), volume);
+            let length = e.length_along_velocity(self.emitter_mesh(i).as_ref());
+            schedule.add(batch, pour, length, e.velocity().length(), volume);
         }
         Ok(schedule)
     }
@@ -86,28 +79,11 @@ impl Scene {
     pub fn emitter_particles(&self, i: usize, source: &str) -> Result<Vec<GpuParticle>, SceneError> {
         let Some(e) = self.emitters.get(i) else { return Ok(Vec::new()) };
         let mesh = self.emitter_mesh(i);
-        let sampling = e.sample(
-            self.particle_spacing(),
-            emitter::emitter_seed(self.seed, i),
-            mesh.as_ref(),
-            false,
-            &mut |_, _| {},
-        );
-        self.fill(i, e, mesh.as_ref(), &sampling, source)
-    }
-
-    /// Emitter `i`'s fill: its sampled points as particles (see [`Scene::make_particles`]).
-    fn fill(
-        &self,
-        i: usize,
-        e: &Emitter,
-        mesh: Option<&TriangleMesh>,
-        sampling: &Sampling,
-        source: &str,
-    ) -> Result<Vec<GpuParticle>, SceneError> {
+        let seed = emitter::emitter_seed(self.seed, i);
+        let sampling = e.sample(self.particle_spacing(), seed, mesh.as_ref(), false, &mut |_, _| {});
         let mut out = Vec::new();
         reserve(&mut out, sampling.count(), source)?;
-        self.emit_fill(i, e, mesh, sampling, &mut out);
+        self.emit_fill(i, e, mesh.as_ref(), &sampling, &mut out);
         Ok(out)
     }
 

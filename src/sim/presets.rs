@@ -164,8 +164,8 @@ pub fn material_presets() -> Vec<MaterialPreset> {
             name: "Wet sand",
             note: "Cohesive Drucker–Prager sand: dry sand's E, ν and friction angle, ρ 2000 kg/m³ for sand with \
                    some water in its pores, and a cohesion of 1 kPa, chosen in the range the capillary bridges \
-                   of moist sand give (a few hundred Pa to a few kPa): a vertical cut stands up to \
-                   4c/(ρg)·tan(45° + φ/2) ≈ 0.35 m, and footprints keep their walls",
+                   of moist sand give (a few hundred Pa to a few kPa); Mohr–Coulomb's critical height of a \
+                   vertical cut, 4c/(ρg)·tan(45° + φ/2), is then 0.35 m",
             material: SnowMaterial {
                 kind: MaterialKind::Sand,
                 friction_angle: 30.0,

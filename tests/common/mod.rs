@@ -351,3 +351,42 @@ pub fn gpu_and_twin(
     }
     (out, cpu)
 }
+
+/// The period of a ringing signal sampled every `dt` seconds: the mean spacing of its downward
+/// crossings of its own mean, each placed between its two samples by linear interpolation.
+/// Panics unless it swings back at least once.
+pub fn crossing_period(series: &[f64], dt: f64) -> f64 {
+    let mean = series.iter().sum::<f64>() / series.len() as f64;
+    let crossings: Vec<f64> = (1..series.len())
+        .filter_map(|i| {
+            let (a, b) = (series[i - 1] - mean, series[i] - mean);
+            (a > 0.0 && b <= 0.0).then(|| (i as f64 + a / (a - b)) * dt)
+        })
+        .collect();
+    assert!(crossings.len() >= 2, "it did not swing back: {crossings:?}");
+    (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64
+}
+
+/// A sticky half-space below z = `height`, as collider frames on `params`' grid: a floor that
+/// holds what rests on it (no slip), for tests whose domain walls must slip without friction.
+pub fn sticky_floor(params: &SolverParams, height: f64) -> powder::collider::field::ColliderFrames {
+    use powder::collider::field::{ColliderField, ColliderFrames};
+    use powder::collider::shapes::{AnalyticShape, RigidPose, analytic_sdf};
+    let pose = RigidPose::at_rest(Vec3::new(0.0, 0.0, height as f32), glam::Quat::IDENTITY);
+    let sdf = analytic_sdf(AnalyticShape::HalfSpace, &pose, &params.grid);
+    let mut field = ColliderField::empty(params.grid.node_count() as usize);
+    field.add(0, &sdf.distance, &sdf.normal, &sdf.velocity);
+    let sticky = Boundary { kind: BoundaryKind::Sticky, friction: 0.0 };
+    ColliderFrames { from: field.clone(), to: field, surfaces: vec![sticky] }
+}
+
+/// Runs the `powder` binary with `args`.
+pub fn powder_cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_powder")).args(args).output().expect("the powder binary runs")
+}
+
+/// `out`, once it is known to have succeeded (its stderr shown if not).
+pub fn succeeded(out: std::process::Output) -> std::process::Output {
+    assert!(out.status.success(), "powder failed: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}

@@ -8,10 +8,10 @@
 // (src/sim/shaders.rs), only the PB-MPM passes call it.
 
 // The first Piola–Kirchhoff stress of the trial deformation f (snow_response in
-// src/sim/pbmpm/cpu/constraint.rs): the material's elastic law (fixed corotated or neo-Hookean), elastic (the yield limit applies at the
-// step's end), at singular values kept in [0.05, 20] (SAFE_SINGULAR_VALUES there), with the moduli
-// hardened by the particle's Jp at the step's start; a cracked particle carries no tension. Also
-// returns those moduli.
+// src/sim/pbmpm/cpu/constraint.rs): the material's elastic law (fixed corotated or neo-Hookean),
+// elastic (the yield limit applies at the step's end), at singular values kept in [0.05, 20]
+// (SAFE_SINGULAR_VALUES there), with the moduli hardened by the particle's Jp at the step's start;
+// a cracked particle carries no tension. Also returns those moduli.
 struct Response {
     stress: mat3x3<f32>,
     mu: f32,
@@ -26,11 +26,13 @@ fn snow_response(m: Material, f: mat3x3<f32>, plastic_jacobian: f32, damage: f32
     let lambda = m.lambda0 * hc;
     let j = s.x * s.y * s.z;
     let others = vec3<f32>(s.y * s.z, s.x * s.z, s.x * s.y);
-    var p = 2.0 * mu * (s - vec3<f32>(1.0)) + lambda * (j - 1.0) * others;
+    var p: vec3<f32>;
     if (m.elasticity == ELASTICITY_NEO_HOOKEAN) {
         // Pᵢ = τᵢ / sᵢ of τᵢ = μ (sᵢ² − 1) + λ ln J; sᵢ ≥ 0.05.
         let volume = lambda * log(max(j, NEO_HOOKEAN_MIN_J));
         p = mu * (s - vec3<f32>(1.0) / s) + vec3<f32>(volume) / s;
+    } else {
+        p = 2.0 * mu * (s - vec3<f32>(1.0)) + lambda * (j - 1.0) * others;
     }
     if (damage > 0.0) {
         p = select(p, p * (1.0 - damage), s * p > vec3<f32>(0.0));

@@ -42,7 +42,7 @@ pub const DROP: &str = "what a right click in the view does: grab the snow (drag
      Reset puts it back where it was dropped, at time zero, and Save writes it.";
 /// Sand's cohesion c.
 pub const COHESION: &str = "cohesion c: how much the grains stick together, as the water between them makes wet \
-     sand do. 0: dry sand that runs; higher: steep walls, footprints and clumps that hold.";
+     sand do. 0: dry sand that runs; higher: steeper walls and clumps that hold.";
 /// The elastic law.
 pub const ELASTICITY: &str = "elastic law: fixed corotated (the snow paper's) or neo-Hookean (rubber's). Both \
      respond alike to small strains; neo-Hookean resists being crushed ever harder and keeps its volume.";

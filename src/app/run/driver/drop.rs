@@ -58,7 +58,8 @@ impl Driver {
         params.emitter_materials = fresh.emitter_materials;
         // The densest material present sets the fixed-point scale of the grid's mass sums.
         params.fixed_point = fresh.fixed_point;
-        let result = self.solver.set_params(gpu, params).and_then(|()| self.solver.append_particles(gpu, &particles));
+        // The particles first: if they cannot be added, the solver keeps its state and its table.
+        let result = self.solver.append_particles(gpu, &particles).and_then(|()| self.solver.set_params(gpu, params));
         match result {
             Ok(()) => {
                 messages.info(format!(
