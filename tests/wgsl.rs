@@ -232,6 +232,7 @@ fn shared_struct_layouts_agree() {
                     max_substeps,
                     cfl,
                     wave_speed_squared,
+                    viscous_dt,
                     pb_prev_dt,
                     pb_kick,
                     time,

@@ -192,8 +192,9 @@ struct SubstepClock {
     // which max_ratio then shows) so that it ends within this many.
     max_substeps: u32,
     cfl: f32,
-    // (λ₀ + 2μ₀)/ρ: the squared P-wave speed at hardening factor 1.
+    // (λ₀ + 2μ₀)/ρ: the squared P-wave speed at hardening factor 1; the viscous cap on dt.
     wave_speed_squared: f32,
+    viscous_dt: f32,
     // PB-MPM: the length of the step before this frame's first (0 if none: the velocities are
     // then instantaneous), which pb_clock replaces with each step's own; and how long gravity acts
     // on the velocity before the current step, (previous dt + dt)/2 (gravity_kick in

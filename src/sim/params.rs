@@ -20,7 +20,7 @@ pub const MAX_SUBSTEPS_PER_FRAME: u32 = 20_000;
 
 /// Largest f32 below 2³¹: a contribution clamped to it still converts to i32 without saturating.
 const CONTRIBUTION_LIMIT: f32 = 2_147_483_520.0;
-use super::material::SnowMaterial;
+use super::material::{MaterialKind, SnowMaterial};
 
 /// Threads per workgroup of every MPM compute pass. Passed to WGSL as an override constant.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -210,11 +210,7 @@ impl GpuMaterial {
             yield_stress: m.yield_stress as f32,
             viscosity: m.viscosity as f32,
             elasticity: m.elasticity.gpu_code(),
-            cohesion_strain: if m.kind == super::material::MaterialKind::Sand {
-                m.cohesion_strain() as f32
-            } else {
-                0.0
-            },
+            cohesion_strain: if m.kind == MaterialKind::Sand { m.cohesion_strain() as f32 } else { 0.0 },
             _pad: [0; 2],
         }
     }
@@ -278,6 +274,18 @@ impl SolverParams {
     /// the fastest P-wave speed at rest).
     pub fn fastest_wave_squared(&self) -> f64 {
         self.materials().map(|m| m.wave_speed(1.0).powi(2)).fold(0.0, f64::max)
+    }
+
+    /// The explicit step's viscous limit, seconds: the smallest `ρ₀ h² / (6η)` of the liquids
+    /// present with a viscosity (the explicit diffusion limit `h² / (2dν)` in d = 3 dimensions,
+    /// ν = η/ρ₀), +∞ without one. A visco-plastic material's viscosity acts through its return
+    /// mapping, which needs no such limit.
+    pub fn viscous_dt(&self) -> f64 {
+        let h = self.grid.cell_size;
+        self.materials()
+            .filter(|m| m.kind == MaterialKind::Liquid && m.viscosity > 0.0)
+            .map(|m| m.density * h * h / (6.0 * m.viscosity))
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The largest density of the materials present, kg/m³ (the fixed-point scales' node mass).

@@ -4,7 +4,8 @@
 // Reads: params, clock (with clock_stats's maxima). Writes: clock.
 //
 // The stable dt is cfl · h / (v_max + c), with c = max sqrt((λ₀ + 2μ₀) · hc / ρ) the fastest
-// P-wave speed of any particle (its material, hardened by its Jp) (docs/algorithm.md, "Time step"). A frame of planned
+// P-wave speed of any particle (its material, hardened by its Jp), and no longer than the viscous
+// limit clock.viscous_dt (docs/algorithm.md, "Time step"). A frame of planned
 // substeps runs them at fixed_dt, whatever the stable dt; otherwise the frame's remaining time is
 // split into equal substeps no longer than the stable dt, the first of which runs now, so no
 // substep passes the frame's end and none is left a sliver. Past max_substeps the substeps
@@ -40,7 +41,7 @@ fn clock_advance() {
         wave_squared = clock.wave_speed_squared * exp(MAX_HARDENING_EXPONENT);
     }
     // +∞ where no particle moves and none is stiff (no particles): then one substep ends the frame.
-    let stable = clock.cfl * params.cell_size / (speed + sqrt(wave_squared));
+    let stable = min(clock.cfl * params.cell_size / (speed + sqrt(wave_squared)), clock.viscous_dt);
     var dt = clock.fixed_dt;
     if (clock.planned == 0u) {
         let remaining = clock.span - clock.time;

@@ -7,7 +7,7 @@ use crate::sim::explicit::clock::{FrameReport, FrameStep, TIME_TOLERANCE, choose
 impl CpuSolver {
     /// The stable dt of the current state, `cfl · h / (v_max + c)` with `c` the fastest P-wave
     /// speed of any particle, its material's hardened by its Jp (as the GPU's `clock_stats` and
-    /// `clock_advance` compute it).
+    /// `clock_advance` compute it), capped by the viscous limit ([`crate::sim::params::SolverParams::viscous_dt`]).
     pub fn stable_dt(&self) -> f64 {
         let (speed, wave) = self.particles.iter().fold((0.0f64, 0.0f64), |(v, c), p| {
             let material = self.params.material_of(p.material);

@@ -57,6 +57,9 @@ pub struct GpuSubstepClock {
     /// The largest `(λ₀ + 2μ₀)/ρ` of the materials present, m²/s² (the bound when a state is
     /// not finite).
     pub wave_speed_squared: f32,
+    /// The explicit step's viscous limit, seconds ([`SolverParams::viscous_dt`]; +∞ without a
+    /// viscous liquid).
+    pub viscous_dt: f32,
     /// PB-MPM: the length of the step before the frame's first, seconds (0 if none); `pb_clock`
     /// replaces it with each step's.
     pub pb_prev_dt: f32,
@@ -105,6 +108,7 @@ impl GpuSubstepClock {
             max_substeps,
             cfl: params.cfl as f32,
             wave_speed_squared: params.fastest_wave_squared() as f32,
+            viscous_dt: params.viscous_dt() as f32,
             dt: fixed_dt as f32,
             min_stable_dt: f32::INFINITY,
             ..Self::default()

@@ -44,10 +44,11 @@ pub fn stable_dt(params: &SolverParams, max_speed: f64, max_hardening: f64, cfl:
 }
 
 /// `cfl · h / (v + c)` for a largest particle speed `max_speed` (one not finite or past the
-/// speed limit is taken as the limit) and P-wave speed `wave_speed`, both m/s.
+/// speed limit is taken as the limit) and P-wave speed `wave_speed`, both m/s, capped by the
+/// viscous limit [`SolverParams::viscous_dt`] (f32, as the GPU's clock holds it).
 pub fn stable_dt_at(params: &SolverParams, max_speed: f64, wave_speed: f64, cfl: f64) -> f64 {
     let max_speed = if max_speed.is_finite() { max_speed.min(params.max_speed) } else { params.max_speed };
-    cfl * params.grid.cell_size / (max_speed + wave_speed)
+    (cfl * params.grid.cell_size / (max_speed + wave_speed)).min(params.viscous_dt() as f32 as f64)
 }
 
 impl Solver {
