@@ -8,26 +8,36 @@ mod common;
 use glam::{UVec3, Vec3};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
-use powder::sim::params::{BoundaryKind, GpuParticle, SolverParams};
+use powder::sim::params::{Boundary, BoundaryKind};
 use powder::sim::presets::preset_by_id;
 
 /// Cell size, m.
-const H: f64 = 1.0 / 64.0;
+const H: f64 = 1.0 / 128.0;
+/// Height of the rough floor, m: two cells above the domain's.
+const FLOOR: f64 = 2.0 * H;
 
-/// A quasi-two-dimensional channel 0.5 m long (x), 4 cells wide (y, slip walls) and 0.25 m high,
-/// with a column of dry sand `width` long and `height` high against its x = 0 wall, at rest.
-fn column(width: f32, height: f32, dt: f64, floor_friction: f64) -> (SolverParams, Vec<GpuParticle>) {
+/// A quasi-two-dimensional channel 0.6 m long (x) and two cells wide (y) whose walls slip without
+/// friction, over a rough (sticky) floor, with a column of dry sand `width` long and `height` high
+/// against its x = 0 wall, at rest: Lube et al.'s channel, whose smooth side walls only keep the
+/// flow two-dimensional (sides with friction would hold the sand up in so narrow a channel).
+fn column(width: f32, height: f32, dt: f64) -> CpuSolver {
     let sand = preset_by_id("dry_sand").expect("dry sand").material;
     let mut params = common::params(1, H, dt);
-    params.grid.cells = UVec3::new(32, 4, 16);
+    params.grid.cells = UVec3::new((0.6 / H) as u32, 2, ((height as f64 + 0.02) / H).ceil() as u32 + 2);
     params.material = sand;
-    params.boundary.kind = BoundaryKind::Separate;
-    params.boundary.friction = floor_friction;
+    params.boundary = Boundary { kind: BoundaryKind::Slip, friction: 0.0 };
     params.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(sand.density, H, params.max_speed);
-    let depth = (4.0 * H) as f32;
-    let particles =
-        common::block(Vec3::ZERO, Vec3::new(width, depth, height), H as f32, sand.density as f32, |_| Vec3::ZERO);
-    (params, particles)
+    let (floor, depth) = (FLOOR as f32, (2.0 * H) as f32);
+    let particles = common::block(
+        Vec3::new(0.0, 0.0, floor),
+        Vec3::new(width, depth, floor + height),
+        H as f32,
+        sand.density as f32,
+        |_| Vec3::ZERO,
+    );
+    let mut s = CpuSolver::new(params, &particles);
+    s.colliders = Some(common::sticky_floor(&params, FLOOR));
+    s
 }
 
 /// Where the deposit ends: the 99.5th percentile of the particles' x (a few grains that roll off
@@ -42,41 +52,46 @@ fn kinetic(particles: &[CpuParticle]) -> f64 {
     particles.iter().map(|p| 0.5 * p.mass * p.velocity.norm_squared()).sum()
 }
 
-/// Runs the collapse of a column of aspect ratio `height / width` on the explicit twin for 1.2 s
-/// and returns the runout ΔL / L₀, the particles' mean height and the kinetic energy left.
-fn collapse(width: f32, height: f32) -> (f64, f64, f64) {
-    let dt = 2e-4;
-    let (params, particles) = column(width, height, dt, 0.5);
-    let mut s = CpuSolver::new(params, &particles);
-    let start: f64 = particles.iter().map(|p| p.position[2] as f64).sum::<f64>() / particles.len() as f64;
-    // 1.2 s: the collapse is over in about 0.4 s at these sizes (√(H/g) ≈ 0.1 s).
-    for _ in 0..12 {
-        s.step_frame((0.1 / dt).round() as u32);
-    }
+/// Runs the collapse of a column `width` long and `height` high on the explicit twin for 0.6 s and
+/// returns the runout ΔL / L₀ over Lube et al.'s (1.2a for a < 1.8, 1.9a^(2/3) for a > 2.8), the
+/// particles' mean height above the floor before and after, and the kinetic energy left.
+fn collapse(width: f32, height: f32) -> (f64, f64, f64, f64) {
+    let dt = 1e-4;
+    let mut s = column(width, height, dt);
+    let above =
+        |s: &CpuSolver| s.particles.iter().map(|p| p.position.z - FLOOR).sum::<f64>() / s.particles.len() as f64;
+    let start = above(&s);
+    // 0.6 s: at these sizes the collapse is over within 0.3 s (√(H₀/g) ≈ 0.1 s).
+    s.step_frame((0.6 / dt).round() as u32);
+    let a = (height / width) as f64;
+    let lube = if a < 1.8 { 1.2 * a } else { 1.9 * a.powf(2.0 / 3.0) };
     let runout = (front(&s.particles) - width as f64) / width as f64;
-    let mean_z = s.particles.iter().map(|p| p.position.z).sum::<f64>() / s.particles.len() as f64;
     eprintln!(
-        "a = {:.2}: runout ΔL/L0 {runout:.3}, mean height {start:.4} → {mean_z:.4} m, kinetic energy left {:.2e} J",
-        height / width,
+        "a = {a:.2}: runout ΔL/L0 {runout:.3} (Lube et al. {lube:.3}, ratio {:.2}), mean height {start:.4} → {:.4} m, \
+         kinetic energy left {:.2e} J",
+        runout / lube,
+        above(&s),
         kinetic(&s.particles)
     );
-    (runout, mean_z, kinetic(&s.particles))
+    (runout / lube, start, above(&s), kinetic(&s.particles))
 }
 
 #[test]
-fn a_column_of_sand_collapses_into_a_heap_and_stops() {
-    // A square column (a = 1) released against the channel's end wall, walls with friction 0.5.
-    // Granular, not elastic or liquid: it spreads, comes to rest and keeps a heap. Lube et al.
-    // 2005 measured a runout ΔL/L₀ ≈ 1.2a for a < 1.8 in a quasi-2D channel; this twin measures
-    // 0.52 here (0.69 in a channel 16 cells wide, 0.61 with walls of friction 0.3, 3.9 with none):
-    // the runout target is not met, and docs/materials.md says so. What is asserted is what makes
-    // it sand: at rest (kinetic energy 6.5e-7 J measured, against 0.14 J of potential energy
-    // released), spread forward (0.52) but far short of a frictionless slide (3.9), its mean
-    // height down from 0.051 to 0.041 m and not flattened (a liquid would end under 0.01 m).
-    let (runout, mean_z, kinetic) = collapse(0.1, 0.1);
-    assert!(kinetic < 1e-5, "still moving: {kinetic} J");
-    assert!(runout > 0.3 && runout < 1.4, "runout {runout}");
-    assert!(mean_z > 0.03 && mean_z < 0.048, "mean height {mean_z}");
+fn columns_of_sand_collapse_into_heaps_and_stop() {
+    // A low column (a = 0.5, 12.8 by 6.4 cells) and a tall one (a = 3, 5 by 15 cells) released
+    // against the channel's end wall. Granular, not elastic or liquid: each spreads, comes to rest
+    // and keeps a heap. Lube et al. 2005 measured runouts of 1.2a and 1.9a^(2/3); this twin
+    // measures half of both (0.48 and 0.51 of them), where the target is 15 %: not met, and
+    // docs/materials.md says what was measured about it. What is asserted is what makes it sand:
+    // at rest, spread forward but well short of a nearly frictionless sand's slide (φ = 5° runs out
+    // 2.96 times Lube et al.'s for a = 0.5 and still moves at 0.6 s), its mean height down but not
+    // flattened.
+    for (width, height) in [(0.1f32, 0.05f32), (0.04, 0.12)] {
+        let (ratio, start, end, kinetic) = collapse(width, height);
+        assert!(kinetic < 1e-5, "still moving: {kinetic} J");
+        assert!(ratio > 0.3 && ratio < 1.15, "runout {ratio} of Lube et al.'s");
+        assert!(end < 0.95 * start && end > 0.3 * start, "mean height {start} → {end} m");
+    }
 }
 
 #[test]
