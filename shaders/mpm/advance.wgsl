@@ -107,10 +107,14 @@ struct Advanced {
 }
 
 fn advanced(stored: Particle) -> Advanced {
-    var p = stored;
     // The position P2G scattered from (the same unless the particle came in outside the domain).
+    return advanced_from(stored, gather(scatter_position(stored.position)));
+}
+
+// advanced, with the gather at the particle's scatter_position given.
+fn advanced_from(stored: Particle, gathered: Gathered) -> Advanced {
+    var p = stored;
     p.position = scatter_position(p.position);
-    let gathered = gather(p.position);
     var velocity = gathered.velocity;
     let affine = gathered.affine;
     let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;

@@ -105,8 +105,11 @@ pub enum MpmPass {
     PbNewtonApplyGrid,
     /// PB-MPM Newton–PCG: the iterate and the residual updated.
     PbNewtonUpdate,
-    /// PB-MPM Newton–PCG, every step: the nodes' velocities, conditions applied.
+    /// PB-MPM Newton–PCG, every step: the nodes' velocities, conditions applied, and the slide the
+    /// walls' friction took off them.
     PbNewtonFinish,
+    /// PB-MPM Newton–PCG, every step: g2p, a liquid's strain without the friction's slide.
+    PbNewtonG2p,
 }
 
 /// Which part of the solver a pass belongs to.
@@ -216,7 +219,7 @@ const TOUCHED: Shape = Indirect(blocks::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 45] = [
+pub const PASSES: [PassInfo; 46] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
@@ -262,12 +265,13 @@ pub const PASSES: [PassInfo; 45] = [
     pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonG2p, "mpm/pbmpm", "pb_newton_g2p", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 8, 9, 16, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
 ];
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 45] = {
-        let mut all = [MpmPass::GridClear; 45];
+    pub const ALL: [MpmPass; 46] = {
+        let mut all = [MpmPass::GridClear; 46];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;

@@ -113,7 +113,7 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
         runs.push((first, d));
     }
     runs.push((first, vec![at(MpmPass::PbNewtonFinish, first)]));
-    runs.extend(page_runs(pages, |page| vec![at(MpmPass::G2p, page)]));
+    runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonG2p, page)]));
     runs
 }
 

@@ -42,6 +42,7 @@ use super::transfer;
 use crate::sim::cpu::grid::Stencil;
 use crate::sim::cpu::grid_update::constrain_node;
 use crate::sim::cpu::p2g::viscous_stress;
+use crate::sim::material::MaterialKind;
 use crate::sim::params::{GridSpec, SolverParams};
 
 /// How a Newton–PCG step solves.
@@ -364,6 +365,13 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
     report.mass_residual = if rounding { 0.0 } else { mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm };
 
+    // What the walls' friction of the held force takes off the free axes (`slide`, v − plain)
+    // moves a liquid's particles but does not strain them: the solve balanced the pressure without
+    // it, and the divergence a node stopped by friction would leave, at a bulk modulus of 1e6 Pa,
+    // became pressure that grew step by step until the water splashed (docs/pbmpm.md, "Friction
+    // and liquids"). Solids keep the strain of the motion the friction leaves them, or a block
+    // held by friction would creep.
+    let mut slide = vec![Vector3::zeros(); s.grid.displacement.len()];
     for (idx, node) in nodes(node_dims(&spec)).enumerate() {
         if s.grid.mass[idx] > 0.0 {
             let node = node.map(|n| n as u32);
@@ -375,9 +383,20 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
             // does not fling it off (a first-order force of an unconverged solve can be large).
             let v = Vector3::from_fn(|a, _| if sys.fixed[idx][a] { plain[a] } else { pressed[a] });
             s.grid.displacement[idx] = v * dt;
+            slide[idx] = (v - plain) * dt;
         }
     }
     transfer::g2p(&spec, &s.grid, &s.particles, &mut s.state);
+    let h2 = spec.cell_size * spec.cell_size;
+    for (p, state) in s.particles.iter().zip(s.state.iter_mut()) {
+        if s.params.material_of(p.material).kind == MaterialKind::Liquid {
+            let taken: Matrix3<f64> = Stencil::new(&spec, &p.position)
+                .nodes(&spec)
+                .map(|(i, w, offset)| w * slide[i] * offset.transpose())
+                .sum();
+            state.affine -= (4.0 / h2) * taken;
+        }
+    }
     let keep = s.settings.keep(dt);
     (integrate::end_step(&s.params, dt, keep, &mut s.particles, &s.state), report)
 }
