@@ -6,9 +6,7 @@
 
 mod common;
 
-use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
-use powder::sim::params::BoundaryKind;
 
 /// A quasi-two-dimensional channel 0.5 m long (x) and two cells wide (y), cells of 1/128 m, with a
 /// spout two cells across at x = 0.25 m pouring dry sand (φ = 30°) down at 0.5 m/s for 1.4 s.
@@ -70,25 +68,12 @@ fn flank_angle(particles: &[CpuParticle], left: bool) -> f64 {
 
 #[test]
 fn poured_sand_piles_at_its_friction_angle() {
-    let scene = powder::scene::Scene::from_json(SCENE, "sand_pile").expect("scene");
-    let schedule = scene.pour_schedule("sand_pile").expect("schedule");
-    let mut params = scene.solver_params();
-    let dt = 2.5e-4;
-    params.dt = dt;
-    params.boundary.kind = BoundaryKind::Slip;
-    params.boundary.friction = 0.0;
-    let mut s = CpuSolver::new(params, &scene.spawn_particles().expect("particles"));
+    let (mut s, schedule) = common::pouring_twin(SCENE, "sand_pile", 2.5e-4);
     // The rough ground the sand piles on, while the channel's sides slip without friction (sides
     // with friction would hold the sand up in so narrow a channel).
-    s.colliders = Some(common::sticky_floor(&params, FLOOR));
-    // Frames of 0.02 s: 1.4 s of pouring and 0.4 s to come to rest.
-    let frame = 0.02;
-    let substeps = (frame / dt).round() as u32;
-    for f in 0..90 {
-        let (t0, t1) = (f as f64 * frame, (f + 1) as f64 * frame);
-        s.step_frame(substeps);
-        s.particles.extend(schedule.born_between(t0, t1).iter().map(CpuParticle::from_gpu));
-    }
+    s.colliders = Some(common::sticky_floor(&s.params, FLOOR));
+    // 1.4 s of pouring and 0.4 s to come to rest.
+    common::pour_frames(&mut s, &schedule, 90);
     let kinetic: f64 = s.particles.iter().map(|p| 0.5 * p.mass * p.velocity.norm_squared()).sum();
     let (left, right) = (flank_angle(&s.particles, true), flank_angle(&s.particles, false));
     eprintln!(

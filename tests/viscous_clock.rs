@@ -45,7 +45,6 @@ fn fastest_after_fixed_steps(dt: f64) -> f64 {
 fn the_twins_clock_keeps_a_viscous_liquid_stable_where_the_acoustic_limit_alone_does_not() {
     let (params, particles) = syrup(1e-4);
     let cap = params.viscous_dt();
-    assert!((cap - 1000.0 * H * H / (6.0 * VISCOSITY)).abs() < 1e-12 * cap, "cap {cap}");
     let mut s = CpuSolver::new(params, &particles);
     let acoustic = params.cfl * H / (params.wave_speed_bound(1.0) + 1.0);
     // The clock's own steps: 0.2 s of auto frames, every one at the cap.

@@ -155,3 +155,20 @@ fn advanced_from(stored: Particle, gathered: Gathered) -> Advanced {
         return Advanced(p, IDENTITY3, vec3<f32>(1.0));
     }
 }
+
+// The particle that thread `thread` of a g2p pass updates. Neighbouring threads should read
+// neighbouring grid nodes: on the binned paths the particles' places are in block order (as of the
+// last reorder), or else thread k takes the k-th particle of the sort's block order (see
+// PARTICLE_ORDER_* in types.wgsl).
+fn g2p_particle(thread: u32) -> u32 {
+    return select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
+}
+
+// Stores particle `index` as `a` left it, with the stress of its new F for the next P2G (from the
+// SVD the plasticity step made of it).
+fn store_advanced(index: u32, a: Advanced) {
+    store_particle(index, a.particle);
+    let m = material_of(a.particle.material);
+    let j = a.sigma.x * a.sigma.y * a.sigma.z;
+    store_stress(index, kirchhoff_stress_svd(m, a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage) + viscous_stress(m, a.particle.affine, j));
+}

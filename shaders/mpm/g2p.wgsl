@@ -13,14 +13,6 @@ fn g2p(
     if (thread >= params.particle_count) {
         return;
     }
-    // Neighbouring threads should read neighbouring grid nodes: on the binned paths the particles'
-    // places are in block order (as of the last reorder), or else thread k takes the k-th particle
-    // of the sort's block order (see PARTICLE_ORDER_* in types.wgsl).
-    let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
-    let a = advanced(load_particle(index));
-    store_particle(index, a.particle);
-    // The stress of the new F for the next P2G, from the SVD the plasticity step made of it.
-    let m = material_of(a.particle.material);
-    let j = a.sigma.x * a.sigma.y * a.sigma.z;
-    store_stress(index, kirchhoff_stress_svd(m, a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage) + viscous_stress(m, a.particle.affine, j));
+    let index = g2p_particle(thread);
+    store_advanced(index, advanced(load_particle(index)));
 }

@@ -192,7 +192,8 @@ struct SubstepClock {
     // which max_ratio then shows) so that it ends within this many.
     max_substeps: u32,
     cfl: f32,
-    // (λ₀ + 2μ₀)/ρ: the squared P-wave speed at hardening factor 1; the viscous cap on dt.
+    // (λ₀ + 2μ₀)/ρ, the squared P-wave speed at hardening factor 1; and the longest dt a viscous
+    // liquid allows (SolverParams::viscous_dt, +∞ without one).
     wave_speed_squared: f32,
     viscous_dt: f32,
     // PB-MPM: the length of the step before this frame's first (0 if none: the velocities are

@@ -390,3 +390,26 @@ pub fn succeeded(out: std::process::Output) -> std::process::Output {
     assert!(out.status.success(), "powder failed: {}", String::from_utf8_lossy(&out.stderr));
     out
 }
+
+/// The explicit twin of scene `json` (named `name`) at a fixed step `dt`, inside walls that slip
+/// without friction, and the schedule of its pouring emitters.
+pub fn pouring_twin(json: &str, name: &str, dt: f64) -> (powder::sim::cpu::CpuSolver, powder::scene::PourSchedule) {
+    let scene = powder::scene::Scene::from_json(json, name).expect("scene");
+    let schedule = scene.pour_schedule(name).expect("schedule");
+    let mut params = scene.solver_params();
+    params.dt = dt;
+    params.boundary = Boundary { kind: BoundaryKind::Slip, friction: 0.0 };
+    (powder::sim::cpu::CpuSolver::new(params, &scene.spawn_particles().expect("particles")), schedule)
+}
+
+/// Steps `frames` frames of 0.02 s at the twin's dt, each frame's poured batches joining at its
+/// end, as a bake adds them.
+pub fn pour_frames(s: &mut powder::sim::cpu::CpuSolver, schedule: &powder::scene::PourSchedule, frames: u32) {
+    let frame = 0.02;
+    let substeps = (frame / s.params.dt).round() as u32;
+    for f in 0..frames {
+        let (t0, t1) = (f as f64 * frame, (f + 1) as f64 * frame);
+        s.step_frame(substeps);
+        s.particles.extend(schedule.born_between(t0, t1).iter().map(powder::sim::cpu::particle::CpuParticle::from_gpu));
+    }
+}

@@ -18,8 +18,8 @@ const NEWTON_FIELDS: u32 = 5u;
 const FIELD_TARGET: u32 = 0u;
 // x̃ (xyz) and the axes the conditions hold, as bits (w).
 const FIELD_X: u32 = 1u;
-// The residual r during the solve; after it, what the walls' friction takes off the solution's
-// velocity (pb_newton_finish writes it, pb_newton_g2p adds it to the particles).
+// The residual r during the solve; after it, what the walls' friction took off the solution's
+// velocity (the slide: pb_newton_finish writes it, pb_newton_g2p keeps it out of a liquid's C).
 const FIELD_R: u32 = 2u;
 const FIELD_P: u32 = 3u;
 // The preconditioned residual z, then A p in the same place.

@@ -34,17 +34,12 @@ fn pb_newton_g2p(
     if (thread >= params.particle_count) {
         return;
     }
-    let index = select(thread, particle_order[thread], params.particle_order == PARTICLE_ORDER_BINNED);
+    let index = g2p_particle(thread);
     let stored = load_particle(index);
     let at = scatter_position(stored.position);
     var g = gather(at);
     if (material_of(stored.material).plasticity == PLASTICITY_LIQUID) {
         g.affine -= slide_affine(at);
     }
-    let a = advanced_from(stored, g);
-    store_particle(index, a.particle);
-    // The stress of the new F for the next P2G, from the SVD the plasticity step made of it.
-    let m = material_of(a.particle.material);
-    let j = a.sigma.x * a.sigma.y * a.sigma.z;
-    store_stress(index, kirchhoff_stress_svd(m, a.u, a.sigma, a.particle.plastic_jacobian, a.particle.damage) + viscous_stress(m, a.particle.affine, j));
+    store_advanced(index, advanced_from(stored, g));
 }

@@ -387,14 +387,9 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
         }
     }
     transfer::g2p(&spec, &s.grid, &s.particles, &mut s.state);
-    let h2 = spec.cell_size * spec.cell_size;
     for (p, state) in s.particles.iter().zip(s.state.iter_mut()) {
         if s.params.material_of(p.material).kind == MaterialKind::Liquid {
-            let taken: Matrix3<f64> = Stencil::new(&spec, &p.position)
-                .nodes(&spec)
-                .map(|(i, w, offset)| w * slide[i] * offset.transpose())
-                .sum();
-            state.affine -= (4.0 / h2) * taken;
+            state.affine -= transfer::gather(&spec, &slide, &p.position).1;
         }
     }
     let keep = s.settings.keep(dt);

@@ -36,19 +36,23 @@ pub fn p2g(spec: &GridSpec, particles: &[CpuParticle], state: &[StepState], grid
 /// so `D_p` is the least-squares gradient of the node displacements around the particle (MLS).
 /// The constraint impulse Λ is left alone.
 pub fn g2p(spec: &GridSpec, grid: &PbmpmGrid, particles: &[CpuParticle], state: &mut [StepState]) {
-    let h = spec.cell_size;
     for (p, s) in particles.iter().zip(state) {
-        let stencil = Stencil::new(spec, &p.position);
-        let mut d = Vector3::zeros();
-        let mut b = Matrix3::zeros();
-        for (node, w, offset) in stencil.nodes(spec) {
-            let u = grid.displacement[node];
-            d += w * u;
-            b += w * u * offset.transpose();
-        }
-        s.displacement = d;
-        s.affine = (4.0 / (h * h)) * b;
+        (s.displacement, s.affine) = gather(spec, &grid.displacement, &p.position);
     }
+}
+
+/// `Σ_i w_ip u_i` and `(4/h²) Σ_i w_ip u_i (x_i − x_p)ᵀ` of a node field `u` at `position`: what
+/// [`g2p`] gathers.
+pub fn gather(spec: &GridSpec, field: &[Vector3<f64>], position: &Vector3<f64>) -> (Vector3<f64>, Matrix3<f64>) {
+    let h = spec.cell_size;
+    let mut d = Vector3::zeros();
+    let mut b = Matrix3::zeros();
+    for (node, w, offset) in Stencil::new(spec, position).nodes(spec) {
+        let u = field[node];
+        d += w * u;
+        b += w * u * offset.transpose();
+    }
+    (d, (4.0 / (h * h)) * b)
 }
 
 #[cfg(test)]
