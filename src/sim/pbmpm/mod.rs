@@ -40,6 +40,11 @@ pub const YIELD_TIME_MAX: f64 = 0.1;
 /// symmetric problem diverges from a factor of 2 on.
 pub const RELAXATION_MAX: f64 = 2.0;
 
+/// Newton steps per time step in a scene with sand, default ([`PbmpmSettings::newton_steps`]).
+pub const DEFAULT_NEWTON_STEPS: u32 = 3;
+/// Newton steps per time step, allowed range.
+pub const NEWTON_STEPS_RANGE: (u32, u32) = (1, 8);
+
 /// How a PB-MPM step is solved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +89,12 @@ pub struct PbmpmSettings {
     /// norm `√(rᵀz)` has fallen to this fraction of its value at the prediction (0: always
     /// `iterations`).
     pub tolerance: f64,
+    /// Under [`PbSolver::Newton`], in a scene with sand: Newton steps per time step, each solved
+    /// with at most [`PbmpmSettings::iterations`] CG iterations. Sand's stress is returned onto
+    /// its yield cone inside the solve, and the cone bends the force where the sand yields, so
+    /// the step linearises again at what the last Newton step found; scenes without sand take
+    /// one ([`PbmpmSettings::newton_steps_for`]). `docs/pbmpm.md`, "Sand".
+    pub newton_steps: u32,
 }
 
 impl Default for PbmpmSettings {
@@ -96,6 +107,7 @@ impl Default for PbmpmSettings {
             relaxation: 1.5,
             yield_time: DEFAULT_YIELD_TIME,
             tolerance: DEFAULT_TOLERANCE,
+            newton_steps: DEFAULT_NEWTON_STEPS,
         }
     }
 }
@@ -120,6 +132,14 @@ impl PbmpmSettings {
             return Err(PbmpmSettingsError {
                 field: "iterations",
                 value: self.iterations.to_string(),
+                allowed: format!("an integer in [{lo}, {hi}]"),
+            });
+        }
+        let (lo, hi) = NEWTON_STEPS_RANGE;
+        if !(lo..=hi).contains(&self.newton_steps) {
+            return Err(PbmpmSettingsError {
+                field: "newton_steps",
+                value: self.newton_steps.to_string(),
                 allowed: format!("an integer in [{lo}, {hi}]"),
             });
         }
@@ -152,6 +172,13 @@ impl PbmpmSettings {
             }
         }
         Ok(())
+    }
+
+    /// The Newton steps a time step takes among `params`'s materials:
+    /// [`PbmpmSettings::newton_steps`] if one is sand, else 1.
+    pub fn newton_steps_for(&self, params: &crate::sim::params::SolverParams) -> u32 {
+        let sand = params.materials().any(|m| m.kind == crate::sim::material::MaterialKind::Sand);
+        if sand { self.newton_steps } else { 1 }
     }
 
     /// The fraction of a step's excess strain over the elastic range that stays elastic at the
@@ -209,6 +236,10 @@ mod tests {
         );
         assert_eq!(bad(PbmpmSettings { relaxation: 2.0, ..d }), "pbmpm.relaxation = 2 is out of range: allowed (0, 2)");
         assert_eq!(bad(PbmpmSettings { tolerance: 1.0, ..d }), "pbmpm.tolerance = 1 is out of range: allowed [0, 1)");
+        assert_eq!(
+            bad(PbmpmSettings { newton_steps: 0, ..d }),
+            "pbmpm.newton_steps = 0 is out of range: allowed an integer in [1, 8]"
+        );
         assert_eq!(
             bad(PbmpmSettings { tolerance: -0.1, ..d }),
             "pbmpm.tolerance = -0.1 is out of range: allowed [0, 1)"

@@ -57,11 +57,15 @@ pub struct NewtonSettings {
     /// value at the prediction; above 0, a prediction in balance to [`RESIDUAL_FLOOR`] takes no
     /// iteration.
     pub tolerance: f64,
+    /// Newton steps: each takes the stress, its secant moduli and the residual again at what the
+    /// last found and solves for the correction; the tolerance stays relative to the first
+    /// residual, so a step already within it adds no CG iteration.
+    pub steps: u32,
 }
 
 impl Default for NewtonSettings {
     fn default() -> Self {
-        Self { iterations: 20, levels: 4, tolerance: 1e-3 }
+        Self { iterations: 20, levels: 4, tolerance: 1e-3, steps: 1 }
     }
 }
 
@@ -71,10 +75,12 @@ impl Default for NewtonSettings {
 pub const RESIDUAL_FLOOR: f64 = 1e-3;
 
 impl NewtonSettings {
-    /// The GPU's solve for PB-MPM `settings`: at most its `iterations` CG iterations, its
-    /// `tolerance`, the GPU's levels.
-    pub fn of(settings: &crate::sim::pbmpm::PbmpmSettings) -> Self {
-        Self { iterations: settings.iterations, tolerance: settings.tolerance, ..Self::default() }
+    /// The GPU's solve for PB-MPM `settings` among `params`'s materials: at most its `iterations`
+    /// CG iterations a Newton step, its `tolerance`, its Newton steps
+    /// ([`crate::sim::pbmpm::PbmpmSettings::newton_steps_for`]), the GPU's levels.
+    pub fn of(settings: &crate::sim::pbmpm::PbmpmSettings, params: &SolverParams) -> Self {
+        let steps = settings.newton_steps_for(params);
+        Self { iterations: settings.iterations, tolerance: settings.tolerance, steps, ..Self::default() }
     }
 }
 
@@ -175,6 +181,7 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
         let material = s.params.material_of(p.material);
         // A liquid's viscous stress at the predicted velocity gradient (the displacement's over dt),
         // on the right-hand side only: the operator keeps the elastic moduli.
+        let trial = yielded(material, &trial, p.plastic_jacobian).0;
         let tau = snow_response(material, &trial, p.plastic_jacobian, p.damage).stress * trial.transpose()
             + viscous_stress(material, &(gradient / dt), trial.determinant());
         for (i, _, g) in &sys.stencils[k] {
@@ -182,6 +189,26 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
         }
     }
     out
+}
+
+/// A sand particle's trial deformation returned onto its cone, and the secant scales of its shear
+/// and bulk moduli there; other kinds keep the trial and their moduli.
+fn yielded(material: &crate::sim::material::SnowMaterial, trial: &Matrix3<f64>, jp: f64) -> (Matrix3<f64>, f64, f64) {
+    if material.kind != MaterialKind::Sand {
+        return (*trial, 1.0, 1.0);
+    }
+    let (u, sigma, v) = crate::sim::cpu::svd::signed_svd(trial);
+    let (returned, volume) = crate::sim::cpu::g2p::sand_return(material, sigma, jp);
+    let elastic = trial + u * Matrix3::from_diagonal(&(returned - sigma)) * v.transpose();
+    if volume > 0.0 {
+        return (elastic, 0.0, 0.0);
+    }
+    let dev = |s: Vector3<f64>| {
+        let e = s.map(|x| x.abs().max(crate::sim::cpu::g2p::SAND_MIN_STRETCH).ln());
+        (e - Vector3::repeat(e.sum() / 3.0)).norm()
+    };
+    let (kept, tried) = (dev(returned), dev(sigma));
+    (elastic, if tried > 1e-12 { (kept / tried).min(1.0) } else { 1.0 }, 1.0)
 }
 
 /// One level of the multilevel preconditioner: nodes every `2^l` grid nodes.
@@ -315,55 +342,8 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     }
 
     let stencils = stencils(&spec, s);
-    let moduli: Vec<(f64, f64)> = s
-        .particles
-        .iter()
-        .map(|p| {
-            let material = s.params.material_of(p.material);
-            let hc = material.hardening_factor(p.plastic_jacobian);
-            (dt * dt * p.volume * material.mu0() * hc, dt * dt * p.volume * material.lambda0() * hc)
-        })
-        .collect();
-    let sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli, params: s.params, dt };
-
-    // What the walls and colliders hold: the force's components along the held axes, which the
-    // solve leaves out, carried to the solution to first order as it goes. The end of the step
-    // hands it to the grid's conditions, whose friction then acts on the normal force the stress
-    // carries, not only on the node's own weight.
-    let (mut r, mut held) = sys.split(forces(s, &sys, &predicted));
-    let n = r.len();
-    let mut x = vec![Vector3::zeros(); n];
-    let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, &sys, l)).collect();
-    let mut z = precondition(&spec, &sys, &levels, &r);
-    let mut p = z.clone();
-    let mut rz = dot(&r, &z);
-    let initial = rz.max(0.0).sqrt();
-    let initial_mass_norm = mass_norm_squared(&r, &sys.mass).sqrt();
-    // A prediction in balance to rounding (RESIDUAL_FLOOR: free fall) reports no residual, and
-    // under a tolerance needs no iteration.
-    let rounding = initial_mass_norm <= RESIDUAL_FLOOR * dt * sys.mass.iter().sum::<f64>().sqrt();
-    let balanced = cfg.tolerance > 0.0 && rounding;
-    let mut report = SolveReport { initial_residual: initial, ..SolveReport::default() };
-    while !balanced && report.iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
-        let (ap, ap_held) = sys.split(sys.apply(&p));
-        let alpha = rz / dot(&p, &ap);
-        for i in 0..n {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * ap[i];
-            // The held force at u* + x, to first order: what the walls hold changes by −dt²K x.
-            held[i] -= alpha * ap_held[i];
-        }
-        z = precondition(&spec, &sys, &levels, &r);
-        let next = dot(&r, &z);
-        let beta = next / rz;
-        rz = next;
-        for i in 0..n {
-            p[i] = z[i] + beta * p[i];
-        }
-        report.iterations += 1;
-    }
-    report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
-    report.mass_residual = if rounding { 0.0 } else { mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm };
+    let mut sys = System { stencils, mass: s.grid.mass.clone(), fixed, moduli: Vec::new(), params: s.params, dt };
+    let (x, held, report) = solve(s, &mut sys, &predicted, cfg);
 
     // What the walls' friction of the held force takes off the free axes (`slide`, v − plain)
     // moves a liquid's particles but does not strain them: the solve balanced the pressure without
@@ -394,4 +374,86 @@ pub fn step(s: &mut PbmpmCpu, dt: f64, cfg: &NewtonSettings) -> (StepReport, Sol
     }
     let keep = s.settings.keep(dt);
     (integrate::end_step(&s.params, dt, keep, &mut s.particles, &s.state), report)
+}
+
+/// The Newton steps of a time step from the prediction `predicted`: returns the correction `x`
+/// (zero along the held axes), the force the walls and colliders hold at `predicted + x`, and the
+/// solve's report.
+///
+/// What the walls and colliders hold is the force's components along the held axes, which the
+/// solve leaves out, carried to the solution to first order as CG goes. The end of the step hands
+/// it to the grid's conditions, whose friction then acts on the normal force the stress carries,
+/// not only on the node's own weight.
+///
+/// Each Newton step takes the stress (a sand particle's returned onto its cone) and the moduli
+/// (sand's secant ones, [`yielded`]) at `predicted + x` and the residual there,
+/// `r = dt² f − M x`, and adds the CG solution of `A δ = r`.
+fn solve(
+    s: &PbmpmCpu,
+    sys: &mut System,
+    predicted: &[Vector3<f64>],
+    cfg: &NewtonSettings,
+) -> (Vec<Vector3<f64>>, Vec<Vector3<f64>>, SolveReport) {
+    let (spec, dt, n) = (s.params.grid, sys.dt, predicted.len());
+    let mut x = vec![Vector3::zeros(); n];
+    let mut held = vec![Vector3::zeros(); n];
+    let mut report = SolveReport::default();
+    let (mut r, mut rz) = (Vec::new(), 0.0);
+    let (mut initial, mut initial_mass_norm, mut rounding) = (0.0, 0.0, false);
+    for step in 0..cfg.steps.max(1) {
+        let u: Vec<Vector3<f64>> = predicted.iter().zip(&x).map(|(a, b)| a + b).collect();
+        sys.moduli = s
+            .particles
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let material = s.params.material_of(p.material);
+                let trial = (Matrix3::identity() + sys.gradient(k, &u)) * p.deformation;
+                let (_, shear, bulk) = yielded(material, &trial, p.plastic_jacobian);
+                let scale = dt * dt * p.volume * material.hardening_factor(p.plastic_jacobian);
+                (scale * material.mu0() * shear, scale * material.lambda0() * bulk)
+            })
+            .collect();
+        let mut f = forces(s, sys, &u);
+        for i in 0..n {
+            f[i] -= x[i] * sys.mass[i];
+        }
+        (r, held) = sys.split(f);
+        let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, sys, l)).collect();
+        let mut z = precondition(&spec, sys, &levels, &r);
+        let mut p = z.clone();
+        rz = dot(&r, &z);
+        if step == 0 {
+            initial = rz.max(0.0).sqrt();
+            initial_mass_norm = mass_norm_squared(&r, &sys.mass).sqrt();
+            // A prediction in balance to rounding (RESIDUAL_FLOOR: free fall) reports no
+            // residual, and under a tolerance needs no iteration.
+            rounding = initial_mass_norm <= RESIDUAL_FLOOR * dt * sys.mass.iter().sum::<f64>().sqrt();
+            report.initial_residual = initial;
+        }
+        let balanced = cfg.tolerance > 0.0 && rounding;
+        let mut iterations = 0;
+        while !balanced && iterations < cfg.iterations && rz > (cfg.tolerance * initial).powi(2) {
+            let (ap, ap_held) = sys.split(sys.apply(&p));
+            let alpha = rz / dot(&p, &ap);
+            for i in 0..n {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+                // The held force at u* + x, to first order: what the walls hold changes by −dt²K x.
+                held[i] -= alpha * ap_held[i];
+            }
+            z = precondition(&spec, sys, &levels, &r);
+            let next = dot(&r, &z);
+            let beta = next / rz;
+            rz = next;
+            for i in 0..n {
+                p[i] = z[i] + beta * p[i];
+            }
+            iterations += 1;
+        }
+        report.iterations += iterations;
+    }
+    report.relative_residual = if initial > 0.0 { rz.max(0.0).sqrt() / initial } else { 0.0 };
+    report.mass_residual = if rounding { 0.0 } else { mass_norm_squared(&r, &sys.mass).sqrt() / initial_mass_norm };
+    (x, held, report)
 }

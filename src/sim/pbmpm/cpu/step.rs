@@ -12,7 +12,7 @@ impl PbmpmCpu {
     /// is kept in [`PbmpmCpu::last_solve`].
     pub fn step(&mut self, dt: f64) -> StepReport {
         if self.settings.solver == PbSolver::Newton {
-            let (report, solve) = newton::step(self, dt, &NewtonSettings::of(&self.settings));
+            let (report, solve) = newton::step(self, dt, &NewtonSettings::of(&self.settings, &self.params));
             self.last_solve = Some(solve);
             return report;
         }
