@@ -143,6 +143,22 @@ fn sand_return(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec4<f32
     return vec4<f32>(exp(epsilon - (max(dgamma, 0.0) / norm) * deviatoric), 0.0);
 }
 
+// The secant scales of sand's shear (x) and bulk (y) moduli at the trial singular values `sigma`:
+// the fraction of the deviatoric strain the return onto the cone keeps (1 inside it), and 0 for
+// both past the apex, where the returned stress no longer follows the strain. PB-MPM's Newton
+// operator takes sand's moduli scaled by them. CPU twin: sand_secant in src/sim/cpu/g2p.rs.
+fn sand_secant(m: Material, sigma: vec3<f32>, plastic_jacobian: f32) -> vec2<f32> {
+    let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
+    let tr = epsilon.x + epsilon.y + epsilon.z + log(plastic_jacobian);
+    let beyond = tr - m.cohesion_strain;
+    if (beyond >= 0.0) {
+        return vec2<f32>(0.0);
+    }
+    let norm = length(epsilon - vec3<f32>(tr / 3.0)) + 1.0e-20;
+    let dgamma = norm + (3.0 * m.lambda0 + 2.0 * m.mu0) / (2.0 * m.mu0) * beyond * m.friction_alpha;
+    return vec2<f32>(clamp(1.0 - max(dgamma, 0.0) / norm, 0.0, 1.0), 1.0);
+}
+
 // The visco-plastic return mapping (Bingham after Yue et al. 2015): past the von Mises surface
 // ‖s‖ = √2 τ_y of the deviatoric Kirchhoff stress s = 2μ ε̂ (ε = ln |σ|), the overstress relaxes
 // over the step at the viscosity, ‖s'‖ = (‖s‖ + r k) / (1 + r), r = μ dt / η, the volume kept.

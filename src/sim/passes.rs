@@ -110,6 +110,9 @@ pub enum MpmPass {
     PbNewtonFinish,
     /// PB-MPM Newton–PCG, every step: g2p, a liquid's strain without the friction's slide.
     PbNewtonG2p,
+    /// PB-MPM Newton–PCG, a later Newton step of a time step (scenes with sand): the point the
+    /// force is taken at again.
+    PbNewtonRelinearize,
 }
 
 /// Which part of the solver a pass belongs to.
@@ -219,7 +222,7 @@ const TOUCHED: Shape = Indirect(blocks::UPDATE_ARGS_OFFSET);
 /// Every pass, in [`MpmPass`] order: pass, folder, name, owner, dispatch shape, group-0 bindings,
 /// CPU twin; then the flags a few passes set ([`PassInfo`] says what each means).
 #[rustfmt::skip]
-pub const PASSES: [PassInfo; 46] = [
+pub const PASSES: [PassInfo; 47] = [
     pass!(GridClear,        "mpm",          "grid_clear",         Shared,   Threads(Items::GridWords),           &[7],                                                    Some("cpu/grid_clear.rs")),
     pass!(P2g,              "mpm/explicit", "p2g",                Explicit, Threads(Items::Particles),           &[0, 1, 2, 3, 4, 5, 6, 7, 9, 23],                        Some("cpu/p2g.rs")),
     pass!(GridUpdate,       "mpm/explicit", "grid_update",        Explicit, Threads(Items::Nodes),               &[0, 7, 8, 11, 12, 21, 23],                              Some("cpu/grid_update.rs")),
@@ -254,24 +257,25 @@ pub const PASSES: [PassInfo; 46] = [
     pass!(PbNewtonPredict, "mpm/pbmpm", "pb_newton_predict", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 9], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonBegin, "mpm/pbmpm", "pb_newton_begin", Pbmpm, Threads(Items::Nodes), &[0, 7, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonCounters, "mpm/pbmpm", "pb_newton_counters", Pbmpm, Threads(Items::Nodes), &[0, 17], None),
-    pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonForce, "mpm/pbmpm", "pb_newton_force", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 22, 23], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonResidual, "mpm/pbmpm", "pb_newton_residual", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonRestrict, "mpm/pbmpm", "pb_newton_restrict", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonProlong, "mpm/pbmpm", "pb_newton_prolong", Pbmpm, Threads(Items::Nodes), &[0, 23, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonReduce, "mpm/pbmpm", "pb_newton_reduce", Pbmpm, Single, &[0, 9, 24], Some("pbmpm/cpu/newton.rs")).rounds(),
     pass!(PbNewtonDirection, "mpm/pbmpm", "pb_newton_direction", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
-    pass!(PbNewtonApplyTiled, "mpm/pbmpm", "pb_newton_apply_tiled", Pbmpm, OCCUPIED, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonApply, "mpm/pbmpm", "pb_newton_apply", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonApplyTiled, "mpm/pbmpm", "pb_newton_apply_tiled", Pbmpm, OCCUPIED, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 14, 15, 16, 20, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonApplyGrid, "mpm/pbmpm", "pb_newton_apply_grid", Pbmpm, Threads(Items::Nodes), &[0, 7, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonUpdate, "mpm/pbmpm", "pb_newton_update", Pbmpm, Threads(Items::Nodes), &[0, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonFinish, "mpm/pbmpm", "pb_newton_finish", Pbmpm, Threads(Items::Nodes), &[0, 8, 11, 12, 21, 23, 24], Some("pbmpm/cpu/newton.rs")),
     pass!(PbNewtonG2p, "mpm/pbmpm", "pb_newton_g2p", Pbmpm, Threads(Items::Particles), &[0, 1, 2, 3, 4, 5, 6, 8, 9, 16, 22, 23, 24], Some("pbmpm/cpu/newton.rs")),
+    pass!(PbNewtonRelinearize, "mpm/pbmpm", "pb_newton_relinearize", Pbmpm, Threads(Items::Nodes), &[0, 8, 24], Some("pbmpm/cpu/newton.rs")),
 ];
 
 impl MpmPass {
     /// Every pass, in declaration order.
-    pub const ALL: [MpmPass; 46] = {
-        let mut all = [MpmPass::GridClear; 46];
+    pub const ALL: [MpmPass; 47] = {
+        let mut all = [MpmPass::GridClear; 47];
         let mut i = 0;
         while i < PASSES.len() {
             all[i] = PASSES[i].pass;

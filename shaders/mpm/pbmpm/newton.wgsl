@@ -215,3 +215,31 @@ fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mi
         pb_solve[partial_base() + workgroup.y * workgroups.x + workgroup.x] = vec4<f32>(newton_partial[0], 0.0, 0.0);
     }
 }
+
+// Sand's trial deformation returned onto its cone inside the solve (sand_return), with the secant
+// scales of its moduli there (sand_secant) kept in the particle's first in-step slot of
+// reorder_scratch for the operator's passes (pb_begin zeroes the slots each step; under the
+// Newton solve nothing else uses them). Other kinds keep the trial. CPU twin: newton.rs, yielded.
+fn newton_yielded(m: Material, trial: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
+    if (m.plasticity != PLASTICITY_SAND) {
+        return trial;
+    }
+    let d = svd3(trial);
+    let returned = sand_return(m, d.sigma, plastic_jacobian).xyz - d.sigma;
+    let secant = sand_secant(m, d.sigma, plastic_jacobian);
+    reorder_scratch[reorder_slot(index, 0u)] = bitcast<vec4<u32>>(vec4<f32>(secant, 0.0, 0.0));
+    let correction = mat3x3<f32>(returned.x, 0.0, 0.0, 0.0, returned.y, 0.0, 0.0, 0.0, returned.z);
+    return trial + d.u * correction * transpose(d.v);
+}
+
+// The small-strain stress of the operator, δτ = 2μ sym(δD) + λ tr(δD) I, at the particle's
+// hardened moduli, sand's scaled by the secant scales pb_newton_force kept (newton_yielded).
+fn newton_operator_stress(m: Material, dd: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
+    let hc = hardening_factor(m, plastic_jacobian);
+    var scales = vec2<f32>(1.0);
+    if (m.plasticity == PLASTICITY_SAND) {
+        scales = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]).xy;
+    }
+    let trace = dd[0][0] + dd[1][1] + dd[2][2];
+    return (m.mu0 * hc * scales.x) * (dd + transpose(dd)) + (m.lambda0 * hc * scales.y * trace) * IDENTITY3;
+}

@@ -1,8 +1,9 @@
 // pb_newton_apply: the stiffness part of A p. Each particle gathers the search direction p from
 // grid_velocity (pb_newton_direction put it there) as C̃, takes δD = dt C̃ and the small-strain
-// isotropic stress δτ = 2μ sym(δD) + λ tr(δD) I at its hardened moduli, and adds dt V⁰ δτ ∇w to its
+// isotropic stress δτ = 2μ sym(δD) + λ tr(δD) I at its hardened moduli (sand's secant ones,
+// newton_operator_stress), and adds dt V⁰ δτ ∇w to its
 // nodes' force sums. CPU twin: newton.rs, System::apply.
-// Reads: params, clock, particles, grid_velocity, pb_solve. Writes: grid_fixed, the status counters.
+// Reads: params, clock, particles, grid_velocity, pb_solve, reorder_scratch. Writes: grid_fixed, the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_apply(
@@ -21,9 +22,6 @@ fn pb_newton_apply(
     let p = load_for_scatter(index);
     let dt = substep_dt();
     let dd = dt * gather(p.position).affine;
-    let m = material_of(p.material);
-    let hc = hardening_factor(m, p.plastic_jacobian);
-    let trace = dd[0][0] + dd[1][1] + dd[2][2];
-    let stress = (m.mu0 * hc) * (dd + transpose(dd)) + (m.lambda0 * hc * trace) * IDENTITY3;
+    let stress = newton_operator_stress(material_of(p.material), dd, p.plastic_jacobian, index);
     scatter_stress(p.position, (dt * p.volume) * stress);
 }

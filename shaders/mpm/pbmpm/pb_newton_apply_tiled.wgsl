@@ -5,7 +5,7 @@
 // tile of force sums (tile_scatter_stress), then add the tile to grid_fixed: the same sums as
 // pb_newton_apply's (integers, so in any order), with one global add per node and quantity
 // instead of one per particle and node. CPU twin: newton.rs, System::apply.
-// Reads: params, clock, particles, bins, grid_velocity, pb_solve. Writes: grid_fixed, the status counters.
+// Reads: params, clock, particles, bins, grid_velocity, pb_solve, reorder_scratch. Writes: grid_fixed, the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn pb_newton_apply_tiled(
@@ -26,12 +26,10 @@ fn pb_newton_apply_tiled(
     if (block.valid) {
         let dt = substep_dt();
         for (var k = local; k < block.count; k += WORKGROUP_SIZE) {
-            let p = load_for_scatter(particle_order[block.first + k]);
+            let index = particle_order[block.first + k];
+            let p = load_for_scatter(index);
             let dd = dt * gather_from_tile(p.position, block.corner).affine;
-            let m = material_of(p.material);
-            let hc = hardening_factor(m, p.plastic_jacobian);
-            let trace = dd[0][0] + dd[1][1] + dd[2][2];
-            let stress = (m.mu0 * hc) * (dd + transpose(dd)) + (m.lambda0 * hc * trace) * IDENTITY3;
+            let stress = newton_operator_stress(material_of(p.material), dd, p.plastic_jacobian, index);
             tile_scatter_stress(p.position, (dt * p.volume) * stress, block.corner, BLOCK_REACH);
         }
     }

@@ -5,7 +5,9 @@
 // iteration (where the solve stopped on its tolerance, the one round 2 kept from
 // pb_newton_prolong's second sum), and the relative residual (its square root over the
 // prediction's; 0 for a prediction's residual under NEWTON_RESIDUAL_FLOOR) into status's largest
-// since the last report, and the iterations run into its counts. Round 0 also keeps r₀ᵀz₀ and
+// since the last report, and the iterations run into its counts; 5, rᵀz at a later Newton step's
+// point (β = 0 again), stopping its iterations if it is already within the tolerance of r₀ᵀz₀ (the
+// first step's) and keeping the iteration count. Round 0 also keeps r₀ᵀz₀ and
 // stops a solve with nothing to do; round 2 stops it once √(rᵀz) ≤ pb_tolerance · √(r₀ᵀz₀);
 // rounds 1 and 2 then do nothing for the rest of the step. CPU twin: newton::step
 // (SolveReport::mass_residual).
@@ -50,6 +52,14 @@ fn pb_newton_reduce(@builtin(local_invocation_index) local: u32) {
             // tolerance an imbalance under NEWTON_RESIDUAL_FLOOR (rounding, as in free fall).
             let balanced = sum <= 0.0 || (params.pb_tolerance > 0.0 && newton_rounding(head));
             pb_solve[2] = vec4<f32>(select(0.0, 1.0, balanced), 0.0, 0.0, 0.0);
+        }
+        case 5u: {
+            pb_solve[0] = vec4<f32>(sum, 0.0, 0.0, 0.0);
+            let head = pb_solve[1];
+            pb_solve[1].y = newton_partial[0].y;
+            let tolerance = params.pb_tolerance;
+            let balanced = head.w <= 0.0 || (tolerance > 0.0 && newton_rounding(head));
+            pb_solve[2].x = select(0.0, 1.0, balanced || sum <= tolerance * tolerance * head.w);
         }
         case 3u: {
             pb_solve[1] = vec4<f32>(sum, 0.0, newton_partial[0].y, 0.0);

@@ -164,6 +164,14 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
             let settings = PbmpmSettings { iterations: iterations.round() as u32, ..settings };
             events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
         }
+        if settings.solver == PbSolver::Newton {
+            let mut newton = settings.newton_steps as f64;
+            let (lo, hi) = powder::sim::pbmpm::NEWTON_STEPS_RANGE;
+            if slider(ui, "Newton steps (sand)", "", &mut newton, lo as f64..=hi as f64, false, tips::NEWTON_STEPS) {
+                let settings = PbmpmSettings { newton_steps: newton.round() as u32, ..settings };
+                events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
+            }
+        }
         let mut step_ms = settings.dt * 1e3;
         if slider(ui, "longest step", "ms", &mut step_ms, 0.5..=20.0, true, tips::LONGEST_STEP) {
             events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(PbmpmSettings { dt: step_ms * 1e-3, ..settings })));

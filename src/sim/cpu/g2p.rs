@@ -103,6 +103,23 @@ pub fn sand_return(
     (returned.map(f64::exp), 0.0)
 }
 
+/// The secant scales `(shear, bulk)` of sand's moduli at the trial singular values `sigma`: the
+/// fraction `1 − Δγ/‖ε̂‖` of the deviatoric strain [`sand_return`] keeps (1 inside the cone), and
+/// `(0, 0)` past the apex, where the returned stress no longer follows the strain. PB-MPM's Newton
+/// operator takes sand's moduli scaled by them (`docs/pbmpm.md`, "Sand").
+pub fn sand_secant(material: &SnowMaterial, sigma: nalgebra::Vector3<f64>, plastic_jacobian: f64) -> (f64, f64) {
+    let epsilon = sigma.map(|s| s.abs().max(SAND_MIN_STRETCH).ln());
+    let tr = epsilon.sum() + plastic_jacobian.ln();
+    let beyond = tr - material.cohesion_strain();
+    if beyond >= 0.0 {
+        return (0.0, 0.0);
+    }
+    let norm = (epsilon - nalgebra::Vector3::repeat(tr / 3.0)).norm() + 1e-20;
+    let (mu, lambda) = (material.mu0(), material.lambda0());
+    let dgamma = norm + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * beyond * material.drucker_prager_alpha();
+    ((1.0 - dgamma.max(0.0) / norm).clamp(0.0, 1.0), 1.0)
+}
+
 /// The visco-plastic return mapping (Bingham: Herschel–Bulkley of flow index 1, as an
 /// elasto-viscoplastic solid after Yue et al. 2015, "Continuum foam"): on the Hencky strain
 /// `ε = ln |Σ|`, its deviator `ε̂ = ε − tr ε / 3` has the deviatoric Kirchhoff stress `s = 2μ ε̂`.

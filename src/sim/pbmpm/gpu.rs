@@ -30,6 +30,7 @@
 
 use super::{PbSolver, PbmpmSettings};
 use crate::sim::page::ParticlePage;
+use crate::sim::params::SolverParams;
 use crate::sim::page::sizes::{NEWTON_LEVELS, newton_level_nodes};
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
@@ -43,25 +44,29 @@ use crate::sim::sort::bins::{self, SolverPath};
 pub const STEPS_PER_SUBMIT: u32 = 2;
 
 /// The dispatches of one step over `pages` as `settings` say, as runs of one compute pass.
-pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings) -> Vec<PageRun<'a>> {
+pub fn step_runs<'a>(pages: &'a [ParticlePage], settings: &PbmpmSettings, params: &SolverParams) -> Vec<PageRun<'a>> {
     // The Newton–PCG passes index the dense grid and need its vectors; on a sparse grid, or a dense
     // one too large for the vectors to be bound, the step runs the constraint iterations
     // (docs/pbmpm.md says so).
     match settings.solver {
-        PbSolver::Newton if pages[0].has_newton_buffer() => newton_step_runs(pages, settings.iterations),
+        PbSolver::Newton if pages[0].has_newton_buffer() => {
+            newton_step_runs(pages, settings.iterations, settings.newton_steps_for(params))
+        }
         _ => constraint_step_runs(pages, settings.iterations),
     }
 }
 
-/// A Newton–PCG step ([`super::cpu::newton::step`] with at most `iterations` CG iterations; the
-/// passes of those past the tolerance return at once, `newton_stopped`): the clock, the sort on
-/// the binned paths (the shared g2p gathers in its order), `pb_begin`, the prediction, the force
-/// and residual at it, the preconditioner, then per iteration the operator, α and the update, and
-/// (but for the last) the preconditioner, β and the next direction, the last instead the residual
-/// it leaves; the nodes' velocities and the shared g2p. Particle passes run per page, in stored
-/// order with global atomics but for the operator's on the binned paths (a tile per occupied
-/// block); node passes once, over the dense grid (each of the preconditioner's over its level).
-fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>> {
+/// A time step of `newton` Newton–PCG steps ([`super::cpu::newton::step`] with at most
+/// `iterations` CG iterations each; the passes of those past the tolerance return at once,
+/// `newton_stopped`): the clock, the sort on the binned paths (the shared g2p gathers in its
+/// order), `pb_begin`, the prediction, then per Newton step the force and residual at its point
+/// (the prediction, then `pb_newton_relinearize`'s), the preconditioner, then per iteration the
+/// operator, α and the update, and (but for the last) the preconditioner, β and the next
+/// direction, the time step's last instead the residual it leaves; the nodes' velocities and the
+/// shared g2p. Particle passes run per page, in stored order with global atomics but for the
+/// operator's on the binned paths (a tile per occupied block); node passes once, over the dense
+/// grid (each of the preconditioner's over its level).
+fn newton_step_runs(pages: &[ParticlePage], iterations: u32, newton: u32) -> Vec<PageRun<'_>> {
     let first = &pages[0];
     let at = |pass: MpmPass, page: &ParticlePage| (pass, dispatch_of(pass, page));
     // The preconditioner's passes run a thread per node of their level (the round).
@@ -84,7 +89,6 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
     if first.path != SolverPath::Naive {
         runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonCounters, page)]));
     }
-    runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonForce, page)]));
     let precondition = |beta_round: u32| {
         let mut d: Vec<(MpmPass, Dispatch)> = (1..NEWTON_LEVELS).map(|l| round(MpmPass::PbNewtonRestrict, l)).collect();
         d.extend((0..NEWTON_LEVELS).rev().map(|l| round(MpmPass::PbNewtonProlong, l)));
@@ -92,25 +96,34 @@ fn newton_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<'_>>
         d.push(at(MpmPass::PbNewtonDirection, first));
         d
     };
-    // Round 3 keeps rᵀM⁻¹r at the prediction, against which round 4 measures the last
-    // iteration's residual.
-    let mut start = vec![at(MpmPass::PbNewtonResidual, first), round(MpmPass::PbNewtonReduce, 3)];
-    start.extend(precondition(0));
-    runs.push((first, start));
     // On the binned paths the operator's particle pass scatters through a tile per occupied block,
     // as the constraint iterations' pb_iterate_tiled does.
     let apply = if first.path == SolverPath::Naive { MpmPass::PbNewtonApply } else { MpmPass::PbNewtonApplyTiled };
-    for k in 0..iterations {
-        runs.extend(page_runs(pages, |page| vec![at(apply, page)]));
-        let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
-        d.push(at(MpmPass::PbNewtonUpdate, first));
-        // The preconditioner and the next direction serve the next iteration only.
-        if k + 1 < iterations {
-            d.extend(precondition(2));
-        } else {
-            d.push(round(MpmPass::PbNewtonReduce, 4));
+    for step in 0..newton.max(1) {
+        if step > 0 {
+            runs.push((first, vec![at(MpmPass::PbNewtonRelinearize, first)]));
         }
-        runs.push((first, d));
+        runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonForce, page)]));
+        // Round 3 keeps rᵀM⁻¹r at the prediction, against which round 4 measures the last
+        // iteration's residual; a later Newton step's round 5 starts its CG without it.
+        let mut start = vec![at(MpmPass::PbNewtonResidual, first)];
+        if step == 0 {
+            start.push(round(MpmPass::PbNewtonReduce, 3));
+        }
+        start.extend(precondition(if step == 0 { 0 } else { 5 }));
+        runs.push((first, start));
+        for k in 0..iterations {
+            runs.extend(page_runs(pages, |page| vec![at(apply, page)]));
+            let mut d = vec![at(MpmPass::PbNewtonApplyGrid, first), round(MpmPass::PbNewtonReduce, 1)];
+            d.push(at(MpmPass::PbNewtonUpdate, first));
+            // The preconditioner and the next direction serve the next iteration only.
+            if k + 1 < iterations {
+                d.extend(precondition(2));
+            } else if step + 1 == newton.max(1) {
+                d.push(round(MpmPass::PbNewtonReduce, 4));
+            }
+            runs.push((first, d));
+        }
     }
     runs.push((first, vec![at(MpmPass::PbNewtonFinish, first)]));
     runs.extend(page_runs(pages, |page| vec![at(MpmPass::PbNewtonG2p, page)]));
@@ -151,14 +164,16 @@ fn constraint_step_runs(pages: &[ParticlePage], iterations: u32) -> Vec<PageRun<
     runs
 }
 
-/// Records `steps` steps over `pages` as `settings` say, as one compute pass.
+/// Records `steps` steps over `pages` as `settings` say among `params`'s materials, as one compute
+/// pass.
 pub fn record_steps(
     encoder: &mut wgpu::CommandEncoder,
     kernels: &Kernels,
     pages: &[ParticlePage],
     steps: u32,
     settings: &PbmpmSettings,
+    params: &SolverParams,
 ) {
-    let runs: Vec<PageRun> = (0..steps).flat_map(|_| step_runs(pages, settings)).collect();
+    let runs: Vec<PageRun> = (0..steps).flat_map(|_| step_runs(pages, settings, params)).collect();
     record_runs(encoder, kernels, "pbmpm", &runs, None);
 }

@@ -153,7 +153,7 @@ impl Solver {
             let n = (steps - done).min(per_submit.max(1));
             let mut encoder =
                 gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pbmpm") });
-            crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, &settings);
+            crate::sim::pbmpm::gpu::record_steps(&mut encoder, &self.kernels, &self.pages, n, &settings, &self.params);
             done += n;
             if done >= steps {
                 last(&mut encoder);

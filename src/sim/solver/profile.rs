@@ -39,7 +39,7 @@ impl Solver {
         // (the reorder runs on some steps only).
         let mut slots: Option<(wgpu::QuerySet, wgpu::Buffer, u32)> = None;
         for _ in 0..steps {
-            let runs = crate::sim::pbmpm::gpu::step_runs(&self.pages, &settings);
+            let runs = crate::sim::pbmpm::gpu::step_runs(&self.pages, &settings, &self.params);
             let dispatches: Vec<_> =
                 runs.iter().flat_map(|(page, list)| list.iter().map(move |&d| (*page, d))).collect();
             let queries = 2 * dispatches.len() as u32;

@@ -42,7 +42,9 @@ use super::transfer;
 use crate::sim::cpu::grid::Stencil;
 use crate::sim::cpu::grid_update::constrain_node;
 use crate::sim::cpu::p2g::viscous_stress;
-use crate::sim::material::MaterialKind;
+use crate::sim::cpu::g2p::{sand_return, sand_secant};
+use crate::sim::cpu::svd::signed_svd;
+use crate::sim::material::{MaterialKind, SnowMaterial};
 use crate::sim::params::{GridSpec, SolverParams};
 
 /// How a Newton–PCG step solves.
@@ -191,24 +193,17 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
     out
 }
 
-/// A sand particle's trial deformation returned onto its cone, and the secant scales of its shear
-/// and bulk moduli there; other kinds keep the trial and their moduli.
-fn yielded(material: &crate::sim::material::SnowMaterial, trial: &Matrix3<f64>, jp: f64) -> (Matrix3<f64>, f64, f64) {
+/// A sand particle's trial deformation returned onto its cone
+/// ([`crate::sim::cpu::g2p::sand_return`]) and the secant scales of its shear and bulk moduli
+/// there ([`crate::sim::cpu::g2p::sand_secant`]); other kinds keep the trial and their moduli.
+fn yielded(material: &SnowMaterial, trial: &Matrix3<f64>, jp: f64) -> (Matrix3<f64>, f64, f64) {
     if material.kind != MaterialKind::Sand {
         return (*trial, 1.0, 1.0);
     }
-    let (u, sigma, v) = crate::sim::cpu::svd::signed_svd(trial);
-    let (returned, volume) = crate::sim::cpu::g2p::sand_return(material, sigma, jp);
-    let elastic = trial + u * Matrix3::from_diagonal(&(returned - sigma)) * v.transpose();
-    if volume > 0.0 {
-        return (elastic, 0.0, 0.0);
-    }
-    let dev = |s: Vector3<f64>| {
-        let e = s.map(|x| x.abs().max(crate::sim::cpu::g2p::SAND_MIN_STRETCH).ln());
-        (e - Vector3::repeat(e.sum() / 3.0)).norm()
-    };
-    let (kept, tried) = (dev(returned), dev(sigma));
-    (elastic, if tried > 1e-12 { (kept / tried).min(1.0) } else { 1.0 }, 1.0)
+    let (u, sigma, v) = signed_svd(trial);
+    let (returned, _) = sand_return(material, sigma, jp);
+    let (shear, bulk) = sand_secant(material, sigma, jp);
+    (trial + u * Matrix3::from_diagonal(&(returned - sigma)) * v.transpose(), shear, bulk)
 }
 
 /// One level of the multilevel preconditioner: nodes every `2^l` grid nodes.
