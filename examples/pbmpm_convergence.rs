@@ -274,7 +274,7 @@ fn show(v: Option<f64>) -> String {
 fn newton_opt() -> Option<NewtonSettings> {
     let v = std::env::var("NEWTON").ok()?;
     let f: Vec<u32> = v.split(',').map(|x| x.parse().expect("NEWTON=iterations,levels")).collect();
-    Some(NewtonSettings { iterations: f[0], levels: f[1], tolerance: 0.0 })
+    Some(NewtonSettings { iterations: f[0], levels: f[1], tolerance: 0.0, ..NewtonSettings::default() })
 }
 
 fn main() {

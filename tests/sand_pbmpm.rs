@@ -114,7 +114,9 @@ fn pbmpm_on_the_gpu_yields_sand_as_the_twin_does() {
     let jp = out.iter().zip(&twin).map(|(a, b)| (a.plastic_jacobian - b.plastic_jacobian).abs() as f64);
     let jp = jp.fold(0.0, f64::max);
     let apart = common::worst_distance(&twin_of(1), &twin);
-    eprintln!("dry sand under PB-MPM: GPU against twin {worst:.2e} m, Jp {jp:.2e}; one Newton step against three {apart:.2e} m");
+    eprintln!(
+        "dry sand under PB-MPM: GPU against twin {worst:.2e} m, Jp {jp:.2e}; one Newton step against three {apart:.2e} m"
+    );
     // The bound of the other GPU-against-twin PB-MPM tests (tests/pbmpm_newton_gpu.rs,
     // tests/material_laws.rs): 2.5e-4 m, 1/250 of a cell.
     assert!(worst < 2.5e-4, "GPU and twin differ by {worst:e} m");

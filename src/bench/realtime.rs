@@ -196,7 +196,7 @@ pub fn run_realtime(
     let solve = match (solver.pbmpm_solve(), scene.integrator) {
         (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
             solver.stats(gpu).map_err(solver_error)?;
-            Some((settings.iterations, solver.take_solve_totals()))
+            Some((settings.iterations * settings.newton_steps_for(solver.params()), solver.take_solve_totals()))
         }
         _ => None,
     };

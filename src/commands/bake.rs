@@ -260,7 +260,7 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
             let (steps, n, time) = (summary.substeps, s.iterations, summary.simulated_time);
             match (s.solver, summary.solve) {
                 (powder::sim::pbmpm::PbSolver::Newton, Some(solve)) => format!(
-                    "{steps} PB-MPM steps of at most {n} Newton–PCG iterations ({:.2} a step on average), \
+                    "{steps} PB-MPM steps of at most {n} Newton–PCG iterations a Newton step ({:.2} a step on average), \
                      {time:.3} s simulated, largest relative residual {:.2e}",
                     solve.mean_iterations().unwrap_or(0.0),
                     solve.max_residual

@@ -146,7 +146,8 @@ impl StatsText {
             row("max hardening", format!("{:.2}", s.max_hardening));
             row("Jp range", format!("{:.3} … {:.3}", s.min_plastic_jacobian, s.max_plastic_jacobian));
             if let (Some(solve), Some(settings)) = (d.solver().pbmpm_solve(), d.solver().integrator().pbmpm()) {
-                row("PB-MPM solve", solve_line(solve, settings, &s.solve));
+                let newton_steps = settings.newton_steps_for(d.solver().params());
+                row("PB-MPM solve", solve_line(solve, settings, newton_steps, &s.solve));
             }
             if s.nonfinite_count > 0 || s.overflow_count > 0 {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
@@ -166,14 +167,16 @@ impl StatsText {
 /// The Stats panel's line on PB-MPM's solve: what ran (Newton–PCG falls back to the constraint
 /// iterations on a grid without its vectors), its iterations a step, and for Newton–PCG the mean
 /// CG iterations a step of the last report's steps and the largest relative residual one ended
-/// with.
-fn solve_line(ran: PbSolver, settings: &PbmpmSettings, solve: &SolveTotals) -> String {
+/// with. A step of `newton_steps` Newton steps runs at most that many times the iterations.
+fn solve_line(ran: PbSolver, settings: &PbmpmSettings, newton_steps: u32, solve: &SolveTotals) -> String {
     let n = settings.iterations;
     match (ran, settings.solver) {
         (PbSolver::Newton, _) => {
             let mean = solve.mean_iterations().map_or(String::new(), |m| format!("{m:.1} of "));
             let residual = solve.max_residual;
-            format!("Newton–PCG, {mean}at most {n} CG iterations a step, residual ≤ {residual:.1e}")
+            let most = n * newton_steps;
+            let newton = if newton_steps > 1 { format!(" over {newton_steps} Newton steps") } else { String::new() };
+            format!("Newton–PCG, {mean}at most {most} CG iterations a step{newton}, residual ≤ {residual:.1e}")
         }
         (PbSolver::Constraints, PbSolver::Newton) => {
             format!("{n} constraint iterations a step (Newton–PCG needs a dense grid)")
@@ -190,15 +193,18 @@ mod tests {
     fn the_solve_line_says_what_ran() {
         let newton = PbmpmSettings { solver: PbSolver::Newton, iterations: 10, ..PbmpmSettings::default() };
         let solve = SolveTotals { steps: 4, iterations: 25, max_residual: 0.0123 };
-        let line = solve_line(PbSolver::Newton, &newton, &solve);
+        let line = solve_line(PbSolver::Newton, &newton, 1, &solve);
         assert_eq!(line, "Newton–PCG, 6.2 of at most 10 CG iterations a step, residual ≤ 1.2e-2");
-        let quiet = solve_line(PbSolver::Newton, &newton, &SolveTotals::default());
+        let quiet = solve_line(PbSolver::Newton, &newton, 1, &SolveTotals::default());
         assert_eq!(quiet, "Newton–PCG, at most 10 CG iterations a step, residual ≤ 0.0e0");
-        let fallback = solve_line(PbSolver::Constraints, &newton, &SolveTotals::default());
+        // Sand's three Newton steps a step: up to three times the iterations.
+        let sand = solve_line(PbSolver::Newton, &newton, 3, &solve);
+        assert_eq!(sand, "Newton–PCG, 6.2 of at most 30 CG iterations a step over 3 Newton steps, residual ≤ 1.2e-2");
+        let fallback = solve_line(PbSolver::Constraints, &newton, 1, &SolveTotals::default());
         assert_eq!(fallback, "10 constraint iterations a step (Newton–PCG needs a dense grid)");
         let constraints = PbmpmSettings { solver: PbSolver::Constraints, iterations: 5, ..newton };
         assert_eq!(
-            solve_line(PbSolver::Constraints, &constraints, &SolveTotals::default()),
+            solve_line(PbSolver::Constraints, &constraints, 1, &SolveTotals::default()),
             "5 constraint iterations a step"
         );
     }

@@ -30,8 +30,8 @@
 
 use super::{PbSolver, PbmpmSettings};
 use crate::sim::page::ParticlePage;
-use crate::sim::params::SolverParams;
 use crate::sim::page::sizes::{NEWTON_LEVELS, newton_level_nodes};
+use crate::sim::params::SolverParams;
 use crate::sim::passes::MpmPass;
 use crate::sim::pipelines::Kernels;
 use crate::sim::record::{Dispatch, PageRun, dispatch_of, item_threads, page_runs, record_runs};
