@@ -8,15 +8,12 @@
 mod common;
 
 use glam::{UVec3, Vec3};
-use powder::sim::Solver;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
-use powder::sim::integrator::Integrator;
 use powder::sim::params::{Boundary, BoundaryKind, GpuParticle, SolverParams};
 use powder::sim::pbmpm::PbmpmSettings;
 use powder::sim::pbmpm::cpu::PbmpmCpu;
 use powder::sim::presets::preset_by_id;
-use powder::sim::solver::SolverOptions;
 
 /// Cell size, m.
 const H: f64 = 1.0 / 64.0;
@@ -95,25 +92,16 @@ fn pbmpm_on_the_gpu_yields_sand_as_the_twin_does() {
     let sand = preset_by_id("dry_sand").expect("dry sand").material;
     let (params, particles) = common::perturbed_drop(sand, 1e-3);
     let (steps, dt) = (20, 1.0 / 240.0);
-    let twin_of = |newton_steps: u32| {
+    let run = |newton_steps: u32| {
         let settings = PbmpmSettings { newton_steps, ..PbmpmSettings::default() };
-        let mut twin = PbmpmCpu::new(params, settings, &particles).expect("twin");
-        for k in 0..steps {
-            twin.collider_blend = (k + 1) as f64 / steps as f64;
-            twin.step(dt);
-        }
-        twin.gpu_particles()
+        common::pbmpm_gpu_and_twin(&common::gpu(), params, &particles, settings, steps, dt)
     };
-    let twin = twin_of(PbmpmSettings::default().newton_steps);
-    let gpu = common::gpu();
-    let options = SolverOptions { integrator: Integrator::Pbmpm(PbmpmSettings::default()), ..Default::default() };
-    let solver = Solver::with_options(&gpu, params, &particles, options).expect("solver");
-    solver.step_pbmpm(&gpu, steps, dt);
-    let out = solver.read_particles(&gpu).expect("particles");
+    let (out, twin) = run(PbmpmSettings::default().newton_steps);
+    let (_, one) = run(1);
     let worst = common::worst_distance(&out, &twin);
     let jp = out.iter().zip(&twin).map(|(a, b)| (a.plastic_jacobian - b.plastic_jacobian).abs() as f64);
     let jp = jp.fold(0.0, f64::max);
-    let apart = common::worst_distance(&twin_of(1), &twin);
+    let apart = common::worst_distance(&one, &twin);
     eprintln!(
         "dry sand under PB-MPM: GPU against twin {worst:.2e} m, Jp {jp:.2e}; one Newton step against three {apart:.2e} m"
     );

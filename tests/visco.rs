@@ -6,60 +6,18 @@
 
 mod common;
 
-use glam::{DVec3, UVec3, Vec3};
+use common::incline::{self, SLOPE, middle_moved, nusselt, surface};
 use powder::sim::cpu::CpuSolver;
 use powder::sim::cpu::particle::CpuParticle;
 use powder::sim::material::SnowMaterial;
-use powder::sim::params::BoundaryKind;
 use powder::sim::presets::preset_by_id;
 
-const G: f64 = 9.81;
-/// The incline, degrees: gravity is tilted by it, the domain floor is the slope.
-const SLOPE: f64 = 30.0;
-/// Cell size, m.
-const H: f64 = 1.0 / 128.0;
-
-/// A layer `thickness` deep and 0.3 m long of `material` on the floor of a channel 0.5 m long
-/// (x), 4 cells wide (y), gravity tilted by [`SLOPE`] along x; at rest, against the
-/// upper end. The lower end is open ground: in a channel closed at both ends the liquid, which is
-/// slightly compressible, only compresses against the lower wall until the pressure balances the
-/// slope (1.8 % for honey here), and stops.
+/// [`incline::layer`] on the explicit twin, the sticky floor in place.
 fn layer(material: SnowMaterial, thickness: f64, dt: f64) -> CpuSolver {
-    let mut params = common::params(1, H, dt);
-    params.grid.cells = UVec3::new(64, 4, 20);
-    params.material = material;
-    // The floor must hold the fluid still (no slip) and the channel's sides must not (a 3 cm wide
-    // duct with no-slip sides is a different flow, and walls with friction stick too, pressed by
-    // the particles' jitter): the domain's walls slip without friction and a sticky half-space
-    // collider two cells up is the floor.
-    params.boundary.kind = BoundaryKind::Slip;
-    params.boundary.friction = 0.0;
-    let theta = SLOPE.to_radians();
-    params.gravity = DVec3::new(G * theta.sin(), 0.0, -G * theta.cos());
-    params.fixed_point = powder::sim::fixed_point::FixedPoint::for_scene(material.density, H, params.max_speed);
-    let lo = Vec3::new(0.0, 0.0, FLOOR as f32);
-    let hi = Vec3::new(0.3, (4.0 * H) as f32, (FLOOR + thickness) as f32);
-    let particles = common::block(lo, hi, H as f32, material.density as f32, |_| Vec3::ZERO);
+    let (params, particles) = incline::layer(material, thickness, dt);
     let mut s = CpuSolver::new(params, &particles);
-    s.colliders = Some(common::sticky_floor(&params, FLOOR));
+    s.colliders = Some(common::sticky_floor(&params, incline::FLOOR));
     s
-}
-
-/// Height of the floor, m: two cells above the domain's.
-const FLOOR: f64 = 2.0 * H;
-
-/// The mean down-slope speed of the particles within half a cell of the layer's top, over its
-/// middle (x in [0.1, 0.2] m: away from the upper end, where it thins, and its front), and the
-/// layer's depth there: from the floor to its top particles' centres, plus the quarter cell by
-/// which a particle's centre lies below the surface of the cube of fluid it stands for.
-fn surface(particles: &[CpuParticle]) -> (f64, f64) {
-    let middle: Vec<&CpuParticle> = particles.iter().filter(|p| (0.1..0.2).contains(&p.position.x)).collect();
-    let top = middle.iter().map(|p| p.position.z).fold(f64::MIN, f64::max);
-    let surface: Vec<&&CpuParticle> = middle.iter().filter(|p| p.position.z > top - 0.5 * H).collect();
-    let n = surface.len() as f64;
-    let speed = surface.iter().map(|p| p.velocity.x).sum::<f64>() / n;
-    let depth = surface.iter().map(|p| p.position.z).sum::<f64>() / n + 0.25 * H - FLOOR;
-    (speed, depth)
 }
 
 #[test]
@@ -75,7 +33,7 @@ fn a_newtonian_film_reaches_the_nusselt_surface_speed() {
     let dt = 1e-4;
     let mut s = layer(honey, thickness, dt);
     // The surface speed of a film of depth h: ρ g sin θ h² / (2η).
-    let nusselt = |h: f64| honey.density * G * SLOPE.to_radians().sin() * h * h / (2.0 * honey.viscosity);
+    let nusselt = |h: f64| nusselt(&honey, h);
     let (mut ratios, mut speeds) = (Vec::new(), Vec::new());
     for k in 1..=3 {
         s.step_frame((0.05 / dt).round() as u32);
@@ -106,7 +64,7 @@ fn a_viscous_liquid_film_reaches_the_nusselt_surface_speed() {
     let water = preset_by_id("water").expect("water").material;
     let liquid = SnowMaterial { viscosity: 50.0, ..water };
     let (thickness, dt) = (0.05, 1e-4);
-    let nusselt = |h: f64| liquid.density * G * SLOPE.to_radians().sin() * h * h / (2.0 * liquid.viscosity);
+    let nusselt = |h: f64| nusselt(&liquid, h);
     let run = |m: SnowMaterial| {
         let mut s = layer(m, thickness, dt);
         s.step_frame((0.1 / dt).round() as u32);
@@ -128,21 +86,14 @@ fn mud_thinner_than_its_yield_height_stands_on_the_slope() {
     // Mud of yield stress 400 Pa on the 30° slope: the yield height τ_y / (ρ g sin θ) is 4.5 cm.
     // A layer of 3 cm stands (its base carries 2/3 of the yield stress); one of 7.5 cm flows.
     let mud = SnowMaterial { yield_stress: 400.0, ..preset_by_id("mud").expect("mud").material };
-    let yield_height = mud.yield_stress / (mud.density * G * SLOPE.to_radians().sin());
+    let yield_height = mud.yield_stress / (mud.density * incline::G * SLOPE.to_radians().sin());
     let dt = 2e-4;
     // How far the layer's middle (x in [0.1, 0.2] m at the start) moved down the slope in 0.2 s.
     let moved = |thickness: f64| {
+        let (_, start) = incline::layer(mud, thickness, dt);
         let mut s = layer(mud, thickness, dt);
-        let start: Vec<f64> = s.particles.iter().map(|p| p.position.x).collect();
         s.step_frame((0.2 / dt).round() as u32);
-        let middle: Vec<f64> = s
-            .particles
-            .iter()
-            .zip(&start)
-            .filter(|(_, x0)| (0.1..0.2).contains(*x0))
-            .map(|(p, x0)| p.position.x - x0)
-            .collect();
-        middle.iter().sum::<f64>() / middle.len() as f64
+        middle_moved(&start, &s.particles)
     };
     let (thin, thick) = (moved(0.03), moved(0.075));
     eprintln!(

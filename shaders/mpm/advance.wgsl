@@ -119,7 +119,7 @@ fn advanced_from(stored: Particle, gathered: Gathered) -> Advanced {
     let affine = gathered.affine;
     let trial = (IDENTITY3 + substep_dt() * affine) * p.deformation;
     let material = material_of(p.material);
-    var plastic = project_plastic(material, trial, p.plastic_jacobian, yield_keep());
+    var plastic = project_plastic(material, trial, p.plastic_jacobian, yield_keep(material));
     // A cracked particle's stretch past 1 + θs opens its cracks instead of loosening the snow
     // between them: its Jp may fall (compaction) but not rise (src/sim/cpu/g2p.rs, the same).
     if (p.damage > 0.0) {

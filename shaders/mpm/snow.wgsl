@@ -116,9 +116,11 @@ struct PlasticState {
 
 // The fraction of a step's strain beyond the elastic range that stays elastic at its end:
 // exp(−dt/τ) under PB-MPM's yield relaxation, 0 (the clamp exactly) for τ = 0, the explicit
-// integrator's (PbmpmSettings::keep in src/sim/pbmpm/mod.rs).
-fn yield_keep() -> f32 {
-    return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0);
+// integrator's, and for sand and visco-plastic fluids, which PB-MPM's Newton solve returns inside
+// the step (PbmpmSettings::keep in src/sim/pbmpm/mod.rs, MaterialKind::yields_in_solve).
+fn yield_keep(m: Material) -> f32 {
+    let in_solve = m.plasticity == PLASTICITY_SAND || m.plasticity == PLASTICITY_VISCO;
+    return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0 && !in_solve);
 }
 
 // Sand's plasticity (PLASTICITY_SAND): the Drucker–Prager return mapping of Klár et al. 2016
@@ -175,6 +177,21 @@ fn visco_return(m: Material, sigma: vec3<f32>) -> vec3<f32> {
     let r = m.mu0 * substep_dt() / m.viscosity;
     let relaxed = (stress + r * k) / (1.0 + r);
     return exp(vec3<f32>(tr / 3.0) + deviatoric * (relaxed / stress));
+}
+
+// The secant scale of the visco-plastic shear modulus at the trial singular values `sigma`: the
+// fraction ‖s'‖/‖s‖ of the deviatoric stress visco_return keeps (1 within the yield surface).
+// CPU twin: visco_secant in src/sim/cpu/g2p.rs.
+fn visco_secant(m: Material, sigma: vec3<f32>) -> f32 {
+    let epsilon = log(max(abs(sigma), vec3<f32>(SAND_MIN_STRETCH)));
+    let deviatoric = epsilon - vec3<f32>((epsilon.x + epsilon.y + epsilon.z) / 3.0);
+    let stress = 2.0 * m.mu0 * length(deviatoric);
+    let k = sqrt(2.0) * m.yield_stress;
+    if (stress <= k) {
+        return 1.0;
+    }
+    let r = m.mu0 * substep_dt() / m.viscosity;
+    return (stress + r * k) / (1.0 + r) / stress;
 }
 
 // Returns the trial deformation F to the elastic range, `keep` of the excess left elastic. Snow

@@ -62,6 +62,13 @@ impl MaterialKind {
             Self::ViscoPlastic => 3,
         }
     }
+
+    /// Whether PB-MPM's Newton solve returns this kind's stress to its yield surface inside the
+    /// step (sand, visco-plastic: `docs/pbmpm.md`, "Yielding inside the Newton solve"). Such a kind ends
+    /// each PB-MPM step with the whole return, not the yield relaxation's partial one.
+    pub fn yields_in_solve(self) -> bool {
+        matches!(self, Self::Sand | Self::ViscoPlastic)
+    }
 }
 
 /// The elastic energy a material stores: how its stress grows with its elastic deformation. Both

@@ -216,30 +216,50 @@ fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mi
     }
 }
 
-// Sand's trial deformation returned onto its cone inside the solve (sand_return), with the secant
-// scales of its moduli there (sand_secant) kept in the particle's first in-step slot of
-// reorder_scratch for the operator's passes (pb_begin zeroes the slots each step; under the
-// Newton solve nothing else uses them). Other kinds keep the trial. CPU twin: newton.rs, yielded.
+// A yielding particle's trial deformation returned inside the solve, sand onto its cone
+// (sand_return, sand_secant), a visco-plastic fluid toward its yield surface (visco_return,
+// visco_secant), with the secant scales of its moduli there kept in the particle's first in-step
+// slot of reorder_scratch for the operator's passes (pb_begin zeroes the slots each step; under
+// the Newton solve nothing else uses them). Other kinds keep the trial. CPU twin: newton.rs,
+// yielded.
 fn newton_yielded(m: Material, trial: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
-    if (m.plasticity != PLASTICITY_SAND) {
+    let sand = m.plasticity == PLASTICITY_SAND;
+    if (!sand && m.plasticity != PLASTICITY_VISCO) {
         return trial;
     }
     let d = svd3(trial);
-    let returned = sand_return(m, d.sigma, plastic_jacobian).xyz - d.sigma;
-    let secant = sand_secant(m, d.sigma, plastic_jacobian);
+    var returned: vec3<f32>;
+    var secant: vec2<f32>;
+    if (sand) {
+        returned = sand_return(m, d.sigma, plastic_jacobian).xyz;
+        secant = sand_secant(m, d.sigma, plastic_jacobian);
+    } else {
+        returned = visco_return(m, d.sigma);
+        secant = vec2<f32>(visco_secant(m, d.sigma), 1.0);
+    }
     reorder_scratch[reorder_slot(index, 0u)] = bitcast<vec4<u32>>(vec4<f32>(secant, 0.0, 0.0));
-    let correction = mat3x3<f32>(returned.x, 0.0, 0.0, 0.0, returned.y, 0.0, 0.0, 0.0, returned.z);
+    let removed = returned - d.sigma;
+    let correction = mat3x3<f32>(removed.x, 0.0, 0.0, 0.0, removed.y, 0.0, 0.0, 0.0, removed.z);
     return trial + d.u * correction * transpose(d.v);
 }
 
 // The small-strain stress of the operator, δτ = 2μ sym(δD) + λ tr(δD) I, at the particle's
-// hardened moduli, sand's scaled by the secant scales pb_newton_force kept (newton_yielded).
+// hardened moduli, a yielding kind's scaled by the secant scales pb_newton_force kept
+// (newton_yielded), a viscous liquid's with its viscous stress's own 2η/dt and −2η/(3dt) added
+// (CPU twin: newton.rs, operator_moduli, which says why).
 fn newton_operator_stress(m: Material, dd: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
     let hc = hardening_factor(m, plastic_jacobian);
     var scales = vec2<f32>(1.0);
-    if (m.plasticity == PLASTICITY_SAND) {
+    if (m.plasticity == PLASTICITY_SAND || m.plasticity == PLASTICITY_VISCO) {
         scales = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]).xy;
     }
+    var mu = m.mu0 * hc * scales.x;
+    var lambda = m.lambda0 * hc * scales.y;
+    if (m.plasticity == PLASTICITY_LIQUID && m.viscosity > 0.0) {
+        let rate = m.viscosity / substep_dt();
+        mu += rate;
+        lambda -= (2.0 / 3.0) * rate;
+    }
     let trace = dd[0][0] + dd[1][1] + dd[2][2];
-    return (m.mu0 * hc * scales.x) * (dd + transpose(dd)) + (m.lambda0 * hc * scales.y * trace) * IDENTITY3;
+    return mu * (dd + transpose(dd)) + (lambda * trace) * IDENTITY3;
 }

@@ -1,10 +1,10 @@
 // pb_newton_force: the elastic forces at the Newton step's point, dt·f in momentum units: each
 // particle gathers C̃ from grid_velocity (ṽ*, or ṽ* + x̃ from pb_newton_relinearize), takes
-// F' = (I + dt C̃) F_E (sand's returned onto its cone, its secant scales kept: newton_yielded) and
+// F' = (I + dt C̃) F_E (a yielding kind's returned, its secant scales kept: newton_yielded) and
 // its Kirchhoff stress τ (snow_response, iteration.wgsl; a liquid's viscous stress of C̃ added) and
 // adds −dt V⁰ τ ∇w to its nodes' force sums.
 // CPU twin: newton.rs, forces and yielded.
-// Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, reorder_scratch (sand's
+// Reads: params, clock, particles, grid_velocity. Writes: grid_fixed, reorder_scratch (the
 // secant scales), the status counters.
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -167,7 +167,8 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
         if settings.solver == PbSolver::Newton {
             let mut newton = settings.newton_steps as f64;
             let (lo, hi) = powder::sim::pbmpm::NEWTON_STEPS_RANGE;
-            if slider(ui, "Newton steps (sand)", "", &mut newton, lo as f64..=hi as f64, false, tips::NEWTON_STEPS) {
+            if slider(ui, "Newton steps (sand, mud)", "", &mut newton, lo as f64..=hi as f64, false, tips::NEWTON_STEPS)
+            {
                 let settings = PbmpmSettings { newton_steps: newton.round() as u32, ..settings };
                 events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
             }

@@ -87,9 +87,9 @@ pub const SOLVER: &str = "How a PB-MPM step is solved. constraints: each particl
 pub const LONGEST_STEP: &str = "PB-MPM longest step: the largest simulated time one step may advance (steps are \
      also limited by how far the snow moves). Higher: fewer steps (faster); too high and fast snow tunnels.";
 /// PB-MPM Newton steps.
-pub const NEWTON_STEPS: &str = "Newton steps per PB-MPM step in a scene with sand: the sand's stress is returned \
-     onto its friction cone inside the solve, which linearises again this many times. Higher: sand flows and \
-     settles closer to its friction angle, slower steps; 1 leaves sand nearly rigid. Scenes without sand take one.";
+pub const NEWTON_STEPS: &str = "Newton steps per PB-MPM step in a scene with sand, honey or mud: their stress is \
+     returned to its yield surface inside the solve, which linearises again this many times. Higher: they flow \
+     closer to their friction angle or viscosity, slower steps; 1 leaves sand nearly rigid. Other scenes take one.";
 /// PB-MPM yield time.
 pub const YIELD_TIME: &str = "yield time: how long plastic flow takes to relax the snow towards its yield limits. \
      Higher: snow stays springy longer before it packs or tears; 0 yields at once as the explicit integrator does.";

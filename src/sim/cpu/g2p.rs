@@ -144,6 +144,23 @@ pub fn visco_return(material: &SnowMaterial, sigma: nalgebra::Vector3<f64>, dt: 
     (nalgebra::Vector3::repeat(tr / 3.0) + deviatoric * (relaxed / stress)).map(f64::exp)
 }
 
+/// The secant scale of the visco-plastic shear modulus at the trial singular values `sigma` over a
+/// step of `dt` seconds: the fraction `‖s'‖/‖s‖` of the deviatoric stress [`visco_return`] keeps
+/// (1 within the yield surface). PB-MPM's Newton operator takes the shear modulus scaled by it
+/// (`docs/pbmpm.md`, "Yielding inside the Newton solve").
+pub fn visco_secant(material: &SnowMaterial, sigma: nalgebra::Vector3<f64>, dt: f64) -> f64 {
+    let epsilon = sigma.map(|s| s.abs().max(SAND_MIN_STRETCH).ln());
+    let deviatoric = epsilon - nalgebra::Vector3::repeat(epsilon.sum() / 3.0);
+    let mu = material.mu0();
+    let stress = 2.0 * mu * deviatoric.norm();
+    let k = std::f64::consts::SQRT_2 * material.yield_stress;
+    if stress <= k {
+        return 1.0;
+    }
+    let r = mu * dt / material.viscosity;
+    (stress + r * k) / (1.0 + r) / stress
+}
+
 /// The smallest singular value sand's return mapping takes the logarithm of: a particle crushed
 /// flatter is treated as this flat (`SAND_MIN_STRETCH` in `snow.wgsl`).
 pub const SAND_MIN_STRETCH: f64 = 1e-4;

@@ -39,7 +39,8 @@ pub fn gravity_kick(previous: f64, dt: f64) -> f64 {
 ///
 /// 1. `F' = (I + D) F_E`, then the explicit integrator's snow plasticity with the step's yield
 ///    relaxation ([`project_plasticity_svd`]: singular values returned toward `[1 − θc, 1 + θs]`,
-///    all but the fraction `keep` of the excess ([`super::super::PbmpmSettings::keep`]), what
+///    all but the fraction `keep` of the excess ([`super::super::PbmpmSettings::keep`]; 0 for the
+///    kinds that yield inside the solve), what
 ///    was removed into `Jp`, `Jp` kept in `[10⁻³, 10³]`); a cracked particle's `Jp` may fall but
 ///    not rise.
 /// 2. Cracking as in the explicit integrator ([`crate::sim::material::SnowMaterial::cracks`]).
@@ -60,8 +61,9 @@ pub fn end_step(
     let mut report = StepReport::default();
     for (p, s) in particles.iter_mut().zip(state) {
         let trial = (Matrix3::identity() + s.affine) * p.deformation;
-        let (elastic, mut jp, sigma, stretch) =
-            project_plasticity_svd(params.material_of(p.material), &trial, p.plastic_jacobian, keep, dt);
+        let material = params.material_of(p.material);
+        let keep = if material.kind.yields_in_solve() { 0.0 } else { keep };
+        let (elastic, mut jp, sigma, stretch) = project_plasticity_svd(material, &trial, p.plastic_jacobian, keep, dt);
         if p.damage > 0.0 {
             jp = jp.min(p.plastic_jacobian);
         }
