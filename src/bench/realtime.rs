@@ -49,7 +49,8 @@ pub struct RealtimeResult {
     /// timed frames did.
     pub solve: Option<(u32, SolveTotals)>,
     /// PB-MPM only, where the GPU has timestamps: each pass's cost in a step on the state the
-    /// timed frames left ([`crate::sim::Solver::profile_pbmpm`], [`PROFILE_STEPS`] steps).
+    /// timed frames left ([`crate::sim::Solver::profile_pbmpm`], [`PROFILE_STEPS`] steps of the
+    /// length the next frame would take).
     pub passes: Option<Vec<PassTime>>,
 }
 
@@ -60,8 +61,10 @@ pub const PROFILE_STEPS: u32 = 10;
 #[derive(Clone, Copy, Debug)]
 pub struct IterationCost {
     /// Milliseconds per iteration: the difference of two runs of [`ITERATION_STEPS`] steps at
-    /// [`ITERATION_COUNTS`] iterations each, over the iterations that differ, so that what a step
-    /// costs besides its iterations (the sort, `pb_begin`, `g2p`, the submissions) cancels.
+    /// [`ITERATION_COUNTS`] iterations each (every one run: tolerance 0; times the Newton steps of
+    /// a scene with a yielding kind), over the iterations that differ, so that what a step costs
+    /// besides its iterations (the sort, `pb_begin`, the force passes, `g2p`, the submissions)
+    /// cancels.
     pub ms: f64,
     /// Bytes an iteration must move at least ([`iteration_bytes`]).
     pub bytes: f64,
@@ -200,6 +203,18 @@ pub fn run_realtime(
         }
         _ => None,
     };
+    // The iteration cost and the profile step on at the step the app would take next (the motion
+    // limit at the fastest particle's speed), not at the longest step: at 1/240 s a ball thrown at
+    // several m/s moved several cells a step, and a stiff kind's stresses then overflowed the
+    // force sums' fixed point, whose clamps, counted on one global atomic, made the operator's
+    // particle pass tens of times slower than in the frames.
+    let step_dt = match scene.integrator {
+        Integrator::Pbmpm(settings) => {
+            let speed = solver.stats(gpu).map_err(solver_error)?.max_speed;
+            settings.plan_frame(FRAME_SPAN, speed, solver.params().max_speed, grid.cell_size).1
+        }
+        Integrator::Explicit => 0.0,
+    };
     Ok(RealtimeResult {
         integrator: scene.integrator.name(),
         particles: solver.particle_count(),
@@ -211,31 +226,33 @@ pub fn run_realtime(
         wall_s,
         solve,
         iteration: match scene.integrator {
-            Integrator::Pbmpm(settings) => Some(iteration_cost(gpu, &mut solver, settings).map_err(solver_error)?),
+            Integrator::Pbmpm(settings) => {
+                Some(iteration_cost(gpu, &mut solver, settings, step_dt).map_err(solver_error)?)
+            }
             Integrator::Explicit => None,
         },
         passes: match scene.integrator {
-            Integrator::Pbmpm(settings) => {
-                solver.profile_pbmpm(gpu, PROFILE_STEPS, settings.dt).map_err(solver_error)?
-            }
+            Integrator::Pbmpm(_) => solver.profile_pbmpm(gpu, PROFILE_STEPS, step_dt).map_err(solver_error)?,
             Integrator::Explicit => None,
         },
     })
 }
 
-/// [`IterationCost`] on `solver` as it stands (it steps the snow on).
+/// [`IterationCost`] on `solver` as it stands, in steps of `dt` seconds (it steps the snow on).
 fn iteration_cost(
     gpu: &Gpu,
     solver: &mut crate::sim::Solver,
     settings: PbmpmSettings,
+    dt: f64,
 ) -> Result<IterationCost, crate::sim::SolverError> {
     let mut time = |iterations| -> Result<f64, crate::sim::SolverError> {
-        solver.set_integrator(gpu, Integrator::Pbmpm(PbmpmSettings { iterations, ..settings }))?;
+        // Tolerance 0: every iteration runs, so that the difference counts the iterations it says.
+        solver.set_integrator(gpu, Integrator::Pbmpm(PbmpmSettings { iterations, tolerance: 0.0, ..settings }))?;
         // One untimed run: the first dispatches of a pipeline pay for its first use.
-        solver.step_pbmpm(gpu, ITERATION_STEPS, settings.dt);
+        solver.step_pbmpm(gpu, ITERATION_STEPS, dt);
         gpu.wait_idle();
         let start = Instant::now();
-        solver.step_pbmpm(gpu, ITERATION_STEPS, settings.dt);
+        solver.step_pbmpm(gpu, ITERATION_STEPS, dt);
         gpu.wait_idle();
         Ok(start.elapsed().as_secs_f64() * 1e3)
     };
@@ -243,7 +260,8 @@ fn iteration_cost(
     let (t_few, t_many) = (time(few)?, time(many)?);
     solver.set_integrator(gpu, Integrator::Pbmpm(settings))?;
     Ok(IterationCost {
-        ms: (t_many - t_few) / ((many - few) * ITERATION_STEPS) as f64,
+        // A step of several Newton steps runs its iterations that many times.
+        ms: (t_many - t_few) / ((many - few) * ITERATION_STEPS * settings.newton_steps_for(solver.params())) as f64,
         bytes: iteration_bytes(solver.particle_count()),
         copy_bandwidth: super::memory_bandwidth(gpu),
     })
