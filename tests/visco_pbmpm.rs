@@ -121,12 +121,9 @@ fn pbmpm_on_the_gpu_takes_a_liquids_viscosity_as_the_twin_does() {
     let (params, particles) = slab(50.0);
     let (out, twin) = common::pbmpm_gpu_and_twin(&common::gpu(), params, &particles, settings, 30, 1.0 / 240.0);
     let (params, particles) = slab(0.0);
-    let mut inviscid = PbmpmCpu::new(params, settings, &particles).expect("twin");
-    for _ in 0..30 {
-        inviscid.step(1.0 / 240.0);
-    }
+    let inviscid = common::pbmpm_twin(params, &particles, settings, 30, 1.0 / 240.0);
     let worst = common::worst_distance(&out, &twin);
-    let apart = common::worst_distance(&inviscid.gpu_particles(), &twin);
+    let apart = common::worst_distance(&inviscid, &twin);
     eprintln!("viscous slab under PB-MPM: GPU against twin {worst:.2e} m; viscous against inviscid {apart:.2e} m");
     // tests/liquid.rs's bound for the inviscid slab on the GPU (f32, and force sums in a fixed point
     // coarse enough for the water's bulk modulus): 1.5e-3 m.

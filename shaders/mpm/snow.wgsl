@@ -119,8 +119,13 @@ struct PlasticState {
 // integrator's, and for sand and visco-plastic fluids, which PB-MPM's Newton solve returns inside
 // the step (PbmpmSettings::keep in src/sim/pbmpm/mod.rs, MaterialKind::yields_in_solve).
 fn yield_keep(m: Material) -> f32 {
-    let in_solve = m.plasticity == PLASTICITY_SAND || m.plasticity == PLASTICITY_VISCO;
-    return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0 && !in_solve);
+    return select(0.0, exp(-substep_dt() / params.pb_yield_time), params.pb_yield_time > 0.0 && !yields_in_solve(m));
+}
+
+// Whether PB-MPM's Newton solve returns this material's stress to its yield surface inside the
+// step: sand and visco-plastic fluids (MaterialKind::yields_in_solve in src/sim/material.rs).
+fn yields_in_solve(m: Material) -> bool {
+    return m.plasticity == PLASTICITY_SAND || m.plasticity == PLASTICITY_VISCO;
 }
 
 // Sand's plasticity (PLASTICITY_SAND): the Drucker–Prager return mapping of Klár et al. 2016

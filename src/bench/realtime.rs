@@ -196,9 +196,13 @@ pub fn run_realtime(
         }
     }
     let wall_s = started.elapsed().as_secs_f64();
+    // One readback after the frames: it brings their solve totals in and the fastest speed.
+    let stats = match scene.integrator {
+        Integrator::Pbmpm(_) => Some(solver.stats(gpu).map_err(solver_error)?),
+        Integrator::Explicit => None,
+    };
     let solve = match (solver.pbmpm_solve(), scene.integrator) {
         (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
-            solver.stats(gpu).map_err(solver_error)?;
             Some((settings.iterations * settings.newton_steps_for(solver.params()), solver.take_solve_totals()))
         }
         _ => None,
@@ -208,12 +212,11 @@ pub fn run_realtime(
     // several m/s moved several cells a step, and a stiff kind's stresses then overflowed the
     // force sums' fixed point, whose clamps, counted on one global atomic, made the operator's
     // particle pass tens of times slower than in the frames.
-    let step_dt = match scene.integrator {
-        Integrator::Pbmpm(settings) => {
-            let speed = solver.stats(gpu).map_err(solver_error)?.max_speed;
-            settings.plan_frame(FRAME_SPAN, speed, solver.params().max_speed, grid.cell_size).1
+    let step_dt = match (scene.integrator, &stats) {
+        (Integrator::Pbmpm(settings), Some(stats)) => {
+            settings.plan_frame(FRAME_SPAN, stats.max_speed, solver.params().max_speed, grid.cell_size).1
         }
-        Integrator::Explicit => 0.0,
+        _ => 0.0,
     };
     Ok(RealtimeResult {
         integrator: scene.integrator.name(),

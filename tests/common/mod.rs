@@ -415,8 +415,25 @@ pub fn pour_frames(s: &mut powder::sim::cpu::CpuSolver, schedule: &powder::scene
     }
 }
 
-/// `steps` PB-MPM steps of `dt` seconds under `settings`, on the GPU and on the f64 twin (step k
-/// seeing the colliders `(k + 1)/steps` of the way): the GPU's particles read back, and the twin's.
+/// `steps` PB-MPM steps of `dt` seconds under `settings` on the f64 twin (step k seeing the
+/// colliders `(k + 1)/steps` of the way): its particles in the GPU's layout.
+pub fn pbmpm_twin(
+    params: SolverParams,
+    particles: &[GpuParticle],
+    settings: powder::sim::pbmpm::PbmpmSettings,
+    steps: u32,
+    dt: f64,
+) -> Vec<GpuParticle> {
+    let mut twin = powder::sim::pbmpm::cpu::PbmpmCpu::new(params, settings, particles).expect("twin");
+    for k in 0..steps {
+        twin.collider_blend = (k + 1) as f64 / steps as f64;
+        twin.step(dt);
+    }
+    twin.gpu_particles()
+}
+
+/// The same steps on the GPU and on the twin ([`pbmpm_twin`]): the GPU's particles read back, and
+/// the twin's.
 pub fn pbmpm_gpu_and_twin(
     gpu: &Gpu,
     params: SolverParams,
@@ -427,13 +444,8 @@ pub fn pbmpm_gpu_and_twin(
 ) -> (Vec<GpuParticle>, Vec<GpuParticle>) {
     use powder::sim::integrator::Integrator;
     use powder::sim::solver::SolverOptions;
-    let mut twin = powder::sim::pbmpm::cpu::PbmpmCpu::new(params, settings, particles).expect("twin");
-    for k in 0..steps {
-        twin.collider_blend = (k + 1) as f64 / steps as f64;
-        twin.step(dt);
-    }
     let options = SolverOptions { integrator: Integrator::Pbmpm(settings), ..Default::default() };
     let solver = powder::sim::Solver::with_options(gpu, params, particles, options).expect("solver");
     solver.step_pbmpm(gpu, steps, dt);
-    (solver.read_particles(gpu).expect("particles"), twin.gpu_particles())
+    (solver.read_particles(gpu).expect("particles"), pbmpm_twin(params, particles, settings, steps, dt))
 }

@@ -223,10 +223,10 @@ fn store_partial_sum(workgroup: vec3<u32>, workgroups: vec3<u32>, local: u32, mi
 // the Newton solve nothing else uses them). Other kinds keep the trial. CPU twin: newton.rs,
 // yielded.
 fn newton_yielded(m: Material, trial: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
-    let sand = m.plasticity == PLASTICITY_SAND;
-    if (!sand && m.plasticity != PLASTICITY_VISCO) {
+    if (!yields_in_solve(m)) {
         return trial;
     }
+    let sand = m.plasticity == PLASTICITY_SAND;
     let d = svd3(trial);
     var returned: vec3<f32>;
     var secant: vec2<f32>;
@@ -250,7 +250,7 @@ fn newton_yielded(m: Material, trial: mat3x3<f32>, plastic_jacobian: f32, index:
 fn newton_operator_stress(m: Material, dd: mat3x3<f32>, plastic_jacobian: f32, index: u32) -> mat3x3<f32> {
     let hc = hardening_factor(m, plastic_jacobian);
     var scales = vec2<f32>(1.0);
-    if (m.plasticity == PLASTICITY_SAND || m.plasticity == PLASTICITY_VISCO) {
+    if (yields_in_solve(m)) {
         scales = bitcast<vec4<f32>>(reorder_scratch[reorder_slot(index, 0u)]).xy;
     }
     var mu = m.mu0 * hc * scales.x;

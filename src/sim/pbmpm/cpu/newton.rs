@@ -173,24 +173,28 @@ impl System {
     }
 }
 
-/// `dt² f(u)`: the elastic forces at node displacements `u`, over the step, kg·m.
-fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+/// `dt² f(u)`: the elastic forces at node displacements `u`, over the step, kg·m; and each
+/// particle's share of the operator there ([`operator_moduli`]), from the same return
+/// ([`yielded`]).
+fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> (Vec<Vector3<f64>>, Vec<(f64, f64)>) {
     let dt = sys.dt;
     let mut out = vec![Vector3::zeros(); u.len()];
+    let mut moduli = Vec::with_capacity(s.particles.len());
     for (k, p) in s.particles.iter().enumerate() {
         let gradient = sys.gradient(k, u);
-        let trial = (Matrix3::identity() + gradient) * p.deformation;
         let material = s.params.material_of(p.material);
+        let (trial, shear, bulk) =
+            yielded(material, &((Matrix3::identity() + gradient) * p.deformation), p.plastic_jacobian, dt);
+        moduli.push(operator_moduli(material, p.volume, p.plastic_jacobian, dt, shear, bulk));
         // A liquid's viscous stress at the velocity gradient of the Newton step's point (the
         // displacement's over dt); the operator carries its linearisation (operator_moduli).
-        let trial = yielded(material, &trial, p.plastic_jacobian, dt).0;
         let tau = snow_response(material, &trial, p.plastic_jacobian, p.damage).stress * trial.transpose()
             + viscous_stress(material, &(gradient / dt), trial.determinant());
         for (i, _, g) in &sys.stencils[k] {
             out[*i] -= dt * dt * p.volume * (tau * g);
         }
     }
-    out
+    (out, moduli)
 }
 
 /// A yielding particle's trial deformation returned inside the solve, and the secant scales of
@@ -199,10 +203,10 @@ fn forces(s: &PbmpmCpu, sys: &System, u: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
 /// visco-plastic fluid toward its yield surface ([`crate::sim::cpu::g2p::visco_return`],
 /// [`crate::sim::cpu::g2p::visco_secant`]); other kinds keep the trial and their moduli.
 fn yielded(material: &SnowMaterial, trial: &Matrix3<f64>, jp: f64, dt: f64) -> (Matrix3<f64>, f64, f64) {
-    let (u, sigma, v) = match material.kind {
-        MaterialKind::Sand | MaterialKind::ViscoPlastic => signed_svd(trial),
-        _ => return (*trial, 1.0, 1.0),
-    };
+    if !material.kind.yields_in_solve() {
+        return (*trial, 1.0, 1.0);
+    }
+    let (u, sigma, v) = signed_svd(trial);
     let (returned, shear, bulk) = if material.kind == MaterialKind::Sand {
         let (shear, bulk) = sand_secant(material, sigma, jp);
         (sand_return(material, sigma, jp).0, shear, bulk)
@@ -419,25 +423,16 @@ fn solve(
     let mut report = SolveReport::default();
     let (mut r, mut rz) = (Vec::new(), 0.0);
     let (mut initial, mut initial_mass_norm, mut rounding) = (0.0, 0.0, false);
+    // The levels depend on the masses and the materials alone, not on the Newton step's moduli.
+    let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, sys, l)).collect();
     for step in 0..cfg.steps.max(1) {
         let u: Vec<Vector3<f64>> = predicted.iter().zip(&x).map(|(a, b)| a + b).collect();
-        sys.moduli = s
-            .particles
-            .iter()
-            .enumerate()
-            .map(|(k, p)| {
-                let material = s.params.material_of(p.material);
-                let trial = (Matrix3::identity() + sys.gradient(k, &u)) * p.deformation;
-                let (_, shear, bulk) = yielded(material, &trial, p.plastic_jacobian, dt);
-                operator_moduli(material, p.volume, p.plastic_jacobian, dt, shear, bulk)
-            })
-            .collect();
-        let mut f = forces(s, sys, &u);
+        let (mut f, moduli) = forces(s, sys, &u);
+        sys.moduli = moduli;
         for i in 0..n {
             f[i] -= x[i] * sys.mass[i];
         }
         (r, held) = sys.split(f);
-        let levels: Vec<Level> = (0..cfg.levels).map(|l| Level::new(&spec, sys, l)).collect();
         let mut z = precondition(&spec, sys, &levels, &r);
         let mut p = z.clone();
         rz = dot(&r, &z);
