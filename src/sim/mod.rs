@@ -43,6 +43,7 @@ pub mod path;
 pub mod pbmpm;
 pub mod pipelines;
 pub mod presets;
+pub mod pressure;
 pub mod record;
 pub mod shaders;
 pub mod solver;
