@@ -3,7 +3,12 @@
 //! faces, on which each preconditioner is asked to converge in the iterations it is known for
 //! (multigrid in at most 15 to 1e-6, McAdams et al. 2010). CPU only, f64.
 //!
+//! The GPU's conjugate gradients (lavapipe on machines without a GPU) against the twin on the same
+//! problem, for the preconditioners it has.
+//!
 //! Run with `--nocapture` to see the iteration counts.
+
+mod common;
 
 use powder::sim::pressure::Preconditioner;
 use powder::sim::pressure::cells::{CellKind, PressureCells};
@@ -139,4 +144,47 @@ fn multigrid_needs_no_more_iterations_on_a_finer_grid() {
     let (_, report) = solve(&op, &Precond::new(Preconditioner::Multigrid, &op), &b, 1e-6, 100);
     eprintln!("multigrid at 64³: {} iterations to {:.2e}", report.iterations, report.relative_residual);
     assert!(report.converged && report.iterations <= 10, "{report:?}");
+}
+
+/// The largest difference between the GPU's pressure and the twin's, over the twin's largest.
+fn worst(gpu: &[f32], twin: &[f64]) -> f64 {
+    let scale = twin.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    gpu.iter().zip(twin).map(|(g, t)| (*g as f64 - t).abs()).fold(0.0, f64::max) / scale
+}
+
+#[test]
+fn the_gpu_solve_follows_the_twin() {
+    let gpu = common::gpu();
+    let (op, b) = tank(16);
+    for kind in [Preconditioner::None, Preconditioner::Jacobi, Preconditioner::IncompletePoisson] {
+        // The same 12 iterations on both (a tolerance neither reaches): the iterates agree as far
+        // as f32 carries them.
+        let (twin, _) = solve(&op, &Precond::new(kind, &op), &b, 1e-12, 12);
+        let early =
+            powder::sim::pressure::gpu::solve(&gpu, &op, kind, &b, 1e-12, 12).expect("read back").expect("GPU passes");
+        // Then each to 1e-5 on its own.
+        let (twin_done, report) = solve(&op, &Precond::new(kind, &op), &b, 1e-5, 400);
+        let done =
+            powder::sim::pressure::gpu::solve(&gpu, &op, kind, &b, 1e-5, 400).expect("read back").expect("GPU passes");
+        let relative = (done.scalars.rr as f64 / done.scalars.bb as f64).sqrt();
+        eprintln!(
+            "{kind:?}: after 12 iterations GPU and twin differ by {:.2e} of the largest pressure; to 1e-5 the GPU \
+             took {} iterations (residual {relative:.2e}), the twin {}, and they differ by {:.2e}",
+            worst(&early.pressure, &twin),
+            done.scalars.iterations,
+            report.iterations,
+            worst(&done.pressure, &twin_done)
+        );
+        assert_eq!(early.scalars.iterations, 12);
+        // Measured 1.7e-7 to 2.7e-7 (f32's epsilon is 1.2e-7); 1e-5 leaves room for other drivers'
+        // summation orders.
+        assert!(worst(&early.pressure, &twin) < 1e-5, "{kind:?} after 12 iterations");
+        assert!(done.scalars.done == 1 && relative <= 1e-5, "{kind:?}: {:?}", done.scalars);
+        assert!(
+            done.scalars.iterations.abs_diff(report.iterations) <= 1,
+            "{kind:?}: {:?} against {report:?}",
+            done.scalars
+        );
+        assert!(worst(&done.pressure, &twin_done) < 1e-5, "{kind:?} converged");
+    }
 }

@@ -45,6 +45,30 @@ fn the_bandwidth_probe_validates() {
 }
 
 #[test]
+fn the_pressure_solve_validates_and_its_structs_match() {
+    use powder::sim::pressure::gpu::{PcgScalars, PressureUniforms, SOURCE};
+    let module = validate("pressure/pcg.wgsl", SOURCE);
+    for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"] {
+        assert!(module.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
+    }
+    let cases = [
+        (
+            "PressureUniforms",
+            rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
+        ),
+        ("PcgScalars", rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad])),
+    ];
+    for (name, rust) in cases {
+        assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");
+    }
+    let on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
+        .expect("shaders/pressure exists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(on_disk, ["pcg.wgsl"], "a pressure shader this test does not validate");
+}
+
+#[test]
 fn every_wgsl_file_on_disk_is_covered() {
     // The bench directory holds only the probe, validated above.
     let bench: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/bench"))

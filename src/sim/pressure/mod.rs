@@ -8,6 +8,7 @@
 
 pub mod cells;
 pub mod cpu;
+pub mod gpu;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -1,0 +1,267 @@
+// Preconditioned conjugate gradients for the pressure Poisson problem, the GPU side of
+// src/sim/pressure/gpu.rs (its CPU twin: src/sim/pressure/cpu/pcg.rs). One thread per cell, x
+// fastest; every vector spans all cells and is zero off the unknowns. Each dot product is a
+// workgroup sum into `partials`, then a one-workgroup pass (`pcg_reduce_*`) that adds the
+// partials and takes the step's scalar decision. Once the solve has converged every pass returns
+// at once, so the host can record the cap's iterations in one submission.
+
+struct PressureUniforms {
+    // Cells along x, y, z and their count.
+    dims: vec3<u32>,
+    cells: u32,
+    // 0 none, 1 Jacobi, 2 incomplete Poisson (PRECONDITIONER_* in gpu.rs).
+    preconditioner: u32,
+    // Workgroups of the cell passes: how many partial sums there are.
+    partial_count: u32,
+    // The relative residual to stop at, squared.
+    tolerance_squared: f32,
+    pad: u32,
+}
+
+// The solve's scalars (PcgScalars in gpu.rs).
+struct PcgScalars {
+    // zᵀr of the current iterate.
+    sigma: f32,
+    // The step along the search direction.
+    alpha: f32,
+    // The direction's update weight.
+    beta: f32,
+    // bᵀb.
+    bb: f32,
+    // rᵀr after the last iteration.
+    rr: f32,
+    // Iterations taken.
+    iterations: u32,
+    // 1 once converged or stalled.
+    done: u32,
+    pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> u: PressureUniforms;
+// Per cell: (diagonal, coupling to the next cell up x, up y, up z).
+@group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> rhs: array<f32>;
+@group(0) @binding(3) var<storage, read_write> pressure: array<f32>;
+@group(0) @binding(4) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(5) var<storage, read_write> precond: array<f32>;
+@group(0) @binding(6) var<storage, read_write> direction: array<f32>;
+@group(0) @binding(7) var<storage, read_write> applied: array<f32>;
+@group(0) @binding(8) var<storage, read_write> partials: array<f32>;
+@group(0) @binding(9) var<storage, read_write> scalars: PcgScalars;
+@group(0) @binding(10) var<storage, read_write> half_step: array<f32>;
+
+const WORKGROUP: u32 = 256u;
+var<workgroup> sums: array<f32, 256>;
+
+fn stride(axis: u32) -> u32 {
+    return select(select(u.dims.x * u.dims.y, u.dims.x, axis == 1u), 1u, axis == 0u);
+}
+
+// Adds `value` over the workgroup and writes the sum to partials[workgroup].
+fn workgroup_sum(local: u32, group: u32, value: f32) {
+    sums[local] = value;
+    workgroupBarrier();
+    for (var width = WORKGROUP / 2u; width > 0u; width = width / 2u) {
+        if local < width {
+            sums[local] += sums[local + width];
+        }
+        workgroupBarrier();
+    }
+    if local == 0u {
+        partials[group] = sums[0];
+    }
+}
+
+// Adds all partial sums in one workgroup; every thread gets the total.
+fn total(local: u32) -> f32 {
+    var s = 0.0;
+    for (var i = local; i < u.partial_count; i += WORKGROUP) {
+        s += partials[i];
+    }
+    sums[local] = s;
+    workgroupBarrier();
+    for (var width = WORKGROUP / 2u; width > 0u; width = width / 2u) {
+        if local < width {
+            sums[local] += sums[local + width];
+        }
+        workgroupBarrier();
+    }
+    return sums[0];
+}
+
+fn is_unknown(c: u32) -> bool {
+    return c < u.cells && coeffs[c].x > 0.0;
+}
+
+// r = b, p = 0, and bᵀb's partial sums.
+@compute @workgroup_size(256)
+fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+             @builtin(workgroup_id) wg: vec3<u32>) {
+    let c = id.x;
+    var bb = 0.0;
+    if c < u.cells {
+        let b = select(0.0, rhs[c], is_unknown(c));
+        residual[c] = b;
+        pressure[c] = 0.0;
+        bb = b * b;
+    }
+    workgroup_sum(local, wg.x, bb);
+}
+
+@compute @workgroup_size(256)
+fn pcg_reduce_bb(@builtin(local_invocation_index) local: u32) {
+    let bb = total(local);
+    if local == 0u {
+        scalars.bb = bb;
+        scalars.rr = bb;
+        scalars.iterations = 0u;
+        scalars.done = select(0u, 1u, bb == 0.0);
+        scalars.sigma = 0.0;
+        scalars.beta = 0.0;
+    }
+}
+
+// Incomplete Poisson's first pass: y = r − D⁻¹ Lᵀ r (Lᵀ's row c: the couplings up each axis).
+@compute @workgroup_size(256)
+fn pcg_ip_upper(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = id.x;
+    if scalars.done != 0u || c >= u.cells {
+        return;
+    }
+    if !is_unknown(c) {
+        half_step[c] = 0.0;
+        return;
+    }
+    let k = coeffs[c];
+    var up = 0.0;
+    for (var a = 0u; a < 3u; a++) {
+        let n = c + stride(a);
+        if n < u.cells {
+            up += k[a + 1u] * residual[n];
+        }
+    }
+    half_step[c] = residual[c] - up / k.x;
+}
+
+// z = M⁻¹ r (for incomplete Poisson its second pass, z = y − L D⁻¹ y), and zᵀr's partial sums.
+@compute @workgroup_size(256)
+fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+                    @builtin(workgroup_id) wg: vec3<u32>) {
+    // No early return before the workgroup sum's barriers: the flag is not uniform to naga.
+    let c = id.x;
+    var zr = 0.0;
+    if scalars.done == 0u && c < u.cells {
+        var z = 0.0;
+        if is_unknown(c) {
+            let r = residual[c];
+            if u.preconditioner == 0u {
+                z = r;
+            } else if u.preconditioner == 1u {
+                z = r / coeffs[c].x;
+            } else {
+                var down = 0.0;
+                for (var a = 0u; a < 3u; a++) {
+                    let s = stride(a);
+                    if c >= s && is_unknown(c - s) {
+                        let below = coeffs[c - s];
+                        down += below[a + 1u] * half_step[c - s] / below.x;
+                    }
+                }
+                z = half_step[c] - down;
+            }
+        }
+        precond[c] = z;
+        zr = z * residual[c];
+    }
+    workgroup_sum(local, wg.x, zr);
+}
+
+// σ' = zᵀr; β = σ'/σ (0 on the first iteration, whose direction is z).
+@compute @workgroup_size(256)
+fn pcg_reduce_zr(@builtin(local_invocation_index) local: u32) {
+    let zr = total(local);
+    if local == 0u && scalars.done == 0u {
+        scalars.beta = select(zr / scalars.sigma, 0.0, scalars.iterations == 0u);
+        scalars.sigma = zr;
+    }
+}
+
+// s = z + β s.
+@compute @workgroup_size(256)
+fn pcg_direction(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = id.x;
+    if scalars.done != 0u || c >= u.cells {
+        return;
+    }
+    direction[c] = precond[c] + scalars.beta * select(0.0, direction[c], scalars.iterations > 0u);
+}
+
+// q = A s, and sᵀq's partial sums.
+@compute @workgroup_size(256)
+fn pcg_apply(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+             @builtin(workgroup_id) wg: vec3<u32>) {
+    let c = id.x;
+    var sq = 0.0;
+    if scalars.done == 0u && c < u.cells {
+        var q = 0.0;
+        if is_unknown(c) {
+            let k = coeffs[c];
+            q = k.x * direction[c];
+            for (var a = 0u; a < 3u; a++) {
+                let s = stride(a);
+                if c + s < u.cells {
+                    q += k[a + 1u] * direction[c + s];
+                }
+                if c >= s {
+                    q += coeffs[c - s][a + 1u] * direction[c - s];
+                }
+            }
+        }
+        applied[c] = q;
+        sq = q * direction[c];
+    }
+    workgroup_sum(local, wg.x, sq);
+}
+
+// α = σ / sᵀq; a direction of no curvature means nothing more can be gained (the twin stops too).
+@compute @workgroup_size(256)
+fn pcg_reduce_sq(@builtin(local_invocation_index) local: u32) {
+    let sq = total(local);
+    if local == 0u && scalars.done == 0u {
+        if sq <= 0.0 {
+            scalars.done = 1u;
+            scalars.alpha = 0.0;
+        } else {
+            scalars.alpha = scalars.sigma / sq;
+        }
+    }
+}
+
+// p += α s, r −= α q, and rᵀr's partial sums.
+@compute @workgroup_size(256)
+fn pcg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+              @builtin(workgroup_id) wg: vec3<u32>) {
+    let c = id.x;
+    var rr = 0.0;
+    if scalars.done == 0u && c < u.cells {
+        let alpha = scalars.alpha;
+        pressure[c] += alpha * direction[c];
+        let r = residual[c] - alpha * applied[c];
+        residual[c] = r;
+        rr = r * r;
+    }
+    workgroup_sum(local, wg.x, rr);
+}
+
+// Counts the iteration and stops once ‖r‖² ≤ tolerance² ‖b‖².
+@compute @workgroup_size(256)
+fn pcg_reduce_rr(@builtin(local_invocation_index) local: u32) {
+    let rr = total(local);
+    if local == 0u && scalars.done == 0u {
+        scalars.rr = rr;
+        scalars.iterations += 1u;
+        if rr <= u.tolerance_squared * scalars.bb {
+            scalars.done = 1u;
+        }
+    }
+}
