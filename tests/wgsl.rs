@@ -46,26 +46,58 @@ fn the_bandwidth_probe_validates() {
 
 #[test]
 fn the_pressure_solve_validates_and_its_structs_match() {
+    use powder::sim::pressure::gpu::mic::{self, MicUniforms};
+    use powder::sim::pressure::gpu::multigrid::{self, LevelUniforms};
     use powder::sim::pressure::gpu::{PcgScalars, PressureUniforms, SOURCE};
-    let module = validate("pressure/pcg.wgsl", SOURCE);
-    for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"] {
-        assert!(module.entry_points.iter().any(|e| e.name == entry), "no entry point {entry}");
-    }
-    let cases = [
+    let scalars = rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad]);
+    let files = [
         (
-            "PressureUniforms",
-            rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
+            "pcg.wgsl",
+            SOURCE,
+            vec!["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"],
         ),
-        ("PcgScalars", rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad])),
+        ("mic.wgsl", mic::SOURCE, vec!["mic_forward", "mic_backward"]),
+        (
+            "multigrid.wgsl",
+            multigrid::SOURCE,
+            vec![
+                "mg_zero",
+                "mg_smooth_to_tmp",
+                "mg_smooth_to_x",
+                "mg_residual",
+                "mg_restrict",
+                "mg_prolong",
+                "mg_coarsest",
+            ],
+        ),
     ];
-    for (name, rust) in cases {
-        assert_eq!(wgsl_layout(&module, name), rust, "layout of {name} differs between WGSL and Rust");
+    for (file, source, entries) in &files {
+        let module = validate(file, source);
+        for entry in entries {
+            assert!(module.entry_points.iter().any(|e| e.name == *entry), "{file} has no entry point {entry}");
+        }
+        // Each file carries its own copy of the solve's scalars.
+        assert_eq!(wgsl_layout(&module, "PcgScalars"), scalars, "PcgScalars in {file}");
+        let own = match *file {
+            "pcg.wgsl" => (
+                "PressureUniforms",
+                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
+            ),
+            "mic.wgsl" => ("MicUniforms", rust_layout!(MicUniforms, [dims, cells])),
+            _ => ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
+        };
+        assert_eq!(wgsl_layout(&module, own.0), own.1, "layout of {} differs between WGSL and Rust", own.0);
     }
-    let on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
+    let mg = validate("multigrid.wgsl", multigrid::SOURCE);
+    use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
+    assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
+    assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
+    let mut on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
         .expect("shaders/pressure exists")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(on_disk, ["pcg.wgsl"], "a pressure shader this test does not validate");
+    on_disk.sort();
+    assert_eq!(on_disk, ["mic.wgsl", "multigrid.wgsl", "pcg.wgsl"], "a pressure shader this test does not validate");
 }
 
 #[test]

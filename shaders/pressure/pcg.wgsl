@@ -1,5 +1,5 @@
 // Preconditioned conjugate gradients for the pressure Poisson problem, the GPU side of
-// src/sim/pressure/gpu.rs (its CPU twin: src/sim/pressure/cpu/pcg.rs). One thread per cell, x
+// src/sim/pressure/gpu/mod.rs (its CPU twin: src/sim/pressure/cpu/pcg.rs). One thread per cell, x
 // fastest; every vector spans all cells and is zero off the unknowns. Each dot product is a
 // workgroup sum into `partials`, then a one-workgroup pass (`pcg_reduce_*`) that adds the
 // partials and takes the step's scalar decision. Once the solve has converged every pass returns
@@ -9,7 +9,8 @@ struct PressureUniforms {
     // Cells along x, y, z and their count.
     dims: vec3<u32>,
     cells: u32,
-    // 0 none, 1 Jacobi, 2 incomplete Poisson (PRECONDITIONER_* in gpu.rs).
+    // 0 none, 1 Jacobi, 2 incomplete Poisson, 3 MIC(0), 4 multigrid (preconditioner_code in
+    // src/sim/pressure/gpu/mod.rs).
     preconditioner: u32,
     // Workgroups of the cell passes: how many partial sums there are.
     partial_count: u32,
@@ -158,7 +159,7 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local
                 z = r;
             } else if u.preconditioner == 1u {
                 z = r / coeffs[c].x;
-            } else {
+            } else if u.preconditioner == 2u {
                 var down = 0.0;
                 for (var a = 0u; a < 3u; a++) {
                     let s = stride(a);
@@ -168,6 +169,9 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local
                     }
                 }
                 z = half_step[c] - down;
+            } else {
+                // MIC(0) and multigrid: their passes left z here.
+                z = precond[c];
             }
         }
         precond[c] = z;

@@ -6,6 +6,7 @@ use std::time::Instant;
 pub mod bandwidth;
 pub mod emitter;
 mod offscreen_view;
+pub mod pressure;
 pub mod realtime;
 pub mod render;
 pub mod sdf;

@@ -12,6 +12,7 @@ use powder::render::RenderMode;
 use powder::sim::grid_pool::GridMode;
 use powder::sim::integrator::Integrator;
 use powder::sim::passes::MpmPass;
+use powder::sim::pressure::Preconditioner;
 use powder::sim::sort::bins::SolverPath;
 
 use super::common::{GPU_HELP, change_scene, open_scene, parse_gpu, parse_size};
@@ -98,6 +99,15 @@ pub struct BenchCli {
     /// an iteration and, where the GPU has timestamps, a step pass by pass.
     #[arg(long, conflicts_with_all = ["sdf", "emitter"])]
     realtime: bool,
+    /// Time the pressure solve on the GPU instead: each preconditioner on the fixed tank problem
+    /// (liquid around a submerged sphere, docs/water.md) of --grid cells a side, to a relative
+    /// residual of 1e-5: iterations, GPU time of a solve and of an iteration.
+    #[arg(long, conflicts_with_all = ["sdf", "emitter", "realtime"])]
+    pressure: bool,
+    /// With --pressure: preconditioners to time, comma-separated (none, jacobi,
+    /// incomplete_poisson, mic0, multigrid). Default: all.
+    #[arg(long, value_delimiter = ',', value_parser = parse_preconditioner, requires = "pressure")]
+    preconditioner: Vec<Preconditioner>,
     /// With --realtime: the scene file (default: the built-in default scene).
     #[arg(long, requires = "realtime")]
     scene: Option<PathBuf>,
@@ -128,6 +138,9 @@ pub fn dispatch(args: BenchCli) -> Result<()> {
     if let Some(triangles) = args.emitter {
         return mesh_bench("--emitter", triangles, &args.grid, 64, powder::bench::emitter::emitter_benchmark);
     }
+    if args.pressure {
+        return pressure_bench(&args.grid, &args.preconditioner, gpu);
+    }
     if args.realtime {
         let mode = RenderMode::from_name(&args.render_mode).expect("clap checked the name");
         let frames = RealtimeArgs { frames: args.frames, size: args.size, mode, gpu };
@@ -155,6 +168,26 @@ pub fn dispatch(args: BenchCli) -> Result<()> {
         page_particles: args.page_particles,
         grid_mode: args.grid_storage,
         gpu,
+    })
+}
+
+/// `powder bench --pressure`: the pressure solve at each --grid size.
+fn pressure_bench(grids: &[u32], preconditioners: &[Preconditioner], gpu: Option<GpuChoice>) -> Result<()> {
+    anyhow::ensure!(grids.iter().all(|n| (4..=512).contains(n)), "--grid must be in [4, 512] with --pressure");
+    let gpu = Gpu::new_headless_on(gpu.as_ref())?;
+    println!("GPU: {}", gpu.describe());
+    let all = if preconditioners.is_empty() { Preconditioner::ALL.to_vec() } else { preconditioners.to_vec() };
+    for &n in grids {
+        println!("{}", powder::bench::pressure::pressure_benchmark(&gpu, n as usize, &all)?);
+    }
+    Ok(())
+}
+
+/// A preconditioner by name (`--preconditioner`).
+fn parse_preconditioner(name: &str) -> Result<Preconditioner, String> {
+    Preconditioner::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Preconditioner::ALL.iter().map(|p| p.name()).collect();
+        format!("no preconditioner '{name}'; one of: {}", names.join(", "))
     })
 }
 

@@ -9,6 +9,7 @@
 pub mod cells;
 pub mod cpu;
 pub mod gpu;
+pub mod problem;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -53,6 +54,11 @@ impl Preconditioner {
         Preconditioner::Mic0,
         Preconditioner::Multigrid,
     ];
+
+    /// The preconditioner called `name` ([`Preconditioner::name`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
 
     /// The name a scene file and the command line use.
     pub fn name(self) -> &'static str {

@@ -10,7 +10,7 @@
 //! coarsest level with a fixed number of smoothing sweeps.
 
 use super::operator::Poisson;
-use crate::sim::pressure::cells::{CellKind, PressureCells};
+use crate::sim::pressure::cells::CellKind;
 
 /// Damped Jacobi's weight: 2/3 damps the upper half of the 3D Laplacian's spectrum best.
 pub const JACOBI_WEIGHT: f64 = 2.0 / 3.0;
@@ -59,9 +59,9 @@ impl Multigrid {
         let r = op.residual(b, &x);
         let coarse = &self.levels[level + 1];
         let mut bc = vec![0.0; coarse.diag.len()];
-        for_each_weight(&op.cells, coarse, |fine, c, w| bc[c] += w * r[fine] / 8.0);
+        for_each_weight(op, coarse, |fine, c, w| bc[c] += w * r[fine] / 8.0);
         let xc = self.cycle(level + 1, &bc);
-        for_each_weight(&op.cells, coarse, |fine, c, w| x[fine] += w * xc[c]);
+        for_each_weight(op, coarse, |fine, c, w| x[fine] += w * xc[c]);
         smooth(op, b, &mut x, SMOOTHING_SWEEPS);
         x
     }
@@ -80,19 +80,19 @@ fn smooth(op: &Poisson, b: &[f64], x: &mut [f64], sweeps: usize) {
 }
 
 /// Calls `f(fine cell, coarse cell, weight)` for each weight of the trilinear prolongation from
-/// `coarse` to the active fine cells: a fine cell's centre lies a quarter of a coarse cell from its
+/// `coarse` to the fine cells that carry an unknown: a fine cell's centre lies a quarter of a coarse cell from its
 /// parent's, so along each axis it takes 3/4 of its parent and 1/4 of the parent's neighbour on its
 /// side. A neighbour that is air contributes its zero (the free surface); one that is solid or
 /// past the grid carries no value, and its weight goes to the parent (a zero-gradient wall).
 /// Restriction uses the same weights, so it is the prolongation's transpose.
-fn for_each_weight(fine: &PressureCells, coarse: &Poisson, mut f: impl FnMut(usize, usize, f64)) {
-    let [nx, ny, nz] = fine.dims;
+fn for_each_weight(fine: &Poisson, coarse: &Poisson, mut f: impl FnMut(usize, usize, f64)) {
+    let [nx, ny, nz] = fine.cells.dims;
     let cd = coarse.cells.dims;
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
-                let cell = fine.cell(i, j, k);
-                if fine.kind[cell] != CellKind::Liquid {
+                let cell = fine.cells.cell(i, j, k);
+                if !fine.active(cell) {
                     continue;
                 }
                 let at = [i, j, k];

@@ -1,0 +1,98 @@
+// MIC(0)'s triangular solves on the GPU as wavefronts (src/sim/pressure/gpu/mic.rs; the CPU twin's
+// `mic0_apply` in src/sim/pressure/cpu/precond.rs): cell (i, j, k) of the lexicographic order
+// depends only on the cells one below it along each axis, all on the plane i + j + k = s − 1, so
+// each plane is one dispatch over (i, j), its k = s − i − j. The forward solve runs the planes up,
+// the backward one down. The factor (`precon`, 1/√pivot, 0 off the unknowns) comes from the host.
+
+struct MicUniforms {
+    dims: vec3<u32>,
+    cells: u32,
+}
+
+// The plane of a dispatch, at a dynamic offset (one 256-byte slot per plane).
+struct Plane {
+    index: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Mirror of PcgScalars (pcg.wgsl); only `done` is read here.
+struct PcgScalars {
+    sigma: f32,
+    alpha: f32,
+    beta: f32,
+    bb: f32,
+    rr: f32,
+    iterations: u32,
+    done: u32,
+    pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> mu: MicUniforms;
+@group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> precon: array<f32>;
+@group(0) @binding(3) var<storage, read> residual: array<f32>;
+@group(0) @binding(4) var<storage, read_write> forward: array<f32>;
+@group(0) @binding(5) var<storage, read_write> precond: array<f32>;
+@group(0) @binding(6) var<storage, read> scalars: PcgScalars;
+@group(1) @binding(0) var<uniform> plane: Plane;
+
+fn stride(axis: u32) -> u32 {
+    return select(select(mu.dims.x * mu.dims.y, mu.dims.x, axis == 1u), 1u, axis == 0u);
+}
+
+// The cell of this thread on the dispatch's plane, or cells (none).
+fn plane_cell(id: vec3<u32>) -> u32 {
+    if scalars.done != 0u || id.x >= mu.dims.x || id.y >= mu.dims.y {
+        return mu.cells;
+    }
+    let k = i32(plane.index) - i32(id.x) - i32(id.y);
+    if k < 0 || k >= i32(mu.dims.z) {
+        return mu.cells;
+    }
+    return id.x + mu.dims.x * (id.y + mu.dims.y * u32(k));
+}
+
+// L q = r on one plane.
+@compute @workgroup_size(16, 16)
+fn mic_forward(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = plane_cell(id);
+    if c >= mu.cells {
+        return;
+    }
+    if precon[c] == 0.0 {
+        forward[c] = 0.0;
+        return;
+    }
+    var t = residual[c];
+    for (var a = 0u; a < 3u; a++) {
+        let s = stride(a);
+        if c >= s {
+            t -= coeffs[c - s][a + 1u] * precon[c - s] * forward[c - s];
+        }
+    }
+    forward[c] = t * precon[c];
+}
+
+// Lᵀ z = q on one plane.
+@compute @workgroup_size(16, 16)
+fn mic_backward(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = plane_cell(id);
+    if c >= mu.cells {
+        return;
+    }
+    if precon[c] == 0.0 {
+        precond[c] = 0.0;
+        return;
+    }
+    var t = forward[c];
+    let k = coeffs[c];
+    for (var a = 0u; a < 3u; a++) {
+        let s = stride(a);
+        if c + s < mu.cells {
+            t -= k[a + 1u] * precon[c] * precond[c + s];
+        }
+    }
+    precond[c] = t * precon[c];
+}

@@ -1,0 +1,280 @@
+//! The pressure solve's conjugate gradients on the GPU (`shaders/pressure/`), checked against the
+//! twin's [`super::cpu::pcg::solve`] by `tests/pressure_solve.rs`. [`PressureGpu`] takes the
+//! operator the twin builds ([`Poisson`]) with every preconditioner of the twin: none, Jacobi and
+//! incomplete Poisson in `pcg.wgsl`, MIC(0) as wavefronts ([`mic`]) and the multigrid V-cycle
+//! ([`multigrid`]), whose factor and levels the twin computes.
+//!
+//! A solve is recorded whole, the cap's iterations in one submission: once the residual reaches
+//! the tolerance a flag in [`PcgScalars`] makes every later pass return at once.
+
+pub mod layout;
+pub mod mic;
+pub mod multigrid;
+
+use bytemuck::{Pod, Zeroable};
+
+use self::layout::{Binding, ComputeModule, buffer_init};
+use super::Preconditioner;
+use super::cpu::operator::Poisson;
+use super::cpu::precond::Precond;
+use crate::gpu::{Gpu, GpuError};
+
+/// The WGSL of the conjugate-gradient passes.
+pub const SOURCE: &str = include_str!("../../../../shaders/pressure/pcg.wgsl");
+/// Threads per workgroup of every one-dimensional cell pass (`WORKGROUP` in the WGSL).
+pub const WORKGROUP: u32 = 256;
+
+/// Mirror of `PressureUniforms` in `pcg.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PressureUniforms {
+    /// Cells along x, y, z.
+    pub dims: [u32; 3],
+    /// Their count.
+    pub cells: u32,
+    /// [`preconditioner_code`].
+    pub preconditioner: u32,
+    /// Workgroups of a cell pass: the partial sums of a dot product.
+    pub partial_count: u32,
+    /// The tolerance on the relative residual, squared.
+    pub tolerance_squared: f32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
+}
+
+/// Mirror of `PcgScalars` in `pcg.wgsl`: what the solve carries between passes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PcgScalars {
+    /// zᵀr.
+    pub sigma: f32,
+    /// The step along the direction.
+    pub alpha: f32,
+    /// The direction's update weight.
+    pub beta: f32,
+    /// bᵀb.
+    pub bb: f32,
+    /// rᵀr after the last iteration.
+    pub rr: f32,
+    /// Iterations taken.
+    pub iterations: u32,
+    /// 1 once converged or stalled.
+    pub done: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// What a GPU solve returns: the pressure and its scalars.
+#[derive(Clone, Debug)]
+pub struct GpuSolve {
+    /// Per cell.
+    pub pressure: Vec<f32>,
+    /// Iterations, residual and whether it stopped.
+    pub scalars: PcgScalars,
+}
+
+/// A preconditioner's code in [`PressureUniforms::preconditioner`]: 0 none, 1 Jacobi, 2
+/// incomplete Poisson (all in `pcg_precondition`), 3 MIC(0) and 4 multigrid (their passes leave
+/// z in place before it).
+pub fn preconditioner_code(kind: Preconditioner) -> u32 {
+    match kind {
+        Preconditioner::None => 0,
+        Preconditioner::Jacobi => 1,
+        Preconditioner::IncompletePoisson => 2,
+        Preconditioner::Mic0 => 3,
+        Preconditioner::Multigrid => 4,
+    }
+}
+
+/// The conjugate-gradient buffers, by binding (`pcg.wgsl`).
+const PCG_BINDINGS: [Binding; 11] = [
+    Binding::Uniform,
+    Binding::Read,  // coeffs
+    Binding::Read,  // rhs
+    Binding::Write, // pressure
+    Binding::Write, // residual
+    Binding::Write, // precond
+    Binding::Write, // direction
+    Binding::Write, // applied
+    Binding::Write, // partials
+    Binding::Write, // scalars
+    Binding::Write, // half_step
+];
+
+/// Buffer indices in [`PressureGpu::buffers`].
+const UNIFORMS: usize = 0;
+const COEFFS: usize = 1;
+const RHS: usize = 2;
+const PRESSURE: usize = 3;
+const RESIDUAL: usize = 4;
+const PRECOND: usize = 5;
+const SCALARS: usize = 9;
+const HALF_STEP: usize = 10;
+
+/// The passes of one iteration before its preconditioning, in order.
+const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
+
+/// A pressure solve on the GPU for one operator and preconditioner: its buffers and pipelines,
+/// built once, solved for any right-hand side.
+pub struct PressureGpu {
+    kind: Preconditioner,
+    cells: usize,
+    uniforms: PressureUniforms,
+    buffers: Vec<wgpu::Buffer>,
+    module: ComputeModule,
+    group: wgpu::BindGroup,
+    mic: Option<mic::GpuMic>,
+    multigrid: Option<multigrid::GpuMultigrid>,
+}
+
+impl PressureGpu {
+    /// Uploads `op` and builds `kind` for it (MIC(0)'s factor and the multigrid levels on the
+    /// host, as the twin builds them).
+    pub fn new(gpu: &Gpu, op: &Poisson, kind: Preconditioner) -> Self {
+        let device = &gpu.device;
+        let n = op.diag.len();
+        let groups = (n as u32).div_ceil(WORKGROUP);
+        let uniforms = PressureUniforms {
+            dims: op.cells.dims.map(|d| d as u32),
+            cells: n as u32,
+            preconditioner: preconditioner_code(kind),
+            partial_count: groups,
+            tolerance_squared: 0.0,
+            pad: 0,
+        };
+        let coeffs = layout::coefficients(op);
+        let zeros = vec![0f32; n.max(1)];
+        let vector = |label: &str| buffer_init(device, label, bytemuck::cast_slice(&zeros));
+        let buffers = vec![
+            layout::uniform_init(device, "pressure.uniforms", bytemuck::bytes_of(&uniforms)),
+            buffer_init(device, "pressure.coeffs", bytemuck::cast_slice(&coeffs)),
+            vector("pressure.rhs"),
+            vector("pressure.p"),
+            vector("pressure.r"),
+            vector("pressure.z"),
+            vector("pressure.s"),
+            vector("pressure.q"),
+            buffer_init(device, "pressure.partials", bytemuck::cast_slice(&vec![0f32; groups.max(1) as usize])),
+            buffer_init(device, "pressure.scalars", bytemuck::bytes_of(&PcgScalars::default())),
+            vector("pressure.y"),
+        ];
+        let entries =
+            ["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"]
+                .into_iter()
+                .chain(ITERATION);
+        let module = ComputeModule::new(device, "pressure/pcg.wgsl", SOURCE, &[&PCG_BINDINGS], entries);
+        let group = module.bind(device, 0, &buffers.iter().collect::<Vec<_>>());
+        let (mut mic, mut multigrid) = (None, None);
+        match Precond::new(kind, op) {
+            Precond::Mic0 { precon } => {
+                mic = Some(mic::GpuMic::new(
+                    device,
+                    op,
+                    &precon,
+                    &buffers[COEFFS],
+                    [&buffers[RESIDUAL], &buffers[PRECOND], &buffers[SCALARS]],
+                ));
+            }
+            Precond::Multigrid(mg) => {
+                multigrid = Some(multigrid::GpuMultigrid::new(
+                    device,
+                    &mg,
+                    &buffers[COEFFS],
+                    [&buffers[RESIDUAL], &buffers[PRECOND], &buffers[HALF_STEP], &buffers[SCALARS]],
+                ));
+            }
+            _ => {}
+        }
+        Self { kind, cells: n, uniforms, buffers, module, group, mic, multigrid }
+    }
+
+    /// The preconditioner it was built with.
+    pub fn preconditioner(&self) -> Preconditioner {
+        self.kind
+    }
+
+    /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, one per 256 cells else.
+    fn run(&self, pass: &mut wgpu::ComputePass, entry: &str) {
+        let size = if entry.starts_with("pcg_reduce") { 1 } else { self.uniforms.partial_count };
+        pass.set_pipeline(self.module.pipeline(entry));
+        pass.set_bind_group(0, &self.group, &[]);
+        pass.dispatch_workgroups(size, 1, 1);
+    }
+
+    /// z = M⁻¹ r, zᵀr, and the next direction.
+    fn precondition(&self, pass: &mut wgpu::ComputePass) {
+        match self.kind {
+            Preconditioner::IncompletePoisson => self.run(pass, "pcg_ip_upper"),
+            Preconditioner::Mic0 => self.mic.iter().for_each(|m| m.record(pass)),
+            Preconditioner::Multigrid => self.multigrid.iter().for_each(|m| m.record(pass)),
+            Preconditioner::None | Preconditioner::Jacobi => {}
+        }
+        for entry in ["pcg_precondition", "pcg_reduce_zr", "pcg_direction"] {
+            self.run(pass, entry);
+        }
+    }
+
+    /// Records a solve of `A p = b` (b uploaded before it) from p = 0.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, timestamps: Option<&wgpu::QuerySet>) {
+        let timestamp_writes = timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        });
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pressure.pcg"), timestamp_writes });
+        self.run(&mut pass, "pcg_begin");
+        self.run(&mut pass, "pcg_reduce_bb");
+        self.precondition(&mut pass);
+        for _ in 0..max_iterations {
+            for entry in ITERATION {
+                self.run(&mut pass, entry);
+            }
+            // The next direction (every pass returns at once after convergence).
+            self.precondition(&mut pass);
+        }
+    }
+
+    /// Solves `A p = b` from p = 0 to the relative residual `tolerance` in at most
+    /// `max_iterations`, one submission; an error if the device is lost while reading back.
+    pub fn solve(&self, gpu: &Gpu, b: &[f64], tolerance: f64, max_iterations: u32) -> Result<GpuSolve, GpuError> {
+        Ok(self.solve_timed(gpu, b, tolerance, max_iterations)?.0)
+    }
+
+    /// [`PressureGpu::solve`], and the GPU's milliseconds from the solve's first pass to the end of
+    /// its last where the device has timestamp queries.
+    pub fn solve_timed(
+        &self,
+        gpu: &Gpu,
+        b: &[f64],
+        tolerance: f64,
+        max_iterations: u32,
+    ) -> Result<(GpuSolve, Option<f64>), GpuError> {
+        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+        gpu.queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
+        let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
+        gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
+        let timing = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| gpu.timestamp_queries("pressure.solve", 2));
+        let mut encoder =
+            gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pressure.solve") });
+        self.record(&mut encoder, max_iterations, timing.as_ref().map(|(q, _)| q));
+        if let Some((queries, resolve)) = &timing {
+            encoder.resolve_query_set(queries, 0..2, resolve, 0);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let mut read = vec![&self.buffers[PRESSURE], &self.buffers[SCALARS]];
+        read.extend(timing.as_ref().map(|(_, r)| r));
+        let bytes = gpu.read_buffers(&read)?;
+        let pressure: Vec<f32> = bytemuck::cast_slice(&bytes[0][..4 * self.cells]).to_vec();
+        let scalars: PcgScalars = bytemuck::pod_read_unaligned(&bytes[1][..size_of::<PcgScalars>()]);
+        let ms = bytes.get(2).map(|t| {
+            let ticks: [u64; 2] = bytemuck::pod_read_unaligned(&t[..16]);
+            ticks[1].saturating_sub(ticks[0]) as f64 * gpu.queue.get_timestamp_period() as f64 * 1e-6
+        });
+        Ok((GpuSolve { pressure, scalars }, ms))
+    }
+}

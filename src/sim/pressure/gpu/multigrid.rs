@@ -1,0 +1,166 @@
+//! The multigrid V-cycle on the GPU (`shaders/pressure/multigrid.wgsl`), level by level as the
+//! twin's [`Multigrid`] runs it: its levels' operators come from the twin, each level gets its own
+//! buffers and a bind group that also holds the next coarser level's, and level 0 works in place
+//! on the conjugate gradients' residual (its right-hand side) and preconditioned residual (its
+//! solution).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::WORKGROUP;
+use super::layout::{self, Binding, ComputeModule, buffer_init, uniform_init};
+use crate::sim::pressure::cpu::multigrid::{COARSEST_CELLS, Multigrid, SMOOTHING_SWEEPS};
+
+/// The WGSL of the passes.
+pub const SOURCE: &str = include_str!("../../../../shaders/pressure/multigrid.wgsl");
+
+// The sweeps ping-pong between x and tmp and must end in x; the coarsest level fits one workgroup
+// of 64 threads (`mg_coarsest`).
+const _: () = assert!(SMOOTHING_SWEEPS % 2 == 0, "sweeps come in pairs on the GPU");
+const _: () = assert!(COARSEST_CELLS * COARSEST_CELLS * COARSEST_CELLS <= 64, "the coarsest level fits one workgroup");
+
+/// Mirror of `LevelUniforms` in `multigrid.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct LevelUniforms {
+    /// The level's cells along x, y, z.
+    pub dims: [u32; 3],
+    /// Their count.
+    pub cells: u32,
+    /// The next coarser level's cells along x, y, z (the level's own on the coarsest).
+    pub coarse_dims: [u32; 3],
+    /// Their count (0 on the coarsest).
+    pub coarse_cells: u32,
+}
+
+const BINDINGS: [Binding; 12] = [
+    Binding::Uniform,
+    Binding::Read,  // coeffs
+    Binding::Read,  // kinds
+    Binding::Read,  // rhs
+    Binding::Write, // x
+    Binding::Write, // tmp
+    Binding::Write, // res
+    Binding::Read,  // coarse_coeffs
+    Binding::Read,  // coarse_kinds
+    Binding::Write, // coarse_rhs
+    Binding::Write, // coarse_x
+    Binding::Read,  // scalars
+];
+
+/// The levels' buffers and bind groups.
+pub struct GpuMultigrid {
+    module: ComputeModule,
+    /// Per level: its bind group, cells and the next level's cells.
+    levels: Vec<(wgpu::BindGroup, u32, u32)>,
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl GpuMultigrid {
+    /// Uploads `mg`'s levels; level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
+    /// with the conjugate gradients.
+    pub fn new(device: &wgpu::Device, mg: &Multigrid, coeffs: &wgpu::Buffer, pcg: [&wgpu::Buffer; 4]) -> Self {
+        let count = mg.levels.len();
+        // Per level: uniforms, coeffs, kinds, rhs, x, tmp, res (None where level 0 shares).
+        let mut own: Vec<[Option<wgpu::Buffer>; 7]> = Vec::with_capacity(count);
+        for (l, op) in mg.levels.iter().enumerate() {
+            let n = op.diag.len();
+            let coarse = mg.levels.get(l + 1);
+            let uniforms = LevelUniforms {
+                dims: op.cells.dims.map(|d| d as u32),
+                cells: n as u32,
+                coarse_dims: coarse.map_or(op.cells.dims, |c| c.cells.dims).map(|d| d as u32),
+                coarse_cells: coarse.map_or(0, |c| c.diag.len() as u32),
+            };
+            let zeros = vec![0f32; n];
+            let vector =
+                |name: &str| Some(buffer_init(device, &format!("pressure.mg{l}.{name}"), bytemuck::cast_slice(&zeros)));
+            let first = l == 0;
+            own.push([
+                Some(uniform_init(device, &format!("pressure.mg{l}.uniforms"), bytemuck::bytes_of(&uniforms))),
+                (!first).then(|| {
+                    buffer_init(device, "pressure.mg.coeffs", bytemuck::cast_slice(&layout::coefficients(op)))
+                }),
+                Some(buffer_init(device, "pressure.mg.kinds", bytemuck::cast_slice(&layout::kinds(op)))),
+                if first { None } else { vector("rhs") },
+                if first { None } else { vector("x") },
+                vector("tmp"),
+                if first { None } else { vector("res") },
+            ]);
+        }
+        // Stand-ins for the coarsest level's missing coarser one.
+        let dummy: Vec<wgpu::Buffer> = (0..4).map(|_| buffer_init(device, "pressure.mg.none", &[0u8; 16])).collect();
+        let shared = [None, Some(coeffs), None, Some(pcg[0]), Some(pcg[1]), None, Some(pcg[2])];
+        let buffer = |l: usize, i: usize| -> &wgpu::Buffer {
+            match (&own[l][i], l == 0) {
+                (Some(b), _) => b,
+                (None, true) => shared[i].expect("level 0 shares this buffer"),
+                (None, false) => unreachable!("only level 0 shares"),
+            }
+        };
+        let module = ComputeModule::new(
+            device,
+            "pressure/multigrid.wgsl",
+            SOURCE,
+            &[&BINDINGS],
+            [
+                "mg_zero",
+                "mg_smooth_to_tmp",
+                "mg_smooth_to_x",
+                "mg_residual",
+                "mg_restrict",
+                "mg_prolong",
+                "mg_coarsest",
+            ],
+        );
+        let levels = (0..count)
+            .map(|l| {
+                let fine: Vec<&wgpu::Buffer> = (0..7).map(|i| buffer(l, i)).collect();
+                let coarse: Vec<&wgpu::Buffer> = if l + 1 < count {
+                    [1, 2, 3, 4].map(|i| buffer(l + 1, i)).to_vec()
+                } else {
+                    dummy.iter().collect()
+                };
+                let all: Vec<&wgpu::Buffer> = fine.into_iter().chain(coarse).chain([pcg[3]]).collect();
+                let cells = mg.levels[l].diag.len() as u32;
+                let coarse_cells = mg.levels.get(l + 1).map_or(0, |c| c.diag.len() as u32);
+                (module.bind(device, 0, &all), cells, coarse_cells)
+            })
+            .collect();
+        let _buffers = own.into_iter().flatten().flatten().chain(dummy).collect();
+        Self { module, levels, _buffers }
+    }
+
+    fn run(&self, pass: &mut wgpu::ComputePass, level: usize, entry: &str, items: u32) {
+        pass.set_pipeline(self.module.pipeline(entry));
+        pass.set_bind_group(0, &self.levels[level].0, &[]);
+        pass.dispatch_workgroups(items.div_ceil(WORKGROUP).max(1), 1, 1);
+    }
+
+    fn smooth(&self, pass: &mut wgpu::ComputePass, level: usize, sweeps: usize) {
+        let cells = self.levels[level].1;
+        for _ in 0..sweeps / 2 {
+            self.run(pass, level, "mg_smooth_to_tmp", cells);
+            self.run(pass, level, "mg_smooth_to_x", cells);
+        }
+    }
+
+    /// Records one V-cycle: z = M⁻¹ r in the conjugate gradients' `precond`.
+    pub fn record(&self, pass: &mut wgpu::ComputePass) {
+        let last = self.levels.len() - 1;
+        for l in 0..last {
+            let (_, cells, coarse_cells) = self.levels[l];
+            self.run(pass, l, "mg_zero", cells);
+            self.smooth(pass, l, SMOOTHING_SWEEPS);
+            self.run(pass, l, "mg_residual", cells);
+            // Also zeroes the coarse level's solution.
+            self.run(pass, l, "mg_restrict", coarse_cells);
+        }
+        pass.set_pipeline(self.module.pipeline("mg_coarsest"));
+        pass.set_bind_group(0, &self.levels[last].0, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
+        for l in (0..last).rev() {
+            self.run(pass, l, "mg_prolong", self.levels[l].1);
+            self.smooth(pass, l, SMOOTHING_SWEEPS);
+        }
+    }
+}
