@@ -143,3 +143,25 @@ fn the_gpu_solve_follows_the_twin() {
         assert!(worst(&done.pressure, &twin_done) < 1e-5, "{kind:?} converged");
     }
 }
+
+/// A grid of more than 65535 · 256 cells takes more than one row of workgroups per dispatch: the
+/// same solve with rows of 3 workgroups (16 of them, the last row two past the cells) gives the
+/// same pressure and iterations as with one row, with every preconditioner.
+#[test]
+fn dispatches_folded_into_rows_solve_the_same() {
+    use powder::sim::pressure::gpu::PressureGpu;
+    let gpu = common::gpu();
+    let (op, b) = tank(16);
+    for kind in Preconditioner::ALL {
+        let one = PressureGpu::new(&gpu, &op, kind).solve(&gpu, &b, 1e-5, 400).expect("read back");
+        let rows = PressureGpu::with_rows(&gpu, &op, kind, 3).solve(&gpu, &b, 1e-5, 400).expect("read back");
+        let worst = one.pressure.iter().zip(&rows.pressure).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        eprintln!(
+            "{kind:?}: {} and {} iterations, pressures {worst:e} apart",
+            one.scalars.iterations, rows.scalars.iterations
+        );
+        assert_eq!(one.scalars.iterations, rows.scalars.iterations, "{kind:?}");
+        // The sums' order changes with the partials' count: f32 rounding only.
+        assert!(worst < 1e-3, "{kind:?}: {worst}");
+    }
+}

@@ -61,7 +61,7 @@ fn the_pressure_solve_validates_and_its_structs_match() {
             "multigrid.wgsl",
             multigrid::SOURCE,
             vec![
-                "mg_zero",
+                "mg_smooth_from_zero",
                 "mg_smooth_to_tmp",
                 "mg_smooth_to_x",
                 "mg_residual",

@@ -47,6 +47,13 @@ const COARSEST_MAX: u32 = 64u;
 // Damped Jacobi's weight (JACOBI_WEIGHT in multigrid.rs).
 const JACOBI_WEIGHT: f32 = 0.6666667;
 
+const WORKGROUP: u32 = 256u;
+
+// A thread's cell: dispatches wider than 65535 workgroups wrap into y (dispatch_size in gpu/mod.rs).
+fn linear(id: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return id.x + id.y * groups.x * WORKGROUP;
+}
+
 fn coords(c: u32) -> vec3<u32> {
     return vec3<u32>(c % lv.dims.x, (c / lv.dims.x) % lv.dims.y, c / (lv.dims.x * lv.dims.y));
 }
@@ -108,18 +115,21 @@ fn side_of(at: vec3<u32>, parent: vec3<u32>, axis: u32) -> i32 {
     return n;
 }
 
+// The first sweep, from x = 0 into tmp: tmp = ω D⁻¹ b (a level's cycle starts from zero).
 @compute @workgroup_size(256)
-fn mg_zero(@builtin(global_invocation_id) id: vec3<u32>) {
-    if scalars.done != 0u || id.x >= lv.cells {
+fn mg_smooth_from_zero(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
+    if scalars.done != 0u || c >= lv.cells {
         return;
     }
-    x[id.x] = 0.0;
+    let d = coeffs[c].x;
+    tmp[c] = select(0.0, JACOBI_WEIGHT * rhs[c] / d, d > 0.0);
 }
 
 // One sweep from x into tmp.
 @compute @workgroup_size(256)
-fn mg_smooth_to_tmp(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn mg_smooth_to_tmp(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= lv.cells {
         return;
     }
@@ -129,8 +139,8 @@ fn mg_smooth_to_tmp(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // One sweep from tmp back into x.
 @compute @workgroup_size(256)
-fn mg_smooth_to_x(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn mg_smooth_to_x(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= lv.cells {
         return;
     }
@@ -139,8 +149,8 @@ fn mg_smooth_to_x(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(256)
-fn mg_residual(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn mg_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= lv.cells {
         return;
     }
@@ -148,14 +158,13 @@ fn mg_residual(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 // Per coarse cell: its right-hand side, the fine residual gathered with the prolongation's
-// weights over 8, and its solution zeroed for the coarse level's cycle.
+// weights over 8.
 @compute @workgroup_size(256)
-fn mg_restrict(@builtin(global_invocation_id) id: vec3<u32>) {
-    let cc = id.x;
+fn mg_restrict(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let cc = linear(id, groups);
     if scalars.done != 0u || cc >= lv.coarse_cells {
         return;
     }
-    coarse_x[cc] = 0.0;
     if coarse_coeffs[cc].x <= 0.0 {
         coarse_rhs[cc] = 0.0;
         return;
@@ -198,8 +207,8 @@ fn mg_restrict(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // Per fine cell: x += the coarse correction, trilinearly.
 @compute @workgroup_size(256)
-fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= lv.cells || coeffs[c].x <= 0.0 {
         return;
     }

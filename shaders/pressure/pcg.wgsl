@@ -54,6 +54,11 @@ struct PcgScalars {
 const WORKGROUP: u32 = 256u;
 var<workgroup> sums: array<f32, 256>;
 
+// A thread's cell: dispatches wider than 65535 workgroups wrap into y (dispatch_size in gpu/mod.rs).
+fn linear(id: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return id.x + id.y * groups.x * WORKGROUP;
+}
+
 fn stride(axis: u32) -> u32 {
     return select(select(u.dims.x * u.dims.y, u.dims.x, axis == 1u), 1u, axis == 0u);
 }
@@ -96,9 +101,9 @@ fn is_unknown(c: u32) -> bool {
 
 // r = b, p = 0, and bᵀb's partial sums.
 @compute @workgroup_size(256)
-fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
              @builtin(workgroup_id) wg: vec3<u32>) {
-    let c = id.x;
+    let c = linear(id, groups);
     var bb = 0.0;
     if c < u.cells {
         let b = select(0.0, rhs[c], is_unknown(c));
@@ -106,7 +111,7 @@ fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoca
         pressure[c] = 0.0;
         bb = b * b;
     }
-    workgroup_sum(local, wg.x, bb);
+    workgroup_sum(local, wg.x + wg.y * groups.x, bb);
 }
 
 @compute @workgroup_size(256)
@@ -124,8 +129,8 @@ fn pcg_reduce_bb(@builtin(local_invocation_index) local: u32) {
 
 // Incomplete Poisson's first pass: y = r − D⁻¹ Lᵀ r (Lᵀ's row c: the couplings up each axis).
 @compute @workgroup_size(256)
-fn pcg_ip_upper(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn pcg_ip_upper(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= u.cells {
         return;
     }
@@ -146,10 +151,10 @@ fn pcg_ip_upper(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // z = M⁻¹ r (for incomplete Poisson its second pass, z = y − L D⁻¹ y), and zᵀr's partial sums.
 @compute @workgroup_size(256)
-fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
                     @builtin(workgroup_id) wg: vec3<u32>) {
     // No early return before the workgroup sum's barriers: the flag is not uniform to naga.
-    let c = id.x;
+    let c = linear(id, groups);
     var zr = 0.0;
     if scalars.done == 0u && c < u.cells {
         var z = 0.0;
@@ -177,7 +182,7 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local
         precond[c] = z;
         zr = z * residual[c];
     }
-    workgroup_sum(local, wg.x, zr);
+    workgroup_sum(local, wg.x + wg.y * groups.x, zr);
 }
 
 // σ' = zᵀr; β = σ'/σ (0 on the first iteration, whose direction is z).
@@ -192,8 +197,8 @@ fn pcg_reduce_zr(@builtin(local_invocation_index) local: u32) {
 
 // s = z + β s.
 @compute @workgroup_size(256)
-fn pcg_direction(@builtin(global_invocation_id) id: vec3<u32>) {
-    let c = id.x;
+fn pcg_direction(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
     if scalars.done != 0u || c >= u.cells {
         return;
     }
@@ -202,9 +207,9 @@ fn pcg_direction(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // q = A s, and sᵀq's partial sums.
 @compute @workgroup_size(256)
-fn pcg_apply(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn pcg_apply(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
              @builtin(workgroup_id) wg: vec3<u32>) {
-    let c = id.x;
+    let c = linear(id, groups);
     var sq = 0.0;
     if scalars.done == 0u && c < u.cells {
         var q = 0.0;
@@ -224,7 +229,7 @@ fn pcg_apply(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoca
         applied[c] = q;
         sq = q * direction[c];
     }
-    workgroup_sum(local, wg.x, sq);
+    workgroup_sum(local, wg.x + wg.y * groups.x, sq);
 }
 
 // α = σ / sᵀq; a direction of no curvature means nothing more can be gained (the twin stops too).
@@ -243,9 +248,9 @@ fn pcg_reduce_sq(@builtin(local_invocation_index) local: u32) {
 
 // p += α s, r −= α q, and rᵀr's partial sums.
 @compute @workgroup_size(256)
-fn pcg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+fn pcg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
               @builtin(workgroup_id) wg: vec3<u32>) {
-    let c = id.x;
+    let c = linear(id, groups);
     var rr = 0.0;
     if scalars.done == 0u && c < u.cells {
         let alpha = scalars.alpha;
@@ -254,7 +259,7 @@ fn pcg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
         residual[c] = r;
         rr = r * r;
     }
-    workgroup_sum(local, wg.x, rr);
+    workgroup_sum(local, wg.x + wg.y * groups.x, rr);
 }
 
 // Counts the iteration and stops once ‖r‖² ≤ tolerance² ‖b‖².

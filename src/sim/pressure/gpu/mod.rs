@@ -34,7 +34,7 @@ pub struct PressureUniforms {
     pub cells: u32,
     /// [`preconditioner_code`].
     pub preconditioner: u32,
-    /// Workgroups of a cell pass: the partial sums of a dot product.
+    /// Workgroups of a cell pass (both axes): the partial sums of a dot product.
     pub partial_count: u32,
     /// The tolerance on the relative residual, squared.
     pub tolerance_squared: f32,
@@ -71,6 +71,16 @@ pub struct GpuSolve {
     pub pressure: Vec<f32>,
     /// Iterations, residual and whether it stopped.
     pub scalars: PcgScalars,
+}
+
+/// The most workgroups a dispatch may have along one axis (Vulkan's guaranteed minimum).
+pub const MAX_GROUPS_X: u32 = 65535;
+
+/// The workgroups of a one-dimensional pass over `groups` workgroups: up to `row` along x, the rest
+/// in rows along y (the WGSL's `linear` folds them back; threads past the end return).
+pub fn dispatch_size(groups: u32, row: u32) -> [u32; 2] {
+    let x = groups.clamp(1, row.max(1));
+    [x, groups.div_ceil(x).max(1)]
 }
 
 /// A preconditioner's code in [`PressureUniforms::preconditioner`]: 0 none, 1 Jacobi, 2
@@ -119,6 +129,7 @@ const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_r
 pub struct PressureGpu {
     kind: Preconditioner,
     cells: usize,
+    row: u32,
     uniforms: PressureUniforms,
     buffers: Vec<wgpu::Buffer>,
     module: ComputeModule,
@@ -131,9 +142,17 @@ impl PressureGpu {
     /// Uploads `op` and builds `kind` for it (MIC(0)'s factor and the multigrid levels on the
     /// host, as the twin builds them).
     pub fn new(gpu: &Gpu, op: &Poisson, kind: Preconditioner) -> Self {
+        Self::with_rows(gpu, op, kind, MAX_GROUPS_X)
+    }
+
+    /// [`PressureGpu::new`] with at most `row` workgroups along x in a dispatch (the rest in rows
+    /// along y): what a grid of more than 65535 · 256 cells takes, testable on a small one.
+    pub fn with_rows(gpu: &Gpu, op: &Poisson, kind: Preconditioner, row: u32) -> Self {
         let device = &gpu.device;
         let n = op.diag.len();
-        let groups = (n as u32).div_ceil(WORKGROUP);
+        let [gx, gy] = dispatch_size((n as u32).div_ceil(WORKGROUP), row);
+        // One partial sum per workgroup dispatched, those past the cells adding zero.
+        let groups = gx * gy;
         let uniforms = PressureUniforms {
             dims: op.cells.dims.map(|d| d as u32),
             cells: n as u32,
@@ -179,13 +198,14 @@ impl PressureGpu {
                 multigrid = Some(multigrid::GpuMultigrid::new(
                     device,
                     &mg,
+                    row,
                     &buffers[COEFFS],
                     [&buffers[RESIDUAL], &buffers[PRECOND], &buffers[HALF_STEP], &buffers[SCALARS]],
                 ));
             }
             _ => {}
         }
-        Self { kind, cells: n, uniforms, buffers, module, group, mic, multigrid }
+        Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid }
     }
 
     /// The preconditioner it was built with.
@@ -195,10 +215,14 @@ impl PressureGpu {
 
     /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, one per 256 cells else.
     fn run(&self, pass: &mut wgpu::ComputePass, entry: &str) {
-        let size = if entry.starts_with("pcg_reduce") { 1 } else { self.uniforms.partial_count };
+        let [x, y] = if entry.starts_with("pcg_reduce") {
+            [1, 1]
+        } else {
+            dispatch_size((self.cells as u32).div_ceil(WORKGROUP), self.row)
+        };
         pass.set_pipeline(self.module.pipeline(entry));
         pass.set_bind_group(0, &self.group, &[]);
-        pass.dispatch_workgroups(size, 1, 1);
+        pass.dispatch_workgroups(x, y, 1);
     }
 
     /// z = M⁻¹ r, zᵀr, and the next direction.

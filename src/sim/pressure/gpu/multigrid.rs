@@ -6,8 +6,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::WORKGROUP;
 use super::layout::{self, Binding, ComputeModule, buffer_init, uniform_init};
+use super::{WORKGROUP, dispatch_size};
 use crate::sim::pressure::cpu::multigrid::{COARSEST_CELLS, Multigrid, SMOOTHING_SWEEPS};
 
 /// The WGSL of the passes.
@@ -52,13 +52,22 @@ pub struct GpuMultigrid {
     module: ComputeModule,
     /// Per level: its bind group, cells and the next level's cells.
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
+    /// The most workgroups along x in a dispatch.
+    row: u32,
     _buffers: Vec<wgpu::Buffer>,
 }
 
 impl GpuMultigrid {
-    /// Uploads `mg`'s levels; level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
+    /// Uploads `mg`'s levels, its dispatches at most `row` workgroups wide
+    /// ([`super::dispatch_size`]); level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
     /// with the conjugate gradients.
-    pub fn new(device: &wgpu::Device, mg: &Multigrid, coeffs: &wgpu::Buffer, pcg: [&wgpu::Buffer; 4]) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        mg: &Multigrid,
+        row: u32,
+        coeffs: &wgpu::Buffer,
+        pcg: [&wgpu::Buffer; 4],
+    ) -> Self {
         let count = mg.levels.len();
         // Per level: uniforms, coeffs, kinds, rhs, x, tmp, res (None where level 0 shares).
         let mut own: Vec<[Option<wgpu::Buffer>; 7]> = Vec::with_capacity(count);
@@ -103,7 +112,7 @@ impl GpuMultigrid {
             SOURCE,
             &[&BINDINGS],
             [
-                "mg_zero",
+                "mg_smooth_from_zero",
                 "mg_smooth_to_tmp",
                 "mg_smooth_to_x",
                 "mg_residual",
@@ -127,19 +136,22 @@ impl GpuMultigrid {
             })
             .collect();
         let _buffers = own.into_iter().flatten().flatten().chain(dummy).collect();
-        Self { module, levels, _buffers }
+        Self { module, levels, row, _buffers }
     }
 
     fn run(&self, pass: &mut wgpu::ComputePass, level: usize, entry: &str, items: u32) {
         pass.set_pipeline(self.module.pipeline(entry));
         pass.set_bind_group(0, &self.levels[level].0, &[]);
-        pass.dispatch_workgroups(items.div_ceil(WORKGROUP).max(1), 1, 1);
+        let [x, y] = dispatch_size(items.div_ceil(WORKGROUP), self.row);
+        pass.dispatch_workgroups(x, y, 1);
     }
 
-    fn smooth(&self, pass: &mut wgpu::ComputePass, level: usize, sweeps: usize) {
+    /// `sweeps` sweeps, in pairs (x → tmp → x); from zero, the first needs no x.
+    fn smooth(&self, pass: &mut wgpu::ComputePass, level: usize, sweeps: usize, from_zero: bool) {
         let cells = self.levels[level].1;
-        for _ in 0..sweeps / 2 {
-            self.run(pass, level, "mg_smooth_to_tmp", cells);
+        for pair in 0..sweeps / 2 {
+            let first = if from_zero && pair == 0 { "mg_smooth_from_zero" } else { "mg_smooth_to_tmp" };
+            self.run(pass, level, first, cells);
             self.run(pass, level, "mg_smooth_to_x", cells);
         }
     }
@@ -149,10 +161,8 @@ impl GpuMultigrid {
         let last = self.levels.len() - 1;
         for l in 0..last {
             let (_, cells, coarse_cells) = self.levels[l];
-            self.run(pass, l, "mg_zero", cells);
-            self.smooth(pass, l, SMOOTHING_SWEEPS);
+            self.smooth(pass, l, SMOOTHING_SWEEPS, true);
             self.run(pass, l, "mg_residual", cells);
-            // Also zeroes the coarse level's solution.
             self.run(pass, l, "mg_restrict", coarse_cells);
         }
         pass.set_pipeline(self.module.pipeline("mg_coarsest"));
@@ -160,7 +170,7 @@ impl GpuMultigrid {
         pass.dispatch_workgroups(1, 1, 1);
         for l in (0..last).rev() {
             self.run(pass, l, "mg_prolong", self.levels[l].1);
-            self.smooth(pass, l, SMOOTHING_SWEEPS);
+            self.smooth(pass, l, SMOOTHING_SWEEPS, false);
         }
     }
 }
