@@ -49,5 +49,6 @@ pub mod shaders;
 pub mod solver;
 pub mod sort;
 pub mod timeline;
+pub mod water;
 
 pub use solver::{PassTime, SolveTotals, Solver, SolverError, SolverStats};

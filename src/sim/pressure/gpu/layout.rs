@@ -8,6 +8,19 @@ use wgpu::util::DeviceExt;
 use crate::sim::pressure::cells::CellKind;
 use crate::sim::pressure::cpu::operator::Poisson;
 
+/// Threads per workgroup of every one-dimensional cell pass (`WORKGROUP` in the WGSL).
+pub const WORKGROUP: u32 = 256;
+
+/// The most workgroups a dispatch may have along one axis (Vulkan's guaranteed minimum).
+pub const MAX_GROUPS_X: u32 = 65535;
+
+/// The workgroups of a one-dimensional pass over `groups` workgroups: up to `row` along x, the rest
+/// in rows along y (the WGSL's `linear` folds them back; threads past the end return).
+pub fn dispatch_size(groups: u32, row: u32) -> [u32; 2] {
+    let x = groups.clamp(1, row.max(1));
+    [x, groups.div_ceil(x).max(1)]
+}
+
 /// Bytes between two dynamic-offset slots of a uniform buffer: Vulkan's largest
 /// `minUniformBufferOffsetAlignment`, so one layout fits every device.
 pub const SLOT: u64 = 256;

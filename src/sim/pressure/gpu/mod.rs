@@ -14,6 +14,7 @@ pub mod multigrid;
 use bytemuck::{Pod, Zeroable};
 
 use self::layout::{Binding, ComputeModule, buffer_init};
+pub use self::layout::{MAX_GROUPS_X, WORKGROUP, dispatch_size};
 use super::Preconditioner;
 use super::cpu::operator::Poisson;
 use super::cpu::precond::Precond;
@@ -21,8 +22,6 @@ use crate::gpu::{Gpu, GpuError};
 
 /// The WGSL of the conjugate-gradient passes.
 pub const SOURCE: &str = include_str!("../../../../shaders/pressure/pcg.wgsl");
-/// Threads per workgroup of every one-dimensional cell pass (`WORKGROUP` in the WGSL).
-pub const WORKGROUP: u32 = 256;
 
 /// Mirror of `PressureUniforms` in `pcg.wgsl`.
 #[repr(C)]
@@ -71,16 +70,6 @@ pub struct GpuSolve {
     pub pressure: Vec<f32>,
     /// Iterations, residual and whether it stopped.
     pub scalars: PcgScalars,
-}
-
-/// The most workgroups a dispatch may have along one axis (Vulkan's guaranteed minimum).
-pub const MAX_GROUPS_X: u32 = 65535;
-
-/// The workgroups of a one-dimensional pass over `groups` workgroups: up to `row` along x, the rest
-/// in rows along y (the WGSL's `linear` folds them back; threads past the end return).
-pub fn dispatch_size(groups: u32, row: u32) -> [u32; 2] {
-    let x = groups.clamp(1, row.max(1));
-    [x, groups.div_ceil(x).max(1)]
 }
 
 /// A preconditioner's code in [`PressureUniforms::preconditioner`]: 0 none, 1 Jacobi, 2

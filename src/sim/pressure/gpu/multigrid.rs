@@ -6,8 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::layout::{self, Binding, ComputeModule, buffer_init, uniform_init};
-use super::{WORKGROUP, dispatch_size};
+use super::layout::{self, Binding, ComputeModule, WORKGROUP, buffer_init, dispatch_size, uniform_init};
 use crate::sim::pressure::cpu::multigrid::{COARSEST_CELLS, Multigrid, SMOOTHING_SWEEPS};
 
 /// The WGSL of the passes.
@@ -59,7 +58,7 @@ pub struct GpuMultigrid {
 
 impl GpuMultigrid {
     /// Uploads `mg`'s levels, its dispatches at most `row` workgroups wide
-    /// ([`super::dispatch_size`]); level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
+    /// ([`layout::dispatch_size`]); level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
     /// with the conjugate gradients.
     pub fn new(
         device: &wgpu::Device,

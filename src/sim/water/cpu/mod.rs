@@ -1,0 +1,135 @@
+//! The f64 CPU twin of the water step on a MAC grid:
+//!
+//! 1. particles to the faces (quadratic B-spline weights, APIC's affine part);
+//! 2. gravity on the vertical faces;
+//! 3. cells with a particle are liquid, the rest air, the layer of cells around the domain solid;
+//! 4. the pressure that removes the faces' divergence ([`crate::sim::pressure`]), and its gradient
+//!    subtracted from every face next to liquid;
+//! 5. the velocities extrapolated to the faces no liquid reaches;
+//! 6. faces to particles (APIC, or the PIC/FLIP blend), and the particles moved.
+//!
+//! Units are SI; the grid is `cells` cells of `h` metres from the origin, plus the solid layer.
+
+pub mod faces;
+pub mod particle;
+
+pub use self::particle::WaterParticle;
+
+use nalgebra::Vector3;
+
+use self::faces::FaceGrid;
+use super::WaterSettings;
+use crate::sim::pressure::cells::{CellKind, PressureCells};
+use crate::sim::pressure::cpu::operator::Poisson;
+use crate::sim::pressure::cpu::pcg::{PcgReport, solve};
+use crate::sim::pressure::cpu::precond::Precond;
+
+/// The water solver's state.
+#[derive(Clone, Debug)]
+pub struct WaterCpu {
+    /// Cells of the domain along x, y, z (the solid layer around it not counted).
+    pub cells: [usize; 3],
+    /// Cell edge, m.
+    pub h: f64,
+    /// Gravity, m/s².
+    pub gravity: Vector3<f64>,
+    /// Settings.
+    pub settings: WaterSettings,
+    /// The particles.
+    pub particles: Vec<WaterParticle>,
+    /// The last step's pressure per cell (solid layer included), Pa.
+    pub pressure: Vec<f64>,
+    /// The last step's cells.
+    pub kinds: Option<PressureCells>,
+    /// What the last pressure solve did.
+    pub last_solve: Option<PcgReport>,
+}
+
+impl WaterCpu {
+    /// Water in a box of `cells` cells of `h` m, under `gravity`.
+    pub fn new(
+        cells: [usize; 3],
+        h: f64,
+        gravity: Vector3<f64>,
+        settings: WaterSettings,
+        particles: Vec<WaterParticle>,
+    ) -> Self {
+        Self { cells, h, gravity, settings, particles, pressure: Vec::new(), kinds: None, last_solve: None }
+    }
+
+    /// The grid's cells with the solid layer: `cells + 2` along each axis.
+    pub fn grid_dims(&self) -> [usize; 3] {
+        self.cells.map(|c| c + 2)
+    }
+
+    /// The step length for the fastest particle to move `cfl` cells, at most `max_dt`.
+    pub fn stable_dt(&self, max_dt: f64) -> f64 {
+        let fastest = self.particles.iter().map(|p| p.velocity.norm()).fold(0.0, f64::max);
+        if fastest > 0.0 { max_dt.min(self.settings.cfl * self.h / fastest) } else { max_dt }
+    }
+
+    /// Advances `duration` seconds in steps of at most `max_dt` (and the CFL limit).
+    pub fn advance(&mut self, duration: f64, max_dt: f64) {
+        let mut left = duration;
+        while left > 1e-12 {
+            let dt = self.stable_dt(max_dt).min(left);
+            self.step(dt);
+            left -= dt;
+        }
+    }
+
+    /// The cell kinds: the solid layer around the domain, liquid where a particle is, air else.
+    fn classify(&self) -> PressureCells {
+        let dims = self.grid_dims();
+        let mut liquid = vec![false; dims[0] * dims[1] * dims[2]];
+        for p in &self.particles {
+            let c =
+                (0..3).map(|a| ((p.position[a] / self.h).floor() as i64 + 1).clamp(1, self.cells[a] as i64) as usize);
+            let c: Vec<usize> = c.collect();
+            liquid[c[0] + dims[0] * (c[1] + dims[1] * c[2])] = true;
+        }
+        PressureCells::walled(dims, |i, j, k| {
+            let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
+            if !inside {
+                CellKind::Solid
+            } else if liquid[i + dims[0] * (j + dims[1] * k)] {
+                CellKind::Liquid
+            } else {
+                CellKind::Air
+            }
+        })
+    }
+
+    /// One step of `dt` seconds.
+    pub fn step(&mut self, dt: f64) {
+        let dims = self.grid_dims();
+        let mut grid = FaceGrid::new(dims, self.h);
+        grid.scatter(&self.particles);
+        let before = grid.clone();
+        grid.add_gravity(self.gravity, dt);
+        let cells = self.classify();
+        grid.close_solid_faces(&cells);
+        // A p = b with b = −(ρ h / dt) Σ (u₊ − u₋): the operator's unit weights are θ, so the
+        // pressure gradient dt/(ρ h) (p₊ − p₋) removes exactly this divergence.
+        let op = Poisson::new(cells, 1.0);
+        let scale = self.settings.density * self.h / dt;
+        let b: Vec<f64> =
+            (0..op.diag.len()).map(|c| if op.active(c) { -scale * grid.divergence(c) } else { 0.0 }).collect();
+        let pre = Precond::new(self.settings.pressure.preconditioner, &op);
+        let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
+        grid.subtract_gradient(&op.cells, &p, dt / (self.settings.density * self.h));
+        grid.extrapolate(2);
+        grid.gather(&mut self.particles, &before, self.settings.transfer);
+        for particle in &mut self.particles {
+            particle.position += dt * particle.velocity;
+            // Inside the domain: the walls are the solid layer's faces.
+            for a in 0..3 {
+                let hi = self.cells[a] as f64 * self.h;
+                particle.position[a] = particle.position[a].clamp(1e-3 * self.h, hi - 1e-3 * self.h);
+            }
+        }
+        self.pressure = p;
+        self.kinds = Some(op.cells);
+        self.last_solve = Some(report);
+    }
+}
