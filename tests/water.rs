@@ -112,3 +112,36 @@ fn a_standing_wave_sloshes_at_the_period_of_linear_theory() {
     // no-slip wall, in a tank two cells wide) the slosh stopped within a period.
     assert!(kept > 0.25, "only {kept} of the swing is left");
 }
+
+/// A vortex in a closed box full of water, without gravity: APIC carries its rotation through the
+/// grid (Jiang et al. 2015), PIC smooths it away. A quasi-two-dimensional box 0.5 m square (16 by
+/// 16 cells of 1/32 m, 2 deep), the water turning at 4 rad/s within 0.15 m of the centre, tapering
+/// to rest at 0.22 m; 1 s in steps of 1/120 s.
+fn vortex_energy_kept(transfer: Transfer) -> f64 {
+    let (cells, h) = ([16, 2, 16], 1.0 / 32.0);
+    let centre = Vector3::new(0.25, 0.0, 0.25);
+    let mut particles = fill(cells, h, |_, _| true);
+    for p in &mut particles {
+        let r = p.position - centre;
+        let radius = (r.x * r.x + r.z * r.z).sqrt();
+        let share = ((0.22 - radius) / 0.07).clamp(0.0, 1.0);
+        p.velocity = Vector3::new(-r.z, 0.0, r.x) * (4.0 * share);
+    }
+    let settings = WaterSettings { transfer, ..Default::default() };
+    let mut water = WaterCpu::new(cells, h, Vector3::zeros(), settings, particles);
+    let energy = |w: &WaterCpu| w.particles.iter().map(|p| p.velocity.norm_squared()).sum::<f64>();
+    let start = energy(&water);
+    for _ in 0..120 {
+        water.step(1.0 / 120.0);
+    }
+    energy(&water) / start
+}
+
+#[test]
+fn apic_keeps_a_vortex_that_pic_smooths_away() {
+    let (apic, pic) = (vortex_energy_kept(Transfer::Apic), vortex_energy_kept(Transfer::PicFlip { ratio: 0.0 }));
+    eprintln!("kinetic energy kept after 1 s: APIC {apic:.3}, PIC {pic:.4}");
+    // Measured 0.669 and 0.005 (the projection of the tapered edge and the walls take the rest).
+    assert!(apic > 0.5, "APIC kept {apic}");
+    assert!(pic < 0.05, "PIC kept {pic}");
+}
