@@ -1,6 +1,6 @@
 //! Incompressible water on the CPU twin (`powder::sim::water::cpu`): water at rest in a tank stays
-//! at rest with hydrostatic pressure, and a standing wave sloshes at the period of linear wave
-//! theory. CPU only, f64.
+//! at rest with hydrostatic pressure, a standing wave sloshes at the period of linear wave theory,
+//! a dam breaks as Martin and Moyce measured, and APIC keeps a vortex. CPU only, f64.
 //!
 //! Run with `--nocapture` to see the measured numbers.
 
@@ -144,4 +144,51 @@ fn apic_keeps_a_vortex_that_pic_smooths_away() {
     // Measured 0.669 and 0.005 (the projection of the tapered edge and the walls take the rest).
     assert!(apic > 0.5, "APIC kept {apic}");
     assert!(pic < 0.05, "PIC kept {pic}");
+}
+
+/// Martin and Moyce 1952 (Phil. Trans. R. Soc. A 244, Fig. 3), the column twice as high as wide
+/// (n² = 2) with a = 2.25 in: the surge front's distance from the back wall over a, at
+/// dimensionless times t √(2g/a) (as tabulated by PySPH's `db_exp_data.py`).
+const MARTIN_MOYCE: [(f64, f64); 4] = [(0.832, 1.217), (1.219, 1.474), (1.997, 2.292), (2.547, 2.995)];
+
+/// The front (the 99.5th percentile of x, so a few droplets ahead do not count), m.
+fn front(water: &WaterCpu) -> f64 {
+    let mut xs: Vec<f64> = water.particles.iter().map(|p| p.position.x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs[(xs.len() as f64 * 0.995) as usize]
+}
+
+fn dam_break(transfer: Transfer, h: f64) -> Vec<(f64, f64, f64)> {
+    // A column a = 0.1 m wide and 0.2 m high against the x = 0 wall of a channel 0.5 m long, two
+    // cells wide, cells of h.
+    let a = 0.1;
+    let cells = [(0.5 / h).round() as usize, 2, (0.25 / h).round() as usize];
+    let particles = fill(cells, h, |x, z| x < a && z < 2.0 * a);
+    let settings = WaterSettings { transfer, ..Default::default() };
+    let mut water = WaterCpu::new(cells, h, Vector3::new(0.0, 0.0, -G), settings, particles);
+    let scale = (2.0 * G / a).sqrt();
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    for (time, measured) in MARTIN_MOYCE {
+        let until = time / scale;
+        water.advance(until - t, 1e-3);
+        t = until;
+        out.push((time, front(&water) / a, measured));
+    }
+    out
+}
+
+#[test]
+fn a_dam_breaks_as_martin_and_moyce_measured() {
+    for transfer in [Transfer::Apic, Transfer::PicFlip { ratio: 0.95 }] {
+        for (time, z, measured) in dam_break(transfer, 1.0 / 160.0) {
+            eprintln!(
+                "{transfer:?}: T = {time:.3}: front {z:.3} a, measured {measured:.3} a ({:+.1} %)",
+                100.0 * (z / measured - 1.0)
+            );
+            // The target: 10 % up to T = 2.5 (measured +1.0 % to +7.8 %; the simulated front
+            // runs ahead, as most simulations of this experiment do: its gate took time to lift).
+            assert!((z / measured - 1.0).abs() < 0.10, "{transfer:?} at T = {time}: front {z} a against {measured} a");
+        }
+    }
 }
