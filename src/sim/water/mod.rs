@@ -34,6 +34,10 @@ pub struct WaterSettings {
     pub cfl: f64,
     /// Water's density, kg/m³.
     pub density: f64,
+    /// Whether crowded particles are pushed apart after each step ([`cpu::volume`]).
+    pub volume_correction: bool,
+    /// Particles a cell of water holds at rest (what the volume correction keeps).
+    pub particles_per_cell: f64,
 }
 
 impl Default for WaterSettings {
@@ -43,6 +47,8 @@ impl Default for WaterSettings {
             pressure: PressureSettings { tolerance: 1e-6, ..Default::default() },
             cfl: 1.0,
             density: 1000.0,
+            volume_correction: true,
+            particles_per_cell: 8.0,
         }
     }
 }

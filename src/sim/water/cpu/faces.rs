@@ -225,6 +225,18 @@ impl FaceGrid {
         }
     }
 
+    /// The faces' field at `x` (quadratic B-splines): what PIC gathers.
+    pub fn sample(&self, x: &Vector3<f64>) -> Vector3<f64> {
+        let mut out = Vector3::zeros();
+        for a in 0..3 {
+            let fd = face_dims(self.dims, a);
+            Stencil::new(a, x, self.h).for_each(fd, self.h, |node, w, _| {
+                out[a] += w * self.velocity[a][node[0] + fd[0] * (node[1] + fd[1] * node[2])];
+            });
+        }
+        out
+    }
+
     /// Faces to particles: APIC's velocity and affine part (`c_a = 4/h² Σ w u (x_f − x_p)`,
     /// quadratic B-splines), or the PIC/FLIP blend against `before`, the faces as scattered.
     pub fn gather(&self, particles: &mut [WaterParticle], before: &FaceGrid, transfer: Transfer) {

@@ -6,12 +6,14 @@
 //! 4. the pressure that removes the faces' divergence ([`crate::sim::pressure`]), and its gradient
 //!    subtracted from every face next to liquid;
 //! 5. the velocities extrapolated to the faces no liquid reaches;
-//! 6. faces to particles (APIC, or the PIC/FLIP blend), and the particles moved.
+//! 6. faces to particles (APIC, or the PIC/FLIP blend), and the particles moved;
+//! 7. crowded particles pushed apart ([`volume`]).
 //!
 //! Units are SI; the grid is `cells` cells of `h` metres from the origin, plus the solid layer.
 
 pub mod faces;
 pub mod particle;
+pub mod volume;
 
 pub use self::particle::WaterParticle;
 
@@ -100,6 +102,16 @@ impl WaterCpu {
         })
     }
 
+    /// Keeps every particle inside the domain (the walls are the solid layer's faces).
+    fn clamp_inside(&mut self) {
+        for particle in &mut self.particles {
+            for a in 0..3 {
+                let hi = self.cells[a] as f64 * self.h;
+                particle.position[a] = particle.position[a].clamp(1e-3 * self.h, hi - 1e-3 * self.h);
+            }
+        }
+    }
+
     /// One step of `dt` seconds.
     pub fn step(&mut self, dt: f64) {
         let dims = self.grid_dims();
@@ -122,11 +134,13 @@ impl WaterCpu {
         grid.gather(&mut self.particles, &before, self.settings.transfer);
         for particle in &mut self.particles {
             particle.position += dt * particle.velocity;
-            // Inside the domain: the walls are the solid layer's faces.
-            for a in 0..3 {
-                let hi = self.cells[a] as f64 * self.h;
-                particle.position[a] = particle.position[a].clamp(1e-3 * self.h, hi - 1e-3 * self.h);
-            }
+        }
+        self.clamp_inside();
+        if self.settings.volume_correction {
+            let cells = self.classify();
+            let (h, rest) = (self.h, self.settings.particles_per_cell);
+            volume::correct(&mut self.particles, &cells, h, rest, &self.settings.pressure);
+            self.clamp_inside();
         }
         self.pressure = p;
         self.kinds = Some(op.cells);
