@@ -187,6 +187,21 @@ impl FaceGrid {
         });
     }
 
+    /// Faces between two air cells that particles reached keep the velocity the particles gave
+    /// them (`scattered`, before gravity): the particles' own motion continued past the surface,
+    /// which APIC's affine part needs there; without gravity, so that air faces do not fall
+    /// freely and drag the surface down.
+    pub fn keep_scattered(&mut self, cells: &PressureCells, scattered: &FaceGrid) {
+        self.for_faces(|g, a, node, f| {
+            let Some((lo, hi)) = g.sides(cells, a, node) else { return };
+            let air = cells.kind[lo] == CellKind::Air && cells.kind[hi] == CellKind::Air;
+            if air && scattered.weight[a][f] > 0.0 {
+                g.velocity[a][f] = scattered.velocity[a][f];
+                g.valid[a][f] = true;
+            }
+        });
+    }
+
     /// `layers` rounds in which each unknown face takes the mean of its known neighbours along
     /// the grid's axes (same component), so particles near the surface gather velocities that
     /// continue the liquid's.

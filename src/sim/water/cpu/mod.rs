@@ -5,7 +5,8 @@
 //! 3. cells with a particle are liquid, the rest air, the layer of cells around the domain solid;
 //! 4. the pressure that removes the faces' divergence ([`crate::sim::pressure`]), and its gradient
 //!    subtracted from every face next to liquid;
-//! 5. the velocities extrapolated to the faces no liquid reaches;
+//! 5. faces between two air cells keep what the particles gave them, and the velocities are
+//!    extrapolated to the faces still unknown;
 //! 6. faces to particles (APIC, or the PIC/FLIP blend), and the particles moved;
 //! 7. crowded particles pushed apart ([`volume`]).
 //!
@@ -130,6 +131,7 @@ impl WaterCpu {
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
         let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
         grid.subtract_gradient(&op.cells, &p, dt / (self.settings.density * self.h));
+        grid.keep_scattered(&op.cells, &before);
         grid.extrapolate(2);
         grid.gather(&mut self.particles, &before, self.settings.transfer);
         for particle in &mut self.particles {
