@@ -335,3 +335,35 @@ fn bench_reports_every_stage_of_every_path_and_the_throughput() {
     let bad = powder(&["bench", "--particles", "4000", "--p2g", "p2g_fast"]);
     assert!(!bad.status.success() && stderr(&bad).contains("expected p2g_tiled"), "{}", stderr(&bad));
 }
+
+#[test]
+fn bench_pressure_reports_each_preconditioner_at_the_twins_iterations() {
+    use powder::sim::pressure::Preconditioner;
+    use powder::sim::pressure::cpu::pcg::solve;
+    use powder::sim::pressure::cpu::precond::Precond;
+    let out = powder(&["bench", "--pressure", "--grid", "12"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (op, b) = powder::sim::pressure::problem::sphere_tank(12);
+    for kind in Preconditioner::ALL {
+        let (_, twin) = solve(&op, &Precond::new(kind, &op), &b, powder::bench::pressure::TOLERANCE, 1000);
+        let row =
+            text.lines().find(|l| l.split_whitespace().next() == Some(kind.name())).expect("a row per preconditioner");
+        let iterations: u32 = row.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("iterations");
+        // The GPU's f32 sums may cross the tolerance one iteration apart from the twin's f64.
+        assert!(
+            iterations.abs_diff(twin.iterations) <= 1,
+            "{}: GPU {iterations}, twin {}",
+            kind.name(),
+            twin.iterations
+        );
+    }
+}
+
+#[test]
+fn bench_pressure_names_the_preconditioners_it_knows() {
+    let out = powder(&["bench", "--pressure", "--preconditioner", "ilu"]);
+    assert!(!out.status.success());
+    let message = stderr(&out);
+    assert!(message.contains("no preconditioner 'ilu'") && message.contains("multigrid"), "{message}");
+}
