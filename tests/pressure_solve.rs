@@ -131,8 +131,8 @@ fn the_gpu_solve_follows_the_twin() {
             worst(&done.pressure, &twin_done)
         );
         assert_eq!(early.scalars.iterations, 6);
-        // Measured 1.7e-7 to 2.7e-7 with the stencil preconditioners (f32's epsilon is 1.2e-7); 1e-5
-        // leaves room for other drivers' summation orders.
+        // Measured 1.6e-7 to 3.2e-7 over the five (f32's epsilon is 1.2e-7); 1e-5 leaves room for
+        // other drivers' summation orders.
         assert!(worst(&early.pressure, &twin) < 1e-5, "{kind:?} after 6 iterations");
         assert!(done.scalars.done == 1 && relative <= 1e-5, "{kind:?}: {:?}", done.scalars);
         assert!(
@@ -155,13 +155,15 @@ fn dispatches_folded_into_rows_solve_the_same() {
     for kind in Preconditioner::ALL {
         let one = PressureGpu::new(&gpu, &op, kind).solve(&gpu, &b, 1e-5, 400).expect("read back");
         let rows = PressureGpu::with_rows(&gpu, &op, kind, 3).solve(&gpu, &b, 1e-5, 400).expect("read back");
+        let largest = one.pressure.iter().fold(0.0f32, |m, p| m.max(p.abs()));
         let worst = one.pressure.iter().zip(&rows.pressure).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
         eprintln!(
             "{kind:?}: {} and {} iterations, pressures {worst:e} apart",
             one.scalars.iterations, rows.scalars.iterations
         );
         assert_eq!(one.scalars.iterations, rows.scalars.iterations, "{kind:?}");
-        // The sums' order changes with the partials' count: f32 rounding only.
-        assert!(worst < 1e-3, "{kind:?}: {worst}");
+        // The same sums in the same order (the extra workgroups add zeros): measured identical;
+        // 1e-6 of the largest pressure leaves a driver room to round differently.
+        assert!(worst <= 1e-6 * largest, "{kind:?}: {worst} of {largest}");
     }
 }

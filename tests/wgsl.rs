@@ -46,20 +46,35 @@ fn the_bandwidth_probe_validates() {
 
 #[test]
 fn the_pressure_solve_validates_and_its_structs_match() {
+    use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
+    use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
     use powder::sim::pressure::gpu::mic::{self, MicUniforms};
     use powder::sim::pressure::gpu::multigrid::{self, LevelUniforms};
-    use powder::sim::pressure::gpu::{PcgScalars, PressureUniforms, SOURCE};
+    use powder::sim::pressure::gpu::{self as pcg, PcgScalars, PressureUniforms};
+    // The shared library alone, then each module after it.
+    let common = validate("pressure/common.wgsl", COMMON);
     let scalars = rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad]);
+    assert_eq!(wgsl_layout(&common, "PcgScalars"), scalars, "PcgScalars differs between WGSL and Rust");
+    assert_eq!(u32_named(&common, "WORKGROUP"), WORKGROUP);
     let files = [
         (
             "pcg.wgsl",
-            SOURCE,
+            pcg::source(),
             vec!["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"],
+            (
+                "PressureUniforms",
+                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
+            ),
         ),
-        ("mic.wgsl", mic::SOURCE, vec!["mic_forward", "mic_backward"]),
+        (
+            "mic.wgsl",
+            mic::source(),
+            vec!["mic_forward", "mic_backward"],
+            ("MicUniforms", rust_layout!(MicUniforms, [dims, cells])),
+        ),
         (
             "multigrid.wgsl",
-            multigrid::SOURCE,
+            multigrid::source(),
             vec![
                 "mg_smooth_from_zero",
                 "mg_smooth_to_tmp",
@@ -69,27 +84,17 @@ fn the_pressure_solve_validates_and_its_structs_match() {
                 "mg_prolong",
                 "mg_coarsest",
             ],
+            ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
         ),
     ];
-    for (file, source, entries) in &files {
+    for (file, source, entries, (name, layout)) in &files {
         let module = validate(file, source);
         for entry in entries {
             assert!(module.entry_points.iter().any(|e| e.name == *entry), "{file} has no entry point {entry}");
         }
-        // Each file carries its own copy of the solve's scalars.
-        assert_eq!(wgsl_layout(&module, "PcgScalars"), scalars, "PcgScalars in {file}");
-        let own = match *file {
-            "pcg.wgsl" => (
-                "PressureUniforms",
-                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
-            ),
-            "mic.wgsl" => ("MicUniforms", rust_layout!(MicUniforms, [dims, cells])),
-            _ => ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
-        };
-        assert_eq!(wgsl_layout(&module, own.0), own.1, "layout of {} differs between WGSL and Rust", own.0);
+        assert_eq!(wgsl_layout(&module, name), *layout, "layout of {name} differs between WGSL and Rust");
     }
-    let mg = validate("multigrid.wgsl", multigrid::SOURCE);
-    use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
+    let mg = validate("multigrid.wgsl", &multigrid::source());
     assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
     assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
     let mut on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
@@ -97,7 +102,11 @@ fn the_pressure_solve_validates_and_its_structs_match() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     on_disk.sort();
-    assert_eq!(on_disk, ["mic.wgsl", "multigrid.wgsl", "pcg.wgsl"], "a pressure shader this test does not validate");
+    assert_eq!(
+        on_disk,
+        ["common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
+        "a pressure shader this test does not validate"
+    );
 }
 
 #[test]

@@ -17,18 +17,6 @@ struct Plane {
     pad2: u32,
 }
 
-// Mirror of PcgScalars (pcg.wgsl); only `done` is read here.
-struct PcgScalars {
-    sigma: f32,
-    alpha: f32,
-    beta: f32,
-    bb: f32,
-    rr: f32,
-    iterations: u32,
-    done: u32,
-    pad: u32,
-}
-
 @group(0) @binding(0) var<uniform> mu: MicUniforms;
 @group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> precon: array<f32>;
@@ -39,7 +27,7 @@ struct PcgScalars {
 @group(1) @binding(0) var<uniform> plane: Plane;
 
 fn stride(axis: u32) -> u32 {
-    return select(select(mu.dims.x * mu.dims.y, mu.dims.x, axis == 1u), 1u, axis == 0u);
+    return axis_stride(mu.dims, axis);
 }
 
 // The cell of this thread on the dispatch's plane, or cells (none).

@@ -12,18 +12,6 @@ struct LevelUniforms {
     coarse_cells: u32,
 }
 
-// Mirror of PcgScalars (pcg.wgsl); only `done` is read here.
-struct PcgScalars {
-    sigma: f32,
-    alpha: f32,
-    beta: f32,
-    bb: f32,
-    rr: f32,
-    iterations: u32,
-    done: u32,
-    pad: u32,
-}
-
 @group(0) @binding(0) var<uniform> lv: LevelUniforms;
 // Per cell: (diagonal, coupling up x, up y, up z).
 @group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
@@ -47,19 +35,12 @@ const COARSEST_MAX: u32 = 64u;
 // Damped Jacobi's weight (JACOBI_WEIGHT in multigrid.rs).
 const JACOBI_WEIGHT: f32 = 0.6666667;
 
-const WORKGROUP: u32 = 256u;
-
-// A thread's cell: dispatches wider than 65535 workgroups wrap into y (dispatch_size in gpu/mod.rs).
-fn linear(id: vec3<u32>, groups: vec3<u32>) -> u32 {
-    return id.x + id.y * groups.x * WORKGROUP;
-}
-
 fn coords(c: u32) -> vec3<u32> {
     return vec3<u32>(c % lv.dims.x, (c / lv.dims.x) % lv.dims.y, c / (lv.dims.x * lv.dims.y));
 }
 
 fn stride(axis: u32) -> u32 {
-    return select(select(lv.dims.x * lv.dims.y, lv.dims.x, axis == 1u), 1u, axis == 0u);
+    return axis_stride(lv.dims, axis);
 }
 
 fn coarse_index(q: vec3<u32>) -> u32 {

@@ -19,25 +19,6 @@ struct PressureUniforms {
     pad: u32,
 }
 
-// The solve's scalars (PcgScalars in gpu.rs).
-struct PcgScalars {
-    // zᵀr of the current iterate.
-    sigma: f32,
-    // The step along the search direction.
-    alpha: f32,
-    // The direction's update weight.
-    beta: f32,
-    // bᵀb.
-    bb: f32,
-    // rᵀr after the last iteration.
-    rr: f32,
-    // Iterations taken.
-    iterations: u32,
-    // 1 once converged or stalled.
-    done: u32,
-    pad: u32,
-}
-
 @group(0) @binding(0) var<uniform> u: PressureUniforms;
 // Per cell: (diagonal, coupling to the next cell up x, up y, up z).
 @group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
@@ -51,20 +32,14 @@ struct PcgScalars {
 @group(0) @binding(9) var<storage, read_write> scalars: PcgScalars;
 @group(0) @binding(10) var<storage, read_write> half_step: array<f32>;
 
-const WORKGROUP: u32 = 256u;
 var<workgroup> sums: array<f32, 256>;
 
-// A thread's cell: dispatches wider than 65535 workgroups wrap into y (dispatch_size in gpu/mod.rs).
-fn linear(id: vec3<u32>, groups: vec3<u32>) -> u32 {
-    return id.x + id.y * groups.x * WORKGROUP;
-}
-
 fn stride(axis: u32) -> u32 {
-    return select(select(u.dims.x * u.dims.y, u.dims.x, axis == 1u), 1u, axis == 0u);
+    return axis_stride(u.dims, axis);
 }
 
-// Adds `value` over the workgroup and writes the sum to partials[workgroup].
-fn workgroup_sum(local: u32, group: u32, value: f32) {
+// The sum of every thread's `value` over the workgroup, which every thread gets.
+fn workgroup_total(local: u32, value: f32) -> f32 {
     sums[local] = value;
     workgroupBarrier();
     for (var width = WORKGROUP / 2u; width > 0u; width = width / 2u) {
@@ -73,8 +48,14 @@ fn workgroup_sum(local: u32, group: u32, value: f32) {
         }
         workgroupBarrier();
     }
+    return sums[0];
+}
+
+// Adds `value` over the workgroup and writes the sum to partials[group].
+fn workgroup_sum(local: u32, group: u32, value: f32) {
+    let total = workgroup_total(local, value);
     if local == 0u {
-        partials[group] = sums[0];
+        partials[group] = total;
     }
 }
 
@@ -84,15 +65,7 @@ fn total(local: u32) -> f32 {
     for (var i = local; i < u.partial_count; i += WORKGROUP) {
         s += partials[i];
     }
-    sums[local] = s;
-    workgroupBarrier();
-    for (var width = WORKGROUP / 2u; width > 0u; width = width / 2u) {
-        if local < width {
-            sums[local] += sums[local + width];
-        }
-        workgroupBarrier();
-    }
-    return sums[0];
+    return workgroup_total(local, s);
 }
 
 fn is_unknown(c: u32) -> bool {

@@ -32,6 +32,12 @@ pub fn node_position(spec: &GridSpec, node: [usize; 3]) -> Vector3<f64> {
     Vector3::new(o.x, o.y, o.z) + h * Vector3::new(node[0] as f64, node[1] as f64, node[2] as f64)
 }
 
+/// The quadratic B-spline's weights of the three nodes from `base` along one axis, for a point
+/// `f = x − base` node spacings past the first (in [0.5, 1.5)).
+pub(crate) fn bspline_weights(f: f64) -> [f64; 3] {
+    [0.5 * (1.5 - f).powi(2), 0.75 - (f - 1.0).powi(2), 0.5 * (f - 0.5).powi(2)]
+}
+
 /// The 3×3×3 quadratic B-spline stencil of one particle (p2g and g2p steps 1–2).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stencil {
@@ -66,7 +72,7 @@ impl Stencil {
             base[a] = b as usize;
             let f = xg[a] - b;
             frac[a] = f;
-            weights[a] = [0.5 * (1.5 - f).powi(2), 0.75 - (f - 1.0).powi(2), 0.5 * (f - 0.5).powi(2)];
+            weights[a] = bspline_weights(f);
         }
         Self { base, frac, weights }
     }

@@ -51,7 +51,7 @@ impl PressureCells {
                     for i in 0..fd[0] {
                         let n = [i, j, k][a];
                         if n > 0 && n < dims[a] {
-                            cells.open[a][i + fd[0] * (j + fd[1] * k)] = 1.0;
+                            cells.open[a][face_index(dims, a, [i, j, k])] = 1.0;
                         }
                     }
                 }
@@ -78,8 +78,7 @@ impl PressureCells {
     /// The index of the face along `axis` on the low side of cell `(i, j, k)` (`(i, j, k)` may
     /// be one past the last cell along `axis`: the boundary's high face).
     pub fn face(&self, axis: usize, i: usize, j: usize, k: usize) -> usize {
-        let fd = face_dims(self.dims, axis);
-        i + fd[0] * (j + fd[1] * k)
+        face_index(self.dims, axis, [i, j, k])
     }
 
     /// The index step between neighbouring cells along `axis`.
@@ -122,7 +121,7 @@ impl PressureCells {
                             f[b] = 2 * at[b] + (s & 1);
                             f[c] = 2 * at[c] + (s >> 1);
                             if f[0] < fd[0] && f[1] < fd[1] && f[2] < fd[2] {
-                                sum += self.open[a][f[0] + fd[0] * (f[1] + fd[1] * f[2])];
+                                sum += self.open[a][face_index(self.dims, a, f)];
                             }
                         }
                         coarse.open[a][i + cd[0] * (j + cd[1] * k)] = 0.25 * sum;
@@ -139,6 +138,12 @@ pub fn face_dims(dims: [usize; 3], axis: usize) -> [usize; 3] {
     let mut d = dims;
     d[axis] += 1;
     d
+}
+
+/// The index of face `node` along `axis` of a box of `dims` cells, x fastest.
+pub fn face_index(dims: [usize; 3], axis: usize, node: [usize; 3]) -> usize {
+    let fd = face_dims(dims, axis);
+    node[0] + fd[0] * (node[1] + fd[1] * node[2])
 }
 
 fn face_count(dims: [usize; 3], axis: usize) -> usize {

@@ -8,7 +8,16 @@ use wgpu::util::DeviceExt;
 use crate::sim::pressure::cells::CellKind;
 use crate::sim::pressure::cpu::operator::Poisson;
 
-/// Threads per workgroup of every one-dimensional cell pass (`WORKGROUP` in the WGSL).
+/// The WGSL every pressure module starts with (`shaders/pressure/common.wgsl`): the solve's
+/// scalars, the cell index of a one-dimensional pass, the index step along an axis.
+pub const COMMON: &str = include_str!("../../../../shaders/pressure/common.wgsl");
+
+/// A pressure module's complete WGSL: [`COMMON`], then the module's own.
+pub fn compose(module: &str) -> String {
+    format!("{COMMON}\n{module}")
+}
+
+/// Threads per workgroup of every one-dimensional cell pass (`WORKGROUP` in `common.wgsl`).
 pub const WORKGROUP: u32 = 256;
 
 /// The most workgroups a dispatch may have along one axis (Vulkan's guaranteed minimum).

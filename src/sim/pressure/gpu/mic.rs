@@ -5,11 +5,16 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::layout::{Binding, ComputeModule, SLOT, buffer_init, uniform_init};
+use super::layout::{self, Binding, ComputeModule, SLOT, buffer_init, uniform_init};
 use crate::sim::pressure::cpu::operator::Poisson;
 
-/// The WGSL of the passes.
-pub const SOURCE: &str = include_str!("../../../../shaders/pressure/mic.wgsl");
+/// The module's own WGSL (`shaders/pressure/mic.wgsl`), without [`layout::COMMON`].
+pub const OWN_SOURCE: &str = include_str!("../../../../shaders/pressure/mic.wgsl");
+
+/// The module's complete WGSL ([`layout::compose`]).
+pub fn source() -> String {
+    layout::compose(OWN_SOURCE)
+}
 /// Threads per workgroup along x and y of a plane pass.
 pub const TILE: u32 = 16;
 
@@ -71,7 +76,7 @@ impl GpuMic {
         let module = ComputeModule::new(
             device,
             "pressure/mic.wgsl",
-            SOURCE,
+            &source(),
             &[&BINDINGS, &[Binding::DynamicUniform]],
             ["mic_forward", "mic_backward"],
         );

@@ -20,8 +20,13 @@ use super::cpu::operator::Poisson;
 use super::cpu::precond::Precond;
 use crate::gpu::{Gpu, GpuError};
 
-/// The WGSL of the conjugate-gradient passes.
-pub const SOURCE: &str = include_str!("../../../../shaders/pressure/pcg.wgsl");
+/// The module's own WGSL (`shaders/pressure/pcg.wgsl`), without [`layout::COMMON`].
+pub const OWN_SOURCE: &str = include_str!("../../../../shaders/pressure/pcg.wgsl");
+
+/// The module's complete WGSL ([`layout::compose`]).
+pub fn source() -> String {
+    layout::compose(OWN_SOURCE)
+}
 
 /// Mirror of `PressureUniforms` in `pcg.wgsl`.
 #[repr(C)]
@@ -41,7 +46,7 @@ pub struct PressureUniforms {
     pub pad: u32,
 }
 
-/// Mirror of `PcgScalars` in `pcg.wgsl`: what the solve carries between passes.
+/// Mirror of `PcgScalars` in `common.wgsl`: what the solve carries between passes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct PcgScalars {
@@ -170,7 +175,7 @@ impl PressureGpu {
             ["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"]
                 .into_iter()
                 .chain(ITERATION);
-        let module = ComputeModule::new(device, "pressure/pcg.wgsl", SOURCE, &[&PCG_BINDINGS], entries);
+        let module = ComputeModule::new(device, "pressure/pcg.wgsl", &source(), &[&PCG_BINDINGS], entries);
         let group = module.bind(device, 0, &buffers.iter().collect::<Vec<_>>());
         let (mut mic, mut multigrid) = (None, None);
         match Precond::new(kind, op) {
@@ -195,11 +200,6 @@ impl PressureGpu {
             _ => {}
         }
         Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid }
-    }
-
-    /// The preconditioner it was built with.
-    pub fn preconditioner(&self) -> Preconditioner {
-        self.kind
     }
 
     /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, one per 256 cells else.
@@ -251,11 +251,11 @@ impl PressureGpu {
     /// Solves `A p = b` from p = 0 to the relative residual `tolerance` in at most
     /// `max_iterations`, one submission; an error if the device is lost while reading back.
     pub fn solve(&self, gpu: &Gpu, b: &[f64], tolerance: f64, max_iterations: u32) -> Result<GpuSolve, GpuError> {
-        Ok(self.solve_timed(gpu, b, tolerance, max_iterations)?.0)
+        Ok(self.submit(gpu, b, tolerance, max_iterations, None)?.0)
     }
 
     /// [`PressureGpu::solve`], and the GPU's milliseconds from the solve's first pass to the end of
-    /// its last where the device has timestamp queries.
+    /// its last; `None` where the device has no timestamp queries.
     pub fn solve_timed(
         &self,
         gpu: &Gpu,
@@ -263,24 +263,37 @@ impl PressureGpu {
         tolerance: f64,
         max_iterations: u32,
     ) -> Result<(GpuSolve, Option<f64>), GpuError> {
-        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
-        gpu.queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
-        let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
-        gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
         let timing = gpu
             .device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
             .then(|| gpu.timestamp_queries("pressure.solve", 2));
+        self.submit(gpu, b, tolerance, max_iterations, timing.as_ref())
+    }
+
+    /// Uploads `b` and the tolerance, records and submits the solve (its first and last pass
+    /// timed into `timing` where given) and reads the pressure, the scalars and the time back.
+    fn submit(
+        &self,
+        gpu: &Gpu,
+        b: &[f64],
+        tolerance: f64,
+        max_iterations: u32,
+        timing: Option<&(wgpu::QuerySet, wgpu::Buffer)>,
+    ) -> Result<(GpuSolve, Option<f64>), GpuError> {
+        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+        gpu.queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
+        let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
+        gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
         let mut encoder =
             gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pressure.solve") });
-        self.record(&mut encoder, max_iterations, timing.as_ref().map(|(q, _)| q));
-        if let Some((queries, resolve)) = &timing {
+        self.record(&mut encoder, max_iterations, timing.map(|(q, _)| q));
+        if let Some((queries, resolve)) = timing {
             encoder.resolve_query_set(queries, 0..2, resolve, 0);
         }
         gpu.queue.submit([encoder.finish()]);
         let mut read = vec![&self.buffers[PRESSURE], &self.buffers[SCALARS]];
-        read.extend(timing.as_ref().map(|(_, r)| r));
+        read.extend(timing.map(|(_, r)| r));
         let bytes = gpu.read_buffers(&read)?;
         let pressure: Vec<f32> = bytemuck::cast_slice(&bytes[0][..4 * self.cells]).to_vec();
         let scalars: PcgScalars = bytemuck::pod_read_unaligned(&bytes[1][..size_of::<PcgScalars>()]);

@@ -9,8 +9,13 @@ use bytemuck::{Pod, Zeroable};
 use super::layout::{self, Binding, ComputeModule, WORKGROUP, buffer_init, dispatch_size, uniform_init};
 use crate::sim::pressure::cpu::multigrid::{COARSEST_CELLS, Multigrid, SMOOTHING_SWEEPS};
 
-/// The WGSL of the passes.
-pub const SOURCE: &str = include_str!("../../../../shaders/pressure/multigrid.wgsl");
+/// The module's own WGSL (`shaders/pressure/multigrid.wgsl`), without [`layout::COMMON`].
+pub const OWN_SOURCE: &str = include_str!("../../../../shaders/pressure/multigrid.wgsl");
+
+/// The module's complete WGSL ([`layout::compose`]).
+pub fn source() -> String {
+    layout::compose(OWN_SOURCE)
+}
 
 // The sweeps ping-pong between x and tmp and must end in x; the coarsest level fits one workgroup
 // of 64 threads (`mg_coarsest`).
@@ -108,7 +113,7 @@ impl GpuMultigrid {
         let module = ComputeModule::new(
             device,
             "pressure/multigrid.wgsl",
-            SOURCE,
+            &source(),
             &[&BINDINGS],
             [
                 "mg_smooth_from_zero",

@@ -6,7 +6,8 @@
 use nalgebra::Vector3;
 
 use super::particle::WaterParticle;
-use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims};
+use crate::sim::cpu::grid::bspline_weights;
+use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims, face_index};
 use crate::sim::water::Transfer;
 
 /// The quadratic B-spline weights of one velocity component's nodes around a point: the first
@@ -32,7 +33,7 @@ impl Stencil {
             let base = (xi - 0.5).floor();
             let f = xi - base;
             s.base[a] = base as i64;
-            s.weights[a] = [0.5 * (1.5 - f).powi(2), 0.75 - (f - 1.0).powi(2), 0.5 * (f - 0.5).powi(2)];
+            s.weights[a] = bspline_weights(f);
             s.xi[a] = xi;
         }
         s
@@ -86,8 +87,7 @@ impl FaceGrid {
 
     /// The index of face `node` along `axis`.
     pub fn index(&self, axis: usize, node: [usize; 3]) -> usize {
-        let d = face_dims(self.dims, axis);
-        node[0] + d[0] * (node[1] + d[1] * node[2])
+        face_index(self.dims, axis, node)
     }
 
     /// Particles to faces: `u = Σ w (v_a + c_a · (x_f − x_p)) / Σ w` (equal particle masses).
@@ -100,7 +100,7 @@ impl FaceGrid {
             let mut momentum = vec![0.0; velocity.len()];
             for p in particles {
                 Stencil::new(a, &p.position, h).for_each(fd, h, |node, w, d| {
-                    let f = node[0] + fd[0] * (node[1] + fd[1] * node[2]);
+                    let f = face_index(dims, a, node);
                     weight[f] += w;
                     momentum[f] += w * (p.velocity[a] + p.affine[a].dot(&d));
                 });
@@ -224,7 +224,7 @@ impl FaceGrid {
                             }
                             let mut q = at;
                             q[b] = m as usize;
-                            let g = q[0] + fd[0] * (q[1] + fd[1] * q[2]);
+                            let g = face_index(self.dims, a, q);
                             if valid[g] {
                                 sum += u[g];
                                 n += 1;
@@ -246,7 +246,7 @@ impl FaceGrid {
         for a in 0..3 {
             let fd = face_dims(self.dims, a);
             Stencil::new(a, x, self.h).for_each(fd, self.h, |node, w, _| {
-                out[a] += w * self.velocity[a][node[0] + fd[0] * (node[1] + fd[1] * node[2])];
+                out[a] += w * self.velocity[a][face_index(self.dims, a, node)];
             });
         }
         out
@@ -264,7 +264,7 @@ impl FaceGrid {
                 let stencil = Stencil::new(a, &p.position, self.h);
                 let fd = face_dims(self.dims, a);
                 stencil.for_each(fd, self.h, |node, w, d| {
-                    let f = node[0] + fd[0] * (node[1] + fd[1] * node[2]);
+                    let f = face_index(self.dims, a, node);
                     pic[a] += w * self.velocity[a][f];
                     change[a] += w * (self.velocity[a][f] - before.velocity[a][f]);
                     affine[a] += scale * w * self.velocity[a][f] * d;
@@ -289,7 +289,7 @@ impl FaceGrid {
             for k in 0..fd[2] {
                 for j in 0..fd[1] {
                     for i in 0..fd[0] {
-                        let index = i + fd[0] * (j + fd[1] * k);
+                        let index = face_index(self.dims, a, [i, j, k]);
                         f(self, a, [i, j, k], index);
                     }
                 }

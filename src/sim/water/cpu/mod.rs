@@ -141,7 +141,7 @@ impl WaterCpu {
         if self.settings.volume_correction {
             let cells = self.classify();
             let (h, rest) = (self.h, self.settings.particles_per_cell);
-            volume::correct(&mut self.particles, &cells, h, rest, &self.settings.pressure);
+            volume::correct(&mut self.particles, cells, h, rest, &self.settings.pressure);
             self.clamp_inside();
         }
         self.pressure = p;

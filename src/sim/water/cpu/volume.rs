@@ -51,7 +51,7 @@ pub fn filled_volume(particles: &[WaterParticle], dims: [usize; 3], h: f64, rest
 /// them) hold more than `rest` each. Returns what the solve did, `None` where no cell is air.
 pub fn correct(
     particles: &mut [WaterParticle],
-    cells: &PressureCells,
+    cells: PressureCells,
     h: f64,
     rest: f64,
     pressure: &PressureSettings,
@@ -62,14 +62,14 @@ pub fn correct(
         return None;
     }
     let count = particles_per_cell(particles, cells.dims, h);
-    let op = Poisson::new(cells.clone(), 1.0);
+    let op = Poisson::new(cells, 1.0);
     let b: Vec<f64> =
         (0..count.len()).map(|c| if op.active(c) { (count[c] / rest - 1.0).max(0.0) } else { 0.0 }).collect();
     let (q, report) =
         solve(&op, &Precond::new(pressure.preconditioner, &op), &b, pressure.tolerance, pressure.max_iterations);
-    let mut grid = FaceGrid::new(cells.dims, h);
-    grid.close_solid_faces(cells);
-    grid.subtract_gradient(cells, &q, h);
+    let mut grid = FaceGrid::new(op.cells.dims, h);
+    grid.close_solid_faces(&op.cells);
+    grid.subtract_gradient(&op.cells, &q, h);
     grid.extrapolate(2);
     for p in particles.iter_mut() {
         p.position += grid.sample(&p.position);
