@@ -56,40 +56,28 @@ fn the_pressure_solve_validates_and_its_structs_match() {
     let scalars = rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad]);
     assert_eq!(wgsl_layout(&common, "PcgScalars"), scalars, "PcgScalars differs between WGSL and Rust");
     assert_eq!(u32_named(&common, "WORKGROUP"), WORKGROUP);
+    // Every entry point the host builds a pipeline for, and each module's own uniforms.
     let files = [
         (
             "pcg.wgsl",
             pcg::source(),
-            vec!["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"],
+            &pcg::ENTRIES[..],
             (
                 "PressureUniforms",
                 rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
             ),
         ),
-        (
-            "mic.wgsl",
-            mic::source(),
-            vec!["mic_forward", "mic_backward"],
-            ("MicUniforms", rust_layout!(MicUniforms, [dims, cells])),
-        ),
+        ("mic.wgsl", mic::source(), &mic::ENTRIES[..], ("MicUniforms", rust_layout!(MicUniforms, [dims, cells]))),
         (
             "multigrid.wgsl",
             multigrid::source(),
-            vec![
-                "mg_smooth_from_zero",
-                "mg_smooth_to_tmp",
-                "mg_smooth_to_x",
-                "mg_residual",
-                "mg_restrict",
-                "mg_prolong",
-                "mg_coarsest",
-            ],
+            &multigrid::ENTRIES[..],
             ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
         ),
     ];
     for (file, source, entries, (name, layout)) in &files {
         let module = validate(file, source);
-        for entry in entries {
+        for entry in entries.iter() {
             assert!(module.entry_points.iter().any(|e| e.name == *entry), "{file} has no entry point {entry}");
         }
         assert_eq!(wgsl_layout(&module, name), *layout, "layout of {name} differs between WGSL and Rust");

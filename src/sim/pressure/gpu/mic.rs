@@ -18,6 +18,9 @@ pub fn source() -> String {
 /// Threads per workgroup along x and y of a plane pass.
 pub const TILE: u32 = 16;
 
+/// The entry points the host builds pipelines for.
+pub const ENTRIES: [&str; 2] = ["mic_forward", "mic_backward"];
+
 /// Mirror of `MicUniforms` in `mic.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -78,7 +81,7 @@ impl GpuMic {
             "pressure/mic.wgsl",
             &source(),
             &[&BINDINGS, &[Binding::DynamicUniform]],
-            ["mic_forward", "mic_backward"],
+            ENTRIES,
         );
         let group = module.bind(device, 0, &[&buffers[0], coeffs, &buffers[1], pcg[0], &buffers[2], pcg[1], pcg[2]]);
         let planes_group = module.bind(device, 1, &[&buffers[3]]);

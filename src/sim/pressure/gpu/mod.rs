@@ -118,6 +118,20 @@ const HALF_STEP: usize = 10;
 /// The passes of one iteration before its preconditioning, in order.
 const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
 
+/// Every entry point the host builds pipelines for.
+pub const ENTRIES: [&str; 10] = [
+    "pcg_begin",
+    "pcg_reduce_bb",
+    "pcg_ip_upper",
+    "pcg_precondition",
+    "pcg_reduce_zr",
+    "pcg_direction",
+    "pcg_apply",
+    "pcg_reduce_sq",
+    "pcg_update",
+    "pcg_reduce_rr",
+];
+
 /// A pressure solve on the GPU for one operator and preconditioner: its buffers and pipelines,
 /// built once, solved for any right-hand side.
 pub struct PressureGpu {
@@ -171,11 +185,7 @@ impl PressureGpu {
             buffer_init(device, "pressure.scalars", bytemuck::bytes_of(&PcgScalars::default())),
             vector("pressure.y"),
         ];
-        let entries =
-            ["pcg_begin", "pcg_reduce_bb", "pcg_ip_upper", "pcg_precondition", "pcg_reduce_zr", "pcg_direction"]
-                .into_iter()
-                .chain(ITERATION);
-        let module = ComputeModule::new(device, "pressure/pcg.wgsl", &source(), &[&PCG_BINDINGS], entries);
+        let module = ComputeModule::new(device, "pressure/pcg.wgsl", &source(), &[&PCG_BINDINGS], ENTRIES);
         let group = module.bind(device, 0, &buffers.iter().collect::<Vec<_>>());
         let (mut mic, mut multigrid) = (None, None);
         match Precond::new(kind, op) {

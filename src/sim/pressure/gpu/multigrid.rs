@@ -22,6 +22,17 @@ pub fn source() -> String {
 const _: () = assert!(SMOOTHING_SWEEPS % 2 == 0, "sweeps come in pairs on the GPU");
 const _: () = assert!(COARSEST_CELLS * COARSEST_CELLS * COARSEST_CELLS <= 64, "the coarsest level fits one workgroup");
 
+/// The entry points the host builds pipelines for.
+pub const ENTRIES: [&str; 7] = [
+    "mg_smooth_from_zero",
+    "mg_smooth_to_tmp",
+    "mg_smooth_to_x",
+    "mg_residual",
+    "mg_restrict",
+    "mg_prolong",
+    "mg_coarsest",
+];
+
 /// Mirror of `LevelUniforms` in `multigrid.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -110,21 +121,7 @@ impl GpuMultigrid {
                 (None, false) => unreachable!("only level 0 shares"),
             }
         };
-        let module = ComputeModule::new(
-            device,
-            "pressure/multigrid.wgsl",
-            &source(),
-            &[&BINDINGS],
-            [
-                "mg_smooth_from_zero",
-                "mg_smooth_to_tmp",
-                "mg_smooth_to_x",
-                "mg_residual",
-                "mg_restrict",
-                "mg_prolong",
-                "mg_coarsest",
-            ],
-        );
+        let module = ComputeModule::new(device, "pressure/multigrid.wgsl", &source(), &[&BINDINGS], ENTRIES);
         let levels = (0..count)
             .map(|l| {
                 let fine: Vec<&wgpu::Buffer> = (0..7).map(|i| buffer(l, i)).collect();
