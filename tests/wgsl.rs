@@ -48,6 +48,7 @@ fn the_bandwidth_probe_validates() {
 fn the_pressure_solve_validates_and_its_structs_match() {
     use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
     use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
+    use powder::sim::pressure::gpu::build::{self, BuildUniforms};
     use powder::sim::pressure::gpu::mic::{self, MicUniforms};
     use powder::sim::pressure::gpu::multigrid::{self, LevelUniforms};
     use powder::sim::pressure::gpu::{self as pcg, PcgScalars, PressureUniforms};
@@ -69,6 +70,12 @@ fn the_pressure_solve_validates_and_its_structs_match() {
         ),
         ("mic.wgsl", mic::source(), &mic::ENTRIES[..], ("MicUniforms", rust_layout!(MicUniforms, [dims, cells]))),
         (
+            "build.wgsl",
+            build::source(),
+            &build::ENTRIES[..],
+            ("BuildUniforms", rust_layout!(BuildUniforms, [dims, cells, fine_dims, fine_cells, scale, pad])),
+        ),
+        (
             "multigrid.wgsl",
             multigrid::source(),
             &multigrid::ENTRIES[..],
@@ -82,6 +89,10 @@ fn the_pressure_solve_validates_and_its_structs_match() {
         }
         assert_eq!(wgsl_layout(&module, name), *layout, "layout of {name} differs between WGSL and Rust");
     }
+    let mic_module = validate("mic.wgsl", &mic::source());
+    use powder::sim::pressure::cpu::precond::{MIC_SIGMA, MIC_TAU};
+    assert_eq!(f32_named(&mic_module, "MIC_TAU"), MIC_TAU as f32);
+    assert_eq!(f32_named(&mic_module, "MIC_SIGMA"), MIC_SIGMA as f32);
     let mg = validate("multigrid.wgsl", &multigrid::source());
     assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
     assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
@@ -92,7 +103,7 @@ fn the_pressure_solve_validates_and_its_structs_match() {
     on_disk.sort();
     assert_eq!(
         on_disk,
-        ["common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
+        ["build.wgsl", "common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
         "a pressure shader this test does not validate"
     );
 }

@@ -19,7 +19,7 @@ pub fn source() -> String {
 pub const TILE: u32 = 16;
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 2] = ["mic_forward", "mic_backward"];
+pub const ENTRIES: [&str; 3] = ["mic_forward", "mic_backward", "mic_factor"];
 
 /// Mirror of `MicUniforms` in `mic.wgsl`.
 #[repr(C)]
@@ -34,7 +34,7 @@ pub struct MicUniforms {
 const BINDINGS: [Binding; 7] = [
     Binding::Uniform,
     Binding::Read,  // coeffs
-    Binding::Read,  // precon
+    Binding::Write, // precon
     Binding::Read,  // residual
     Binding::Write, // forward
     Binding::Write, // precond
@@ -90,13 +90,23 @@ impl GpuMic {
 
     /// Records z = (L Lᵀ)⁻¹ r: the planes up, then down.
     pub fn record(&self, pass: &mut wgpu::ComputePass) {
-        let size = [self.dims[0].div_ceil(TILE), self.dims[1].div_ceil(TILE), 1];
-        pass.set_bind_group(0, &self.group, &[]);
         let order: Vec<(&str, u32)> = (0..self.planes)
             .map(|s| ("mic_forward", s))
             .chain((0..self.planes).rev().map(|s| ("mic_backward", s)))
             .collect();
-        for (entry, s) in order {
+        self.record_planes(pass, &order);
+    }
+
+    /// Records the factor of the operator in `coeffs` (built on the GPU), the planes up.
+    pub fn record_factor(&self, pass: &mut wgpu::ComputePass) {
+        let order: Vec<(&str, u32)> = (0..self.planes).map(|s| ("mic_factor", s)).collect();
+        self.record_planes(pass, &order);
+    }
+
+    fn record_planes(&self, pass: &mut wgpu::ComputePass, order: &[(&str, u32)]) {
+        let size = [self.dims[0].div_ceil(TILE), self.dims[1].div_ceil(TILE), 1];
+        pass.set_bind_group(0, &self.group, &[]);
+        for &(entry, s) in order {
             pass.set_pipeline(self.module.pipeline(entry));
             pass.set_bind_group(1, &self.planes_group, &[(s as u64 * SLOT) as u32]);
             pass.dispatch_workgroups(size[0], size[1], size[2]);

@@ -6,7 +6,13 @@
 //!
 //! A solve is recorded whole, the cap's iterations in one submission: once the residual reaches
 //! the tolerance a flag in [`PcgScalars`] makes every later pass return at once.
+//!
+//! [`PressureGpu::on_grid`] builds the operator on the GPU instead ([`build`]): a step that
+//! classifies its cells on the GPU writes their kinds and right-hand side to the solve's buffers
+//! and records the build (the multigrid's levels and MIC(0)'s factor included) and the solve in
+//! its own command encoder, with no host round trip.
 
+pub mod build;
 pub mod layout;
 pub mod mic;
 pub mod multigrid;
@@ -16,6 +22,7 @@ use bytemuck::{Pod, Zeroable};
 use self::layout::{Binding, ComputeModule, buffer_init};
 pub use self::layout::{MAX_GROUPS_X, WORKGROUP, dispatch_size};
 use super::Preconditioner;
+use super::cells::PressureCells;
 use super::cpu::operator::Poisson;
 use super::cpu::precond::Precond;
 use crate::gpu::{Gpu, GpuError};
@@ -114,6 +121,8 @@ const RESIDUAL: usize = 4;
 const PRECOND: usize = 5;
 const SCALARS: usize = 9;
 const HALF_STEP: usize = 10;
+/// Per cell its kind (`layout::kinds`), not bound by `pcg.wgsl`: what a build reads.
+const KINDS: usize = 11;
 
 /// The passes of one iteration before its preconditioning, in order.
 const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
@@ -144,6 +153,7 @@ pub struct PressureGpu {
     group: wgpu::BindGroup,
     mic: Option<mic::GpuMic>,
     multigrid: Option<multigrid::GpuMultigrid>,
+    build: Option<build::OperatorBuild>,
 }
 
 impl PressureGpu {
@@ -156,6 +166,22 @@ impl PressureGpu {
     /// [`PressureGpu::new`] with at most `row` workgroups along x in a dispatch (the rest in rows
     /// along y): what a grid of more than 65535 · 256 cells takes, testable on a small one.
     pub fn with_rows(gpu: &Gpu, op: &Poisson, kind: Preconditioner, row: u32) -> Self {
+        Self::make(gpu, op, kind, row, false)
+    }
+
+    /// A solve whose operator the GPU builds from the kinds in [`PressureGpu::kinds`] and the
+    /// open fractions of `structure` (its kinds only size the buffers), before each solve
+    /// ([`PressureGpu::record_build`]).
+    pub fn on_grid(gpu: &Gpu, structure: &PressureCells, kind: Preconditioner) -> Self {
+        Self::on_grid_with_rows(gpu, structure, kind, MAX_GROUPS_X)
+    }
+
+    /// [`PressureGpu::on_grid`] with at most `row` workgroups along x in a dispatch.
+    pub fn on_grid_with_rows(gpu: &Gpu, structure: &PressureCells, kind: Preconditioner, row: u32) -> Self {
+        Self::make(gpu, &Poisson::new(structure.clone(), 1.0), kind, row, true)
+    }
+
+    fn make(gpu: &Gpu, op: &Poisson, kind: Preconditioner, row: u32, on_gpu: bool) -> Self {
         let device = &gpu.device;
         let n = op.diag.len();
         let [gx, gy] = dispatch_size((n as u32).div_ceil(WORKGROUP), row);
@@ -184,16 +210,19 @@ impl PressureGpu {
             buffer_init(device, "pressure.partials", bytemuck::cast_slice(&vec![0f32; groups.max(1) as usize])),
             buffer_init(device, "pressure.scalars", bytemuck::bytes_of(&PcgScalars::default())),
             vector("pressure.y"),
+            buffer_init(device, "pressure.kinds", bytemuck::cast_slice(&layout::kinds(op))),
         ];
         let module = ComputeModule::new(device, "pressure/pcg.wgsl", &source(), &[&PCG_BINDINGS], ENTRIES);
-        let group = module.bind(device, 0, &buffers.iter().collect::<Vec<_>>());
+        let group = module.bind(device, 0, &buffers[..PCG_BINDINGS.len()].iter().collect::<Vec<_>>());
         let (mut mic, mut multigrid) = (None, None);
-        match Precond::new(kind, op) {
+        let mut levels: Vec<&PressureCells> = vec![&op.cells];
+        let precond = Precond::new(kind, op);
+        match &precond {
             Precond::Mic0 { precon } => {
                 mic = Some(mic::GpuMic::new(
                     device,
                     op,
-                    &precon,
+                    precon,
                     &buffers[COEFFS],
                     [&buffers[RESIDUAL], &buffers[PRECOND], &buffers[SCALARS]],
                 ));
@@ -201,15 +230,74 @@ impl PressureGpu {
             Precond::Multigrid(mg) => {
                 multigrid = Some(multigrid::GpuMultigrid::new(
                     device,
-                    &mg,
+                    mg,
                     row,
-                    &buffers[COEFFS],
+                    [&buffers[COEFFS], &buffers[KINDS]],
                     [&buffers[RESIDUAL], &buffers[PRECOND], &buffers[HALF_STEP], &buffers[SCALARS]],
                 ));
+                levels.extend(mg.levels[1..].iter().map(|l| &l.cells));
             }
             _ => {}
         }
-        Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid }
+        let build = on_gpu.then(|| {
+            let mut targets = vec![[&buffers[COEFFS], &buffers[KINDS]]];
+            if let Some(mg) = &multigrid {
+                targets.extend((1..=mg.coarse_levels()).map(|l| mg.operator_buffers(l)));
+            }
+            let levels: Vec<_> = levels.iter().copied().zip(targets).collect();
+            build::OperatorBuild::new(device, &levels, row)
+        });
+        Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid, build }
+    }
+
+    /// Per cell its kind (0 air, 1 liquid, 2 solid): what [`PressureGpu::record_build`] reads.
+    pub fn kinds(&self) -> &wgpu::Buffer {
+        &self.buffers[KINDS]
+    }
+
+    /// The right-hand side `b`, per cell (zero off the unknowns).
+    pub fn rhs(&self) -> &wgpu::Buffer {
+        &self.buffers[RHS]
+    }
+
+    /// The pressure a solve leaves, per cell.
+    pub fn pressure(&self) -> &wgpu::Buffer {
+        &self.buffers[PRESSURE]
+    }
+
+    /// The operator's coefficients per cell, `[A_cc, A_c,c+x, A_c,c+y, A_c,c+z]`.
+    pub fn coeffs(&self) -> &wgpu::Buffer {
+        &self.buffers[COEFFS]
+    }
+
+    /// The solve's [`PcgScalars`]: iterations and residual of the last solve.
+    pub fn scalars(&self) -> &wgpu::Buffer {
+        &self.buffers[SCALARS]
+    }
+
+    /// Sets the tolerance of the solves submitted after it.
+    pub fn set_tolerance(&self, queue: &wgpu::Queue, tolerance: f64) {
+        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+        queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
+    }
+
+    /// Records the operator's build from [`PressureGpu::kinds`] (and the preconditioner's: the
+    /// multigrid's levels, MIC(0)'s factor); nothing for a solve made by [`PressureGpu::new`],
+    /// whose operator came from the host.
+    pub fn record_build(&self, encoder: &mut wgpu::CommandEncoder) {
+        let Some(build) = &self.build else { return };
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pressure.build"), timestamp_writes: None });
+        build.record(&mut pass);
+        if let Some(mic) = &self.mic {
+            mic.record_factor(&mut pass);
+        }
+    }
+
+    /// Records a solve of `A p = b` from p = 0 with `b` in [`PressureGpu::rhs`], at most
+    /// `max_iterations`, to the tolerance last set.
+    pub fn record_solve(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32) {
+        self.record(encoder, max_iterations, None);
     }
 
     /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, one per 256 cells else.
@@ -291,8 +379,7 @@ impl PressureGpu {
         max_iterations: u32,
         timing: Option<&(wgpu::QuerySet, wgpu::Buffer)>,
     ) -> Result<(GpuSolve, Option<f64>), GpuError> {
-        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
-        gpu.queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
+        self.set_tolerance(&gpu.queue, tolerance);
         let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
         gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
         let mut encoder =

@@ -69,18 +69,20 @@ pub struct GpuMultigrid {
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
     /// The most workgroups along x in a dispatch.
     row: u32,
-    _buffers: Vec<wgpu::Buffer>,
+    /// Per level: uniforms, coeffs, kinds, rhs, x, tmp, res (`None` where level 0 shares).
+    own: Vec<[Option<wgpu::Buffer>; 7]>,
+    _dummy: Vec<wgpu::Buffer>,
 }
 
 impl GpuMultigrid {
     /// Uploads `mg`'s levels, its dispatches at most `row` workgroups wide
-    /// ([`layout::dispatch_size`]); level 0 shares `coeffs` and `[residual, precond, scratch, scalars]`
-    /// with the conjugate gradients.
+    /// ([`layout::dispatch_size`]); level 0 shares `[coeffs, kinds]` and
+    /// `[residual, precond, scratch, scalars]` with the conjugate gradients.
     pub fn new(
         device: &wgpu::Device,
         mg: &Multigrid,
         row: u32,
-        coeffs: &wgpu::Buffer,
+        operator: [&wgpu::Buffer; 2],
         pcg: [&wgpu::Buffer; 4],
     ) -> Self {
         let count = mg.levels.len();
@@ -104,7 +106,7 @@ impl GpuMultigrid {
                 (!first).then(|| {
                     buffer_init(device, "pressure.mg.coeffs", bytemuck::cast_slice(&layout::coefficients(op)))
                 }),
-                Some(buffer_init(device, "pressure.mg.kinds", bytemuck::cast_slice(&layout::kinds(op)))),
+                (!first).then(|| buffer_init(device, "pressure.mg.kinds", bytemuck::cast_slice(&layout::kinds(op)))),
                 if first { None } else { vector("rhs") },
                 if first { None } else { vector("x") },
                 vector("tmp"),
@@ -113,7 +115,7 @@ impl GpuMultigrid {
         }
         // Stand-ins for the coarsest level's missing coarser one.
         let dummy: Vec<wgpu::Buffer> = (0..4).map(|_| buffer_init(device, "pressure.mg.none", &[0u8; 16])).collect();
-        let shared = [None, Some(coeffs), None, Some(pcg[0]), Some(pcg[1]), None, Some(pcg[2])];
+        let shared = [None, Some(operator[0]), Some(operator[1]), Some(pcg[0]), Some(pcg[1]), None, Some(pcg[2])];
         let buffer = |l: usize, i: usize| -> &wgpu::Buffer {
             match (&own[l][i], l == 0) {
                 (Some(b), _) => b,
@@ -136,8 +138,18 @@ impl GpuMultigrid {
                 (module.bind(device, 0, &all), cells, coarse_cells)
             })
             .collect();
-        let _buffers = own.into_iter().flatten().flatten().chain(dummy).collect();
-        Self { module, levels, row, _buffers }
+        Self { module, levels, row, own, _dummy: dummy }
+    }
+
+    /// The levels below the finest.
+    pub fn coarse_levels(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    /// Level `l`'s (≥ 1) `[coeffs, kinds]`, which an operator built on the GPU fills.
+    pub fn operator_buffers(&self, l: usize) -> [&wgpu::Buffer; 2] {
+        let own = &self.own[l];
+        [1, 2].map(|i| own[i].as_ref().expect("a coarse level owns its operator"))
     }
 
     fn run(&self, pass: &mut wgpu::ComputePass, level: usize, entry: &str, items: u32) {
