@@ -47,8 +47,8 @@ fn the_bandwidth_probe_validates() {
 #[test]
 fn the_pressure_solve_validates_and_its_structs_match() {
     use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
-    use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
     use powder::sim::pressure::gpu::build::{self, BuildUniforms};
+    use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
     use powder::sim::pressure::gpu::mic::{self, MicUniforms};
     use powder::sim::pressure::gpu::multigrid::{self, LevelUniforms};
     use powder::sim::pressure::gpu::{self as pcg, PcgScalars, PressureUniforms};
@@ -73,7 +73,10 @@ fn the_pressure_solve_validates_and_its_structs_match() {
             "build.wgsl",
             build::source(),
             &build::ENTRIES[..],
-            ("BuildUniforms", rust_layout!(BuildUniforms, [dims, cells, fine_dims, fine_cells, scale, pad])),
+            (
+                "BuildUniforms",
+                rust_layout!(BuildUniforms, [dims, cells, fine_dims, fine_cells, scale, pad0, pad1, pad2]),
+            ),
         ),
         (
             "multigrid.wgsl",

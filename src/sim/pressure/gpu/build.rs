@@ -36,7 +36,11 @@ pub struct BuildUniforms {
     /// The operator's scale on this level.
     pub scale: f32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
 const BINDINGS: [Binding; 5] = [
@@ -80,7 +84,9 @@ impl OperatorBuild {
                 fine_dims: fine,
                 fine_cells: fine.iter().product(),
                 scale: 0.25f32.powi(l as i32),
-                pad: [0; 3],
+                pad0: 0,
+                pad1: 0,
+                pad2: 0,
             };
             buffers.push(uniform_init(device, &format!("pressure.build{l}.uniforms"), bytemuck::bytes_of(&uniforms)));
             buffers.push(buffer_init(
