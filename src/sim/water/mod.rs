@@ -3,6 +3,7 @@
 //! `docs/water.md` describes the step and what was measured.
 
 pub mod cpu;
+pub mod gpu;
 
 use serde::{Deserialize, Serialize};
 

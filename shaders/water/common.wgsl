@@ -1,0 +1,156 @@
+// common: what the water step's passes share (src/sim/water/gpu/mod.rs composes
+// shaders/pressure/common.wgsl, this, step.wgsl and particles.wgsl into one module and records the
+// passes in order; the f64 twin is src/sim/water/cpu/, whose functions each pass names).
+//
+// The grid has a layer of solid cells around the domain: grid cell i spans [(i − 1) h, i h) along
+// an axis, and the face along axis a with index i lies at (i − 1) h along a, at cell centres
+// along the others. The faces of the three axes sit one after another in the face arrays.
+//
+// Particles add to the faces with integer atomics: a face's weight and momentum in units of
+// 1/FIXED (WGSL has no float atomics; integer sums do not depend on the order of the adds).
+
+struct WaterUniforms {
+    // Grid cells along x, y, z, the solid layer included.
+    dims: vec3<u32>,
+    // Their count.
+    cells: u32,
+    // The first face of each axis in the face arrays.
+    face_offsets: vec3<u32>,
+    // Faces of all three axes.
+    faces: u32,
+    // Gravity times the step, m/s.
+    gravity_dt: vec3<f32>,
+    // The step, s.
+    dt: f32,
+    // The domain's extent (without the solid layer), m.
+    extent: vec3<f32>,
+    // Cell edge, m.
+    h: f32,
+    // Particles.
+    particles: u32,
+    // 0 APIC, 1 the PIC/FLIP blend.
+    transfer: u32,
+    // The FLIP share of the blend.
+    flip_ratio: f32,
+    // dt / (ρ h): the pressure's gradient to a velocity change.
+    gradient_scale: f32,
+    // ρ h / dt: the faces' divergence to the pressure's right-hand side.
+    rhs_scale: f32,
+    // Particles a cell of water holds at rest.
+    rest: f32,
+    pad0: u32,
+    pad1: u32,
+}
+
+struct WaterParticle {
+    // xyz position, m; w unused.
+    position: vec4<f32>,
+    // xyz velocity, m/s; w unused.
+    velocity: vec4<f32>,
+    // APIC's affine part: row a is the gradient of velocity component a, 1/s.
+    affine: array<vec4<f32>, 3>,
+}
+
+// status[0]: the fastest particle's speed after the gather (f32 bits; non-negative floats order
+// as their bits do); status[1]: air cells of the last classification.
+const STATUS_SPEED: u32 = 0u;
+const STATUS_AIR: u32 = 1u;
+
+const AIR: u32 = 0u;
+const LIQUID: u32 = 1u;
+const SOLID: u32 = 2u;
+
+// Face flags: the velocity is known; particles reached the face.
+const KNOWN: u32 = 1u;
+const SCATTERED: u32 = 2u;
+
+// Fixed-point units of the face sums and the particle counts: 2⁻²⁰ (1e-6 of a weight), and a
+// face's momentum up to 2047 weight·m/s (8 particles' weight at 256 m/s).
+const FIXED: f32 = 1048576.0;
+
+@group(0) @binding(0) var<uniform> u: WaterUniforms;
+@group(0) @binding(1) var<storage, read_write> particles: array<WaterParticle>;
+@group(0) @binding(2) var<storage, read_write> face_weight: array<atomic<i32>>;
+@group(0) @binding(3) var<storage, read_write> face_momentum: array<atomic<i32>>;
+@group(0) @binding(4) var<storage, read_write> velocity: array<f32>;
+@group(0) @binding(5) var<storage, read_write> scattered: array<f32>;
+@group(0) @binding(6) var<storage, read_write> flags: array<u32>;
+@group(0) @binding(7) var<storage, read_write> velocity_copy: array<f32>;
+@group(0) @binding(8) var<storage, read_write> flags_copy: array<u32>;
+@group(0) @binding(9) var<storage, read_write> liquid: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> count: array<atomic<i32>>;
+@group(0) @binding(11) var<storage, read_write> kinds: array<u32>;
+@group(0) @binding(12) var<storage, read> coeffs: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> rhs: array<f32>;
+@group(0) @binding(14) var<storage, read> pressure: array<f32>;
+@group(0) @binding(15) var<storage, read_write> status: array<atomic<u32>, 4>;
+
+fn face_dims(axis: u32) -> vec3<u32> {
+    var d = u.dims;
+    d[axis] += 1u;
+    return d;
+}
+
+fn face_index(axis: u32, node: vec3<u32>) -> u32 {
+    let d = face_dims(axis);
+    return u.face_offsets[axis] + node.x + d.x * (node.y + d.y * node.z);
+}
+
+fn cell_index(at: vec3<u32>) -> u32 {
+    return at.x + u.dims.x * (at.y + u.dims.y * at.z);
+}
+
+// The axis and node of face f.
+fn face_of(f: u32) -> vec4<u32> {
+    var axis = 0u;
+    if f >= u.face_offsets.z {
+        axis = 2u;
+    } else if f >= u.face_offsets.y {
+        axis = 1u;
+    }
+    let d = face_dims(axis);
+    let local = f - u.face_offsets[axis];
+    return vec4<u32>(local % d.x, (local / d.x) % d.y, local / (d.x * d.y), axis);
+}
+
+// The quadratic B-spline stencil of component `axis` at x (the twin's `faces::Stencil`).
+struct Stencil {
+    base: vec3<i32>,
+    w0: vec3<f32>,
+    w1: vec3<f32>,
+    w2: vec3<f32>,
+    xi: vec3<f32>,
+}
+
+fn stencil(axis: u32, x: vec3<f32>) -> Stencil {
+    var shift = vec3<f32>(0.5);
+    shift[axis] = 1.0;
+    let xi = x / u.h + shift;
+    let base = floor(xi - 0.5);
+    let f = xi - base;
+    return Stencil(vec3<i32>(base), 0.5 * (1.5 - f) * (1.5 - f), 0.75 - (f - 1.0) * (f - 1.0), 0.5 * (f - 0.5) * (f - 0.5), xi);
+}
+
+fn weight_of(s: Stencil, n: u32, axis: u32) -> f32 {
+    return select(select(s.w2[axis], s.w1[axis], n == 1u), s.w0[axis], n == 0u);
+}
+
+// Node n (0..27) of a stencil, or x = −1 when it lies outside the faces along `axis`.
+fn stencil_node(s: Stencil, axis: u32, n: u32) -> vec3<i32> {
+    let node = s.base + vec3<i32>(i32(n % 3u), i32((n / 3u) % 3u), i32(n / 9u));
+    if any(node < vec3<i32>(0)) || any(node >= vec3<i32>(face_dims(axis))) {
+        return vec3<i32>(-1);
+    }
+    return node;
+}
+
+fn stencil_weight(s: Stencil, n: u32) -> f32 {
+    return weight_of(s, n % 3u, 0u) * weight_of(s, (n / 3u) % 3u, 1u) * weight_of(s, n / 9u, 2u);
+}
+
+// The particle's grid cell (the twin's `classify`).
+fn particle_cell(x: vec3<f32>) -> u32 {
+    let c = clamp(vec3<i32>(floor(x / u.h)) + 1, vec3<i32>(1), vec3<i32>(u.dims) - 2);
+    return cell_index(vec3<u32>(c));
+}
+

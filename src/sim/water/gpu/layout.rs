@@ -1,0 +1,131 @@
+//! What the water step's GPU module shares with the host: its WGSL, the structs it mirrors and
+//! its bindings.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::sim::pressure::gpu::layout::{Binding, COMMON};
+use crate::sim::water::cpu::WaterParticle;
+
+/// The water step's own WGSL (`shaders/water/`): the shared declarations, the grid passes, the
+/// particle passes.
+pub const SOURCES: [(&str, &str); 3] = [
+    ("water/common.wgsl", include_str!("../../../../shaders/water/common.wgsl")),
+    ("water/step.wgsl", include_str!("../../../../shaders/water/step.wgsl")),
+    ("water/particles.wgsl", include_str!("../../../../shaders/water/particles.wgsl")),
+];
+
+/// The module's complete WGSL: the pressure solve's library (`linear`, `axis_stride`), then
+/// [`SOURCES`] in order.
+pub fn source() -> String {
+    let mut out = String::from(COMMON);
+    for (_, text) in SOURCES {
+        out.push('\n');
+        out.push_str(text);
+    }
+    out
+}
+
+/// The entry points the host builds pipelines for.
+pub const ENTRIES: [&str; 14] = [
+    "w_clear",
+    "w_scatter",
+    "w_classify",
+    "w_faces",
+    "w_divergence",
+    "w_project",
+    "w_copy_faces",
+    "w_extrapolate",
+    "w_gather",
+    "w_clear_count",
+    "w_count",
+    "w_excess",
+    "w_displacement_faces",
+    "w_displace",
+];
+
+/// Mirror of `WaterUniforms` in `common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct WaterUniforms {
+    /// Grid cells along x, y, z, the solid layer included.
+    pub dims: [u32; 3],
+    /// Their count.
+    pub cells: u32,
+    /// The first face of each axis in the face arrays.
+    pub face_offsets: [u32; 3],
+    /// Faces of all three axes.
+    pub faces: u32,
+    /// Gravity times the step, m/s.
+    pub gravity_dt: [f32; 3],
+    /// The step, s.
+    pub dt: f32,
+    /// The domain's extent without the solid layer, m.
+    pub extent: [f32; 3],
+    /// Cell edge, m.
+    pub h: f32,
+    /// Particles.
+    pub particles: u32,
+    /// 0 APIC, 1 the PIC/FLIP blend.
+    pub transfer: u32,
+    /// The FLIP share of the blend.
+    pub flip_ratio: f32,
+    /// dt / (ρ h).
+    pub gradient_scale: f32,
+    /// ρ h / dt.
+    pub rhs_scale: f32,
+    /// Particles a cell of water holds at rest.
+    pub rest: f32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+/// Mirror of `WaterParticle` in `common.wgsl`: 80 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuWaterParticle {
+    /// xyz position, m (w unused).
+    pub position: [f32; 4],
+    /// xyz velocity, m/s (w unused).
+    pub velocity: [f32; 4],
+    /// Row a: the gradient of velocity component a, 1/s (w unused).
+    pub affine: [[f32; 4]; 3],
+}
+
+impl From<&WaterParticle> for GpuWaterParticle {
+    fn from(p: &WaterParticle) -> Self {
+        let v4 = |v: &nalgebra::Vector3<f64>| [v.x as f32, v.y as f32, v.z as f32, 0.0];
+        Self { position: v4(&p.position), velocity: v4(&p.velocity), affine: p.affine.each_ref().map(v4) }
+    }
+}
+
+impl From<&GpuWaterParticle> for WaterParticle {
+    fn from(p: &GpuWaterParticle) -> Self {
+        let v3 = |v: &[f32; 4]| nalgebra::Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64);
+        Self { position: v3(&p.position), velocity: v3(&p.velocity), affine: p.affine.each_ref().map(v3) }
+    }
+}
+
+/// The group's bindings, as declared in `common.wgsl`.
+pub const BINDINGS: [Binding; 16] = [
+    Binding::Uniform,
+    Binding::Write, // particles
+    Binding::Write, // face_weight
+    Binding::Write, // face_momentum
+    Binding::Write, // velocity
+    Binding::Write, // scattered
+    Binding::Write, // flags
+    Binding::Write, // velocity_copy
+    Binding::Write, // flags_copy
+    Binding::Write, // liquid
+    Binding::Write, // count
+    Binding::Write, // kinds (the pressure solve's)
+    Binding::Read,  // coeffs (the pressure solve's)
+    Binding::Write, // rhs (the pressure solve's)
+    Binding::Read,  // pressure (the pressure solve's)
+    Binding::Write, // status
+];
+
+/// Words of the status buffer: the fastest speed (f32 bits), the air cells, two spare.
+pub const STATUS_WORDS: usize = 4;

@@ -1,0 +1,246 @@
+//! The water step on the GPU (`shaders/water/`), pass for pass the twin's
+//! [`WaterCpu::step`](super::cpu::WaterCpu::step), with the pressure solve's operator built on the
+//! GPU ([`PressureGpu::on_grid`]): a frame's steps are recorded in one submission with no host
+//! round trip; the host reads back only what it asks for (the fastest speed for the next frame's
+//! step, the particles, the last solve's scalars). `tests/water_gpu.rs` holds it to the twin.
+
+pub mod layout;
+
+use nalgebra::Vector3;
+
+use self::layout::{BINDINGS, ENTRIES, GpuWaterParticle, STATUS_WORDS, WaterUniforms};
+use super::cpu::WaterParticle;
+use super::{Transfer, WaterSettings};
+use crate::gpu::{Gpu, GpuError};
+use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims};
+use crate::sim::pressure::gpu::layout::{
+    ComputeModule, MAX_GROUPS_X, WORKGROUP, buffer_init, dispatch_size, uniform_init,
+};
+use crate::sim::pressure::gpu::{PcgScalars, PressureGpu};
+
+/// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
+const EXTRAPOLATION_ROUNDS: usize = 2;
+
+/// What the water step holds on the GPU.
+pub struct WaterGpu {
+    settings: WaterSettings,
+    h: f64,
+    gravity: Vector3<f64>,
+    uniforms: WaterUniforms,
+    module: ComputeModule,
+    group: wgpu::BindGroup,
+    pressure: PressureGpu,
+    /// The pressure solve's scalars and pressure, copied before the volume correction's solve
+    /// reuses the solve's buffers.
+    solve_scalars: wgpu::Buffer,
+    solve_pressure: wgpu::Buffer,
+    particles: wgpu::Buffer,
+    status: wgpu::Buffer,
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl WaterGpu {
+    /// Water in a box of `cells` cells of `h` m (a solid layer around it), under `gravity`.
+    pub fn new(
+        gpu: &Gpu,
+        cells: [usize; 3],
+        h: f64,
+        gravity: Vector3<f64>,
+        settings: WaterSettings,
+        particles: &[WaterParticle],
+    ) -> Self {
+        let device = &gpu.device;
+        let dims = cells.map(|c| c + 2);
+        let structure = PressureCells::walled(dims, |i, j, k| {
+            let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
+            if inside { CellKind::Liquid } else { CellKind::Solid }
+        });
+        let pressure = PressureGpu::on_grid(gpu, &structure, settings.pressure.preconditioner);
+        let counts: Vec<u32> = (0..3).map(|a| face_dims(dims, a).iter().product::<usize>() as u32).collect();
+        let cell_count = (dims[0] * dims[1] * dims[2]) as u32;
+        let (transfer, flip_ratio) = match settings.transfer {
+            Transfer::Apic => (0, 0.0),
+            Transfer::PicFlip { ratio } => (1, ratio as f32),
+        };
+        let uniforms = WaterUniforms {
+            dims: dims.map(|d| d as u32),
+            cells: cell_count,
+            face_offsets: [0, counts[0], counts[0] + counts[1]],
+            faces: counts.iter().sum(),
+            extent: cells.map(|c| (c as f64 * h) as f32),
+            h: h as f32,
+            particles: particles.len() as u32,
+            transfer,
+            flip_ratio,
+            rest: settings.particles_per_cell as f32,
+            ..Default::default()
+        };
+        let gpu_particles: Vec<GpuWaterParticle> = particles.iter().map(GpuWaterParticle::from).collect();
+        let faces = uniforms.faces as usize;
+        let cells_n = cell_count as usize;
+        let zeros = |n: usize| vec![0u8; 4 * n.max(1)];
+        let particles_buffer = buffer_init(device, "water.particles", bytemuck::cast_slice(&gpu_particles));
+        let status = buffer_init(device, "water.status", &zeros(STATUS_WORDS));
+        let own = vec![
+            uniform_init(device, "water.uniforms", bytemuck::bytes_of(&uniforms)),
+            buffer_init(device, "water.face_weight", &zeros(faces)),
+            buffer_init(device, "water.face_momentum", &zeros(faces)),
+            buffer_init(device, "water.velocity", &zeros(faces)),
+            buffer_init(device, "water.scattered", &zeros(faces)),
+            buffer_init(device, "water.flags", &zeros(faces)),
+            buffer_init(device, "water.velocity_copy", &zeros(faces)),
+            buffer_init(device, "water.flags_copy", &zeros(faces)),
+            buffer_init(device, "water.liquid", &zeros(cells_n)),
+            buffer_init(device, "water.count", &zeros(cells_n)),
+        ];
+        let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS], ENTRIES);
+        let group = module.bind(
+            device,
+            0,
+            &[
+                &own[0],
+                &particles_buffer,
+                &own[1],
+                &own[2],
+                &own[3],
+                &own[4],
+                &own[5],
+                &own[6],
+                &own[7],
+                &own[8],
+                &own[9],
+                pressure.kinds(),
+                pressure.coeffs(),
+                pressure.rhs(),
+                pressure.pressure(),
+                &status,
+            ],
+        );
+        let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
+        let solve_pressure = buffer_init(device, "water.solve_pressure", &zeros(cells_n));
+        Self {
+            settings,
+            h,
+            gravity,
+            uniforms,
+            module,
+            group,
+            pressure,
+            solve_scalars,
+            solve_pressure,
+            particles: particles_buffer,
+            status,
+            _buffers: own,
+        }
+    }
+
+    /// Particles.
+    pub fn particle_count(&self) -> usize {
+        self.uniforms.particles as usize
+    }
+
+    /// The particle buffer (80 bytes a particle, [`GpuWaterParticle`]), for drawing.
+    pub fn particle_buffer(&self) -> &wgpu::Buffer {
+        &self.particles
+    }
+
+    /// Dispatches `entry` over `items` threads (folded into rows past 65535 workgroups).
+    fn run(&self, pass: &mut wgpu::ComputePass, entry: &str, items: u32) {
+        pass.set_pipeline(self.module.pipeline(entry));
+        pass.set_bind_group(0, &self.group, &[]);
+        let [x, y] = dispatch_size(items.div_ceil(WORKGROUP), MAX_GROUPS_X);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Records `entries` in one compute pass, each over its items.
+    fn passes(&self, encoder: &mut wgpu::CommandEncoder, label: &str, entries: &[(&str, u32)]) {
+        let mut pass =
+            encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: None });
+        for &(entry, items) in entries {
+            self.run(&mut pass, entry, items);
+        }
+    }
+
+    /// Records the extrapolation's rounds.
+    fn extrapolate(&self, encoder: &mut wgpu::CommandEncoder) {
+        let faces = self.uniforms.faces;
+        let rounds: Vec<(&str, u32)> =
+            (0..EXTRAPOLATION_ROUNDS).flat_map(|_| [("w_copy_faces", faces), ("w_extrapolate", faces)]).collect();
+        self.passes(encoder, "water.extrapolate", &rounds);
+    }
+
+    /// Records one step with the uniforms last written.
+    fn record_step(&self, encoder: &mut wgpu::CommandEncoder) {
+        let u = &self.uniforms;
+        let (cells, faces, particles) = (u.cells, u.faces, u.particles);
+        self.passes(
+            encoder,
+            "water.to_grid",
+            &[("w_clear", faces.max(cells)), ("w_scatter", particles), ("w_classify", cells), ("w_faces", faces)],
+        );
+        self.pressure.record_build(encoder);
+        self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
+        let iterations = self.settings.pressure.max_iterations;
+        self.pressure.record_solve(encoder, iterations);
+        encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
+        encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
+        self.passes(encoder, "water.project", &[("w_project", faces)]);
+        self.extrapolate(encoder);
+        self.passes(encoder, "water.to_particles", &[("w_gather", particles)]);
+        if self.settings.volume_correction {
+            self.passes(
+                encoder,
+                "water.volume",
+                &[("w_clear_count", cells), ("w_count", particles), ("w_classify", cells)],
+            );
+            self.pressure.record_build(encoder);
+            self.passes(encoder, "water.excess", &[("w_excess", cells)]);
+            self.pressure.record_solve(encoder, iterations);
+            self.passes(encoder, "water.displacement", &[("w_displacement_faces", faces)]);
+            self.extrapolate(encoder);
+            self.passes(encoder, "water.displace", &[("w_displace", particles)]);
+        }
+    }
+
+    /// Advances `steps` steps of `dt` seconds in one submission.
+    pub fn advance_steps(&mut self, gpu: &Gpu, steps: usize, dt: f64) {
+        let density = self.settings.density;
+        self.uniforms.dt = dt as f32;
+        self.uniforms.gravity_dt = [0, 1, 2].map(|a| (self.gravity[a] * dt) as f32);
+        self.uniforms.gradient_scale = (dt / (density * self.h)) as f32;
+        self.uniforms.rhs_scale = (density * self.h / dt) as f32;
+        gpu.queue.write_buffer(&self._buffers[0], 0, bytemuck::bytes_of(&self.uniforms));
+        self.pressure.set_tolerance(&gpu.queue, self.settings.pressure.tolerance);
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
+        for _ in 0..steps {
+            self.record_step(&mut encoder);
+        }
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// The fastest particle's speed after the last step, m/s.
+    pub fn fastest(&self, gpu: &Gpu) -> Result<f64, GpuError> {
+        let bytes = gpu.read_buffers(&[&self.status])?.remove(0);
+        Ok(f32::from_bits(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])) as f64)
+    }
+
+    /// The last step's pressure solve: iterations and residual.
+    pub fn last_solve(&self, gpu: &Gpu) -> Result<PcgScalars, GpuError> {
+        let bytes = gpu.read_buffers(&[&self.solve_scalars])?.remove(0);
+        Ok(bytemuck::pod_read_unaligned(&bytes[..size_of::<PcgScalars>()]))
+    }
+
+    /// The particles, read back.
+    pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<WaterParticle>, GpuError> {
+        let bytes = gpu.read_buffers(&[&self.particles])?.remove(0);
+        let n = self.particle_count();
+        let all: &[GpuWaterParticle] = bytemuck::cast_slice(&bytes[..n * size_of::<GpuWaterParticle>()]);
+        Ok(all.iter().map(WaterParticle::from).collect())
+    }
+
+    /// The last step's pressure per grid cell (solid layer included), Pa.
+    pub fn read_pressure(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
+        let bytes = gpu.read_buffers(&[&self.solve_pressure])?.remove(0);
+        Ok(bytemuck::cast_slice(&bytes[..4 * self.uniforms.cells as usize]).to_vec())
+    }
+}
