@@ -52,9 +52,13 @@ struct WaterParticle {
 }
 
 // status[0]: the fastest particle's speed after the gather (f32 bits; non-negative floats order
-// as their bits do); status[1]: air cells of the last classification.
+// as their bits do); status[1]: air cells of the last classification; status[2]: the most
+// iterations a solve took since the host zeroed it; status[3]: solves since then that stopped
+// unconverged.
 const STATUS_SPEED: u32 = 0u;
 const STATUS_AIR: u32 = 1u;
+const STATUS_ITERATIONS: u32 = 2u;
+const STATUS_UNCONVERGED: u32 = 3u;
 
 const AIR: u32 = 0u;
 const LIQUID: u32 = 1u;
@@ -84,6 +88,7 @@ const FIXED: f32 = 1048576.0;
 @group(0) @binding(13) var<storage, read_write> rhs: array<f32>;
 @group(0) @binding(14) var<storage, read> pressure: array<f32>;
 @group(0) @binding(15) var<storage, read_write> status: array<atomic<u32>, 4>;
+@group(0) @binding(16) var<storage, read> solve: PcgScalars;
 
 fn face_dims(axis: u32) -> vec3<u32> {
     var d = u.dims;

@@ -13,7 +13,7 @@ fn w_clear(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         atomicStore(&liquid[i], 0u);
         atomicStore(&count[i], 0);
     }
-    if i < 4u {
+    if i == STATUS_SPEED || i == STATUS_AIR {
         atomicStore(&status[i], 0u);
     }
 }
@@ -231,4 +231,13 @@ fn w_displacement_faces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
     flags[f] = 0u;
     close_solid(face.w, face.xyz, f);
     project(face.w, face.xyz, f, u.h);
+}
+
+// After a solve: its iterations and whether it converged, into the status.
+@compute @workgroup_size(1)
+fn w_note_solve() {
+    atomicMax(&status[STATUS_ITERATIONS], solve.iterations);
+    if solve.done == 0u {
+        atomicAdd(&status[STATUS_UNCONVERGED], 1u);
+    }
 }

@@ -10,6 +10,7 @@ pub mod pressure;
 pub mod realtime;
 pub mod render;
 pub mod sdf;
+pub mod water;
 
 pub use bandwidth::{COPY_SHADER, memory_bandwidth};
 

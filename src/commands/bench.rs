@@ -104,9 +104,15 @@ pub struct BenchCli {
     /// residual of 1e-5: iterations, GPU time of a solve and of an iteration.
     #[arg(long, conflicts_with_all = ["sdf", "emitter", "realtime"])]
     pressure: bool,
+    /// Time the water step on the GPU instead: a dam break in a tank of --grid cells along x
+    /// (half that across and up; 0.64 · grid³ particles), frames of 1/60 s in steps at the CFL
+    /// limit, with the default water settings (or --preconditioner's first); nothing drawn.
+    #[arg(long, conflicts_with_all = ["sdf", "emitter", "realtime", "pressure"])]
+    water: bool,
     /// With --pressure: preconditioners to time, comma-separated (none, jacobi,
-    /// incomplete_poisson, mic0, multigrid). Default: all.
-    #[arg(long, value_delimiter = ',', value_parser = parse_preconditioner, requires = "pressure")]
+    /// incomplete_poisson, mic0, multigrid). Default: all. With --water: the solve's
+    /// preconditioner (default multigrid).
+    #[arg(long, value_delimiter = ',', value_parser = parse_preconditioner)]
     preconditioner: Vec<Preconditioner>,
     /// With --realtime: the scene file (default: the built-in default scene).
     #[arg(long, requires = "realtime")]
@@ -115,8 +121,8 @@ pub struct BenchCli {
     /// scene's.
     #[arg(long, value_delimiter = ',', value_parser = Integrator::NAMES, requires = "realtime")]
     integrator: Vec<String>,
-    /// With --realtime: timed frames.
-    #[arg(long, default_value_t = 120, requires = "realtime")]
+    /// With --realtime or --water: timed frames.
+    #[arg(long, default_value_t = 120)]
     frames: u32,
     /// With --realtime: override a scene value, e.g. --set grid.resolution=128 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE", requires = "realtime")]
@@ -140,6 +146,9 @@ pub fn dispatch(args: BenchCli) -> Result<()> {
     }
     if args.pressure {
         return pressure_bench(&args.grid, &args.preconditioner, gpu);
+    }
+    if args.water {
+        return water_bench(&args.grid, args.preconditioner.first().copied(), args.frames, gpu);
     }
     if args.realtime {
         let mode = RenderMode::from_name(&args.render_mode).expect("clap checked the name");
@@ -179,6 +188,27 @@ fn pressure_bench(grids: &[u32], preconditioners: &[Preconditioner], gpu: Option
     let all = if preconditioners.is_empty() { Preconditioner::ALL.to_vec() } else { preconditioners.to_vec() };
     for &n in grids {
         println!("{}", powder::bench::pressure::pressure_benchmark(&gpu, n as usize, &all)?);
+    }
+    Ok(())
+}
+
+/// `powder bench --water`: the water step's dam break at each --grid size.
+fn water_bench(
+    grids: &[u32],
+    preconditioner: Option<Preconditioner>,
+    frames: u32,
+    gpu: Option<GpuChoice>,
+) -> Result<()> {
+    anyhow::ensure!(grids.iter().all(|n| (8..=256).contains(n)), "--grid must be in [8, 256] with --water");
+    anyhow::ensure!((1..=10_000).contains(&frames), "--frames must be in [1, 10000] with --water");
+    let gpu = Gpu::new_headless_on(gpu.as_ref())?;
+    println!("GPU: {}", gpu.describe());
+    let mut settings = powder::sim::water::WaterSettings::default();
+    if let Some(kind) = preconditioner {
+        settings.pressure.preconditioner = kind;
+    }
+    for &n in grids {
+        println!("{}", powder::bench::water::water_benchmark(&gpu, n as usize, frames, settings)?);
     }
     Ok(())
 }

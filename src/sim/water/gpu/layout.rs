@@ -26,7 +26,7 @@ pub fn source() -> String {
 }
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 14] = [
+pub const ENTRIES: [&str; 15] = [
     "w_clear",
     "w_scatter",
     "w_classify",
@@ -41,6 +41,7 @@ pub const ENTRIES: [&str; 14] = [
     "w_excess",
     "w_displacement_faces",
     "w_displace",
+    "w_note_solve",
 ];
 
 /// Mirror of `WaterUniforms` in `common.wgsl`.
@@ -108,7 +109,7 @@ impl From<&GpuWaterParticle> for WaterParticle {
 }
 
 /// The group's bindings, as declared in `common.wgsl`.
-pub const BINDINGS: [Binding; 16] = [
+pub const BINDINGS: [Binding; 17] = [
     Binding::Uniform,
     Binding::Write, // particles
     Binding::Write, // face_weight
@@ -125,7 +126,19 @@ pub const BINDINGS: [Binding; 16] = [
     Binding::Write, // rhs (the pressure solve's)
     Binding::Read,  // pressure (the pressure solve's)
     Binding::Write, // status
+    Binding::Read,  // solve (the pressure solve's scalars)
 ];
 
-/// Words of the status buffer: the fastest speed (f32 bits), the air cells, two spare.
-pub const STATUS_WORDS: usize = 4;
+/// The status buffer (`status` in `common.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct WaterStatus {
+    /// The fastest particle's speed after the last step, m/s.
+    pub fastest: f32,
+    /// Air cells of the last classification.
+    pub air_cells: u32,
+    /// The most iterations a solve took since the host last zeroed it.
+    pub iterations: u32,
+    /// Solves since then that stopped before the tolerance.
+    pub unconverged: u32,
+}

@@ -8,7 +8,7 @@ pub mod layout;
 
 use nalgebra::Vector3;
 
-use self::layout::{BINDINGS, ENTRIES, GpuWaterParticle, STATUS_WORDS, WaterUniforms};
+use self::layout::{BINDINGS, ENTRIES, GpuWaterParticle, WaterStatus, WaterUniforms};
 use super::cpu::WaterParticle;
 use super::{Transfer, WaterSettings};
 use crate::gpu::{Gpu, GpuError};
@@ -20,6 +20,8 @@ use crate::sim::pressure::gpu::{PcgScalars, PressureGpu};
 
 /// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
 const EXTRAPOLATION_ROUNDS: usize = 2;
+/// Iterations a frame records beyond the most the last frame's solves took.
+const ITERATION_MARGIN: u32 = 4;
 
 /// What the water step holds on the GPU.
 pub struct WaterGpu {
@@ -36,7 +38,22 @@ pub struct WaterGpu {
     solve_pressure: wgpu::Buffer,
     particles: wgpu::Buffer,
     status: wgpu::Buffer,
+    /// Iterations recorded per solve ([`WaterGpu::finish_frame`]).
+    budget: u32,
     _buffers: Vec<wgpu::Buffer>,
+}
+
+/// What a frame's steps report ([`WaterGpu::finish_frame`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameStatus {
+    /// The fastest particle's speed after the last step, m/s.
+    pub fastest: f64,
+    /// The most iterations a solve took.
+    pub iterations: u32,
+    /// Solves that stopped at the recorded iterations before the tolerance.
+    pub unconverged: u32,
+    /// The iterations the next frame records per solve.
+    pub budget: u32,
 }
 
 impl WaterGpu {
@@ -80,7 +97,7 @@ impl WaterGpu {
         let cells_n = cell_count as usize;
         let zeros = |n: usize| vec![0u8; 4 * n.max(1)];
         let particles_buffer = buffer_init(device, "water.particles", bytemuck::cast_slice(&gpu_particles));
-        let status = buffer_init(device, "water.status", &zeros(STATUS_WORDS));
+        let status = buffer_init(device, "water.status", bytemuck::bytes_of(&WaterStatus::default()));
         let own = vec![
             uniform_init(device, "water.uniforms", bytemuck::bytes_of(&uniforms)),
             buffer_init(device, "water.face_weight", &zeros(faces)),
@@ -114,6 +131,7 @@ impl WaterGpu {
                 pressure.rhs(),
                 pressure.pressure(),
                 &status,
+                pressure.scalars(),
             ],
         );
         let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
@@ -130,6 +148,7 @@ impl WaterGpu {
             solve_pressure,
             particles: particles_buffer,
             status,
+            budget: settings.pressure.max_iterations,
             _buffers: own,
         }
     }
@@ -180,8 +199,9 @@ impl WaterGpu {
         );
         self.pressure.record_build(encoder);
         self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
-        let iterations = self.settings.pressure.max_iterations;
+        let iterations = self.budget;
         self.pressure.record_solve(encoder, iterations);
+        self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
         self.passes(encoder, "water.project", &[("w_project", faces)]);
@@ -196,6 +216,7 @@ impl WaterGpu {
             self.pressure.record_build(encoder);
             self.passes(encoder, "water.excess", &[("w_excess", cells)]);
             self.pressure.record_solve(encoder, iterations);
+            self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
             self.passes(encoder, "water.displacement", &[("w_displacement_faces", faces)]);
             self.extrapolate(encoder);
             self.passes(encoder, "water.displace", &[("w_displace", particles)]);
@@ -210,6 +231,8 @@ impl WaterGpu {
         self.uniforms.gradient_scale = (dt / (density * self.h)) as f32;
         self.uniforms.rhs_scale = (density * self.h / dt) as f32;
         gpu.queue.write_buffer(&self._buffers[0], 0, bytemuck::bytes_of(&self.uniforms));
+        // The solves' notes count from here (the speed and air words are the steps' own).
+        gpu.queue.write_buffer(&self.status, 8, &[0u8; 8]);
         self.pressure.set_tolerance(&gpu.queue, self.settings.pressure.tolerance);
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
         for _ in 0..steps {
@@ -220,8 +243,33 @@ impl WaterGpu {
 
     /// The fastest particle's speed after the last step, m/s.
     pub fn fastest(&self, gpu: &Gpu) -> Result<f64, GpuError> {
+        Ok(self.read_status(gpu)?.fastest as f64)
+    }
+
+    fn read_status(&self, gpu: &Gpu) -> Result<WaterStatus, GpuError> {
         let bytes = gpu.read_buffers(&[&self.status])?.remove(0);
-        Ok(f32::from_bits(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])) as f64)
+        Ok(bytemuck::pod_read_unaligned(&bytes[..size_of::<WaterStatus>()]))
+    }
+
+    /// Reads what the steps since the last [`WaterGpu::advance_steps`] call's start report, and
+    /// sets the iterations the next call records per solve. Every recorded iteration costs a
+    /// dispatch of each of its passes even after the solve converged (its passes then return at
+    /// once), so a frame records the most the last frame took plus a margin, up to the cap; if a
+    /// solve stopped there before the tolerance, twice as many.
+    pub fn finish_frame(&mut self, gpu: &Gpu) -> Result<FrameStatus, GpuError> {
+        let status = self.read_status(gpu)?;
+        let cap = self.settings.pressure.max_iterations;
+        self.budget = if status.unconverged > 0 {
+            (self.budget * 2).min(cap)
+        } else {
+            (status.iterations + ITERATION_MARGIN).clamp(1, cap)
+        };
+        Ok(FrameStatus {
+            fastest: status.fastest as f64,
+            iterations: status.iterations,
+            unconverged: status.unconverged,
+            budget: self.budget,
+        })
     }
 
     /// The last step's pressure solve: iterations and residual.
