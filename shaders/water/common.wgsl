@@ -40,15 +40,9 @@ struct WaterUniforms {
     rest: f32,
     pad0: u32,
     pad1: u32,
-}
-
-struct WaterParticle {
-    // xyz position, m; w unused.
-    position: vec4<f32>,
-    // xyz velocity, m/s; w unused.
-    velocity: vec4<f32>,
-    // APIC's affine part: row a is the gradient of velocity component a, 1/s.
-    affine: array<vec4<f32>, 3>,
+    // The domain's lowest corner, m: particle positions are in the scene's frame.
+    origin: vec3<f32>,
+    pad2: u32,
 }
 
 // status[0]: the fastest particle's speed after the gather (f32 bits; non-negative floats order
@@ -73,22 +67,37 @@ const SCATTERED: u32 = 2u;
 const FIXED: f32 = 1048576.0;
 
 @group(0) @binding(0) var<uniform> u: WaterUniforms;
-@group(0) @binding(1) var<storage, read_write> particles: array<WaterParticle>;
-@group(0) @binding(2) var<storage, read_write> face_weight: array<atomic<i32>>;
-@group(0) @binding(3) var<storage, read_write> face_momentum: array<atomic<i32>>;
-@group(0) @binding(4) var<storage, read_write> velocity: array<f32>;
-@group(0) @binding(5) var<storage, read_write> scattered: array<f32>;
-@group(0) @binding(6) var<storage, read_write> flags: array<u32>;
-@group(0) @binding(7) var<storage, read_write> velocity_copy: array<f32>;
-@group(0) @binding(8) var<storage, read_write> flags_copy: array<u32>;
-@group(0) @binding(9) var<storage, read_write> liquid: array<atomic<u32>>;
-@group(0) @binding(10) var<storage, read_write> count: array<atomic<i32>>;
-@group(0) @binding(11) var<storage, read_write> kinds: array<u32>;
-@group(0) @binding(12) var<storage, read> coeffs: array<vec4<f32>>;
-@group(0) @binding(13) var<storage, read_write> rhs: array<f32>;
-@group(0) @binding(14) var<storage, read> pressure: array<f32>;
-@group(0) @binding(15) var<storage, read_write> status: array<atomic<u32>, 4>;
-@group(0) @binding(16) var<storage, read> solve: PcgScalars;
+// The particles as the MPM solver's streams hold them (src/sim/particles.rs): position (w the
+// mass) and velocity (w the volume), which the step keeps, and three vec4s of APIC's affine part
+// per particle, vector a the gradient of velocity component a, 1/s.
+@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> velocities: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> affines: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> face_weight: array<atomic<i32>>;
+@group(0) @binding(5) var<storage, read_write> face_momentum: array<atomic<i32>>;
+@group(0) @binding(6) var<storage, read_write> velocity: array<f32>;
+@group(0) @binding(7) var<storage, read_write> scattered: array<f32>;
+@group(0) @binding(8) var<storage, read_write> flags: array<u32>;
+@group(0) @binding(9) var<storage, read_write> velocity_copy: array<f32>;
+@group(0) @binding(10) var<storage, read_write> flags_copy: array<u32>;
+@group(0) @binding(11) var<storage, read_write> liquid: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read_write> count: array<atomic<i32>>;
+@group(0) @binding(13) var<storage, read_write> kinds: array<u32>;
+@group(0) @binding(14) var<storage, read> coeffs: array<vec4<f32>>;
+@group(0) @binding(15) var<storage, read_write> rhs: array<f32>;
+@group(0) @binding(16) var<storage, read> pressure: array<f32>;
+@group(0) @binding(17) var<storage, read_write> status: array<atomic<u32>, 4>;
+@group(0) @binding(18) var<storage, read> solve: PcgScalars;
+
+// Particle p's position in the domain's frame (origin at its lowest corner).
+fn local_position(p: u32) -> vec3<f32> {
+    return positions[p].xyz - u.origin;
+}
+
+// Sets particle p's position from one in the domain's frame, keeping its mass.
+fn store_position(p: u32, x: vec3<f32>) {
+    positions[p] = vec4<f32>(x + u.origin, positions[p].w);
+}
 
 fn face_dims(axis: u32) -> vec3<u32> {
     var d = u.dims;

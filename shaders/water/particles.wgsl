@@ -10,11 +10,11 @@ fn w_scatter(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     if p >= u.particles {
         return;
     }
-    let x = particles[p].position.xyz;
-    let v = particles[p].velocity.xyz;
+    let x = local_position(p);
+    let v = velocities[p].xyz;
     for (var a = 0u; a < 3u; a++) {
         let s = stencil(a, x);
-        let c = particles[p].affine[a].xyz;
+        let c = affines[3u * p + a].xyz;
         for (var n = 0u; n < 27u; n++) {
             let node = stencil_node(s, a, n);
             if node.x < 0 {
@@ -66,7 +66,7 @@ fn w_gather(
     workgroupBarrier();
     let p = linear(id, groups);
     if p < u.particles {
-        let x = particles[p].position.xyz;
+        let x = local_position(p);
         var pic = vec3<f32>(0.0);
         var change = vec3<f32>(0.0);
         var affine: array<vec3<f32>, 3>;
@@ -90,14 +90,14 @@ fn w_gather(
         }
         var v = pic;
         if u.transfer == 1u {
-            v = u.flip_ratio * (particles[p].velocity.xyz + change) + (1.0 - u.flip_ratio) * pic;
+            v = u.flip_ratio * (velocities[p].xyz + change) + (1.0 - u.flip_ratio) * pic;
             affine = array<vec3<f32>, 3>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
         }
-        particles[p].velocity = vec4<f32>(v, 0.0);
+        velocities[p] = vec4<f32>(v, velocities[p].w);
         for (var a = 0u; a < 3u; a++) {
-            particles[p].affine[a] = vec4<f32>(affine[a], 0.0);
+            affines[3u * p + a] = vec4<f32>(affine[a], 0.0);
         }
-        particles[p].position = vec4<f32>(clamp_inside(x + u.dt * v), 0.0);
+        store_position(p, clamp_inside(x + u.dt * v));
         atomicMax(&fastest, bitcast<u32>(length(v)));
     }
     workgroupBarrier();
@@ -114,7 +114,7 @@ fn w_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
     if p >= u.particles {
         return;
     }
-    let x = particles[p].position.xyz;
+    let x = local_position(p);
     let xi = x / u.h + 0.5;
     let base = floor(xi);
     let f = xi - base;
@@ -135,6 +135,6 @@ fn w_displace(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     if p >= u.particles || atomicLoad(&status[STATUS_AIR]) == 0u {
         return;
     }
-    let x = particles[p].position.xyz;
-    particles[p].position = vec4<f32>(clamp_inside(x + sample_faces(x)), 0.0);
+    let x = local_position(p);
+    store_position(p, clamp_inside(x + sample_faces(x)));
 }

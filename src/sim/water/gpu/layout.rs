@@ -80,38 +80,45 @@ pub struct WaterUniforms {
     pub pad0: u32,
     /// Padding.
     pub pad1: u32,
+    /// The domain's lowest corner, m.
+    pub origin: [f32; 3],
+    /// Padding.
+    pub pad2: u32,
 }
 
-/// Mirror of `WaterParticle` in `common.wgsl`: 80 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuWaterParticle {
-    /// xyz position, m (w unused).
-    pub position: [f32; 4],
-    /// xyz velocity, m/s (w unused).
-    pub velocity: [f32; 4],
-    /// Row a: the gradient of velocity component a, 1/s (w unused).
-    pub affine: [[f32; 4]; 3],
+/// Water particles as the three streams the step reads and writes (the MPM solver's
+/// `particle_position`, `particle_velocity` and `particle_affine` layouts): xyz and a w the step
+/// keeps (mass, volume: here 1 and 0), and per particle three vec4s of the affine part.
+pub fn streams_of(particles: &[WaterParticle]) -> [Vec<[f32; 4]>; 3] {
+    let v4 = |v: &nalgebra::Vector3<f64>, w: f32| [v.x as f32, v.y as f32, v.z as f32, w];
+    [
+        particles.iter().map(|p| v4(&p.position, 1.0)).collect(),
+        particles.iter().map(|p| v4(&p.velocity, 0.0)).collect(),
+        particles.iter().flat_map(|p| p.affine.each_ref().map(|a| v4(a, 0.0))).collect(),
+    ]
 }
 
-impl From<&WaterParticle> for GpuWaterParticle {
-    fn from(p: &WaterParticle) -> Self {
-        let v4 = |v: &nalgebra::Vector3<f64>| [v.x as f32, v.y as f32, v.z as f32, 0.0];
-        Self { position: v4(&p.position), velocity: v4(&p.velocity), affine: p.affine.each_ref().map(v4) }
-    }
-}
-
-impl From<&GpuWaterParticle> for WaterParticle {
-    fn from(p: &GpuWaterParticle) -> Self {
-        let v3 = |v: &[f32; 4]| nalgebra::Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64);
-        Self { position: v3(&p.position), velocity: v3(&p.velocity), affine: p.affine.each_ref().map(v3) }
-    }
+/// The particles of [`streams_of`]'s three streams.
+pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[f32; 4]]) -> Vec<WaterParticle> {
+    let v3 = |v: &[f32; 4]| nalgebra::Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64);
+    positions
+        .iter()
+        .zip(velocities)
+        .zip(affine.chunks_exact(3))
+        .map(|((x, v), c)| WaterParticle {
+            position: v3(x),
+            velocity: v3(v),
+            affine: [v3(&c[0]), v3(&c[1]), v3(&c[2])],
+        })
+        .collect()
 }
 
 /// The group's bindings, as declared in `common.wgsl`.
-pub const BINDINGS: [Binding; 17] = [
+pub const BINDINGS: [Binding; 19] = [
     Binding::Uniform,
-    Binding::Write, // particles
+    Binding::Write, // positions
+    Binding::Write, // velocities
+    Binding::Write, // affines
     Binding::Write, // face_weight
     Binding::Write, // face_momentum
     Binding::Write, // velocity

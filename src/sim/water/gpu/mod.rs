@@ -8,7 +8,7 @@ pub mod layout;
 
 use nalgebra::Vector3;
 
-use self::layout::{BINDINGS, ENTRIES, GpuWaterParticle, WaterStatus, WaterUniforms};
+use self::layout::{BINDINGS, ENTRIES, WaterStatus, WaterUniforms};
 use super::cpu::WaterParticle;
 use super::{Transfer, WaterSettings};
 use crate::gpu::{Gpu, GpuError};
@@ -36,11 +36,25 @@ pub struct WaterGpu {
     /// reuses the solve's buffers.
     solve_scalars: wgpu::Buffer,
     solve_pressure: wgpu::Buffer,
-    particles: wgpu::Buffer,
+    /// The particle streams where the step made them ([`WaterGpu::new`]); `None` over another's.
+    streams: Option<[wgpu::Buffer; 3]>,
     status: wgpu::Buffer,
     /// Iterations recorded per solve ([`WaterGpu::finish_frame`]).
     budget: u32,
     _buffers: Vec<wgpu::Buffer>,
+}
+
+/// Where the water's grid lies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaterGrid {
+    /// Cells along x, y, z (the solid layer around them not counted).
+    pub cells: [usize; 3],
+    /// Cell edge, m.
+    pub h: f64,
+    /// The domain's lowest corner, m.
+    pub origin: Vector3<f64>,
+    /// Gravity, m/s².
+    pub gravity: Vector3<f64>,
 }
 
 /// What a frame's steps report ([`WaterGpu::finish_frame`]).
@@ -57,7 +71,8 @@ pub struct FrameStatus {
 }
 
 impl WaterGpu {
-    /// Water in a box of `cells` cells of `h` m (a solid layer around it), under `gravity`.
+    /// Water in a box of `cells` cells of `h` m from the origin (a solid layer around it), under
+    /// `gravity`, its particles in streams of its own.
     pub fn new(
         gpu: &Gpu,
         cells: [usize; 3],
@@ -66,6 +81,27 @@ impl WaterGpu {
         settings: WaterSettings,
         particles: &[WaterParticle],
     ) -> Self {
+        let data = layout::streams_of(particles);
+        let names = ["water.positions", "water.velocities", "water.affine"];
+        let streams: [wgpu::Buffer; 3] =
+            std::array::from_fn(|i| buffer_init(&gpu.device, names[i], bytemuck::cast_slice(&data[i])));
+        let grid = WaterGrid { cells, h, origin: Vector3::zeros(), gravity };
+        let mut water =
+            Self::over_streams(gpu, &grid, settings, particles.len(), [&streams[0], &streams[1], &streams[2]]);
+        water.streams = Some(streams);
+        water
+    }
+
+    /// Water on `grid` whose `count` particles are in `streams` (position, velocity, affine: the
+    /// MPM solver's layouts, [`layout::streams_of`]).
+    pub fn over_streams(
+        gpu: &Gpu,
+        grid: &WaterGrid,
+        settings: WaterSettings,
+        count: usize,
+        streams: [&wgpu::Buffer; 3],
+    ) -> Self {
+        let WaterGrid { cells, h, origin, gravity } = *grid;
         let device = &gpu.device;
         let dims = cells.map(|c| c + 2);
         let structure = PressureCells::walled(dims, |i, j, k| {
@@ -86,17 +122,16 @@ impl WaterGpu {
             faces: counts.iter().sum(),
             extent: cells.map(|c| (c as f64 * h) as f32),
             h: h as f32,
-            particles: particles.len() as u32,
+            particles: count as u32,
+            origin: [0, 1, 2].map(|a| origin[a] as f32),
             transfer,
             flip_ratio,
             rest: settings.particles_per_cell as f32,
             ..Default::default()
         };
-        let gpu_particles: Vec<GpuWaterParticle> = particles.iter().map(GpuWaterParticle::from).collect();
         let faces = uniforms.faces as usize;
         let cells_n = cell_count as usize;
         let zeros = |n: usize| vec![0u8; 4 * n.max(1)];
-        let particles_buffer = buffer_init(device, "water.particles", bytemuck::cast_slice(&gpu_particles));
         let status = buffer_init(device, "water.status", bytemuck::bytes_of(&WaterStatus::default()));
         let own = vec![
             uniform_init(device, "water.uniforms", bytemuck::bytes_of(&uniforms)),
@@ -116,7 +151,9 @@ impl WaterGpu {
             0,
             &[
                 &own[0],
-                &particles_buffer,
+                streams[0],
+                streams[1],
+                streams[2],
                 &own[1],
                 &own[2],
                 &own[3],
@@ -146,7 +183,7 @@ impl WaterGpu {
             pressure,
             solve_scalars,
             solve_pressure,
-            particles: particles_buffer,
+            streams: None,
             status,
             budget: settings.pressure.max_iterations,
             _buffers: own,
@@ -156,11 +193,6 @@ impl WaterGpu {
     /// Particles.
     pub fn particle_count(&self) -> usize {
         self.uniforms.particles as usize
-    }
-
-    /// The particle buffer (80 bytes a particle, [`GpuWaterParticle`]), for drawing.
-    pub fn particle_buffer(&self) -> &wgpu::Buffer {
-        &self.particles
     }
 
     /// Dispatches `entry` over `items` threads (folded into rows past 65535 workgroups).
@@ -278,12 +310,13 @@ impl WaterGpu {
         Ok(bytemuck::pod_read_unaligned(&bytes[..size_of::<PcgScalars>()]))
     }
 
-    /// The particles, read back.
+    /// The particles, read back (none where the streams are another's, who reads them).
     pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<WaterParticle>, GpuError> {
-        let bytes = gpu.read_buffers(&[&self.particles])?.remove(0);
+        let Some(streams) = &self.streams else { return Ok(Vec::new()) };
+        let bytes = gpu.read_buffers(&streams.iter().collect::<Vec<_>>())?;
         let n = self.particle_count();
-        let all: &[GpuWaterParticle] = bytemuck::cast_slice(&bytes[..n * size_of::<GpuWaterParticle>()]);
-        Ok(all.iter().map(WaterParticle::from).collect())
+        let stream = |i: usize, per: usize| -> &[[f32; 4]] { &bytemuck::cast_slice(&bytes[i])[..n * per] };
+        Ok(layout::particles_of(stream(0, 1), stream(1, 1), stream(2, 3)))
     }
 
     /// The last step's pressure per grid cell (solid layer included), Pa.
