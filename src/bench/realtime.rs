@@ -179,10 +179,11 @@ pub fn run_realtime(
             solver.take_solve_totals();
         }
         let start = Instant::now();
-        // PB-MPM plans its steps from the state itself; the stable dt is the explicit one's.
+        // PB-MPM and water plan their steps from the state itself; the stable dt is the explicit
+        // one's.
         let stable = match scene.integrator {
             Integrator::Explicit => solver.stable_dt(gpu, scene.time.cfl).map_err(solver_error)?.0,
-            Integrator::Pbmpm(_) => f64::INFINITY,
+            Integrator::Pbmpm(_) | Integrator::Flip(_) => f64::INFINITY,
         };
         let report =
             advance(gpu, &mut solver, &mut colliders, t, FRAME_SPAN, TimeStep::Auto, stable).map_err(solver_error)?;
@@ -199,7 +200,7 @@ pub fn run_realtime(
     // One readback after the frames: it brings their solve totals in and the fastest speed.
     let stats = match scene.integrator {
         Integrator::Pbmpm(_) => Some(solver.stats(gpu).map_err(solver_error)?),
-        Integrator::Explicit => None,
+        Integrator::Explicit | Integrator::Flip(_) => None,
     };
     let solve = match (solver.pbmpm_solve(), scene.integrator) {
         (Some(crate::sim::pbmpm::PbSolver::Newton), Integrator::Pbmpm(settings)) => {
@@ -232,11 +233,11 @@ pub fn run_realtime(
             Integrator::Pbmpm(settings) => {
                 Some(iteration_cost(gpu, &mut solver, settings, step_dt).map_err(solver_error)?)
             }
-            Integrator::Explicit => None,
+            Integrator::Explicit | Integrator::Flip(_) => None,
         },
         passes: match scene.integrator {
             Integrator::Pbmpm(_) => solver.profile_pbmpm(gpu, PROFILE_STEPS, step_dt).map_err(solver_error)?,
-            Integrator::Explicit => None,
+            Integrator::Explicit | Integrator::Flip(_) => None,
         },
     })
 }

@@ -273,6 +273,17 @@ fn bake_frames(job: BakeJob<'_>) -> Result<()> {
                 }
             }
         }
+        Integrator::Flip(s) => format!(
+            "{} water steps ({}, {} preconditioner to {:e}), {:.3} s simulated",
+            summary.substeps,
+            match s.transfer {
+                powder::sim::water::Transfer::Apic => "APIC".to_string(),
+                powder::sim::water::Transfer::PicFlip { ratio } => format!("PIC/FLIP {ratio}"),
+            },
+            s.pressure.preconditioner.name(),
+            s.pressure.tolerance,
+            summary.simulated_time
+        ),
     };
     eprintln!("wrote {} frames to {} ({stepping})", summary.frames_written, out.display());
     if let Some(ImageArgs { mp4: true, .. }) = images {

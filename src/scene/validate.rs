@@ -326,7 +326,26 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
     if let Err(e) = scene.integrator.validate() {
-        return Err(SceneError::invalid(source, format!("integrator.{}", e.field), &e.value, e.allowed));
+        let (field, value, allowed) = e.parts();
+        return Err(SceneError::invalid(source, format!("integrator.{field}"), &value, allowed));
+    }
+    // Water's step moves every particle as water: a scene of it holds nothing else.
+    if scene.integrator.water().is_some() {
+        let kinds = std::iter::once(("material.kind".to_string(), &scene.material)).chain(
+            scene.emitters.iter().enumerate().filter_map(|(i, e)| Some((format!("emitters[{i}].material.kind"), e.material()?))),
+        );
+        for (field, m) in kinds {
+            // The scene's own material matters only where an emitter takes it.
+            let used = field != "material.kind" || scene.emitters.iter().any(|e| e.material().is_none());
+            if used && m.kind != crate::sim::material::MaterialKind::Liquid {
+                return Err(SceneError::invalid(
+                    source,
+                    field,
+                    format!("{:?}", m.kind).to_lowercase(),
+                    "liquid: integrator.kind \"flip\" steps every particle as water",
+                ));
+            }
+        }
     }
     substeps_fit(scene, source)?;
     let lo = scene.domain.min;

@@ -157,6 +157,8 @@ impl Solver {
             measured_speed: std::cell::Cell::new(None),
             solve_totals: std::cell::Cell::new(Default::default()),
             pb_last_dt: std::cell::Cell::new(0.0),
+            water: std::cell::RefCell::new(None),
+            water_status: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.set_integrator(gpu, integrator)?;

@@ -17,7 +17,7 @@ pub enum SolverError {
     Gpu(#[from] GpuError),
     /// PB-MPM settings out of range.
     #[error(transparent)]
-    PbmpmSettings(#[from] crate::sim::pbmpm::PbmpmSettingsError),
+    IntegratorSettings(#[from] crate::sim::integrator::IntegratorSettingsError),
     /// The grid changed; that needs a new state, not new parameters.
     #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]
     GridChanged {

@@ -52,6 +52,10 @@ impl Solver {
             self.step_pbmpm(gpu, substeps, dt);
             return;
         }
+        if self.integrator.water().is_some() {
+            self.record_water_then(gpu, substeps, dt, &mut |_| {});
+            return;
+        }
         self.begin_frame(gpu, substeps as f64 * dt, FrameStep::Fixed { dt, substeps });
         self.record_substeps(gpu, 0..substeps, substeps, self.path() == SolverPath::Fused, timer);
     }
@@ -73,6 +77,9 @@ impl Solver {
     ) -> Result<FrameReport, SolverError> {
         if let Some(settings) = self.integrator.pbmpm().copied() {
             return self.step_pbmpm_frame(gpu, span, &settings);
+        }
+        if let Some(settings) = self.integrator.water().copied() {
+            return self.step_water_frame(gpu, span, &settings);
         }
         self.begin_frame(gpu, span, step);
         let max_substeps = match step {
@@ -278,6 +285,13 @@ impl Solver {
         let submission = if self.integrator.pbmpm().is_some() {
             // PB-MPM's steps of the frame begin_frame set (FrameStep::Fixed of its step dt).
             self.record_pbmpm_then(gpu, n, per_submit, &mut tail)
+        } else if self.integrator.water().is_some() {
+            // Water's steps, planned as PB-MPM's are.
+            let dt = match step {
+                FrameStep::Fixed { dt, .. } => dt,
+                FrameStep::Auto { .. } => self.params.dt,
+            };
+            self.record_water_then(gpu, n, dt, &mut tail)
         } else {
             self.record_substeps_then(gpu, 0..n, count, fused, timer, per_submit, &mut tail)
         }

@@ -15,6 +15,8 @@ mod run_pass;
 mod settings;
 mod state;
 mod stats;
+mod water;
+mod water_state;
 
 pub use build::SolverOptions;
 pub use error::SolverError;

@@ -57,6 +57,10 @@ pub struct Solver {
     /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
     /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).
     pub(crate) pb_last_dt: std::cell::Cell<f64>,
+    /// The water step, while the integrator is water ([`super::water`]).
+    pub(crate) water: std::cell::RefCell<Option<super::water_state::SolverWater>>,
+    /// What the last water frame reported.
+    pub(crate) water_status: std::cell::Cell<Option<crate::sim::water::gpu::FrameStatus>>,
 }
 
 impl Solver {

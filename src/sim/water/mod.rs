@@ -6,6 +6,7 @@ pub mod cpu;
 pub mod gpu;
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::sim::pressure::PressureSettings;
 
@@ -24,8 +25,12 @@ pub enum Transfer {
     },
 }
 
-/// A water step's settings.
+/// A water step's settings. In a scene file, the `"integrator": {"kind": "flip", ...}` object's
+/// fields, each optional: `transfer` (`{"kind": "apic"}` or `{"kind": "pic_flip", "ratio":
+/// 0.95}`), `pressure` (`preconditioner`, `tolerance`, `max_iterations`), `cfl`, `density`,
+/// `volume_correction`, `particles_per_cell`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct WaterSettings {
     /// The transfer.
     pub transfer: Transfer,
@@ -51,5 +56,85 @@ impl Default for WaterSettings {
             volume_correction: true,
             particles_per_cell: 8.0,
         }
+    }
+}
+
+/// Allowed [`WaterSettings::cfl`]: a step may move the fastest particle at most this many cells
+/// (the gather's stencil reaches 1.5 cells; past 5 particles tunnel through thin walls).
+pub const CFL_RANGE: (f64, f64) = (0.05, 5.0);
+/// Allowed [`WaterSettings::density`], kg/m³.
+pub const DENSITY_RANGE: (f64, f64) = (1.0, 1e5);
+/// Allowed [`WaterSettings::particles_per_cell`].
+pub const PARTICLES_PER_CELL_RANGE: (f64, f64) = (1.0, 64.0);
+
+/// A water setting out of its range: which (as in the scene file), its value and what is allowed.
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("{field} = {value} is out of range: allowed {allowed}")]
+pub struct WaterSettingsError {
+    /// The field, e.g. `transfer.ratio` or `pressure.tolerance`.
+    pub field: String,
+    /// The value found, as text.
+    pub value: String,
+    /// What would have been accepted.
+    pub allowed: String,
+}
+
+impl WaterSettings {
+    /// Checks every setting against its range; the error names the first one out of it.
+    pub fn validate(&self) -> Result<(), WaterSettingsError> {
+        let check = |field: &str, value: f64, (lo, hi): (f64, f64)| {
+            if value >= lo && value <= hi {
+                Ok(())
+            } else {
+                Err(WaterSettingsError { field: field.into(), value: value.to_string(), allowed: format!("[{lo}, {hi}]") })
+            }
+        };
+        if let Transfer::PicFlip { ratio } = self.transfer {
+            check("transfer.ratio", ratio, (0.0, 1.0))?;
+        }
+        check("cfl", self.cfl, CFL_RANGE)?;
+        check("density", self.density, DENSITY_RANGE)?;
+        check("particles_per_cell", self.particles_per_cell, PARTICLES_PER_CELL_RANGE)?;
+        self.pressure.validate().map_err(|e| WaterSettingsError {
+            field: format!("pressure.{}", e.field),
+            value: e.value,
+            allowed: e.allowed,
+        })
+    }
+
+    /// A frame of `duration` seconds as steps of equal length, each moving the fastest particle
+    /// at most [`WaterSettings::cfl`] cells of `cell_size` m: `speed` (m/s, at most `max_speed`)
+    /// is the fastest now, and gravity `g` (m/s²) may add `g · duration` within the frame.
+    pub fn plan_frame(&self, duration: f64, speed: f64, max_speed: f64, cell_size: f64, g: f64) -> (u32, f64) {
+        let speed = if speed.is_finite() { speed.min(max_speed) } else { max_speed };
+        let bound = speed + g * duration;
+        let limit = if bound > 0.0 { self.cfl * cell_size / bound } else { f64::INFINITY };
+        let steps = (duration / limit).ceil().clamp(1.0, MAX_STEPS_PER_FRAME as f64) as u32;
+        (steps, duration / steps as f64)
+    }
+}
+
+/// The most steps a frame is split into.
+pub const MAX_STEPS_PER_FRAME: u32 = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_parse_with_defaults_refuse_strays_and_check_ranges() {
+        let s: WaterSettings = serde_json::from_str(r#"{"transfer": {"kind": "pic_flip", "ratio": 0.9}}"#).expect("parses");
+        assert_eq!(s, WaterSettings { transfer: Transfer::PicFlip { ratio: 0.9 }, ..Default::default() });
+        assert!(serde_json::from_str::<WaterSettings>(r#"{"cfll": 1}"#).is_err());
+        assert_eq!(WaterSettings::default().validate(), Ok(()));
+        let bad = WaterSettings { transfer: Transfer::PicFlip { ratio: 1.5 }, ..Default::default() };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("transfer.ratio".to_string()));
+        let mut bad = WaterSettings::default();
+        bad.pressure.tolerance = 0.0;
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("pressure.tolerance".to_string()));
+        // A fall of g · 1/60 s from rest, cells of 1 cm, cfl 1: 0.1635 m/s → 1 cm in 61 ms, one step.
+        assert_eq!(WaterSettings::default().plan_frame(1.0 / 60.0, 0.0, 50.0, 0.01, 9.81).0, 1);
+        // 3 m/s: 3.16 m/s bound, 3.2 ms a cell, 6 steps.
+        assert_eq!(WaterSettings::default().plan_frame(1.0 / 60.0, 3.0, 50.0, 0.01, 9.81).0, 6);
     }
 }

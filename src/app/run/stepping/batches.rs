@@ -177,17 +177,18 @@ impl Stepper {
         prepare: &mut impl FnMut(&mut Solver, Prepare) -> Result<(), String>,
     ) -> bool {
         let single = std::mem::take(&mut self.step_requested);
-        // PB-MPM steps are as long as its settings allow at the fastest particle's speed, and each
-        // is planned as a fixed step: they take the place of the stable dt.
-        let pbmpm = solver.integrator().pbmpm().copied();
-        let stable = match pbmpm {
-            Some(s) => {
-                let p = solver.params();
-                s.plan_frame(time.frame_duration, stats.max_speed, p.max_speed, p.grid.cell_size).1
-            }
-            None => stable,
-        };
-        let auto_dt = self.auto_dt || pbmpm.is_some();
+        // PB-MPM's and water's steps are as long as their settings allow at the fastest particle's
+        // speed, and each is planned as a fixed step: they take the place of the stable dt.
+        let p = solver.params();
+        let planned = solver.integrator().plan_frame(
+            time.frame_duration,
+            stats.max_speed,
+            p.max_speed,
+            p.grid.cell_size,
+            p.gravity.length(),
+        );
+        let stable = planned.map_or(stable, |(_, dt)| dt);
+        let auto_dt = self.auto_dt || planned.is_some();
         self.stable_dt = stable;
         self.stats = Some(stats);
         let dt = if auto_dt { stable } else { self.fixed_dt };
@@ -208,7 +209,7 @@ impl Stepper {
         if let Err(e) = prepare(solver, Prepare::Frame { sim_time: self.sim_time, span }) {
             messages.error(e);
         }
-        let step = if self.auto_dt && pbmpm.is_none() {
+        let step = if self.auto_dt && planned.is_none() {
             FrameStep::Auto { max_substeps: MAX_SUBSTEPS_PER_FRAME }
         } else {
             FrameStep::Fixed { dt, substeps }

@@ -257,6 +257,15 @@ impl WaterGpu {
 
     /// Advances `steps` steps of `dt` seconds in one submission.
     pub fn advance_steps(&mut self, gpu: &Gpu, steps: usize, dt: f64) {
+        self.prepare(gpu, dt);
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
+        self.record_steps(&mut encoder, steps);
+        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Sets the step length of the steps recorded next (one per submission: the uniforms are
+    /// written before it) and zeroes the solves' notes in the status.
+    pub fn prepare(&mut self, gpu: &Gpu, dt: f64) {
         let density = self.settings.density;
         self.uniforms.dt = dt as f32;
         self.uniforms.gravity_dt = [0, 1, 2].map(|a| (self.gravity[a] * dt) as f32);
@@ -266,11 +275,18 @@ impl WaterGpu {
         // The solves' notes count from here (the speed and air words are the steps' own).
         gpu.queue.write_buffer(&self.status, 8, &[0u8; 8]);
         self.pressure.set_tolerance(&gpu.queue, self.settings.pressure.tolerance);
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
+    }
+
+    /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
+    pub fn record_steps(&self, encoder: &mut wgpu::CommandEncoder, steps: usize) {
         for _ in 0..steps {
-            self.record_step(&mut encoder);
+            self.record_step(encoder);
         }
-        gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// The settings it steps with.
+    pub fn settings(&self) -> &WaterSettings {
+        &self.settings
     }
 
     /// The fastest particle's speed after the last step, m/s.

@@ -1,0 +1,117 @@
+//! The [`Solver`] stepping water ([`Integrator::Flip`](crate::sim::integrator::Integrator)): a
+//! [`WaterGpu`] over the first page's position, velocity and affine streams and the solver's grid,
+//! built when first needed and again when the particles, the grid or the settings change.
+
+use std::cell::RefMut;
+
+use nalgebra::Vector3;
+
+use super::error::SolverError;
+use super::state::Solver;
+use crate::gpu::Gpu;
+use crate::sim::explicit::clock::FrameReport;
+use crate::sim::water::WaterSettings;
+use super::water_state::SolverWater;
+use crate::sim::water::gpu::{FrameStatus, WaterGpu, WaterGrid};
+
+impl Solver {
+    /// The water's grid: the solver's cells, from its domain's corner.
+    fn water_grid(&self) -> WaterGrid {
+        let g = &self.params.grid;
+        let gravity = self.params.gravity;
+        WaterGrid {
+            cells: [g.cells.x as usize, g.cells.y as usize, g.cells.z as usize],
+            h: g.cell_size,
+            origin: Vector3::new(g.domain_min.x, g.domain_min.y, g.domain_min.z),
+            gravity: Vector3::new(gravity.x, gravity.y, gravity.z),
+        }
+    }
+
+    /// The water step for `settings`, built anew if the particles, the grid or the settings are
+    /// not those it has.
+    fn water_for(&self, gpu: &Gpu, settings: &WaterSettings) -> RefMut<'_, SolverWater> {
+        let page = &self.pages[0];
+        let grid = self.water_grid();
+        let mut slot = self.water.borrow_mut();
+        let current = slot.as_ref().is_some_and(|w| {
+            w.position == page.particles.position
+                && w.grid == grid
+                && w.water.settings() == settings
+                && w.water.particle_count() == page.particle_count as usize
+        });
+        if !current {
+            let streams = [&page.particles.position, &page.particles.velocity, &page.particles.affine];
+            let water = WaterGpu::over_streams(gpu, &grid, *settings, page.particle_count as usize, streams);
+            *slot = Some(SolverWater { water, position: page.particles.position.clone(), grid, unread: false });
+        }
+        RefMut::map(slot, |w| w.as_mut().expect("built above"))
+    }
+
+    /// What the last water frame reported (its solves' iterations, the fastest speed), read once
+    /// the next frame needs it; `None` before the first.
+    pub fn water_status(&self) -> Option<FrameStatus> {
+        self.water_status.get()
+    }
+
+    /// A frame of `span` seconds of water: as many steps as the fastest particle allows
+    /// ([`WaterSettings::plan_frame`]), submitted at once.
+    pub(super) fn step_water_frame(
+        &self,
+        gpu: &Gpu,
+        span: f64,
+        settings: &WaterSettings,
+    ) -> Result<FrameReport, SolverError> {
+        let speed = match self.read_water_status(gpu, settings)? {
+            Some(status) => status.fastest,
+            None => self.stats(gpu)?.max_speed,
+        };
+        let g = self.params.gravity.length();
+        let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size, g);
+        self.record_water_then(gpu, steps, dt, &mut |_| {});
+        Ok(FrameReport {
+            substeps: steps,
+            time: steps as f64 * dt,
+            max_ratio: 0.0,
+            min_stable_dt: f64::INFINITY,
+            last_dt: dt,
+            capped: false,
+        })
+    }
+
+    /// Reads the status of the water frame last recorded, if not yet read (waiting for it), and
+    /// keeps it for [`Solver::water_status`].
+    fn read_water_status(&self, gpu: &Gpu, settings: &WaterSettings) -> Result<Option<FrameStatus>, SolverError> {
+        let mut water = self.water_for(gpu, settings);
+        if water.unread {
+            let status = water.water.finish_frame(gpu)?;
+            water.unread = false;
+            self.water_status.set(Some(status));
+            return Ok(Some(status));
+        }
+        Ok(None)
+    }
+
+    /// Records and submits `steps` water steps of `dt` seconds in one submission, with `last`
+    /// recording more into it.
+    pub(super) fn record_water_then(
+        &self,
+        gpu: &Gpu,
+        steps: u32,
+        dt: f64,
+        last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
+    ) -> Option<wgpu::SubmissionIndex> {
+        let settings = *self.integrator.water()?;
+        // The budget of iterations adapts to the last frame's solves.
+        if let Err(e) = self.read_water_status(gpu, &settings) {
+            log::warn!("the water's status could not be read: {e}");
+        }
+        self.note_steps_recorded();
+        let mut water = self.water_for(gpu, &settings);
+        water.water.prepare(gpu, dt);
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
+        water.water.record_steps(&mut encoder, steps as usize);
+        last(&mut encoder);
+        water.unread = true;
+        Some(gpu.queue.submit([encoder.finish()]))
+    }
+}
