@@ -159,6 +159,7 @@ impl Solver {
             pb_last_dt: std::cell::Cell::new(0.0),
             water: std::cell::RefCell::new(None),
             water_status: std::cell::Cell::new(None),
+            water_clock: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.set_integrator(gpu, integrator)?;

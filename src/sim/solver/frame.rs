@@ -185,6 +185,7 @@ impl Solver {
             _ => 0.0,
         };
         self.pb_last_dt.set(pbmpm_dt);
+        self.water_clock.set(self.integrator.water().map(|_| clock));
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
         for page in &self.pages {
             record::write_gate_template(&gpu.queue, page);

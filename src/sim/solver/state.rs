@@ -61,6 +61,10 @@ pub struct Solver {
     pub(crate) water: std::cell::RefCell<Option<super::water_state::SolverWater>>,
     /// What the last water frame reported.
     pub(crate) water_status: std::cell::Cell<Option<crate::sim::water::gpu::FrameStatus>>,
+    /// The substep clock of the water frame in progress, kept on the host (the water's steps do
+    /// not run the clock's pass) and written to the page's clock with each batch, so that frame
+    /// loops read it as they read the other integrators'.
+    pub(crate) water_clock: std::cell::Cell<Option<crate::sim::explicit::clock::GpuSubstepClock>>,
 }
 
 impl Solver {

@@ -9,7 +9,7 @@ use nalgebra::Vector3;
 use super::error::SolverError;
 use super::state::Solver;
 use crate::gpu::Gpu;
-use crate::sim::explicit::clock::FrameReport;
+use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::water::WaterSettings;
 use super::water_state::SolverWater;
 use crate::sim::water::gpu::{FrameStatus, WaterGpu, WaterGrid};
@@ -108,6 +108,18 @@ impl Solver {
         self.note_steps_recorded();
         let mut water = self.water_for(gpu, &settings);
         water.water.prepare(gpu, dt);
+        // The frame's clock moves on by these steps (a frame begun elsewhere than begin_frame, as
+        // step_water_frame's, counts from zero).
+        let mut clock = self.water_clock.get().unwrap_or_else(|| {
+            GpuSubstepClock::for_frame(&self.params, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps })
+        });
+        clock.substeps += steps;
+        clock.time += (steps as f64 * dt) as f32;
+        clock.dt = dt as f32;
+        clock.stable_dt = dt as f32;
+        clock.finished = u32::from(clock.substeps >= clock.planned.max(1));
+        self.water_clock.set(Some(clock));
+        gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
         water.water.record_steps(&mut encoder, steps as usize);
         last(&mut encoder);
