@@ -8,6 +8,8 @@ use crate::app::run::stepping::policy::{BEHIND_REAL_TIME, coarser_resolution};
 use crate::app::run::timing::{FrameClock, FrameTimes, RECENT_FRAMES};
 use powder::sim::SolveTotals;
 use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
+use powder::sim::water::WaterSettings;
+use powder::sim::water::gpu::FrameStatus;
 
 /// How often the Stats numbers are taken again: often enough to follow them, rarely enough to read
 /// them, and the panel's pixels are reused between refreshes (`window/ui_layer.rs`; redrawing them
@@ -153,15 +155,35 @@ impl StatsText {
                 row("resets", format!("{} non-finite, {} clamped", s.nonfinite_count, s.overflow_count));
             }
         }
+        if let (Some(status), Some(settings)) = (d.solver().water_status(), d.solver().integrator().water()) {
+            row("pressure solve", water_line(&status, settings));
+        }
         let running = !d.stepper().paused();
         let real_time = d
             .stepper()
             .real_time_ratio()
             .filter(|_| running)
             .map(|ratio| real_time_line(ratio, d.scene().grid.resolution));
-        let explicit = d.solver().integrator().pbmpm().is_none();
+        let explicit = d.solver().integrator() == powder::sim::integrator::Integrator::Explicit;
         Self { taken: Instant::now(), rows, real_time, stable_dt: d.stepper().stable_dt(), explicit }
     }
+}
+
+/// The Stats panel's line on water's pressure solves of the last frame: the most iterations one
+/// took, of the cap, with the preconditioner and tolerance, and how many stopped short of it.
+fn water_line(status: &FrameStatus, settings: &WaterSettings) -> String {
+    let p = &settings.pressure;
+    let short = match status.unconverged {
+        0 => String::new(),
+        n => format!(", {n} stopped short"),
+    };
+    format!(
+        "{} iterations at most (cap {}), {} to {:.0e}{short}",
+        status.iterations,
+        p.max_iterations,
+        p.preconditioner.name(),
+        p.tolerance
+    )
 }
 
 /// The Stats panel's line on PB-MPM's solve: what ran (Newton–PCG falls back to the constraint
@@ -188,6 +210,15 @@ fn solve_line(ran: PbSolver, settings: &PbmpmSettings, newton_steps: u32, solve:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_water_line_says_iterations_and_shortfalls() {
+        let settings = WaterSettings::default();
+        let status = FrameStatus { fastest: 1.0, iterations: 12, unconverged: 0, budget: 16 };
+        assert_eq!(water_line(&status, &settings), "12 iterations at most (cap 100), multigrid to 1e-6");
+        let short = FrameStatus { unconverged: 3, ..status };
+        assert_eq!(water_line(&short, &settings), "12 iterations at most (cap 100), multigrid to 1e-6, 3 stopped short");
+    }
 
     #[test]
     fn the_solve_line_says_what_ran() {

@@ -5,6 +5,8 @@ use egui::{Color32, Ui};
 use powder::scene::ranges::GRID_RESOLUTION;
 use powder::sim::integrator::Integrator;
 use powder::sim::pbmpm::{PbSolver, PbmpmSettings};
+use powder::sim::pressure::Preconditioner;
+use powder::sim::water::{Transfer, WaterSettings};
 
 use crate::app::events::{AppEvent, StepMode};
 use crate::app::model::frame::{Model, Stepping};
@@ -140,10 +142,14 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
         .on_hover_text(
             "explicit: MLS-MPM substeps of the stable dt, the reference (slow once snow hardens); pbmpm: \
              position-based MPM, steps limited only by how far the snow moves (real time, softer with few \
-             iterations; docs/pbmpm.md)",
+             iterations; docs/pbmpm.md); flip: incompressible water by FLIP/APIC with a pressure projection, \
+             for scenes of liquid only (docs/water.md)",
         );
     if name != integrator.name() {
         events.push(AppEvent::SetIntegrator(Integrator::from_name(name).expect("a listed name")));
+    }
+    if let Integrator::Flip(settings) = integrator {
+        water_controls(ui, settings, events);
     }
     if let Integrator::Pbmpm(settings) = integrator {
         let mut solver = settings.solver;
@@ -184,6 +190,52 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
             let settings = PbmpmSettings { yield_time: yield_ms * 1e-3, ..settings };
             events.push(AppEvent::SetIntegrator(Integrator::Pbmpm(settings)));
         }
+    }
+}
+
+/// Water's transfer, its FLIP share, and the pressure solve's preconditioner, tolerance and
+/// iteration cap, and the volume correction.
+fn water_controls(ui: &mut Ui, settings: WaterSettings, events: &mut Vec<AppEvent>) {
+    let send = |events: &mut Vec<AppEvent>, s: WaterSettings| events.push(AppEvent::SetIntegrator(Integrator::Flip(s)));
+    let mut apic = settings.transfer == Transfer::Apic;
+    ui.horizontal(|ui| {
+        ui.label("transfer");
+        ui.radio_value(&mut apic, true, "APIC").on_hover_text(tips::TRANSFER);
+        ui.radio_value(&mut apic, false, "PIC/FLIP").on_hover_text(tips::TRANSFER);
+    });
+    if apic != (settings.transfer == Transfer::Apic) {
+        let transfer = if apic { Transfer::Apic } else { Transfer::PicFlip { ratio: 0.95 } };
+        send(events, WaterSettings { transfer, ..settings });
+    }
+    if let Transfer::PicFlip { ratio } = settings.transfer {
+        let mut r = ratio;
+        if slider(ui, "FLIP share", "", &mut r, 0.0..=1.0, false, tips::FLIP_RATIO) {
+            send(events, WaterSettings { transfer: Transfer::PicFlip { ratio: r }, ..settings });
+        }
+    }
+    let mut kind = settings.pressure.preconditioner;
+    egui::ComboBox::from_label("preconditioner")
+        .selected_text(kind.name())
+        .show_ui(ui, |ui| {
+            for p in Preconditioner::ALL {
+                ui.selectable_value(&mut kind, p, p.name());
+            }
+        })
+        .response
+        .on_hover_text(tips::PRECONDITIONER);
+    let mut pressure = settings.pressure;
+    pressure.preconditioner = kind;
+    let (lo, hi) = powder::sim::pressure::TOLERANCE_RANGE;
+    slider(ui, "tolerance", "", &mut pressure.tolerance, lo.max(1e-8)..=hi.min(0.1), true, tips::TOLERANCE);
+    let mut cap = pressure.max_iterations as f64;
+    let (lo, hi) = powder::sim::pressure::MAX_ITERATIONS_RANGE;
+    if slider(ui, "iteration cap", "", &mut cap, lo as f64..=hi as f64, true, tips::ITERATION_CAP) {
+        pressure.max_iterations = cap.round() as u32;
+    }
+    let mut volume = settings.volume_correction;
+    ui.checkbox(&mut volume, "volume correction").on_hover_text(tips::VOLUME_CORRECTION);
+    if pressure != settings.pressure || volume != settings.volume_correction {
+        send(events, WaterSettings { pressure, volume_correction: volume, ..settings });
     }
 }
 

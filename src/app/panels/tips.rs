@@ -131,3 +131,23 @@ pub const COLOUR: &str = "colour: what the snow's colour shows (in every mode). 
 /// Repel toggle.
 pub const REPEL: &str = "right drag pushes snow away from the cursor instead of grabbing it (Ctrl + right drag \
      always repels).";
+/// Water's transfer.
+pub const TRANSFER: &str = "transfer: how particle velocities reach the grid and come back. APIC keeps each particle's \
+     local rotation and shear (smooth, little noise); PIC/FLIP blends the grid's velocity change into the particle's own \
+     (livelier splashes, some noise).";
+/// The FLIP share of the PIC/FLIP blend.
+pub const FLIP_RATIO: &str = "FLIP share: how much of the grid's velocity change is added to each particle's own velocity \
+     (1: pure FLIP, lively and noisy; 0: PIC, smooth and viscous-looking).";
+/// The pressure solve's preconditioner.
+pub const PRECONDITIONER: &str = "preconditioner of the pressure solve's conjugate gradients. multigrid converges in the \
+     fewest iterations and is the fastest on large grids; incomplete_poisson and jacobi are cheap per iteration but need \
+     many; mic0 needs few iterations but runs as wavefronts, slow on a GPU; none for comparison (docs/water.md).";
+/// The pressure solve's tolerance.
+pub const TOLERANCE: &str = "tolerance: the pressure solve stops once its relative residual is this small. Smaller keeps \
+     the water closer to incompressible at more iterations a step.";
+/// The pressure solve's iteration cap.
+pub const ITERATION_CAP: &str = "iteration cap: the most conjugate-gradient iterations a pressure solve takes, converged or \
+     not. The Stats panel shows what the last frame's solves took.";
+/// The volume correction.
+pub const VOLUME_CORRECTION: &str = "volume correction: after each step, particles crowded together are pushed apart (a \
+     second solve), so the water keeps its volume over long sloshing. Off: a little volume is lost over seconds.";

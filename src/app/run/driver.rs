@@ -121,10 +121,19 @@ impl Driver {
                     messages.error(e.to_string());
                 }
             }
-            AppEvent::SetIntegrator(integrator) => match self.solver.set_integrator(gpu, integrator) {
-                Ok(()) => self.scene.integrator = integrator,
-                Err(e) => messages.error(format!("integrator refused: {e}")),
-            },
+            AppEvent::SetIntegrator(integrator) => {
+                // The scene's rules for the integrator (water's: every particle liquid) first.
+                let mut next = self.scene.clone();
+                next.integrator = integrator;
+                if let Err(e) = next.validate("the panel") {
+                    messages.error(format!("integrator refused: {e}"));
+                    return false;
+                }
+                match self.solver.set_integrator(gpu, integrator) {
+                    Ok(()) => self.scene.integrator = integrator,
+                    Err(e) => messages.error(format!("integrator refused: {e}")),
+                }
+            }
             AppEvent::Reset => self.reset(gpu, messages),
             AppEvent::LoadScene(source) => return self.load(gpu, source, messages),
             AppEvent::ReloadScene => {
