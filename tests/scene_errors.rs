@@ -346,3 +346,33 @@ fn emitters_past_the_material_tables_end_must_share_its_last_entry() {
         other => panic!("expected Invalid, got {other:?}"),
     }
 }
+
+#[test]
+fn water_scenes_hold_only_liquid_and_their_settings_are_checked() {
+    let water = |d: &mut Value| {
+        d["material"] = json!({ "preset": "water" });
+        d["integrator"] = json!({ "kind": "flip" });
+    };
+    modified(water).expect("a liquid scene under flip loads");
+    // The base scene's snow under the water step.
+    assert_invalid(
+        modified(|d| d["integrator"] = json!({ "kind": "flip" })),
+        "material.kind",
+        "liquid: integrator.kind \"flip\" steps every particle as water",
+    );
+    let settings = |key: &str, value: Value| {
+        modified(move |d| {
+            water(d);
+            d["integrator"][key] = value.clone();
+        })
+    };
+    assert_invalid(
+        settings("transfer", json!({ "kind": "pic_flip", "ratio": 1.2 })),
+        "integrator.transfer.ratio",
+        "[0, 1]",
+    );
+    assert_invalid(settings("pressure", json!({ "tolerance": 2.0 })), "integrator.pressure.tolerance", "[1e-12, 1]");
+    assert_invalid(settings("cfl", json!(9.0)), "integrator.cfl", "[0.05, 5]");
+    let message = settings("pressure", json!({ "preconditioner": "ilu" })).unwrap_err().to_string();
+    assert!(message.contains("unknown variant `ilu`"), "{message}");
+}

@@ -332,7 +332,11 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
     // Water's step moves every particle as water: a scene of it holds nothing else.
     if scene.integrator.water().is_some() {
         let kinds = std::iter::once(("material.kind".to_string(), &scene.material)).chain(
-            scene.emitters.iter().enumerate().filter_map(|(i, e)| Some((format!("emitters[{i}].material.kind"), e.material()?))),
+            scene
+                .emitters
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| Some((format!("emitters[{i}].material.kind"), e.material()?))),
         );
         for (field, m) in kinds {
             // The scene's own material matters only where an emitter takes it.

@@ -217,7 +217,10 @@ mod tests {
         let status = FrameStatus { fastest: 1.0, iterations: 12, unconverged: 0, budget: 16 };
         assert_eq!(water_line(&status, &settings), "12 iterations at most (cap 100), multigrid to 1e-6");
         let short = FrameStatus { unconverged: 3, ..status };
-        assert_eq!(water_line(&short, &settings), "12 iterations at most (cap 100), multigrid to 1e-6, 3 stopped short");
+        assert_eq!(
+            water_line(&short, &settings),
+            "12 iterations at most (cap 100), multigrid to 1e-6, 3 stopped short"
+        );
     }
 
     #[test]

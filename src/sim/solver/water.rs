@@ -8,10 +8,10 @@ use nalgebra::Vector3;
 
 use super::error::SolverError;
 use super::state::Solver;
+use super::water_state::SolverWater;
 use crate::gpu::Gpu;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::water::WaterSettings;
-use super::water_state::SolverWater;
 use crate::sim::water::gpu::{FrameStatus, WaterGpu, WaterGrid};
 
 impl Solver {

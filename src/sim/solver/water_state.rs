@@ -13,4 +13,3 @@ pub(crate) struct SolverWater {
     /// Frames recorded since the last status was read.
     pub(crate) unread: bool,
 }
-

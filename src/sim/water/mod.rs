@@ -86,7 +86,11 @@ impl WaterSettings {
             if value >= lo && value <= hi {
                 Ok(())
             } else {
-                Err(WaterSettingsError { field: field.into(), value: value.to_string(), allowed: format!("[{lo}, {hi}]") })
+                Err(WaterSettingsError {
+                    field: field.into(),
+                    value: value.to_string(),
+                    allowed: format!("[{lo}, {hi}]"),
+                })
             }
         };
         if let Transfer::PicFlip { ratio } = self.transfer {
@@ -123,7 +127,8 @@ mod tests {
 
     #[test]
     fn settings_parse_with_defaults_refuse_strays_and_check_ranges() {
-        let s: WaterSettings = serde_json::from_str(r#"{"transfer": {"kind": "pic_flip", "ratio": 0.9}}"#).expect("parses");
+        let s: WaterSettings =
+            serde_json::from_str(r#"{"transfer": {"kind": "pic_flip", "ratio": 0.9}}"#).expect("parses");
         assert_eq!(s, WaterSettings { transfer: Transfer::PicFlip { ratio: 0.9 }, ..Default::default() });
         assert!(serde_json::from_str::<WaterSettings>(r#"{"cfll": 1}"#).is_err());
         assert_eq!(WaterSettings::default().validate(), Ok(()));
