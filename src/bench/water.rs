@@ -21,7 +21,7 @@ const G: f64 = 9.81;
 const WARMUP: u32 = 10;
 
 /// The dam break at `n`: a tank `n × n/2 × n/2` cells of 1/n m, water 2 × 2 × 2 particles a cell
-/// in the block `x < 0.4`, `z < 0.2` m (the whole width): 0.64 n³ particles.
+/// in the block `x < 0.4`, `z < 0.4` m (the whole 0.5 m width): 0.64 n³ particles.
 pub fn dam_break(n: usize) -> ([usize; 3], f64, Vec<WaterParticle>) {
     let cells = [n, n / 2, n / 2];
     let h = 1.0 / n as f64;

@@ -16,6 +16,7 @@ mod config;
 mod emitter;
 mod error;
 mod format;
+mod integrator_rules;
 mod limit;
 mod load;
 mod material_section;

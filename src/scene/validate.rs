@@ -10,6 +10,7 @@ use super::config::TimeStep;
 use super::emitter::Emitter;
 use super::error::SceneError;
 use super::format::{MAX_PARTICLES, SCENE_VERSION, Scene};
+use super::integrator_rules::integrator_rules;
 use super::limit::{
     CFL_RANGE, COORDINATE_CELLS, DOMAIN_SIZE_RANGE, DT_RANGE, FINITE, FPS_RANGE, Limit, MAX_GRAVITY, MAX_SPEED_LIMIT,
     MAX_SPEED_RANGE, PACKING_AMPLITUDE_MAX, PACKING_LENGTH_RANGE, POSITIVE, SCALE_RANGE, number,
@@ -325,32 +326,7 @@ pub(crate) fn validate(scene: &Scene, source: &str) -> Result<(), SceneError> {
         let allowed = format!("(0, {}]", number(MAX_SPEED_LIMIT));
         return Err(SceneError::invalid(source, "max_speed", number(default_speed), allowed));
     }
-    if let Err(e) = scene.integrator.validate() {
-        let (field, value, allowed) = e.parts();
-        return Err(SceneError::invalid(source, format!("integrator.{field}"), &value, allowed));
-    }
-    // Water's step moves every particle as water: a scene of it holds nothing else.
-    if scene.integrator.water().is_some() {
-        let kinds = std::iter::once(("material.kind".to_string(), &scene.material)).chain(
-            scene
-                .emitters
-                .iter()
-                .enumerate()
-                .filter_map(|(i, e)| Some((format!("emitters[{i}].material.kind"), e.material()?))),
-        );
-        for (field, m) in kinds {
-            // The scene's own material matters only where an emitter takes it.
-            let used = field != "material.kind" || scene.emitters.iter().any(|e| e.material().is_none());
-            if used && m.kind != crate::sim::material::MaterialKind::Liquid {
-                return Err(SceneError::invalid(
-                    source,
-                    field,
-                    format!("{:?}", m.kind).to_lowercase(),
-                    "liquid: integrator.kind \"flip\" steps every particle as water",
-                ));
-            }
-        }
-    }
+    integrator_rules(scene, source)?;
     substeps_fit(scene, source)?;
     let lo = scene.domain.min;
     let hi = scene.domain.min + scene.domain.size;
