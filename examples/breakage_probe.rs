@@ -50,6 +50,7 @@ fn main() -> anyhow::Result<()> {
     let mut solver = match scene.integrator {
         Integrator::Explicit => Twin::Explicit(CpuSolver::new(scene.solver_params(), &particles)),
         Integrator::Pbmpm(settings) => Twin::Pbmpm(PbmpmCpu::new(scene.solver_params(), settings, &particles)?),
+        Integrator::Flip(_) => anyhow::bail!("the probe counts snow's fragments: a water scene has none"),
     };
     println!("{} particles, link {link:.4} m, {} integrator", particles.len(), scene.integrator.name());
     let mut substeps = 0u64;

@@ -65,6 +65,7 @@ fn pieces_after_impact(overrides: &[(&str, &str)]) -> (Fragments, Vec<DVec3>) {
             }
             solver.gpu_particles().iter().map(|p| p.position).collect()
         }
+        Integrator::Flip(_) => panic!("the default scene is snow, not a water scene"),
     };
     let fragments = find_fragments(&positions, None, LINK_FACTOR * scene.particle_spacing()).expect("fragments");
     (fragments, path)

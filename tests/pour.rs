@@ -169,6 +169,7 @@ fn particles_added_to_a_running_solver_move_under_both_integrators() {
         let frame = |solver: &Solver| match integrator {
             Integrator::Explicit => solver.step(&gpu, 50),
             Integrator::Pbmpm(_) => solver.step_pbmpm(&gpu, 12, 50e-3 / 12.0),
+            Integrator::Flip(_) => unreachable!("only the two snow integrators are listed"),
         };
         let (mut grown, alone) = (solver(), solver());
         let start = mean_z(&block(0.2));
