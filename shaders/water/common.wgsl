@@ -88,6 +88,8 @@ const FIXED: f32 = 1048576.0;
 @group(0) @binding(16) var<storage, read> pressure: array<f32>;
 @group(0) @binding(17) var<storage, read_write> status: array<atomic<u32>, 4>;
 @group(0) @binding(18) var<storage, read> solve: PcgScalars;
+// Per cell 1 where a collider makes it solid (the solid layer is known without it).
+@group(0) @binding(19) var<storage, read> solid: array<u32>;
 
 // Particle p's position in the domain's frame (origin at its lowest corner).
 fn local_position(p: u32) -> vec3<f32> {

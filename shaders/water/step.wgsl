@@ -18,7 +18,8 @@ fn w_clear(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
     }
 }
 
-// Cells: the solid layer, liquid where a particle is, air else (`WaterCpu::classify`).
+// Cells: the solid layer and the colliders' cells, liquid where a particle is, air else
+// (`WaterCpu::classify`).
 @compute @workgroup_size(256)
 fn w_classify(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
@@ -27,7 +28,7 @@ fn w_classify(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     }
     let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
     var kind = AIR;
-    if any(at == vec3<u32>(0u)) || any(at + 1u >= u.dims) {
+    if any(at == vec3<u32>(0u)) || any(at + 1u >= u.dims) || solid[c] != 0u {
         kind = SOLID;
     } else if atomicLoad(&liquid[c]) != 0u {
         kind = LIQUID;

@@ -157,6 +157,8 @@ impl Solver {
             measured_speed: std::cell::Cell::new(None),
             solve_totals: std::cell::Cell::new(Default::default()),
             pb_last_dt: std::cell::Cell::new(0.0),
+            collider_distance: Vec::new(),
+            collider_generation: 0,
             water: std::cell::RefCell::new(None),
             water_status: std::cell::Cell::new(None),
             water_clock: std::cell::Cell::new(None),

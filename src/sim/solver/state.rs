@@ -57,6 +57,11 @@ pub struct Solver {
     /// state, whose velocities are not a PB-MPM step's mean. The next PB-MPM frame's first step
     /// lets gravity act from the middle of that step ([`crate::sim::pbmpm::cpu::integrate::gravity_kick`]).
     pub(crate) pb_last_dt: std::cell::Cell<f64>,
+    /// The colliders' signed distance per grid node at the end of the frame they were last set
+    /// for (empty without colliders), and how many times they were set: what the water step's
+    /// solid cells are built from.
+    pub(crate) collider_distance: Vec<f32>,
+    pub(crate) collider_generation: u64,
     /// The water step, while the integrator is water ([`super::water`]).
     pub(crate) water: std::cell::RefCell<Option<super::water_state::SolverWater>>,
     /// What the last water frame reported.

@@ -10,9 +10,12 @@ use super::error::SolverError;
 use super::state::Solver;
 use super::water_state::SolverWater;
 use crate::gpu::Gpu;
+use crate::grid::GRID_PADDING;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
+use crate::sim::pressure::cells::PressureCells;
 use crate::sim::water::WaterSettings;
 use crate::sim::water::gpu::{FrameStatus, WaterGpu, WaterGrid};
+use crate::sim::water::solids::cells_with_solids;
 
 impl Solver {
     /// The water's grid: the solver's cells, from its domain's corner.
@@ -32,19 +35,40 @@ impl Solver {
     fn water_for(&self, gpu: &Gpu, settings: &WaterSettings) -> RefMut<'_, SolverWater> {
         let page = &self.pages[0];
         let grid = self.water_grid();
+        let colliders =
+            if self.collider_count > 0 && !self.collider_distance.is_empty() { self.collider_generation } else { 0 };
         let mut slot = self.water.borrow_mut();
         let current = slot.as_ref().is_some_and(|w| {
             w.position == page.particles.position
                 && w.grid == grid
+                && w.colliders == colliders
                 && w.water.settings() == settings
                 && w.water.particle_count() == page.particle_count as usize
         });
         if !current {
+            let solids = self.water_solids(&grid, colliders > 0);
             let streams = [&page.particles.position, &page.particles.velocity, &page.particles.affine];
-            let water = WaterGpu::over_streams(gpu, &grid, *settings, page.particle_count as usize, streams);
-            *slot = Some(SolverWater { water, position: page.particles.position.clone(), grid, unread: false });
+            let count = page.particle_count as usize;
+            let water = WaterGpu::over_streams(gpu, &grid, &solids, *settings, count, streams);
+            let position = page.particles.position.clone();
+            *slot = Some(SolverWater { water, position, grid, colliders, unread: false });
         }
         RefMut::map(slot, |w| w.as_mut().expect("built above"))
+    }
+
+    /// The water's cells with the colliders' solids and face fractions where `colliders` says
+    /// there are some: corner n of the water's grid along an axis lies at `(n − 1) h` from the
+    /// domain's corner, on grid node n + [`GRID_PADDING`] − 1.
+    fn water_solids(&self, grid: &WaterGrid, colliders: bool) -> PressureCells {
+        if !colliders {
+            return cells_with_solids(grid.cells, None);
+        }
+        let spec = &self.params.grid;
+        let node = |c: [usize; 3]| {
+            let n = c.map(|v| (v + GRID_PADDING as usize - 1) as u32);
+            self.collider_distance[spec.node_index(n[0], n[1], n[2])] as f64
+        };
+        cells_with_solids(grid.cells, Some(&node))
     }
 
     /// What the last water frame reported (its solves' iterations, the fastest speed), read once

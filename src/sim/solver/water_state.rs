@@ -10,6 +10,9 @@ pub(crate) struct SolverWater {
     pub(crate) position: wgpu::Buffer,
     /// The grid it was built for.
     pub(crate) grid: WaterGrid,
+    /// The colliders it was built with: [`super::state::Solver`]'s `collider_generation`, 0 for
+    /// none.
+    pub(crate) colliders: u64,
     /// Frames recorded since the last status was read.
     pub(crate) unread: bool,
 }

@@ -4,6 +4,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod solids;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

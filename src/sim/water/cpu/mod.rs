@@ -46,6 +46,9 @@ pub struct WaterCpu {
     pub kinds: Option<PressureCells>,
     /// What the last pressure solve did.
     pub last_solve: Option<PcgReport>,
+    /// The colliders' cells and face fractions ([`crate::sim::water::solids`]); `None`: the box
+    /// alone.
+    pub solids: Option<PressureCells>,
 }
 
 impl WaterCpu {
@@ -57,7 +60,24 @@ impl WaterCpu {
         settings: WaterSettings,
         particles: Vec<WaterParticle>,
     ) -> Self {
-        Self { cells, h, gravity, settings, particles, pressure: Vec::new(), kinds: None, last_solve: None }
+        Self {
+            cells,
+            h,
+            gravity,
+            settings,
+            particles,
+            pressure: Vec::new(),
+            kinds: None,
+            last_solve: None,
+            solids: None,
+        }
+    }
+
+    /// The same water with colliders: `solids`' solid cells and face fractions
+    /// ([`crate::sim::water::solids::cells_with_solids`] of the same cells).
+    pub fn with_solids(mut self, solids: PressureCells) -> Self {
+        self.solids = Some(solids);
+        self
     }
 
     /// The grid's cells with the solid layer: `cells + 2` along each axis.
@@ -81,7 +101,8 @@ impl WaterCpu {
         }
     }
 
-    /// The cell kinds: the solid layer around the domain, liquid where a particle is, air else.
+    /// The cell kinds: the solid layer around the domain and the colliders' cells, liquid where a
+    /// particle is, air else; the colliders' face fractions.
     fn classify(&self) -> PressureCells {
         let dims = self.grid_dims();
         let mut liquid = vec![false; dims[0] * dims[1] * dims[2]];
@@ -91,16 +112,21 @@ impl WaterCpu {
             let c: Vec<usize> = c.collect();
             liquid[c[0] + dims[0] * (c[1] + dims[1] * c[2])] = true;
         }
-        PressureCells::walled(dims, |i, j, k| {
+        let mut cells = PressureCells::walled(dims, |i, j, k| {
             let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
-            if !inside {
+            let collider = self.solids.as_ref().is_some_and(|s| s.kind[s.cell(i, j, k)] == CellKind::Solid);
+            if !inside || collider {
                 CellKind::Solid
             } else if liquid[i + dims[0] * (j + dims[1] * k)] {
                 CellKind::Liquid
             } else {
                 CellKind::Air
             }
-        })
+        });
+        if let Some(solids) = &self.solids {
+            cells.open = solids.open.clone();
+        }
+        cells
     }
 
     /// Keeps every particle inside the domain (the walls are the solid layer's faces).

@@ -114,7 +114,7 @@ pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[
 }
 
 /// The group's bindings, as declared in `common.wgsl`.
-pub const BINDINGS: [Binding; 19] = [
+pub const BINDINGS: [Binding; 20] = [
     Binding::Uniform,
     Binding::Write, // positions
     Binding::Write, // velocities
@@ -134,6 +134,7 @@ pub const BINDINGS: [Binding; 19] = [
     Binding::Read,  // pressure (the pressure solve's)
     Binding::Write, // status
     Binding::Read,  // solve (the pressure solve's scalars)
+    Binding::Read,  // solid
 ];
 
 /// The status buffer (`status` in `common.wgsl`).

@@ -10,6 +10,7 @@ use nalgebra::Vector3;
 
 use self::layout::{BINDINGS, ENTRIES, WaterStatus, WaterUniforms};
 use super::cpu::WaterParticle;
+use super::solids::cells_with_solids;
 use super::{Transfer, WaterSettings};
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims};
@@ -42,6 +43,11 @@ pub struct WaterGpu {
     /// Iterations recorded per solve ([`WaterGpu::finish_frame`]).
     budget: u32,
     _buffers: Vec<wgpu::Buffer>,
+}
+
+/// Per cell 1 where `solids` is solid, else 0 (`solid` in the WGSL).
+fn solid_mask(solids: &PressureCells) -> Vec<u32> {
+    solids.kind.iter().map(|k| u32::from(*k == CellKind::Solid)).collect()
 }
 
 /// Where the water's grid lies.
@@ -81,22 +87,38 @@ impl WaterGpu {
         settings: WaterSettings,
         particles: &[WaterParticle],
     ) -> Self {
+        Self::with_solids(gpu, cells, h, gravity, settings, particles, &cells_with_solids(cells, None))
+    }
+
+    /// [`WaterGpu::new`] with colliders: `solids`' solid cells and face fractions
+    /// ([`cells_with_solids`] of the same cells).
+    pub fn with_solids(
+        gpu: &Gpu,
+        cells: [usize; 3],
+        h: f64,
+        gravity: Vector3<f64>,
+        settings: WaterSettings,
+        particles: &[WaterParticle],
+        solids: &PressureCells,
+    ) -> Self {
         let data = layout::streams_of(particles);
         let names = ["water.positions", "water.velocities", "water.affine"];
         let streams: [wgpu::Buffer; 3] =
             std::array::from_fn(|i| buffer_init(&gpu.device, names[i], bytemuck::cast_slice(&data[i])));
         let grid = WaterGrid { cells, h, origin: Vector3::zeros(), gravity };
         let mut water =
-            Self::over_streams(gpu, &grid, settings, particles.len(), [&streams[0], &streams[1], &streams[2]]);
+            Self::over_streams(gpu, &grid, solids, settings, particles.len(), [&streams[0], &streams[1], &streams[2]]);
         water.streams = Some(streams);
         water
     }
 
-    /// Water on `grid` whose `count` particles are in `streams` (position, velocity, affine: the
-    /// MPM solver's layouts, [`layout::streams_of`]).
+    /// Water on `grid` with the colliders of `solids` ([`cells_with_solids`] of its cells) whose
+    /// `count` particles are in `streams` (position, velocity, affine: the MPM solver's layouts,
+    /// [`layout::streams_of`]).
     pub fn over_streams(
         gpu: &Gpu,
         grid: &WaterGrid,
+        solids: &PressureCells,
         settings: WaterSettings,
         count: usize,
         streams: [&wgpu::Buffer; 3],
@@ -104,11 +126,8 @@ impl WaterGpu {
         let WaterGrid { cells, h, origin, gravity } = *grid;
         let device = &gpu.device;
         let dims = cells.map(|c| c + 2);
-        let structure = PressureCells::walled(dims, |i, j, k| {
-            let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
-            if inside { CellKind::Liquid } else { CellKind::Solid }
-        });
-        let pressure = PressureGpu::on_grid(gpu, &structure, settings.pressure.preconditioner);
+        assert_eq!(solids.dims, dims, "the colliders' cells are the water's");
+        let pressure = PressureGpu::on_grid(gpu, solids, settings.pressure.preconditioner);
         let counts: Vec<u32> = (0..3).map(|a| face_dims(dims, a).iter().product::<usize>() as u32).collect();
         let cell_count = (dims[0] * dims[1] * dims[2]) as u32;
         let (transfer, flip_ratio) = match settings.transfer {
@@ -144,6 +163,7 @@ impl WaterGpu {
             buffer_init(device, "water.flags_copy", &zeros(faces)),
             buffer_init(device, "water.liquid", &zeros(cells_n)),
             buffer_init(device, "water.count", &zeros(cells_n)),
+            buffer_init(device, "water.solid", bytemuck::cast_slice(&solid_mask(solids))),
         ];
         let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS], ENTRIES);
         let group = module.bind(
@@ -169,6 +189,7 @@ impl WaterGpu {
                 pressure.pressure(),
                 &status,
                 pressure.scalars(),
+                &own[10],
             ],
         );
         let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
