@@ -90,6 +90,25 @@ const FIXED: f32 = 1048576.0;
 @group(0) @binding(18) var<storage, read> solve: PcgScalars;
 // Per cell 1 where a collider makes it solid (the solid layer is known without it).
 @group(0) @binding(19) var<storage, read> solid: array<u32>;
+// Per face its open fraction θ (the share outside the colliders), in the face arrays' order.
+@group(0) @binding(20) var<storage, read> open: array<f32>;
+// Per cell what the last projection did: its divergence before and after (1/s), its pressure
+// (Pa) and the solve's residual b − A p there (`w_divergence`, `w_diagnose`).
+@group(0) @binding(21) var<storage, read_write> diagnostics: array<vec4<f32>>;
+
+// Σ_a θ u over the high faces less the low ones of the cell at `at`: its divergence times h, m/s,
+// each face's flux weighted by its open fraction as the pressure operator is.
+fn cell_flux(at: vec3<u32>) -> f32 {
+    var div = 0.0;
+    for (var a = 0u; a < 3u; a++) {
+        var up = at;
+        up[a] += 1u;
+        let hi = face_index(a, up);
+        let lo = face_index(a, at);
+        div += open[hi] * velocity[hi] - open[lo] * velocity[lo];
+    }
+    return div;
+}
 
 // Particle p's position in the domain's frame (origin at its lowest corner).
 fn local_position(p: u32) -> vec3<f32> {

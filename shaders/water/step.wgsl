@@ -93,17 +93,43 @@ fn w_divergence(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
         return;
     }
     var b = 0.0;
+    var div = 0.0;
     if coeffs[c].x > 0.0 {
         let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
-        var div = 0.0;
-        for (var a = 0u; a < 3u; a++) {
-            var up = at;
-            up[a] += 1u;
-            div += velocity[face_index(a, up)] - velocity[face_index(a, at)];
-        }
+        div = cell_flux(at);
         b = -u.rhs_scale * div;
     }
     rhs[c] = b;
+    diagnostics[c] = vec4<f32>(div / u.h, 0.0, 0.0, 0.0);
+}
+
+// After the projection: each unknown's divergence (1/s), pressure and the residual b − A p of the
+// solve (Pa), beside the divergence before (`diagnostics` in common.wgsl).
+@compute @workgroup_size(256)
+fn w_diagnose(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
+    if c >= u.cells {
+        return;
+    }
+    let k = coeffs[c];
+    if k.x <= 0.0 {
+        diagnostics[c] = vec4<f32>(diagnostics[c].x, 0.0, pressure[c], 0.0);
+        return;
+    }
+    let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
+    // (A p)_c from the stored diagonal and couplings: the upper ones are the cell's own, the lower
+    // ones its neighbours' below.
+    var ap = k.x * pressure[c];
+    for (var a = 0u; a < 3u; a++) {
+        let s = axis_stride(u.dims, a);
+        if at[a] + 1u < u.dims[a] {
+            ap += k[a + 1u] * pressure[c + s];
+        }
+        if at[a] > 0u {
+            ap += coeffs[c - s][a + 1u] * pressure[c - s];
+        }
+    }
+    diagnostics[c] = vec4<f32>(diagnostics[c].x, cell_flux(at) / u.h, pressure[c], rhs[c] - ap);
 }
 
 // `v −= k (p_high − p_low)` on faces between fluid cells with liquid on a side; faces between two

@@ -156,15 +156,18 @@ impl FaceGrid {
         });
     }
 
-    /// `Σ_a (u_a(high face) − u_a(low face))` of cell `c`, m/s (the divergence times h).
-    pub fn divergence(&self, c: usize) -> f64 {
+    /// `Σ_a (θ u_a(high face) − θ u_a(low face))` of cell `c`, m/s (the divergence times h), each
+    /// face's flux weighted by its open fraction θ in `cells` (Batty et al. 2007: the solid's
+    /// share of a face carries the solid's velocity, zero for a static one), as the operator is.
+    pub fn divergence(&self, cells: &PressureCells, c: usize) -> f64 {
         let [nx, ny, _] = self.dims;
         let at = [c % nx, (c / nx) % ny, c / (nx * ny)];
         (0..3)
             .map(|a| {
                 let mut up = at;
                 up[a] += 1;
-                self.velocity[a][self.index(a, up)] - self.velocity[a][self.index(a, at)]
+                let (hi, lo) = (self.index(a, up), self.index(a, at));
+                cells.open[a][hi] * self.velocity[a][hi] - cells.open[a][lo] * self.velocity[a][lo]
             })
             .sum()
     }

@@ -152,8 +152,9 @@ impl WaterCpu {
         // pressure gradient dt/(ρ h) (p₊ − p₋) removes exactly this divergence.
         let op = Poisson::new(cells, 1.0);
         let scale = self.settings.density * self.h / dt;
-        let b: Vec<f64> =
-            (0..op.diag.len()).map(|c| if op.active(c) { -scale * grid.divergence(c) } else { 0.0 }).collect();
+        let b: Vec<f64> = (0..op.diag.len())
+            .map(|c| if op.active(c) { -scale * grid.divergence(&op.cells, c) } else { 0.0 })
+            .collect();
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
         let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
         grid.subtract_gradient(&op.cells, &p, dt / (self.settings.density * self.h));

@@ -26,7 +26,7 @@ pub fn source() -> String {
 }
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 15] = [
+pub const ENTRIES: [&str; 16] = [
     "w_clear",
     "w_scatter",
     "w_classify",
@@ -42,6 +42,7 @@ pub const ENTRIES: [&str; 15] = [
     "w_displacement_faces",
     "w_displace",
     "w_note_solve",
+    "w_diagnose",
 ];
 
 /// Mirror of `WaterUniforms` in `common.wgsl`.
@@ -114,7 +115,7 @@ pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[
 }
 
 /// The group's bindings, as declared in `common.wgsl`.
-pub const BINDINGS: [Binding; 20] = [
+pub const BINDINGS: [Binding; 22] = [
     Binding::Uniform,
     Binding::Write, // positions
     Binding::Write, // velocities
@@ -135,6 +136,8 @@ pub const BINDINGS: [Binding; 20] = [
     Binding::Write, // status
     Binding::Read,  // solve (the pressure solve's scalars)
     Binding::Read,  // solid
+    Binding::Read,  // open
+    Binding::Write, // diagnostics
 ];
 
 /// The status buffer (`status` in `common.wgsl`).

@@ -14,6 +14,7 @@ use super::solids::cells_with_solids;
 use super::{Transfer, WaterSettings};
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims};
+use crate::sim::pressure::gpu::build::open_fractions;
 use crate::sim::pressure::gpu::layout::{
     ComputeModule, MAX_GROUPS_X, WORKGROUP, buffer_init, dispatch_size, uniform_init,
 };
@@ -21,6 +22,11 @@ use crate::sim::pressure::gpu::{PcgScalars, PressureGpu};
 
 /// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
 const EXTRAPOLATION_ROUNDS: usize = 2;
+/// The index in `own` of the kinds the last projection solved on.
+const OWN_SOLVE_KINDS: usize = 13;
+/// The index in `own` of the last projection's diagnostics.
+const OWN_DIAGNOSTICS: usize = 12;
+
 /// Iterations a frame records beyond the most the last frame's solves took.
 const ITERATION_MARGIN: u32 = 4;
 
@@ -42,12 +48,25 @@ pub struct WaterGpu {
     status: wgpu::Buffer,
     /// Iterations recorded per solve ([`WaterGpu::finish_frame`]).
     budget: u32,
-    _buffers: Vec<wgpu::Buffer>,
+    own: Vec<wgpu::Buffer>,
 }
 
 /// Per cell 1 where `solids` is solid, else 0 (`solid` in the WGSL).
 fn solid_mask(solids: &PressureCells) -> Vec<u32> {
     solids.kind.iter().map(|k| u32::from(*k == CellKind::Solid)).collect()
+}
+
+/// What a step's projection did, per cell of the water's grid (solid layer included, x fastest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WaterDiagnostics {
+    /// Cells along x, y, z.
+    pub dims: [u32; 3],
+    /// The kind each cell was solved as: 0 air, 1 liquid, 2 solid.
+    pub kinds: Vec<u32>,
+    /// Per cell: the divergence before the projection and after it (1/s, each face's flux
+    /// weighted by its open fraction), the pressure (Pa) and the solve's residual b − A p (Pa;
+    /// zero off the unknowns).
+    pub cells: Vec<[f32; 4]>,
 }
 
 /// Where the water's grid lies.
@@ -164,6 +183,9 @@ impl WaterGpu {
             buffer_init(device, "water.liquid", &zeros(cells_n)),
             buffer_init(device, "water.count", &zeros(cells_n)),
             buffer_init(device, "water.solid", bytemuck::cast_slice(&solid_mask(solids))),
+            buffer_init(device, "water.open", bytemuck::cast_slice(&open_fractions(solids))),
+            buffer_init(device, "water.diagnostics", &zeros(4 * cells_n)),
+            buffer_init(device, "water.solve_kinds", &zeros(cells_n)),
         ];
         let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS], ENTRIES);
         let group = module.bind(
@@ -190,6 +212,8 @@ impl WaterGpu {
                 &status,
                 pressure.scalars(),
                 &own[10],
+                &own[11],
+                &own[12],
             ],
         );
         let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
@@ -207,7 +231,7 @@ impl WaterGpu {
             streams: None,
             status,
             budget: settings.pressure.max_iterations,
-            _buffers: own,
+            own,
         }
     }
 
@@ -257,7 +281,8 @@ impl WaterGpu {
         self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
-        self.passes(encoder, "water.project", &[("w_project", faces)]);
+        encoder.copy_buffer_to_buffer(self.pressure.kinds(), 0, &self.own[OWN_SOLVE_KINDS], 0, None);
+        self.passes(encoder, "water.project", &[("w_project", faces), ("w_diagnose", cells)]);
         self.extrapolate(encoder);
         self.passes(encoder, "water.to_particles", &[("w_gather", particles)]);
         if self.settings.volume_correction {
@@ -292,7 +317,7 @@ impl WaterGpu {
         self.uniforms.gravity_dt = [0, 1, 2].map(|a| (self.gravity[a] * dt) as f32);
         self.uniforms.gradient_scale = (dt / (density * self.h)) as f32;
         self.uniforms.rhs_scale = (density * self.h / dt) as f32;
-        gpu.queue.write_buffer(&self._buffers[0], 0, bytemuck::bytes_of(&self.uniforms));
+        gpu.queue.write_buffer(&self.own[0], 0, bytemuck::bytes_of(&self.uniforms));
         // The solves' notes count from here (the speed and air words are the steps' own).
         gpu.queue.write_buffer(&self.status, 8, &[0u8; 8]);
         self.pressure.set_tolerance(&gpu.queue, self.settings.pressure.tolerance);
@@ -354,6 +379,15 @@ impl WaterGpu {
         let n = self.particle_count();
         let stream = |i: usize, per: usize| -> &[[f32; 4]] { &bytemuck::cast_slice(&bytes[i])[..n * per] };
         Ok(layout::particles_of(stream(0, 1), stream(1, 1), stream(2, 3)))
+    }
+
+    /// What the last step's projection did, per grid cell (solid layer included).
+    pub fn read_diagnostics(&self, gpu: &Gpu) -> Result<WaterDiagnostics, GpuError> {
+        let n = self.uniforms.cells as usize;
+        let bytes = gpu.read_buffers(&[&self.own[OWN_SOLVE_KINDS], &self.own[OWN_DIAGNOSTICS]])?;
+        let kinds: &[u32] = bytemuck::cast_slice(&bytes[0][..4 * n]);
+        let cells: &[[f32; 4]] = bytemuck::cast_slice(&bytes[1][..16 * n]);
+        Ok(WaterDiagnostics { dims: self.uniforms.dims, kinds: kinds.to_vec(), cells: cells.to_vec() })
     }
 
     /// The last step's pressure per grid cell (solid layer included), Pa.
