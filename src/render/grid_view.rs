@@ -17,6 +17,7 @@ use super::shaders::{DepthKind, RenderShader};
 use crate::gpu::{Gpu, GpuError, PendingRead};
 use crate::sim::Solver;
 use crate::sim::sort::bins::SolverPath;
+use crate::sim::water::gpu::WaterDiagnostics;
 
 /// Which node quantity the view shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -33,6 +34,17 @@ pub enum GridQuantity {
     PlasticJacobian,
     /// The particles' Kirchhoff stress magnitude |τ| (Frobenius norm, Pa), mass-weighted likewise.
     Stress,
+    /// Water (the `flip` integrator), per cell of its grid: the kind its last projection solved it
+    /// as, 0 air, 1 liquid, 2 solid.
+    WaterCellKind,
+    /// Water: the divergence before the last projection, 1/s.
+    DivergenceBefore,
+    /// Water: the divergence after it, 1/s.
+    DivergenceAfter,
+    /// Water: the pressure it solved for, Pa.
+    Pressure,
+    /// Water: the pressure solve's residual b − A p, Pa.
+    SolveResidual,
 }
 
 impl GridQuantity {
@@ -44,6 +56,36 @@ impl GridQuantity {
         GridQuantity::PlasticJacobian,
         GridQuantity::Stress,
     ];
+
+    /// Its name in scripts (`--script "1:grid-view=pressure"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GridQuantity::Mass => "mass",
+            GridQuantity::Speed => "speed",
+            GridQuantity::ColliderDistance => "collider_distance",
+            GridQuantity::PlasticJacobian => "plastic_jacobian",
+            GridQuantity::Stress => "stress",
+            GridQuantity::WaterCellKind => "water_cell_kind",
+            GridQuantity::DivergenceBefore => "divergence_before",
+            GridQuantity::DivergenceAfter => "divergence_after",
+            GridQuantity::Pressure => "pressure",
+            GridQuantity::SolveResidual => "solve_residual",
+        }
+    }
+
+    /// The water step's quantities, which the grid view offers under the `flip` integrator.
+    pub const WATER: [GridQuantity; 5] = [
+        GridQuantity::WaterCellKind,
+        GridQuantity::DivergenceBefore,
+        GridQuantity::DivergenceAfter,
+        GridQuantity::Pressure,
+        GridQuantity::SolveResidual,
+    ];
+
+    /// Whether it is one of the water step's cell quantities ([`GridQuantity::WATER`]).
+    pub fn water(self) -> bool {
+        Self::WATER.contains(&self)
+    }
 
     /// Whether it is splatted from the particles rather than read from the grid.
     pub fn splatted(self) -> bool {
@@ -58,6 +100,12 @@ impl GridQuantity {
             GridQuantity::ColliderDistance => 2,
             GridQuantity::PlasticJacobian => 3,
             GridQuantity::Stress => 4,
+            // Read from the water step's cells on the host, never by the node pass.
+            GridQuantity::WaterCellKind
+            | GridQuantity::DivergenceBefore
+            | GridQuantity::DivergenceAfter
+            | GridQuantity::Pressure
+            | GridQuantity::SolveResidual => u32::MAX,
         }
     }
 
@@ -69,6 +117,11 @@ impl GridQuantity {
             GridQuantity::ColliderDistance => ("collider distance", "m"),
             GridQuantity::PlasticJacobian => ("plastic Jp (mass-weighted)", "1"),
             GridQuantity::Stress => ("stress |τ| (mass-weighted)", "Pa"),
+            GridQuantity::WaterCellKind => ("water cell kind: 0 air, 1 liquid, 2 solid", "1"),
+            GridQuantity::DivergenceBefore => ("divergence before the projection", "1/s"),
+            GridQuantity::DivergenceAfter => ("divergence after the projection", "1/s"),
+            GridQuantity::Pressure => ("pressure", "Pa"),
+            GridQuantity::SolveResidual => ("pressure solve residual b − Ap", "Pa"),
         }
     }
 }
@@ -175,7 +228,10 @@ pub struct SliceImage {
 
 /// A plane on its way to the host ([`GridView::start_read`]).
 pub struct PendingSlice {
-    read: PendingRead,
+    /// The node pass's plane on its way back (`None` for a plane made on the host).
+    read: Option<PendingRead>,
+    /// A plane made on the host (the water's cells), handed over by the first `take`.
+    made: std::cell::RefCell<Option<Result<SliceImage, GpuError>>>,
     slice: GridSlice,
     width: u32,
     height: u32,
@@ -186,7 +242,10 @@ impl PendingSlice {
     /// The plane once its copy has been mapped (after the device was polled past the read's
     /// submission, [`Gpu::poll`]); `None` before. Returns the plane once.
     pub fn take(&self) -> Option<Result<SliceImage, GpuError>> {
-        let bytes = match self.read.take()? {
+        if let Some(made) = self.made.borrow_mut().take() {
+            return Some(made);
+        }
+        let bytes = match self.read.as_ref()?.take()? {
             Ok(mut parts) => parts.pop().unwrap_or_default(),
             Err(e) => return Some(Err(e)),
         };
@@ -200,7 +259,7 @@ impl PendingSlice {
 
     /// Whether [`PendingSlice::take`] has the plane (or the copy's failure).
     pub fn ready(&self) -> bool {
-        self.read.ready()
+        self.made.borrow().is_some() || self.read.as_ref().is_some_and(PendingRead::ready)
     }
 }
 
@@ -300,6 +359,19 @@ impl GridView {
         let grid = &solver.params().grid;
         let dims = grid.node_dims();
         let slice = slice.clamped(dims);
+        if slice.quantity.water() {
+            let (width, height) = slice.extent(dims);
+            let position = grid.grid_origin()[slice.axis as usize] + slice.index as f64 * grid.cell_size;
+            let made = water_plane(solver.water_diagnostics(gpu).transpose(), slice, (width, height), position);
+            return PendingSlice {
+                read: None,
+                made: std::cell::RefCell::new(Some(made)),
+                slice,
+                width,
+                height,
+                position,
+            };
+        }
         let axis = slice.axis;
         let (width, height) = slice.extent(dims);
         let nodes = width as u64 * height as u64;
@@ -366,7 +438,7 @@ impl GridView {
         gpu.queue.submit([encoder.finish()]);
         read.start();
         let position = grid.grid_origin()[axis as usize] + slice.index as f64 * grid.cell_size;
-        PendingSlice { read, slice, width, height, position }
+        PendingSlice { read: Some(read), made: Default::default(), slice, width, height, position }
     }
 
     /// The bind group over the grid of `grid` (the first page, which holds it) and the particle
@@ -394,4 +466,42 @@ impl GridView {
         ];
         buffer_bind_group(&gpu.device, RenderShader::GridView.label(), &self.layout, &buffers)
     }
+}
+
+/// The plane `slice` of the water step's cells (`diagnostics`, `None` before its first step:
+/// every node empty) on the node lattice of `width × height`: node m along an axis shows water
+/// cell m − 1, the cell whose lowest corner it is (the water's cells are centred half a cell past
+/// the nodes). Nodes past the water's cells are NaN (empty); no arrows.
+fn water_plane(
+    diagnostics: Result<Option<WaterDiagnostics>, GpuError>,
+    slice: GridSlice,
+    (width, height): (u32, u32),
+    position: f64,
+) -> Result<SliceImage, GpuError> {
+    let diagnostics = diagnostics?;
+    let n = (width * height) as usize;
+    let mut values = vec![f32::NAN; n];
+    if let Some(d) = &diagnostics {
+        let dims = UVec3::from_array(d.dims);
+        for v in 0..height {
+            for u in 0..width {
+                let node = slice.node(u, v);
+                if node.cmplt(UVec3::ONE).any() || (node - UVec3::ONE).cmpge(dims).any() {
+                    continue;
+                }
+                let g = node - UVec3::ONE;
+                let c = (g.x + dims.x * (g.y + dims.y * g.z)) as usize;
+                let cell = d.cells[c];
+                values[(u + width * v) as usize] = match slice.quantity {
+                    GridQuantity::WaterCellKind => d.kinds[c] as f32,
+                    GridQuantity::DivergenceBefore => cell[0],
+                    GridQuantity::DivergenceAfter => cell[1],
+                    GridQuantity::Pressure => cell[2],
+                    _ => cell[3],
+                };
+            }
+        }
+    }
+    let (flow, mass) = (vec![[0.0; 2]; n], vec![0.0; n]);
+    Ok(SliceImage { slice, width, height, values, flow, mass, position })
 }

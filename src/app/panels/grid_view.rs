@@ -12,17 +12,18 @@ use crate::app::events::{AppEvent, GridViewSettings};
 /// The checkbox's hover text.
 const TIP: &str = "grid view: one plane of the simulation grid's nodes, coloured by node mass (kg), node speed \
      (m/s) after the last substep, the signed distance to the nearest collider (m, negative inside), or the \
-     particles' plastic Jp or stress |τ| (Pa) splatted with the P2G weights and averaged by mass, drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near).";
+     particles' plastic Jp or stress |τ| (Pa) splatted with the P2G weights and averaged by mass, drawn in the view's top right corner with its scale. Dark nodes hold no snow (or, for the distance, have no collider near). Under the flip integrator also the water's cells as its last projection left them: cell kind, divergence before and after (1/s), pressure (Pa) and the solve's residual, each cell at its lowest corner node.";
 
-/// Draws the grid view's controls: on/off, quantity, axis and the plane's node along it (with its
-/// position in metres) on `grid`.
-pub fn controls(ui: &mut Ui, current: &GridViewSettings, grid: &GridSpec, events: &mut Vec<AppEvent>) {
+/// Draws the grid view's controls: on/off, quantity (the water step's cell quantities too where
+/// `water`), axis and the plane's node along it (with its position in metres) on `grid`.
+pub fn controls(ui: &mut Ui, current: &GridViewSettings, grid: &GridSpec, water: bool, events: &mut Vec<AppEvent>) {
     let mut s = *current;
     if ui.checkbox(&mut s.on, "grid view (a plane through the grid)").on_hover_text(TIP).changed() && s.on {
         s.focus = None; // placed through the snow as it opens
     }
     if s.on {
-        let quantities = GridQuantity::ALL.map(|q| (q, q.label()));
+        let listed = GridQuantity::ALL.into_iter().chain(GridQuantity::WATER.into_iter().filter(|_| water));
+        let quantities: Vec<_> = listed.map(|q| (q, q.label())).collect();
         egui::ComboBox::from_label("grid quantity")
             .selected_text(format!("{} ({})", s.slice.quantity.label().0, s.slice.quantity.label().1))
             .show_ui(ui, |ui| {

@@ -94,7 +94,8 @@ pub fn side_panel(ui: &mut Ui, model: &Model, state: &mut PanelState, events: &m
                 Section::Material => material::material(ui, model, &mut state.material, events),
                 Section::Render => {
                     render::render(ui, &model.window.render, &material_names(model.scene), events);
-                    grid_view::controls(ui, &model.window.grid_view, &model.grid, events);
+                    let water = model.integrator.water().is_some();
+                    grid_view::controls(ui, &model.window.grid_view, &model.grid, water, events);
                 }
                 Section::Tool => render::tool(ui, model, events),
             });

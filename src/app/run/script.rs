@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::app::events::{AppEvent, GridViewSettings, SceneSource, ViewRay};
+use powder::render::grid_view::GridQuantity;
 
 /// One parsed item.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,7 +31,7 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             format!(
                 "--script item {item:?}: {why}; expected SECONDS:ACTION with ACTION one of size=WxH, \
                  resize-event=WxH, minimize, restore, screenshot=PATH, load=SCENE, drop=FILE, reload, grid=N, ball=PRESET@X,Y, reset, \
-                 pause, panel, anim-hold, anim-play, anim-time=SECONDS, lose-device, quit"
+                 pause, panel, anim-hold, anim-play, anim-time=SECONDS, lose-device, grid-view[=QUANTITY], quit"
             )
         };
         let (time, action) = item.split_once(':').ok_or_else(|| fail("no ':'"))?;
@@ -90,7 +91,17 @@ pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
             "capture-window" => AppEvent::CaptureWindow,
             // What F9 sends: start or stop recording.
             "record" => AppEvent::ToggleRecording,
-            "grid-view" => AppEvent::SetGridView(GridViewSettings { on: true, ..Default::default() }),
+            "grid-view" => {
+                let mut settings = GridViewSettings { on: true, ..Default::default() };
+                if let Some(name) = arg {
+                    let all = GridQuantity::ALL.into_iter().chain(GridQuantity::WATER);
+                    settings.slice.quantity = all
+                        .into_iter()
+                        .find(|q| q.name() == name)
+                        .ok_or_else(|| fail("no grid quantity of that name"))?;
+                }
+                AppEvent::SetGridView(settings)
+            }
             "quit" => AppEvent::Quit,
             _ => return Err(fail("unknown action")),
         };
@@ -159,5 +170,10 @@ mod tests {
         assert_eq!(steps[3].event, AppEvent::LoadScene(SceneSource::File(PathBuf::from("a.glb"))));
         assert!(parse("1:anim-time=-1").is_err() && parse("1:anim-time").is_err());
         assert_eq!(parse("2:panel").expect("parses")[0].event, AppEvent::ToggleUi);
+        let AppEvent::SetGridView(view) = parse("1:grid-view=pressure").expect("parses")[0].event.clone() else {
+            panic!("a grid view")
+        };
+        assert_eq!((view.on, view.slice.quantity), (true, GridQuantity::Pressure));
+        assert!(parse("1:grid-view=temperature").unwrap_err().contains("no grid quantity"));
     }
 }

@@ -168,9 +168,13 @@ const OUTLINE: Color32 = Color32::from_rgb(255, 196, 40);
 /// mass, no speed, no collider near, no particle's stencil). Mass and speed start at 0; the
 /// distance, Jp and stress span the plane's values.
 fn scale(image: &SliceImage) -> ((f32, f32), impl Fn(f32) -> bool) {
-    let signed = image.slice.quantity == GridQuantity::ColliderDistance;
-    // NaN counts as empty too.
-    let shown = move |v: f32| if signed { v.abs() < 0.5 * FAR } else { v > 0.0 };
+    let quantity = image.slice.quantity;
+    // NaN counts as empty too; the water's cells are empty only past its grid (NaN).
+    let shown = move |v: f32| match quantity {
+        GridQuantity::ColliderDistance => v.abs() < 0.5 * FAR,
+        q if q.water() => v.is_finite(),
+        _ => v > 0.0,
+    };
     let values = image.values.iter().copied().filter(|&v| shown(v));
     let (low, top) = values.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let (low, top) = if low <= top { (low, top) } else { (0.0, 0.0) };

@@ -9,12 +9,12 @@ use nalgebra::Vector3;
 use super::error::SolverError;
 use super::state::Solver;
 use super::water_state::SolverWater;
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, GpuError};
 use crate::grid::GRID_PADDING;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::pressure::cells::PressureCells;
 use crate::sim::water::WaterSettings;
-use crate::sim::water::gpu::{FrameStatus, WaterGpu, WaterGrid};
+use crate::sim::water::gpu::{FrameStatus, WaterDiagnostics, WaterGpu, WaterGrid};
 use crate::sim::water::solids::cells_with_solids;
 
 impl Solver {
@@ -69,6 +69,13 @@ impl Solver {
             self.collider_distance[spec.node_index(n[0], n[1], n[2])] as f64
         };
         cells_with_solids(grid.cells, Some(&node))
+    }
+
+    /// What the water step's last projection did per cell ([`WaterDiagnostics`]), read back;
+    /// `None` while the solver has no water step (another integrator, or no frame stepped yet).
+    pub fn water_diagnostics(&self, gpu: &Gpu) -> Option<Result<WaterDiagnostics, GpuError>> {
+        let water = self.water.borrow();
+        Some(water.as_ref()?.water.read_diagnostics(gpu))
     }
 
     /// What the last water frame reported (its solves' iterations, the fastest speed), read once
