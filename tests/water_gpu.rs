@@ -277,6 +277,13 @@ fn the_projection_leaves_the_liquid_divergence_free_to_the_tolerance() {
         solve.iterations,
         (solve.rr / solve.bb).sqrt()
     );
+    // The solve's residual curve (what the Stats panel plots): 1 at the start, one entry per
+    // iteration, ending at the residual the solve stopped at, below the tolerance.
+    let history = water.last_history(&gpu).expect("read back");
+    let last = *history.last().expect("a curve");
+    eprintln!("residual curve: {history:?}");
+    assert_eq!((history[0], history.len()), (1.0, solve.iterations as usize + 1));
+    assert!((last - (solve.rr / solve.bb).sqrt()).abs() <= 1e-6 * last && last <= 1e-4, "{history:?}");
     assert!(unknowns.len() > 1000, "the tank is liquid");
     assert!(after <= 1e-4 * before, "divergence {before} → {after}");
     assert!(largest(1) <= 1e-4 * largest(0), "a cell keeps {} of the largest {}", largest(1), largest(0));

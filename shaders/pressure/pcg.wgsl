@@ -31,6 +31,9 @@ struct PressureUniforms {
 @group(0) @binding(8) var<storage, read_write> partials: array<f32>;
 @group(0) @binding(9) var<storage, read_write> scalars: PcgScalars;
 @group(0) @binding(10) var<storage, read_write> half_step: array<f32>;
+// The relative residual ‖r‖/‖b‖ after each iteration, entry 0 the start's (1): what the Stats
+// panel plots. As long as the iteration cap allows (MAX_ITERATIONS_RANGE's upper end, plus one).
+@group(0) @binding(11) var<storage, read_write> history: array<f32>;
 
 var<workgroup> sums: array<f32, 256>;
 
@@ -97,6 +100,7 @@ fn pcg_reduce_bb(@builtin(local_invocation_index) local: u32) {
         scalars.done = select(0u, 1u, bb == 0.0);
         scalars.sigma = 0.0;
         scalars.beta = 0.0;
+        history[0] = select(0.0, 1.0, bb > 0.0);
     }
 }
 
@@ -242,6 +246,9 @@ fn pcg_reduce_rr(@builtin(local_invocation_index) local: u32) {
     if local == 0u && scalars.done == 0u {
         scalars.rr = rr;
         scalars.iterations += 1u;
+        if scalars.iterations < arrayLength(&history) {
+            history[scalars.iterations] = sqrt(rr / scalars.bb);
+        }
         if rr <= u.tolerance_squared * scalars.bb {
             scalars.done = 1u;
         }

@@ -40,6 +40,9 @@ pub struct StatsText {
     pub stable_dt: f64,
     /// The integrator is explicit MLS-MPM (the real-time integrator can be offered).
     pub explicit: bool,
+    /// Water: per preconditioner used so far, the last projection's relative residual at the
+    /// start and after each iteration (the Stats plot).
+    pub residuals: Vec<(&'static str, Vec<f32>)>,
 }
 
 /// A number in few characters: 1.4e5, 0.025, 12.
@@ -165,7 +168,12 @@ impl StatsText {
             .filter(|_| running)
             .map(|ratio| real_time_line(ratio, d.scene().grid.resolution));
         let explicit = d.solver().integrator() == powder::sim::integrator::Integrator::Explicit;
-        Self { taken: Instant::now(), rows, real_time, stable_dt: d.stepper().stable_dt(), explicit }
+        let residuals = if d.solver().integrator().water().is_some() {
+            d.solver().water_histories().into_iter().map(|(k, h)| (k.name(), h)).collect()
+        } else {
+            Vec::new()
+        };
+        Self { taken: Instant::now(), rows, real_time, stable_dt: d.stepper().stable_dt(), explicit, residuals }
     }
 }
 

@@ -21,7 +21,58 @@ pub fn stats(ui: &mut Ui, model: &Model, events: &mut Vec<AppEvent>) {
         .auto_shrink([false, false])
         .max_height(STATS_HEIGHT)
         .show(ui, |ui| rows(ui, text, events));
+    if !text.residuals.is_empty() {
+        residual_plot(ui, &text.residuals);
+    }
     ui.label(hint(model.window.gpu_name));
+}
+
+/// Colours of the residual curves, one per preconditioner in the order they were used.
+const CURVES: [Color32; 5] = [
+    Color32::from_rgb(90, 170, 255),
+    Color32::from_rgb(255, 170, 60),
+    Color32::from_rgb(120, 220, 120),
+    Color32::from_rgb(230, 100, 200),
+    Color32::from_rgb(230, 230, 90),
+];
+
+/// Decades below 1 the plot's vertical axis reaches at least.
+const PLOT_DECADES: f32 = 8.0;
+
+/// The water's pressure solves: the relative residual (log scale, 1 at the top) against the
+/// iteration, the last projection of each preconditioner used since the scene loaded, each in its
+/// colour with its name and iterations.
+fn residual_plot(ui: &mut Ui, curves: &[(&'static str, Vec<f32>)]) {
+    ui.label("pressure solve: relative residual against iteration (last projection of each preconditioner)");
+    let width = ui.available_width().clamp(120.0, 400.0);
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(width, 110.0), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, Color32::from_gray(24));
+    let longest = curves.iter().map(|(_, h)| h.len().saturating_sub(1)).max().unwrap_or(1).max(1) as f32;
+    let lowest = curves
+        .iter()
+        .flat_map(|(_, h)| h.iter().filter(|r| **r > 0.0).map(|r| r.log10()))
+        .fold(-PLOT_DECADES, f32::min)
+        .floor();
+    let at = |i: usize, r: f32| {
+        let x = rect.left() + rect.width() * i as f32 / longest;
+        let y = rect.top() + rect.height() * (r.max(1e-30).log10() / lowest).clamp(0.0, 1.0);
+        egui::pos2(x, y)
+    };
+    for (n, (_, history)) in curves.iter().enumerate() {
+        let points: Vec<egui::Pos2> = history.iter().enumerate().map(|(i, r)| at(i, *r)).collect();
+        painter.add(egui::Shape::line(points, egui::Stroke::new(1.5, CURVES[n % CURVES.len()])));
+    }
+    let text = |pos, align, s: String| painter.text(pos, align, s, egui::FontId::proportional(11.0), Color32::GRAY);
+    text(rect.left_top() + egui::vec2(3.0, 2.0), egui::Align2::LEFT_TOP, "1".into());
+    text(rect.left_bottom() + egui::vec2(3.0, -2.0), egui::Align2::LEFT_BOTTOM, format!("1e{lowest}"));
+    text(rect.right_bottom() + egui::vec2(-3.0, -2.0), egui::Align2::RIGHT_BOTTOM, format!("{longest} iterations"));
+    ui.horizontal_wrapped(|ui| {
+        for (n, (name, history)) in curves.iter().enumerate() {
+            let its = history.len().saturating_sub(1);
+            ui.label(RichText::new(format!("{name} {its}")).color(CURVES[n % CURVES.len()]));
+        }
+    });
 }
 
 /// Height of the Stats section's rows, points: about a dozen rows and the real-time line.

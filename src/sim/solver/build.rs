@@ -161,6 +161,7 @@ impl Solver {
             collider_generation: 0,
             water: std::cell::RefCell::new(None),
             water_status: std::cell::Cell::new(None),
+            water_history: Default::default(),
             water_clock: std::cell::Cell::new(None),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).

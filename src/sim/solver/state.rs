@@ -64,6 +64,8 @@ pub struct Solver {
     pub(crate) collider_generation: u64,
     /// The water step, while the integrator is water ([`super::water`]).
     pub(crate) water: std::cell::RefCell<Option<super::water_state::SolverWater>>,
+    /// The last projection's residual curve for each preconditioner used so far.
+    pub(crate) water_history: std::cell::RefCell<Vec<(crate::sim::pressure::Preconditioner, Vec<f32>)>>,
     /// What the last water frame reported.
     pub(crate) water_status: std::cell::Cell<Option<crate::sim::water::gpu::FrameStatus>>,
     /// The substep clock of the water frame in progress, kept on the host (the water's steps do

@@ -12,6 +12,7 @@ use super::water_state::SolverWater;
 use crate::gpu::{Gpu, GpuError};
 use crate::grid::GRID_PADDING;
 use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
+use crate::sim::pressure::Preconditioner;
 use crate::sim::pressure::cells::PressureCells;
 use crate::sim::water::WaterSettings;
 use crate::sim::water::gpu::{FrameStatus, WaterDiagnostics, WaterGpu, WaterGrid};
@@ -78,6 +79,12 @@ impl Solver {
         Some(water.as_ref()?.water.read_diagnostics(gpu))
     }
 
+    /// Per preconditioner the water has solved with, the relative residual at the start and after
+    /// each iteration of the last projection it solved (the latest last).
+    pub fn water_histories(&self) -> Vec<(Preconditioner, Vec<f32>)> {
+        self.water_history.borrow().clone()
+    }
+
     /// What the last water frame reported (its solves' iterations, the fastest speed), read once
     /// the next frame needs it; `None` before the first.
     pub fn water_status(&self) -> Option<FrameStatus> {
@@ -117,6 +124,12 @@ impl Solver {
             let status = water.water.finish_frame(gpu)?;
             water.unread = false;
             self.water_status.set(Some(status));
+            // The last projection's residual curve, kept per preconditioner for the Stats plot.
+            let history = water.water.last_history(gpu)?;
+            let mut curves = self.water_history.borrow_mut();
+            let kind = settings.pressure.preconditioner;
+            curves.retain(|(k, _)| *k != kind);
+            curves.push((kind, history));
             return Ok(Some(status));
         }
         Ok(None)

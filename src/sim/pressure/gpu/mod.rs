@@ -98,7 +98,7 @@ pub fn preconditioner_code(kind: Preconditioner) -> u32 {
 }
 
 /// The conjugate-gradient buffers, by binding (`pcg.wgsl`).
-const PCG_BINDINGS: [Binding; 11] = [
+const PCG_BINDINGS: [Binding; 12] = [
     Binding::Uniform,
     Binding::Read,  // coeffs
     Binding::Read,  // rhs
@@ -110,7 +110,11 @@ const PCG_BINDINGS: [Binding; 11] = [
     Binding::Write, // partials
     Binding::Write, // scalars
     Binding::Write, // half_step
+    Binding::Write, // history
 ];
+
+/// Entries of [`PressureGpu::history`]: the start and the most iterations a solve may take.
+pub const HISTORY_LENGTH: usize = super::MAX_ITERATIONS_RANGE.1 as usize + 1;
 
 /// Buffer indices in [`PressureGpu::buffers`].
 const UNIFORMS: usize = 0;
@@ -121,8 +125,10 @@ const RESIDUAL: usize = 4;
 const PRECOND: usize = 5;
 const SCALARS: usize = 9;
 const HALF_STEP: usize = 10;
+/// The relative residual after each iteration.
+const HISTORY: usize = 11;
 /// Per cell its kind (`layout::kinds`), not bound by `pcg.wgsl`: what a build reads.
-const KINDS: usize = 11;
+const KINDS: usize = 12;
 
 /// The passes of one iteration before its preconditioning, in order.
 const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
@@ -210,6 +216,7 @@ impl PressureGpu {
             buffer_init(device, "pressure.partials", bytemuck::cast_slice(&vec![0f32; groups.max(1) as usize])),
             buffer_init(device, "pressure.scalars", bytemuck::bytes_of(&PcgScalars::default())),
             vector("pressure.y"),
+            buffer_init(device, "pressure.history", &[0u8; 4 * HISTORY_LENGTH]),
             buffer_init(device, "pressure.kinds", bytemuck::cast_slice(&layout::kinds(op))),
         ];
         let module = ComputeModule::new(device, "pressure/pcg.wgsl", &source(), &[&PCG_BINDINGS], ENTRIES);
@@ -268,6 +275,12 @@ impl PressureGpu {
     /// The operator's coefficients per cell, `[A_cc, A_c,c+x, A_c,c+y, A_c,c+z]`.
     pub fn coeffs(&self) -> &wgpu::Buffer {
         &self.buffers[COEFFS]
+    }
+
+    /// The relative residual `‖r‖/‖b‖` at the start (1, or 0 for `b = 0`) and after each iteration
+    /// of the last solve, [`HISTORY_LENGTH`] entries (those past its iterations stale).
+    pub fn history(&self) -> &wgpu::Buffer {
+        &self.buffers[HISTORY]
     }
 
     /// The solve's [`PcgScalars`]: iterations and residual of the last solve.

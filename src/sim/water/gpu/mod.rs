@@ -18,7 +18,7 @@ use crate::sim::pressure::gpu::build::open_fractions;
 use crate::sim::pressure::gpu::layout::{
     ComputeModule, MAX_GROUPS_X, WORKGROUP, buffer_init, dispatch_size, uniform_init,
 };
-use crate::sim::pressure::gpu::{PcgScalars, PressureGpu};
+use crate::sim::pressure::gpu::{HISTORY_LENGTH, PcgScalars, PressureGpu};
 
 /// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
 const EXTRAPOLATION_ROUNDS: usize = 2;
@@ -26,6 +26,8 @@ const EXTRAPOLATION_ROUNDS: usize = 2;
 const OWN_SOLVE_KINDS: usize = 13;
 /// The index in `own` of the last projection's diagnostics.
 const OWN_DIAGNOSTICS: usize = 12;
+/// The index in `own` of the last projection's residual history.
+const OWN_SOLVE_HISTORY: usize = 14;
 
 /// Iterations a frame records beyond the most the last frame's solves took.
 const ITERATION_MARGIN: u32 = 4;
@@ -186,6 +188,7 @@ impl WaterGpu {
             buffer_init(device, "water.open", bytemuck::cast_slice(&open_fractions(solids))),
             buffer_init(device, "water.diagnostics", &zeros(4 * cells_n)),
             buffer_init(device, "water.solve_kinds", &zeros(cells_n)),
+            buffer_init(device, "water.solve_history", &zeros(HISTORY_LENGTH)),
         ];
         let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS], ENTRIES);
         let group = module.bind(
@@ -282,6 +285,7 @@ impl WaterGpu {
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.kinds(), 0, &self.own[OWN_SOLVE_KINDS], 0, None);
+        encoder.copy_buffer_to_buffer(self.pressure.history(), 0, &self.own[OWN_SOLVE_HISTORY], 0, None);
         self.passes(encoder, "water.project", &[("w_project", faces), ("w_diagnose", cells)]);
         self.extrapolate(encoder);
         self.passes(encoder, "water.to_particles", &[("w_gather", particles)]);
@@ -379,6 +383,15 @@ impl WaterGpu {
         let n = self.particle_count();
         let stream = |i: usize, per: usize| -> &[[f32; 4]] { &bytemuck::cast_slice(&bytes[i])[..n * per] };
         Ok(layout::particles_of(stream(0, 1), stream(1, 1), stream(2, 3)))
+    }
+
+    /// The last step's projection solve: its relative residual at the start (1) and after each
+    /// of its iterations.
+    pub fn last_history(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
+        let bytes = gpu.read_buffers(&[&self.solve_scalars, &self.own[OWN_SOLVE_HISTORY]])?;
+        let scalars: PcgScalars = bytemuck::pod_read_unaligned(&bytes[0][..size_of::<PcgScalars>()]);
+        let history: &[f32] = bytemuck::cast_slice(&bytes[1][..4 * HISTORY_LENGTH]);
+        Ok(history[..(scalars.iterations as usize + 1).min(HISTORY_LENGTH)].to_vec())
     }
 
     /// What the last step's projection did, per grid cell (solid layer included).
