@@ -47,12 +47,14 @@ struct WaterUniforms {
 
 // status[0]: the fastest particle's speed after the gather (f32 bits; non-negative floats order
 // as their bits do); status[1]: air cells of the last classification; status[2]: the most
-// iterations a solve took since the host zeroed it; status[3]: solves since then that stopped
-// unconverged.
+// iterations a projection solve took since the host zeroed it; status[3]: projection solves since
+// then that stopped unconverged; status[4] and [5]: the same of the volume correction's solves.
 const STATUS_SPEED: u32 = 0u;
 const STATUS_AIR: u32 = 1u;
 const STATUS_ITERATIONS: u32 = 2u;
 const STATUS_UNCONVERGED: u32 = 3u;
+const STATUS_VOLUME_ITERATIONS: u32 = 4u;
+const STATUS_VOLUME_UNCONVERGED: u32 = 5u;
 
 const AIR: u32 = 0u;
 const LIQUID: u32 = 1u;
@@ -86,7 +88,7 @@ const FIXED: f32 = 1048576.0;
 @group(0) @binding(14) var<storage, read> coeffs: array<vec4<f32>>;
 @group(0) @binding(15) var<storage, read_write> rhs: array<f32>;
 @group(0) @binding(16) var<storage, read> pressure: array<f32>;
-@group(0) @binding(17) var<storage, read_write> status: array<atomic<u32>, 4>;
+@group(0) @binding(17) var<storage, read_write> status: array<atomic<u32>, 8>;
 @group(0) @binding(18) var<storage, read> solve: PcgScalars;
 // Per cell 1 where a collider makes it solid (the solid layer is known without it).
 @group(0) @binding(19) var<storage, read> solid: array<u32>;

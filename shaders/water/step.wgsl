@@ -260,11 +260,20 @@ fn w_displacement_faces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
     project(face.w, face.xyz, f, u.h);
 }
 
-// After a solve: its iterations and whether it converged, into the status.
+// After the projection's solve: its iterations and whether it converged, into the status.
 @compute @workgroup_size(1)
 fn w_note_solve() {
     atomicMax(&status[STATUS_ITERATIONS], solve.iterations);
     if solve.done == 0u {
         atomicAdd(&status[STATUS_UNCONVERGED], 1u);
+    }
+}
+
+// The same after the volume correction's solve.
+@compute @workgroup_size(1)
+fn w_note_volume() {
+    atomicMax(&status[STATUS_VOLUME_ITERATIONS], solve.iterations);
+    if solve.done == 0u {
+        atomicAdd(&status[STATUS_VOLUME_UNCONVERGED], 1u);
     }
 }

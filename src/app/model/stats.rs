@@ -185,8 +185,13 @@ fn water_line(status: &FrameStatus, settings: &WaterSettings) -> String {
         0 => String::new(),
         n => format!(", {n} stopped short"),
     };
+    let volume = if settings.volume_correction {
+        format!("; volume correction {} to {:.0e}", status.volume_iterations, settings.volume_tolerance)
+    } else {
+        String::new()
+    };
     format!(
-        "{} iterations at most (cap {}), {} to {:.0e}{short}",
+        "{} iterations at most (cap {}), {} to {:.0e}{volume}{short}",
         status.iterations,
         p.max_iterations,
         p.preconditioner.name(),
@@ -222,13 +227,11 @@ mod tests {
     #[test]
     fn the_water_line_says_iterations_and_shortfalls() {
         let settings = WaterSettings::default();
-        let status = FrameStatus { fastest: 1.0, iterations: 12, unconverged: 0, budget: 16 };
-        assert_eq!(water_line(&status, &settings), "12 iterations at most (cap 100), multigrid to 1e-6");
+        let status = FrameStatus { fastest: 1.0, iterations: 12, volume_iterations: 4, unconverged: 0, budget: 16 };
+        let line = "12 iterations at most (cap 100), multigrid to 1e-6; volume correction 4 to 1e-4";
+        assert_eq!(water_line(&status, &settings), line);
         let short = FrameStatus { unconverged: 3, ..status };
-        assert_eq!(
-            water_line(&short, &settings),
-            "12 iterations at most (cap 100), multigrid to 1e-6, 3 stopped short"
-        );
+        assert_eq!(water_line(&short, &settings), format!("{line}, 3 stopped short"));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub enum Transfer {
 /// A water step's settings. In a scene file, the `"integrator": {"kind": "flip", ...}` object's
 /// fields, each optional: `transfer` (`{"kind": "apic"}` or `{"kind": "pic_flip", "ratio":
 /// 0.95}`), `pressure` (`preconditioner`, `tolerance`, `max_iterations`), `cfl`, `density`,
-/// `volume_correction`, `particles_per_cell`.
+/// `volume_correction`, `volume_tolerance`, `particles_per_cell`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WaterSettings {
@@ -43,6 +43,10 @@ pub struct WaterSettings {
     pub density: f64,
     /// Whether crowded particles are pushed apart after each step ([`cpu::volume`]).
     pub volume_correction: bool,
+    /// The relative residual the volume correction's solve stops at (with the pressure's
+    /// preconditioner and iteration cap): it moves particles by a fraction of a cell, where the
+    /// projection's velocities need the tighter `pressure.tolerance`.
+    pub volume_tolerance: f64,
     /// Particles a cell of water holds at rest (what the volume correction keeps).
     pub particles_per_cell: f64,
 }
@@ -55,6 +59,7 @@ impl Default for WaterSettings {
             cfl: 1.0,
             density: 1000.0,
             volume_correction: true,
+            volume_tolerance: 1e-4,
             particles_per_cell: 8.0,
         }
     }
@@ -100,6 +105,7 @@ impl WaterSettings {
         check("cfl", self.cfl, CFL_RANGE)?;
         check("density", self.density, DENSITY_RANGE)?;
         check("particles_per_cell", self.particles_per_cell, PARTICLES_PER_CELL_RANGE)?;
+        check("volume_tolerance", self.volume_tolerance, crate::sim::pressure::TOLERANCE_RANGE)?;
         self.pressure.validate().map_err(|e| WaterSettingsError {
             field: format!("pressure.{}", e.field),
             value: e.value,

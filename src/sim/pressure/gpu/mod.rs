@@ -160,6 +160,9 @@ pub struct PressureGpu {
     mic: Option<mic::GpuMic>,
     multigrid: Option<multigrid::GpuMultigrid>,
     build: Option<build::OperatorBuild>,
+    /// [`PressureUniforms`] with each of two tolerances, one 256-byte slot each, copied into the
+    /// uniforms before a solve that names its slot ([`PressureGpu::record_solve_in`]).
+    tolerance_slots: wgpu::Buffer,
 }
 
 impl PressureGpu {
@@ -254,7 +257,13 @@ impl PressureGpu {
             let levels: Vec<_> = levels.iter().copied().zip(targets).collect();
             build::OperatorBuild::new(device, &levels, row)
         });
-        Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid, build }
+        let tolerance_slots = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pressure.tolerance_slots"),
+            size: 2 * layout::SLOT,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid, build, tolerance_slots }
     }
 
     /// Per cell its kind (0 air, 1 liquid, 2 solid): what [`PressureGpu::record_build`] reads.
@@ -310,6 +319,23 @@ impl PressureGpu {
     /// Records a solve of `A p = b` from p = 0 with `b` in [`PressureGpu::rhs`], at most
     /// `max_iterations`, to the tolerance last set.
     pub fn record_solve(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32) {
+        self.record(encoder, max_iterations, None);
+    }
+
+    /// Sets the two tolerances [`PressureGpu::record_solve_in`]'s slots hold.
+    pub fn set_tolerance_slots(&self, queue: &wgpu::Queue, tolerances: [f64; 2]) {
+        for (slot, tolerance) in tolerances.into_iter().enumerate() {
+            let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+            queue.write_buffer(&self.tolerance_slots, slot as u64 * layout::SLOT, bytemuck::bytes_of(&uniforms));
+        }
+    }
+
+    /// [`PressureGpu::record_solve`] to the tolerance of `slot` (0 or 1,
+    /// [`PressureGpu::set_tolerance_slots`]): two solves of one submission may stop at different
+    /// residuals.
+    pub fn record_solve_in(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, slot: u64) {
+        let size = size_of::<PressureUniforms>() as u64;
+        encoder.copy_buffer_to_buffer(&self.tolerance_slots, slot * layout::SLOT, &self.buffers[UNIFORMS], 0, size);
         self.record(encoder, max_iterations, None);
     }
 

@@ -22,6 +22,7 @@ use nalgebra::Vector3;
 
 use self::faces::FaceGrid;
 use super::WaterSettings;
+use crate::sim::pressure::PressureSettings;
 use crate::sim::pressure::cells::{CellKind, PressureCells};
 use crate::sim::pressure::cpu::operator::Poisson;
 use crate::sim::pressure::cpu::pcg::{PcgReport, solve};
@@ -168,7 +169,8 @@ impl WaterCpu {
         if self.settings.volume_correction {
             let cells = self.classify();
             let (h, rest) = (self.h, self.settings.particles_per_cell);
-            volume::correct(&mut self.particles, cells, h, rest, &self.settings.pressure);
+            let solve = PressureSettings { tolerance: self.settings.volume_tolerance, ..self.settings.pressure };
+            volume::correct(&mut self.particles, cells, h, rest, &solve);
             self.clamp_inside();
         }
         self.pressure = p;

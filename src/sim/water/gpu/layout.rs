@@ -26,7 +26,7 @@ pub fn source() -> String {
 }
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 16] = [
+pub const ENTRIES: [&str; 17] = [
     "w_clear",
     "w_scatter",
     "w_classify",
@@ -43,6 +43,7 @@ pub const ENTRIES: [&str; 16] = [
     "w_displace",
     "w_note_solve",
     "w_diagnose",
+    "w_note_volume",
 ];
 
 /// Mirror of `WaterUniforms` in `common.wgsl`.
@@ -148,8 +149,14 @@ pub struct WaterStatus {
     pub fastest: f32,
     /// Air cells of the last classification.
     pub air_cells: u32,
-    /// The most iterations a solve took since the host last zeroed it.
+    /// The most iterations a projection solve took since the host last zeroed it.
     pub iterations: u32,
-    /// Solves since then that stopped before the tolerance.
+    /// Projection solves since then that stopped before the tolerance.
     pub unconverged: u32,
+    /// The most iterations a volume correction's solve took since then.
+    pub volume_iterations: u32,
+    /// Volume solves since then that stopped before their tolerance.
+    pub volume_unconverged: u32,
+    /// Padding to 32 bytes.
+    pub pad: [u32; 2],
 }

@@ -48,8 +48,9 @@ pub struct WaterGpu {
     /// The particle streams where the step made them ([`WaterGpu::new`]); `None` over another's.
     streams: Option<[wgpu::Buffer; 3]>,
     status: wgpu::Buffer,
-    /// Iterations recorded per solve ([`WaterGpu::finish_frame`]).
+    /// Iterations recorded per projection solve and per volume solve ([`WaterGpu::finish_frame`]).
     budget: u32,
+    volume_budget: u32,
     own: Vec<wgpu::Buffer>,
 }
 
@@ -89,9 +90,11 @@ pub struct WaterGrid {
 pub struct FrameStatus {
     /// The fastest particle's speed after the last step, m/s.
     pub fastest: f64,
-    /// The most iterations a solve took.
+    /// The most iterations a projection solve took.
     pub iterations: u32,
-    /// Solves that stopped at the recorded iterations before the tolerance.
+    /// The most iterations a volume correction's solve took.
+    pub volume_iterations: u32,
+    /// Solves (of both kinds) that stopped at the recorded iterations before their tolerance.
     pub unconverged: u32,
     /// The iterations the next frame records per solve.
     pub budget: u32,
@@ -234,6 +237,7 @@ impl WaterGpu {
             streams: None,
             status,
             budget: settings.pressure.max_iterations,
+            volume_budget: settings.pressure.max_iterations,
             own,
         }
     }
@@ -279,8 +283,7 @@ impl WaterGpu {
         );
         self.pressure.record_build(encoder);
         self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
-        let iterations = self.budget;
-        self.pressure.record_solve(encoder, iterations);
+        self.pressure.record_solve_in(encoder, self.budget, 0);
         self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
@@ -297,8 +300,8 @@ impl WaterGpu {
             );
             self.pressure.record_build(encoder);
             self.passes(encoder, "water.excess", &[("w_excess", cells)]);
-            self.pressure.record_solve(encoder, iterations);
-            self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
+            self.pressure.record_solve_in(encoder, self.volume_budget, 1);
+            self.passes(encoder, "water.note_volume", &[("w_note_volume", 1)]);
             self.passes(encoder, "water.displacement", &[("w_displacement_faces", faces)]);
             self.extrapolate(encoder);
             self.passes(encoder, "water.displace", &[("w_displace", particles)]);
@@ -323,8 +326,9 @@ impl WaterGpu {
         self.uniforms.rhs_scale = (density * self.h / dt) as f32;
         gpu.queue.write_buffer(&self.own[0], 0, bytemuck::bytes_of(&self.uniforms));
         // The solves' notes count from here (the speed and air words are the steps' own).
-        gpu.queue.write_buffer(&self.status, 8, &[0u8; 8]);
-        self.pressure.set_tolerance(&gpu.queue, self.settings.pressure.tolerance);
+        gpu.queue.write_buffer(&self.status, 8, &[0u8; size_of::<WaterStatus>() - 8]);
+        let s = &self.settings;
+        self.pressure.set_tolerance_slots(&gpu.queue, [s.pressure.tolerance, s.volume_tolerance]);
     }
 
     /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
@@ -357,15 +361,16 @@ impl WaterGpu {
     pub fn finish_frame(&mut self, gpu: &Gpu) -> Result<FrameStatus, GpuError> {
         let status = self.read_status(gpu)?;
         let cap = self.settings.pressure.max_iterations;
-        self.budget = if status.unconverged > 0 {
-            (self.budget * 2).min(cap)
-        } else {
-            (status.iterations + ITERATION_MARGIN).clamp(1, cap)
+        let next = |budget: u32, unconverged: u32, took: u32| {
+            if unconverged > 0 { (budget * 2).min(cap) } else { (took + ITERATION_MARGIN).clamp(1, cap) }
         };
+        self.budget = next(self.budget, status.unconverged, status.iterations);
+        self.volume_budget = next(self.volume_budget, status.volume_unconverged, status.volume_iterations);
         Ok(FrameStatus {
             fastest: status.fastest as f64,
             iterations: status.iterations,
-            unconverged: status.unconverged,
+            volume_iterations: status.volume_iterations,
+            unconverged: status.unconverged + status.volume_unconverged,
             budget: self.budget,
         })
     }
