@@ -288,3 +288,30 @@ fn the_projection_leaves_the_liquid_divergence_free_to_the_tolerance() {
     assert!(after <= 1e-4 * before, "divergence {before} → {after}");
     assert!(largest(1) <= 1e-4 * largest(0), "a cell keeps {} of the largest {}", largest(1), largest(0));
 }
+
+/// A frame records the iterations the last one's solves needed plus a margin (idle iterations
+/// still cost their dispatches): still water, two frames of two steps. The first records the cap
+/// (100); after it the budget is its most iterations plus 4, and the second frame's solves all
+/// converge within that budget. With a cap below what the projection needs, its solves stop short
+/// and are counted.
+#[test]
+fn a_frame_records_the_iterations_the_last_one_needed() {
+    let gpu = common::gpu();
+    let (cells, h) = ([8, 2, 12], 1.0 / 32.0);
+    let particles = fill(cells, h, |_, z| z < 0.25);
+    let gravity = Vector3::new(0.0, 0.0, -G);
+    let mut water = WaterGpu::new(&gpu, cells, h, gravity, WaterSettings::default(), &particles);
+    water.advance_steps(&gpu, 2, 1.0 / 60.0);
+    let first = water.finish_frame(&gpu).expect("read back");
+    water.advance_steps(&gpu, 2, 1.0 / 60.0);
+    let second = water.finish_frame(&gpu).expect("read back");
+    eprintln!("first frame {first:?}, second {second:?}");
+    assert_eq!((first.unconverged, first.budget), (0, first.iterations + 4));
+    assert!(second.unconverged == 0 && second.iterations <= first.budget, "{second:?}");
+    let mut settings = WaterSettings::default();
+    settings.pressure.max_iterations = 2;
+    let mut capped = WaterGpu::new(&gpu, cells, h, gravity, settings, &particles);
+    capped.advance_steps(&gpu, 2, 1.0 / 60.0);
+    let status = capped.finish_frame(&gpu).expect("read back");
+    assert!(status.unconverged >= 2 && status.budget == 2, "{status:?}");
+}

@@ -34,8 +34,8 @@ fn the_water_step_validates_and_its_structs_match() {
             gradient_scale,
             rhs_scale,
             rest,
-            pad0,
-            pad1,
+            fixed,
+            max_speed,
             origin,
             pad2
         ]

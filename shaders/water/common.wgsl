@@ -7,7 +7,7 @@
 // along the others. The faces of the three axes sit one after another in the face arrays.
 //
 // Particles add to the faces with integer atomics: a face's weight and momentum in units of
-// 1/FIXED (WGSL has no float atomics; integer sums do not depend on the order of the adds).
+// 1/u.fixed (WGSL has no float atomics; integer sums do not depend on the order of the adds).
 
 struct WaterUniforms {
     // Grid cells along x, y, z, the solid layer included.
@@ -38,8 +38,12 @@ struct WaterUniforms {
     rhs_scale: f32,
     // Particles a cell of water holds at rest.
     rest: f32,
-    pad0: u32,
-    pad1: u32,
+    // Fixed-point units per unit of the face sums and particle counts: a power of two that keeps a
+    // face's momentum within i32 at four times the rest packing moving at max_speed
+    // (`fixed_point_scale` in src/sim/water/gpu/mod.rs).
+    fixed: f32,
+    // The fastest a particle may move, m/s (the scene's max_speed).
+    max_speed: f32,
     // The domain's lowest corner, m: particle positions are in the scene's frame.
     origin: vec3<f32>,
     pad2: u32,
@@ -64,14 +68,10 @@ const SOLID: u32 = 2u;
 const KNOWN: u32 = 1u;
 const SCATTERED: u32 = 2u;
 
-// Fixed-point units of the face sums and the particle counts: 2⁻²⁰ (1e-6 of a weight), and a
-// face's momentum up to 2047 weight·m/s (8 particles' weight at 256 m/s).
-const FIXED: f32 = 1048576.0;
-
 @group(0) @binding(0) var<uniform> u: WaterUniforms;
 // The particles as the MPM solver's streams hold them (src/sim/particles.rs): position (w the
-// mass) and velocity (w the volume), which the step keeps, and three vec4s of APIC's affine part
-// per particle, vector a the gradient of velocity component a, 1/s.
+// mass) and velocity (w the volume), which the step keeps, and APIC's affine part as the MPM
+// stream holds its matrix C = ∇v: three vec4 columns per particle, column j = ∂v/∂x_j, 1/s.
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> velocities: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> affines: array<vec4<f32>>;

@@ -12,9 +12,11 @@ fn w_scatter(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     }
     let x = local_position(p);
     let v = velocities[p].xyz;
+    let columns = array<vec3<f32>, 3>(affines[3u * p].xyz, affines[3u * p + 1u].xyz, affines[3u * p + 2u].xyz);
     for (var a = 0u; a < 3u; a++) {
         let s = stencil(a, x);
-        let c = affines[3u * p + a].xyz;
+        // Row a of C: the gradient of velocity component a.
+        let c = vec3<f32>(columns[0][a], columns[1][a], columns[2][a]);
         for (var n = 0u; n < 27u; n++) {
             let node = stencil_node(s, a, n);
             if node.x < 0 {
@@ -23,8 +25,8 @@ fn w_scatter(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
             let w = stencil_weight(s, n);
             let d = (vec3<f32>(node) - s.xi) * u.h;
             let f = face_index(a, vec3<u32>(node));
-            atomicAdd(&face_weight[f], i32(round(w * FIXED)));
-            atomicAdd(&face_momentum[f], i32(round(w * (v[a] + dot(c, d)) * FIXED)));
+            atomicAdd(&face_weight[f], i32(round(w * u.fixed)));
+            atomicAdd(&face_momentum[f], i32(round(w * (v[a] + dot(c, d)) * u.fixed)));
         }
     }
     atomicStore(&liquid[particle_cell(x)], 1u);
@@ -93,9 +95,15 @@ fn w_gather(
             v = u.flip_ratio * (velocities[p].xyz + change) + (1.0 - u.flip_ratio) * pic;
             affine = array<vec3<f32>, 3>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
         }
+        // No faster than the scene allows (the face sums' fixed point is sized for it).
+        let speed = length(v);
+        if speed > u.max_speed {
+            v *= u.max_speed / speed;
+        }
         velocities[p] = vec4<f32>(v, velocities[p].w);
-        for (var a = 0u; a < 3u; a++) {
-            affines[3u * p + a] = vec4<f32>(affine[a], 0.0);
+        // Rows a of C back as the stream's columns.
+        for (var j = 0u; j < 3u; j++) {
+            affines[3u * p + j] = vec4<f32>(affine[0][j], affine[1][j], affine[2][j], 0.0);
         }
         store_position(p, clamp_inside(x + u.dt * v));
         atomicMax(&fastest, bitcast<u32>(length(v)));
@@ -122,7 +130,7 @@ fn w_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         let far = vec3<u32>(corner & 1u, (corner >> 1u) & 1u, corner >> 2u);
         let share = select(1.0 - f, f, far == vec3<u32>(1u));
         let at = clamp(vec3<i32>(base) + vec3<i32>(far), vec3<i32>(0), vec3<i32>(u.dims) - 1);
-        atomicAdd(&count[cell_index(vec3<u32>(at))], i32(round(share.x * share.y * share.z * FIXED)));
+        atomicAdd(&count[cell_index(vec3<u32>(at))], i32(round(share.x * share.y * share.z * u.fixed)));
     }
     atomicStore(&liquid[particle_cell(x)], 1u);
 }

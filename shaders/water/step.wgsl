@@ -1,7 +1,7 @@
 // The water step's grid passes: clearing, classifying the cells, the faces' velocities, the
 // divergence, the projection and the extrapolation (after common.wgsl).
 
-// Zeroes the faces' sums, the liquid marks, the counts and the status.
+// Zeroes the faces' sums, the liquid marks, the counts and the status's speed and air words.
 @compute @workgroup_size(256)
 fn w_clear(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear(id, groups);
@@ -239,8 +239,9 @@ fn w_excess(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
         return;
     }
     var b = 0.0;
-    if coeffs[c].x > 0.0 {
-        b = max(f32(atomicLoad(&count[c])) / FIXED / u.rest - 1.0, 0.0);
+    // Water filling its container has no free surface to spread to: b = 0 ends the solve at once.
+    if coeffs[c].x > 0.0 && atomicLoad(&status[STATUS_AIR]) != 0u {
+        b = max(f32(atomicLoad(&count[c])) / u.fixed / u.rest - 1.0, 0.0);
     }
     rhs[c] = b;
 }

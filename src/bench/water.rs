@@ -11,7 +11,7 @@ use nalgebra::Vector3;
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::water::WaterSettings;
 use crate::sim::water::cpu::WaterParticle;
-use crate::sim::water::gpu::WaterGpu;
+use crate::sim::water::gpu::{DEFAULT_MAX_SPEED, WaterGpu};
 
 /// A frame's simulated time, s.
 pub const FRAME: f64 = 1.0 / 60.0;
@@ -79,11 +79,10 @@ pub fn water_benchmark(
             steps = 0;
             unconverged = 0;
         }
-        // The speed can grow by g · FRAME within the frame.
-        let bound = fastest + G * FRAME;
-        let count = (FRAME * bound / (settings.cfl * h)).ceil().max(1.0) as usize;
-        water.advance_steps(gpu, count, FRAME / count as f64);
-        steps += count;
+        // As a scene's frames are planned (the speed can grow by g · FRAME within the frame).
+        let (count, dt) = settings.plan_frame(FRAME, fastest, DEFAULT_MAX_SPEED, h, G);
+        water.advance_steps(gpu, count as usize, dt);
+        steps += count as usize;
         let status = water.finish_frame(gpu)?;
         fastest = status.fastest;
         unconverged += status.unconverged;

@@ -16,6 +16,7 @@ pub mod camera;
 pub mod environment;
 pub mod frame;
 pub mod framing;
+pub mod grid_quantity;
 pub mod grid_view;
 pub mod mesh;
 pub mod offscreen;

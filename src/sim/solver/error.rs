@@ -18,6 +18,15 @@ pub enum SolverError {
     /// PB-MPM settings out of range.
     #[error(transparent)]
     IntegratorSettings(#[from] crate::sim::integrator::IntegratorSettingsError),
+    /// Water steps one page of particles; the scene's take more.
+    #[error(
+        "the water integrator steps one page of particles and these take {pages}: fewer particles (a coarser grid or \
+         fewer particles per cell) fit one"
+    )]
+    WaterPages {
+        /// Pages the particles take.
+        pages: usize,
+    },
     /// The grid changed; that needs a new state, not new parameters.
     #[error("the grid changed from {from:?} to {to:?}: rebuild the solver state instead")]
     GridChanged {

@@ -53,6 +53,7 @@ impl Solver {
             return;
         }
         if self.integrator.water().is_some() {
+            self.begin_frame(gpu, substeps as f64 * dt, FrameStep::Fixed { dt, substeps });
             self.record_water_then(gpu, substeps, dt, &mut |_| {});
             return;
         }

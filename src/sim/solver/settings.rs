@@ -19,6 +19,9 @@ impl Solver {
     /// frame steps with the new one.
     pub fn set_integrator(&mut self, gpu: &Gpu, integrator: Integrator) -> Result<(), SolverError> {
         integrator.validate()?;
+        if integrator.water().is_some() && self.pages.len() > 1 {
+            return Err(SolverError::WaterPages { pages: self.pages.len() });
+        }
         self.integrator = integrator;
         self.write_uniforms(gpu);
         Ok(())

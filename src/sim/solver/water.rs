@@ -28,11 +28,12 @@ impl Solver {
             h: g.cell_size,
             origin: Vector3::new(g.domain_min.x, g.domain_min.y, g.domain_min.z),
             gravity: Vector3::new(gravity.x, gravity.y, gravity.z),
+            max_speed: self.params.max_speed,
         }
     }
 
     /// The water step for `settings`, built anew if the particles, the grid or the settings are
-    /// not those it has.
+    /// not those it has, and given the colliders' cells anew where they were set since.
     fn water_for(&self, gpu: &Gpu, settings: &WaterSettings) -> RefMut<'_, SolverWater> {
         let page = &self.pages[0];
         let grid = self.water_grid();
@@ -42,10 +43,14 @@ impl Solver {
         let current = slot.as_ref().is_some_and(|w| {
             w.position == page.particles.position
                 && w.grid == grid
-                && w.colliders == colliders
                 && w.water.settings() == settings
                 && w.water.particle_count() == page.particle_count as usize
         });
+        if let Some(w) = slot.as_mut().filter(|w| current && w.colliders != colliders) {
+            // Moving colliders are set every frame: their cells change, nothing else does.
+            w.water.set_solids(&gpu.queue, &self.water_solids(&grid, colliders > 0));
+            w.colliders = colliders;
+        }
         if !current {
             let solids = self.water_solids(&grid, colliders > 0);
             let streams = [&page.particles.position, &page.particles.velocity, &page.particles.affine];
@@ -105,6 +110,7 @@ impl Solver {
         };
         let g = self.params.gravity.length();
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size, g);
+        self.begin_frame(gpu, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps });
         self.record_water_then(gpu, steps, dt, &mut |_| {});
         Ok(FrameReport {
             substeps: steps,
@@ -119,7 +125,9 @@ impl Solver {
     /// Reads the status of the water frame last recorded, if not yet read (waiting for it), and
     /// keeps it for [`Solver::water_status`].
     fn read_water_status(&self, gpu: &Gpu, settings: &WaterSettings) -> Result<Option<FrameStatus>, SolverError> {
-        let mut water = self.water_for(gpu, settings);
+        // The step as it is, before anything rebuilds it: its status is that of its last frame.
+        let mut slot = self.water.borrow_mut();
+        let Some(water) = slot.as_mut() else { return Ok(None) };
         if water.unread {
             let status = water.water.finish_frame(gpu)?;
             water.unread = false;
@@ -145,15 +153,15 @@ impl Solver {
         last: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
         let settings = *self.integrator.water()?;
-        // The budget of iterations adapts to the last frame's solves.
+        // The budget of iterations adapts to the last submission's solves: reading their status
+        // waits for them, which in the window's loop have finished before the next batch starts.
         if let Err(e) = self.read_water_status(gpu, &settings) {
             log::warn!("the water's status could not be read: {e}");
         }
         self.note_steps_recorded();
         let mut water = self.water_for(gpu, &settings);
         water.water.prepare(gpu, dt);
-        // The frame's clock moves on by these steps (a frame begun elsewhere than begin_frame, as
-        // step_water_frame's, counts from zero).
+        // The frame's clock (begin_frame's) moves on by these steps.
         let mut clock = self.water_clock.get().unwrap_or_else(|| {
             GpuSubstepClock::for_frame(&self.params, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps })
         });

@@ -62,6 +62,7 @@ pub struct OperatorBuild {
     /// Per level: its bind group and cells.
     levels: Vec<(wgpu::BindGroup, u32)>,
     row: u32,
+    /// A stand-in, then per level its uniforms and open fractions.
     _buffers: Vec<wgpu::Buffer>,
 }
 
@@ -101,6 +102,19 @@ impl OperatorBuild {
             groups.push((group, cells.len() as u32));
         }
         Self { module, levels: groups, row, _buffers: buffers }
+    }
+
+    /// Replaces every level's open fractions with those of `levels` (the same cells as built,
+    /// finest first): the solids moved, the cells did not.
+    pub fn set_open(&self, queue: &wgpu::Queue, levels: &[PressureCells]) {
+        for (l, cells) in levels.iter().enumerate().take(self.levels.len()) {
+            queue.write_buffer(&self._buffers[2 + 2 * l], 0, bytemuck::cast_slice(&open_fractions(cells)));
+        }
+    }
+
+    /// Levels built.
+    pub fn level_count(&self) -> usize {
+        self.levels.len()
     }
 
     fn run(&self, pass: &mut wgpu::ComputePass, level: usize, entry: &str) {

@@ -316,10 +316,16 @@ impl PressureGpu {
         }
     }
 
-    /// Records a solve of `A p = b` from p = 0 with `b` in [`PressureGpu::rhs`], at most
-    /// `max_iterations`, to the tolerance last set.
-    pub fn record_solve(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32) {
-        self.record(encoder, max_iterations, None);
+    /// Replaces the open fractions of a solve made by [`PressureGpu::on_grid`] with `structure`'s
+    /// (the same cells, moved solids; its kinds unused), on every multigrid level.
+    pub fn set_open(&self, queue: &wgpu::Queue, structure: &PressureCells) {
+        let Some(build) = &self.build else { return };
+        let mut levels = vec![structure.clone()];
+        while levels.len() < build.level_count() {
+            let coarser = levels.last().expect("one level at least").coarsen();
+            levels.push(coarser);
+        }
+        build.set_open(queue, &levels);
     }
 
     /// Sets the two tolerances [`PressureGpu::record_solve_in`]'s slots hold.
@@ -330,9 +336,9 @@ impl PressureGpu {
         }
     }
 
-    /// [`PressureGpu::record_solve`] to the tolerance of `slot` (0 or 1,
-    /// [`PressureGpu::set_tolerance_slots`]): two solves of one submission may stop at different
-    /// residuals.
+    /// Records a solve of `A p = b` from p = 0 with `b` in [`PressureGpu::rhs`], at most
+    /// `max_iterations`, to the tolerance of `slot` (0 or 1, [`PressureGpu::set_tolerance_slots`]):
+    /// two solves of one submission may stop at different residuals.
     pub fn record_solve_in(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, slot: u64) {
         let size = size_of::<PressureUniforms>() as u64;
         encoder.copy_buffer_to_buffer(&self.tolerance_slots, slot * layout::SLOT, &self.buffers[UNIFORMS], 0, size);

@@ -78,10 +78,10 @@ pub struct WaterUniforms {
     pub rhs_scale: f32,
     /// Particles a cell of water holds at rest.
     pub rest: f32,
-    /// Padding to 16 bytes.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
+    /// Fixed-point units per unit of the face sums and particle counts.
+    pub fixed: f32,
+    /// The fastest a particle may move, m/s.
+    pub max_speed: f32,
     /// The domain's lowest corner, m.
     pub origin: [f32; 3],
     /// Padding.
@@ -90,19 +90,23 @@ pub struct WaterUniforms {
 
 /// Water particles as the three streams the step reads and writes (the MPM solver's
 /// `particle_position`, `particle_velocity` and `particle_affine` layouts): xyz and a w the step
-/// keeps (mass, volume: here 1 and 0), and per particle three vec4s of the affine part.
+/// keeps (mass, volume: here 1 and 0), and per particle the affine matrix C = ∇v as three vec4
+/// columns (column j = ∂v/∂x_j; [`WaterParticle::affine`] holds its rows).
 pub fn streams_of(particles: &[WaterParticle]) -> [Vec<[f32; 4]>; 3] {
     let v4 = |v: &nalgebra::Vector3<f64>, w: f32| [v.x as f32, v.y as f32, v.z as f32, w];
+    let column =
+        |p: &WaterParticle, j: usize| [p.affine[0][j] as f32, p.affine[1][j] as f32, p.affine[2][j] as f32, 0.0];
     [
         particles.iter().map(|p| v4(&p.position, 1.0)).collect(),
         particles.iter().map(|p| v4(&p.velocity, 0.0)).collect(),
-        particles.iter().flat_map(|p| p.affine.each_ref().map(|a| v4(a, 0.0))).collect(),
+        particles.iter().flat_map(|p| [0, 1, 2].map(|j| column(p, j))).collect(),
     ]
 }
 
 /// The particles of [`streams_of`]'s three streams.
 pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[f32; 4]]) -> Vec<WaterParticle> {
     let v3 = |v: &[f32; 4]| nalgebra::Vector3::new(v[0] as f64, v[1] as f64, v[2] as f64);
+    let row = |c: &[[f32; 4]], a: usize| nalgebra::Vector3::new(c[0][a] as f64, c[1][a] as f64, c[2][a] as f64);
     positions
         .iter()
         .zip(velocities)
@@ -110,7 +114,7 @@ pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[
         .map(|((x, v), c)| WaterParticle {
             position: v3(x),
             velocity: v3(v),
-            affine: [v3(&c[0]), v3(&c[1]), v3(&c[2])],
+            affine: [row(c, 0), row(c, 1), row(c, 2)],
         })
         .collect()
 }

@@ -22,6 +22,12 @@ use crate::sim::pressure::gpu::{HISTORY_LENGTH, PcgScalars, PressureGpu};
 
 /// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
 const EXTRAPOLATION_ROUNDS: usize = 2;
+/// The fastest a particle of a standalone step may move, m/s (a scene's default `max_speed`).
+pub const DEFAULT_MAX_SPEED: f64 = 50.0;
+
+/// The indices in `own` of the colliders' solid cells and open fractions.
+const OWN_SOLID: usize = 10;
+const OWN_OPEN: usize = 11;
 /// The index in `own` of the kinds the last projection solved on.
 const OWN_SOLVE_KINDS: usize = 13;
 /// The index in `own` of the last projection's diagnostics.
@@ -54,6 +60,14 @@ pub struct WaterGpu {
     own: Vec<wgpu::Buffer>,
 }
 
+/// The face sums' fixed-point units per unit: the largest power of two, at most 2²⁰ (a millionth
+/// of a particle's weight), at which a face's momentum stays within i32 with four times the rest
+/// packing of `particles_per_cell` moving at `max_speed` (a face sums about one cell's weights).
+pub fn fixed_point_scale(particles_per_cell: f64, max_speed: f64) -> f32 {
+    let largest = i32::MAX as f64 / (4.0 * particles_per_cell * max_speed.max(1.0));
+    largest.log2().floor().clamp(0.0, 20.0).exp2() as f32
+}
+
 /// Per cell 1 where `solids` is solid, else 0 (`solid` in the WGSL).
 fn solid_mask(solids: &PressureCells) -> Vec<u32> {
     solids.kind.iter().map(|k| u32::from(*k == CellKind::Solid)).collect()
@@ -83,6 +97,8 @@ pub struct WaterGrid {
     pub origin: Vector3<f64>,
     /// Gravity, m/s².
     pub gravity: Vector3<f64>,
+    /// The fastest a particle may move, m/s.
+    pub max_speed: f64,
 }
 
 /// What a frame's steps report ([`WaterGpu::finish_frame`]).
@@ -96,7 +112,7 @@ pub struct FrameStatus {
     pub volume_iterations: u32,
     /// Solves (of both kinds) that stopped at the recorded iterations before their tolerance.
     pub unconverged: u32,
-    /// The iterations the next frame records per solve.
+    /// The iterations the next frame records per projection solve.
     pub budget: u32,
 }
 
@@ -129,7 +145,7 @@ impl WaterGpu {
         let names = ["water.positions", "water.velocities", "water.affine"];
         let streams: [wgpu::Buffer; 3] =
             std::array::from_fn(|i| buffer_init(&gpu.device, names[i], bytemuck::cast_slice(&data[i])));
-        let grid = WaterGrid { cells, h, origin: Vector3::zeros(), gravity };
+        let grid = WaterGrid { cells, h, origin: Vector3::zeros(), gravity, max_speed: DEFAULT_MAX_SPEED };
         let mut water =
             Self::over_streams(gpu, &grid, solids, settings, particles.len(), [&streams[0], &streams[1], &streams[2]]);
         water.streams = Some(streams);
@@ -147,7 +163,7 @@ impl WaterGpu {
         count: usize,
         streams: [&wgpu::Buffer; 3],
     ) -> Self {
-        let WaterGrid { cells, h, origin, gravity } = *grid;
+        let WaterGrid { cells, h, origin, gravity, .. } = *grid;
         let device = &gpu.device;
         let dims = cells.map(|c| c + 2);
         assert_eq!(solids.dims, dims, "the colliders' cells are the water's");
@@ -170,6 +186,8 @@ impl WaterGpu {
             transfer,
             flip_ratio,
             rest: settings.particles_per_cell as f32,
+            fixed: fixed_point_scale(settings.particles_per_cell, grid.max_speed),
+            max_speed: grid.max_speed as f32,
             ..Default::default()
         };
         let faces = uniforms.faces as usize;
@@ -331,6 +349,15 @@ impl WaterGpu {
         self.pressure.set_tolerance_slots(&gpu.queue, [s.pressure.tolerance, s.volume_tolerance]);
     }
 
+    /// Takes `solids` (the same cells, [`cells_with_solids`]) in place of the colliders it had:
+    /// their solid cells and open fractions, on every level of the pressure solve.
+    pub fn set_solids(&self, queue: &wgpu::Queue, solids: &PressureCells) {
+        assert_eq!(solids.dims.map(|d| d as u32), self.uniforms.dims, "the colliders' cells are the water's");
+        queue.write_buffer(&self.own[OWN_SOLID], 0, bytemuck::cast_slice(&solid_mask(solids)));
+        queue.write_buffer(&self.own[OWN_OPEN], 0, bytemuck::cast_slice(&open_fractions(solids)));
+        self.pressure.set_open(queue, solids);
+    }
+
     /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
     pub fn record_steps(&self, encoder: &mut wgpu::CommandEncoder, steps: usize) {
         for _ in 0..steps {
@@ -353,8 +380,8 @@ impl WaterGpu {
         Ok(bytemuck::pod_read_unaligned(&bytes[..size_of::<WaterStatus>()]))
     }
 
-    /// Reads what the steps since the last [`WaterGpu::advance_steps`] call's start report, and
-    /// sets the iterations the next call records per solve. Every recorded iteration costs a
+    /// Reads what the steps since the last [`WaterGpu::prepare`] report, and sets the iterations
+    /// the next steps record per solve (for the projection and the volume correction each). Every recorded iteration costs a
     /// dispatch of each of its passes even after the solve converged (its passes then return at
     /// once), so a frame records the most the last frame took plus a margin, up to the cap; if a
     /// solve stopped there before the tolerance, twice as many.
@@ -412,5 +439,19 @@ impl WaterGpu {
     pub fn read_pressure(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
         let bytes = gpu.read_buffers(&[&self.solve_pressure])?.remove(0);
         Ok(bytemuck::cast_slice(&bytes[..4 * self.uniforms.cells as usize]).to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixed_point_scale;
+
+    /// 8 particles a cell at 50 m/s: 2³¹ / 1600 = 1.34e6 units, so 2²⁰; 64 at 50 m/s: 1.68e5, so
+    /// 2¹⁷, and then four times the rest packing at the top speed still fits an i32.
+    #[test]
+    fn the_fixed_point_scale_keeps_a_crowded_fast_face_within_i32() {
+        assert_eq!(fixed_point_scale(8.0, 50.0), 1048576.0);
+        assert_eq!(fixed_point_scale(64.0, 50.0), 131072.0);
+        assert!(4.0 * 64.0 * 50.0 * 131072.0 <= i32::MAX as f64);
     }
 }
