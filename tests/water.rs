@@ -7,27 +7,10 @@
 mod common;
 
 use nalgebra::Vector3;
-use powder::sim::water::cpu::{WaterCpu, WaterParticle};
+use powder::sim::water::cpu::WaterCpu;
 use powder::sim::water::{Transfer, WaterSettings};
 
-const G: f64 = 9.81;
-
-/// Particles 2 × 2 × 2 to a cell (at the quarter points) in a box of `cells` cells of `h` m where
-/// `keep(x, z)` holds.
-fn fill(cells: [usize; 3], h: f64, keep: impl Fn(f64, f64) -> bool) -> Vec<WaterParticle> {
-    let mut out = Vec::new();
-    for k in 0..2 * cells[2] {
-        for j in 0..2 * cells[1] {
-            for i in 0..2 * cells[0] {
-                let x = Vector3::new(i as f64 + 0.5, j as f64 + 0.5, k as f64 + 0.5) * (0.5 * h);
-                if keep(x.x, x.z) {
-                    out.push(WaterParticle::at_rest(x));
-                }
-            }
-        }
-    }
-    out
-}
+use common::water::{G, fill};
 
 /// A quasi-two-dimensional tank 16 cells long, 2 wide, 48 high, cells of 1/64 m, with water
 /// 0.5 m (32 cells) deep at rest, for 2 s in steps of at most 1/60 s.

@@ -54,7 +54,7 @@ fn op_build(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     }
     var row = vec4<f32>(0.0);
     if kinds[c] == LIQUID {
-        let at = vec3<u32>(c % bu.dims.x, (c / bu.dims.x) % bu.dims.y, c / (bu.dims.x * bu.dims.y));
+        let at = cell_at(c, bu.dims);
         for (var a = 0u; a < 3u; a++) {
             let s = axis_stride(bu.dims, a);
             for (var up = 0u; up < 2u; up++) {
@@ -88,7 +88,7 @@ fn op_coarsen(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     if c >= bu.cells {
         return;
     }
-    let at = vec3<u32>(c % bu.dims.x, (c / bu.dims.x) % bu.dims.y, c / (bu.dims.x * bu.dims.y));
+    let at = cell_at(c, bu.dims);
     var any_air = false;
     var any_liquid = false;
     for (var n = 0u; n < 8u; n++) {

@@ -30,6 +30,11 @@ fn linear(id: vec3<u32>, groups: vec3<u32>) -> u32 {
     return id.x + id.y * groups.x * WORKGROUP;
 }
 
+// The coordinates of cell `c` of a grid of `dims` cells, x fastest.
+fn cell_at(c: u32, dims: vec3<u32>) -> vec3<u32> {
+    return vec3<u32>(c % dims.x, (c / dims.x) % dims.y, c / (dims.x * dims.y));
+}
+
 // The index step between neighbouring cells along `axis` of a grid of `dims` cells, x fastest.
 fn axis_stride(dims: vec3<u32>, axis: u32) -> u32 {
     return select(select(dims.x * dims.y, dims.x, axis == 1u), 1u, axis == 0u);

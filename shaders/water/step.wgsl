@@ -26,7 +26,7 @@ fn w_classify(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     if c >= u.cells {
         return;
     }
-    let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
+    let at = cell_at(c, u.dims);
     var kind = AIR;
     if any(at == vec3<u32>(0u)) || any(at + 1u >= u.dims) || solid[c] != 0u {
         kind = SOLID;
@@ -95,7 +95,7 @@ fn w_divergence(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workg
     var b = 0.0;
     var div = 0.0;
     if coeffs[c].x > 0.0 {
-        let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
+        let at = cell_at(c, u.dims);
         div = cell_flux(at);
         b = -u.rhs_scale * div;
     }
@@ -116,7 +116,7 @@ fn w_diagnose(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
         diagnostics[c] = vec4<f32>(diagnostics[c].x, 0.0, pressure[c], 0.0);
         return;
     }
-    let at = vec3<u32>(c % u.dims.x, (c / u.dims.x) % u.dims.y, c / (u.dims.x * u.dims.y));
+    let at = cell_at(c, u.dims);
     // (A p)_c from the stored diagonal and couplings: the upper ones are the cell's own, the lower
     // ones its neighbours' below.
     var ap = k.x * pressure[c];

@@ -6,6 +6,7 @@
 pub mod incline;
 pub mod layout;
 pub mod offscreen;
+pub mod water;
 pub mod xvfb;
 
 /// A small scene: a 0.2 m snowball thrown at 3 m/s in a 0.5 m box at resolution 16.

@@ -136,6 +136,19 @@ pub struct FrameReport {
 }
 
 impl FrameReport {
+    /// The report of a frame of `steps` steps of `dt` seconds planned on the host (PB-MPM's and
+    /// water's): no clock measured them against a stable dt.
+    pub fn planned(steps: u32, dt: f64) -> Self {
+        Self {
+            substeps: steps,
+            time: steps as f64 * dt,
+            max_ratio: 0.0,
+            min_stable_dt: f64::INFINITY,
+            last_dt: dt,
+            capped: false,
+        }
+    }
+
     /// The report a clock read back at the end of a frame gives.
     pub fn from_clock(clock: &GpuSubstepClock) -> Self {
         let stretched = clock.planned == 0 && clock.substeps >= clock.max_substeps && clock.max_ratio > 1.0;

@@ -126,14 +126,7 @@ impl Solver {
         };
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);
         self.step_pbmpm(gpu, steps, dt);
-        Ok(FrameReport {
-            substeps: steps,
-            time: steps as f64 * dt,
-            max_ratio: 0.0,
-            min_stable_dt: f64::INFINITY,
-            last_dt: dt,
-            capped: false,
-        })
+        Ok(FrameReport::planned(steps, dt))
     }
 
     /// Runs `steps` PB-MPM steps of `dt` seconds (does not wait), as one collider frame: step k

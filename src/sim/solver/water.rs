@@ -112,14 +112,7 @@ impl Solver {
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size, g);
         self.begin_frame(gpu, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps });
         self.record_water_then(gpu, steps, dt, &mut |_| {});
-        Ok(FrameReport {
-            substeps: steps,
-            time: steps as f64 * dt,
-            max_ratio: 0.0,
-            min_stable_dt: f64::INFINITY,
-            last_dt: dt,
-            capped: false,
-        })
+        Ok(FrameReport::planned(steps, dt))
     }
 
     /// Reads the status of the water frame last recorded, if not yet read (waiting for it), and
@@ -129,11 +122,12 @@ impl Solver {
         let mut slot = self.water.borrow_mut();
         let Some(water) = slot.as_mut() else { return Ok(None) };
         if water.unread {
-            let status = water.water.finish_frame(gpu)?;
+            // The status and the last projection's residual curve (kept per preconditioner for the
+            // Stats plot) in one readback.
+            let (status, history) = water.water.finish_frame_with_history(gpu, true)?;
+            let history = history.unwrap_or_default();
             water.unread = false;
             self.water_status.set(Some(status));
-            // The last projection's residual curve, kept per preconditioner for the Stats plot.
-            let history = water.water.last_history(gpu)?;
             let mut curves = self.water_history.borrow_mut();
             let kind = settings.pressure.preconditioner;
             curves.retain(|(k, _)| *k != kind);

@@ -68,6 +68,14 @@ pub fn fixed_point_scale(particles_per_cell: f64, max_speed: f64) -> f32 {
     largest.log2().floor().clamp(0.0, 20.0).exp2() as f32
 }
 
+/// The residual curve of a solve from its scalars' and history's bytes: the start and each
+/// iteration taken.
+fn history_of(scalars: &[u8], history: &[u8]) -> Vec<f32> {
+    let scalars: PcgScalars = bytemuck::pod_read_unaligned(&scalars[..size_of::<PcgScalars>()]);
+    let history: &[f32] = bytemuck::cast_slice(&history[..4 * HISTORY_LENGTH]);
+    history[..(scalars.iterations as usize + 1).min(HISTORY_LENGTH)].to_vec()
+}
+
 /// Per cell 1 where `solids` is solid, else 0 (`solid` in the WGSL).
 fn solid_mask(solids: &PressureCells) -> Vec<u32> {
     solids.kind.iter().map(|k| u32::from(*k == CellKind::Solid)).collect()
@@ -386,20 +394,37 @@ impl WaterGpu {
     /// once), so a frame records the most the last frame took plus a margin, up to the cap; if a
     /// solve stopped there before the tolerance, twice as many.
     pub fn finish_frame(&mut self, gpu: &Gpu) -> Result<FrameStatus, GpuError> {
-        let status = self.read_status(gpu)?;
+        Ok(self.finish_frame_with_history(gpu, false)?.0)
+    }
+
+    /// [`WaterGpu::finish_frame`], and where `history` asks, the last projection's residual curve
+    /// ([`WaterGpu::last_history`]) in the same readback.
+    pub fn finish_frame_with_history(
+        &mut self,
+        gpu: &Gpu,
+        history: bool,
+    ) -> Result<(FrameStatus, Option<Vec<f32>>), GpuError> {
+        let mut read = vec![&self.status];
+        if history {
+            read.extend([&self.solve_scalars, &self.own[OWN_SOLVE_HISTORY]]);
+        }
+        let bytes = gpu.read_buffers(&read)?;
+        let status: WaterStatus = bytemuck::pod_read_unaligned(&bytes[0][..size_of::<WaterStatus>()]);
+        let curve = history.then(|| history_of(&bytes[1], &bytes[2]));
         let cap = self.settings.pressure.max_iterations;
         let next = |budget: u32, unconverged: u32, took: u32| {
             if unconverged > 0 { (budget * 2).min(cap) } else { (took + ITERATION_MARGIN).clamp(1, cap) }
         };
         self.budget = next(self.budget, status.unconverged, status.iterations);
         self.volume_budget = next(self.volume_budget, status.volume_unconverged, status.volume_iterations);
-        Ok(FrameStatus {
+        let frame = FrameStatus {
             fastest: status.fastest as f64,
             iterations: status.iterations,
             volume_iterations: status.volume_iterations,
             unconverged: status.unconverged + status.volume_unconverged,
             budget: self.budget,
-        })
+        };
+        Ok((frame, curve))
     }
 
     /// The last step's pressure solve: iterations and residual.
@@ -421,9 +446,7 @@ impl WaterGpu {
     /// of its iterations.
     pub fn last_history(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
         let bytes = gpu.read_buffers(&[&self.solve_scalars, &self.own[OWN_SOLVE_HISTORY]])?;
-        let scalars: PcgScalars = bytemuck::pod_read_unaligned(&bytes[0][..size_of::<PcgScalars>()]);
-        let history: &[f32] = bytemuck::cast_slice(&bytes[1][..4 * HISTORY_LENGTH]);
-        Ok(history[..(scalars.iterations as usize + 1).min(HISTORY_LENGTH)].to_vec())
+        Ok(history_of(&bytes[0], &bytes[1]))
     }
 
     /// What the last step's projection did, per grid cell (solid layer included).
