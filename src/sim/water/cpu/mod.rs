@@ -12,7 +12,9 @@
 //!
 //! Units are SI; the grid is `cells` cells of `h` metres from the origin, plus the solid layer.
 
+pub mod coupled;
 pub mod faces;
+pub mod mixture;
 pub mod particle;
 pub mod volume;
 
@@ -21,6 +23,7 @@ pub use self::particle::WaterParticle;
 use nalgebra::Vector3;
 
 use self::faces::FaceGrid;
+use self::mixture::SnowOnFaces;
 use super::WaterSettings;
 use crate::sim::pressure::PressureSettings;
 use crate::sim::pressure::cells::{CellKind, PressureCells};
@@ -142,24 +145,50 @@ impl WaterCpu {
 
     /// One step of `dt` seconds.
     pub fn step(&mut self, dt: f64) {
+        self.step_with(dt, None);
+    }
+
+    /// The mass of one particle, kg: a cell of water holds `particles_per_cell` of them.
+    pub fn particle_mass(&self) -> f64 {
+        self.settings.density * self.h.powi(3) / self.settings.particles_per_cell
+    }
+
+    /// One step of `dt` seconds with `snow` in the projection ([`mixture`]): its cells touching
+    /// the water join the liquid, its faces mix into the water's, and its `change` records what
+    /// the projection did to them.
+    pub fn step_with(&mut self, dt: f64, mut snow: Option<&mut SnowOnFaces>) {
         let dims = self.grid_dims();
         let mut grid = FaceGrid::new(dims, self.h);
         grid.scatter(&self.particles);
         let before = grid.clone();
         grid.add_gravity(self.gravity, dt);
-        let cells = self.classify();
+        let mut cells = self.classify();
+        let ratio = snow.as_deref().map(|s| {
+            s.join(&mut cells);
+            s.mix(&mut grid, self.particle_mass(), self.settings.density)
+        });
         grid.close_solid_faces(&cells);
-        // A p = b with b = −(ρ h / dt) Σ (u₊ − u₋): the operator's unit weights are θ, so the
-        // pressure gradient dt/(ρ h) (p₊ − p₋) removes exactly this divergence.
-        let op = Poisson::new(cells, 1.0);
+        // A p = b with b = −(ρ h / dt) Σ θ (u₊ − u₋): the operator's unit weights are θ (θ ρ/ρ_f
+        // with snow), so the pressure gradient dt/(ρ_f h) (p₊ − p₋) removes exactly this
+        // divergence.
+        let op = Poisson::new(
+            match &ratio {
+                Some(r) => mixture::weighted(cells.clone(), r),
+                None => cells.clone(),
+            },
+            1.0,
+        );
         let scale = self.settings.density * self.h / dt;
-        let b: Vec<f64> = (0..op.diag.len())
-            .map(|c| if op.active(c) { -scale * grid.divergence(&op.cells, c) } else { 0.0 })
-            .collect();
+        let b: Vec<f64> =
+            (0..op.diag.len()).map(|c| if op.active(c) { -scale * grid.divergence(&cells, c) } else { 0.0 }).collect();
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
         let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
-        grid.subtract_gradient(&op.cells, &p, dt / (self.settings.density * self.h));
-        grid.keep_scattered(&op.cells, &before);
+        let projected_from = snow.is_some().then(|| grid.clone());
+        grid.subtract_gradient_scaled(&cells, &p, dt / (self.settings.density * self.h), ratio.as_ref());
+        if let (Some(s), Some(from)) = (snow.as_deref_mut(), &projected_from) {
+            s.record_change(from, &grid);
+        }
+        grid.keep_scattered(&cells, &before);
         grid.extrapolate(2);
         grid.gather(&mut self.particles, &before, self.settings.transfer);
         for particle in &mut self.particles {
@@ -167,14 +196,18 @@ impl WaterCpu {
         }
         self.clamp_inside();
         if self.settings.volume_correction {
-            let cells = self.classify();
+            let mut cells = self.classify();
+            if let Some(s) = snow.as_deref() {
+                s.join(&mut cells);
+            }
             let (h, rest) = (self.h, self.settings.particles_per_cell);
             let solve = PressureSettings { tolerance: self.settings.volume_tolerance, ..self.settings.pressure };
-            volume::correct(&mut self.particles, cells, h, rest, &solve);
+            let occupied = snow.as_deref().map(|s| s.occupied.as_slice());
+            volume::correct_around(&mut self.particles, cells, h, rest, &solve, occupied);
             self.clamp_inside();
         }
         self.pressure = p;
-        self.kinds = Some(op.cells);
+        self.kinds = Some(cells);
         self.last_solve = Some(report);
     }
 }
