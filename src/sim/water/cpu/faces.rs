@@ -175,20 +175,7 @@ impl FaceGrid {
     /// `u −= k (p_high − p_low)` on every face between two non-solid cells with liquid on at
     /// least one side (air holds p = 0); faces between two air cells become unknown.
     pub fn subtract_gradient(&mut self, cells: &PressureCells, p: &[f64], k: f64) {
-        self.subtract_gradient_scaled(cells, p, k, None);
-    }
-
-    /// [`subtract_gradient`](Self::subtract_gradient) with each face's `k` times `ratio` (a
-    /// variable-density projection's `ρ_ref / ρ_f`, [`super::mixture`]).
-    pub fn subtract_gradient_scaled(
-        &mut self,
-        cells: &PressureCells,
-        p: &[f64],
-        k: f64,
-        ratio: Option<&[Vec<f64>; 3]>,
-    ) {
         self.for_faces(|g, a, node, f| {
-            let k = ratio.map_or(k, |r| k * r[a][f]);
             let Some((lo, hi)) = g.sides(cells, a, node) else { return };
             let (klo, khi) = (cells.kind[lo], cells.kind[hi]);
             if klo == CellKind::Solid || khi == CellKind::Solid {

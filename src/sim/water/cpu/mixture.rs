@@ -101,34 +101,57 @@ impl SnowOnFaces {
         }
     }
 
-    /// Mixes the snow into the water's faces `grid` (each water particle of `water_mass` kg, water
-    /// of `density` kg/m³): the faces' velocity becomes the two phases' mass-weighted mean. Returns
-    /// each face's `ρ_w / ρ_f`, the factor on its coefficient in the projection.
-    pub fn mix(&self, grid: &mut FaceGrid, water_mass: f64, density: f64) -> [Vec<f64>; 3] {
-        std::array::from_fn(|a| {
-            let mut ratio = vec![1.0; grid.velocity[a].len()];
-            for (f, r) in ratio.iter_mut().enumerate() {
-                let ms = self.mass[a][f];
-                if ms <= 0.0 {
-                    continue;
-                }
-                let mw = grid.weight[a][f] * water_mass;
-                let water_momentum = if grid.valid[a][f] { mw * grid.velocity[a][f] } else { 0.0 };
-                grid.velocity[a][f] = (water_momentum + self.momentum[a][f]) / (mw + ms);
-                grid.valid[a][f] = true;
-                grid.weight[a][f] += ms / water_mass;
-                let mixture = (mw + ms) / (mw / density + self.volume[a][f].max(1e-30));
-                *r = density / mixture;
-            }
-            ratio
-        })
+    /// The snow's volume share `α_s` of face `f` along axis `a` (its particles' volume over a
+    /// cell's, at most 1) and its density there, kg/m³; `None` where no snow reaches the face.
+    fn share(&self, a: usize, f: usize, h: f64) -> Option<(f64, f64)> {
+        let (m, v) = (self.mass[a][f], self.volume[a][f]);
+        (m > 0.0 && v > 0.0).then(|| ((v / h.powi(3)).min(1.0), m / v))
     }
 
-    /// Records the projection's velocity change on every face: `after − before`.
-    pub fn record_change(&mut self, before: &FaceGrid, after: &FaceGrid) {
+    /// The mixture's volume flux on each face and the projection's coefficients. `grid` holds the
+    /// water's face velocities (gravity added, walls closed); a face the snow reaches carries
+    /// `α_w u_w + α_s u_s`, the water's share `α_w` its particles' weight over `rest` (the rest
+    /// packing), at most `1 − α_s`. Returns the flux grid and, per face, `α_w + α_s ρ_w / ρ_s`
+    /// (1 where no snow is), the factor on the face's coefficient: each phase is accelerated by
+    /// the same pressure gradient over its own density.
+    pub fn flux(&self, grid: &FaceGrid, rest: f64, density: f64) -> (FaceGrid, [Vec<f64>; 3]) {
+        let mut flux = grid.clone();
+        let weights = std::array::from_fn(|a| {
+            let mut weight = vec![1.0; grid.velocity[a].len()];
+            for (f, w) in weight.iter_mut().enumerate() {
+                let Some((alpha_s, rho_s)) = self.share(a, f, grid.h) else { continue };
+                let alpha_w = if grid.valid[a][f] { (grid.weight[a][f] / rest).min(1.0 - alpha_s) } else { 0.0 };
+                let snow_velocity = self.momentum[a][f] / self.mass[a][f];
+                flux.velocity[a][f] = alpha_w * grid.velocity[a][f] + alpha_s * snow_velocity;
+                flux.valid[a][f] = true;
+                *w = alpha_w + alpha_s * density / rho_s;
+            }
+            weight
+        });
+        (flux, weights)
+    }
+
+    /// Records the projection's change on the snow's faces: `−k (ρ_w/ρ_s) (p₊ − p₋)` on each face
+    /// between two non-solid cells of `cells` with liquid on one side at least (air holding
+    /// p = 0), zero elsewhere; `k = dt / (ρ_w h)` as the water's faces take it.
+    pub fn record_change(&mut self, cells: &PressureCells, p: &[f64], k: f64, density: f64) {
+        let dims = cells.dims;
         for a in 0..3 {
-            for (f, change) in self.change[a].iter_mut().enumerate() {
-                *change = after.velocity[a][f] - before.velocity[a][f];
+            let fd = face_dims(dims, a);
+            for f in 0..self.change[a].len() {
+                self.change[a][f] = 0.0;
+                let Some((_, rho_s)) = self.share(a, f, 1.0) else { continue };
+                let at = [f % fd[0], (f / fd[0]) % fd[1], f / (fd[0] * fd[1])];
+                if at[a] == 0 || at[a] >= dims[a] {
+                    continue;
+                }
+                let hi = cells.cell(at[0], at[1], at[2]);
+                let lo = hi - cells.stride(a);
+                let (klo, khi) = (cells.kind[lo], cells.kind[hi]);
+                let fluid = klo != CellKind::Solid && khi != CellKind::Solid;
+                if fluid && (klo == CellKind::Liquid || khi == CellKind::Liquid) {
+                    self.change[a][f] = -k * density / rho_s * (p[hi] - p[lo]);
+                }
             }
         }
     }
@@ -151,7 +174,7 @@ impl SnowOnFaces {
 }
 
 /// `cells` with each face's open fraction multiplied by `ratio` (the operator's coefficients of a
-/// variable-density projection).
+/// projection of two phases, [`SnowOnFaces::flux`]).
 pub fn weighted(mut cells: PressureCells, ratio: &[Vec<f64>; 3]) -> PressureCells {
     for (open, ratio) in cells.open.iter_mut().zip(ratio) {
         for (o, r) in open.iter_mut().zip(ratio) {

@@ -163,30 +163,36 @@ impl WaterCpu {
         let before = grid.clone();
         grid.add_gravity(self.gravity, dt);
         let mut cells = self.classify();
-        let ratio = snow.as_deref().map(|s| {
+        if let Some(s) = snow.as_deref() {
             s.join(&mut cells);
-            s.mix(&mut grid, self.particle_mass(), self.settings.density)
-        });
+        }
         grid.close_solid_faces(&cells);
-        // A p = b with b = −(ρ h / dt) Σ θ (u₊ − u₋): the operator's unit weights are θ (θ ρ/ρ_f
-        // with snow), so the pressure gradient dt/(ρ_f h) (p₊ − p₋) removes exactly this
-        // divergence.
+        // With snow, the divergence is of the two phases' volume flux and each face's coefficient
+        // is scaled by `α_w + α_s ρ_w/ρ_s` ([`mixture`]).
+        let mixed = snow.as_deref().map(|s| {
+            let (mut flux, weights) = s.flux(&grid, self.settings.particles_per_cell, self.settings.density);
+            flux.close_solid_faces(&cells);
+            (flux, weights)
+        });
+        // A p = b with b = −(ρ h / dt) Σ θ (u₊ − u₋): the operator's unit weights are θ, so the
+        // pressure gradient dt/(ρ h) (p₊ − p₋) removes exactly this divergence.
         let op = Poisson::new(
-            match &ratio {
-                Some(r) => mixture::weighted(cells.clone(), r),
+            match &mixed {
+                Some((_, weights)) => mixture::weighted(cells.clone(), weights),
                 None => cells.clone(),
             },
             1.0,
         );
         let scale = self.settings.density * self.h / dt;
+        let flux = mixed.as_ref().map_or(&grid, |(flux, _)| flux);
         let b: Vec<f64> =
-            (0..op.diag.len()).map(|c| if op.active(c) { -scale * grid.divergence(&cells, c) } else { 0.0 }).collect();
+            (0..op.diag.len()).map(|c| if op.active(c) { -scale * flux.divergence(&cells, c) } else { 0.0 }).collect();
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
         let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
-        let projected_from = snow.is_some().then(|| grid.clone());
-        grid.subtract_gradient_scaled(&cells, &p, dt / (self.settings.density * self.h), ratio.as_ref());
-        if let (Some(s), Some(from)) = (snow.as_deref_mut(), &projected_from) {
-            s.record_change(from, &grid);
+        let k = dt / (self.settings.density * self.h);
+        grid.subtract_gradient(&cells, &p, k);
+        if let Some(s) = snow.as_deref_mut() {
+            s.record_change(&cells, &p, k, self.settings.density);
         }
         grid.keep_scattered(&cells, &before);
         grid.extrapolate(2);
