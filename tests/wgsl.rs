@@ -65,7 +65,7 @@ fn the_pressure_solve_validates_and_its_structs_match() {
             &pcg::ENTRIES[..],
             (
                 "PressureUniforms",
-                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, pad]),
+                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, warm]),
             ),
         ),
         ("mic.wgsl", mic::source(), &mic::ENTRIES[..], ("MicUniforms", rust_layout!(MicUniforms, [dims, cells]))),

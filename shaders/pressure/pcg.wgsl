@@ -16,7 +16,8 @@ struct PressureUniforms {
     partial_count: u32,
     // The relative residual to stop at, squared.
     tolerance_squared: f32,
-    pad: u32,
+    // 1: start from the pressure buffer's values on the unknowns (a warm start), 0: from zero.
+    warm: u32,
 }
 
 @group(0) @binding(0) var<uniform> u: PressureUniforms;
@@ -75,16 +76,19 @@ fn is_unknown(c: u32) -> bool {
     return c < u.cells && coeffs[c].x > 0.0;
 }
 
-// r = b, p = 0, and bᵀb's partial sums.
+// r = b, p = 0 (warm: p kept on the unknowns, 0 elsewhere), and bᵀb's partial sums.
 @compute @workgroup_size(256)
 fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
              @builtin(workgroup_id) wg: vec3<u32>) {
     let c = linear(id, groups);
     var bb = 0.0;
     if c < u.cells {
-        let b = select(0.0, rhs[c], is_unknown(c));
+        let unknown = is_unknown(c);
+        let b = select(0.0, rhs[c], unknown);
         residual[c] = b;
-        pressure[c] = 0.0;
+        if u.warm == 0u || !unknown {
+            pressure[c] = 0.0;
+        }
         bb = b * b;
     }
     workgroup_sum(local, wg.x + wg.y * groups.x, bb);
@@ -101,6 +105,45 @@ fn pcg_reduce_bb(@builtin(local_invocation_index) local: u32) {
         scalars.sigma = 0.0;
         scalars.beta = 0.0;
         history[0] = select(0.0, 1.0, bb > 0.0);
+    }
+}
+
+// A warm start's residual r = b − A p and rᵀr's partial sums (after `pcg_begin` zeroed p off the
+// unknowns, so every neighbour read here is settled); nothing from zero.
+@compute @workgroup_size(256)
+fn pcg_warm_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
+                     @builtin(workgroup_id) wg: vec3<u32>) {
+    let c = linear(id, groups);
+    var rr = 0.0;
+    if u.warm != 0u && is_unknown(c) {
+        let k = coeffs[c];
+        var q = k.x * pressure[c];
+        for (var a = 0u; a < 3u; a++) {
+            let s = stride(a);
+            if c + s < u.cells {
+                q += k[a + 1u] * pressure[c + s];
+            }
+            if c >= s {
+                q += coeffs[c - s][a + 1u] * pressure[c - s];
+            }
+        }
+        let r = rhs[c] - q;
+        residual[c] = r;
+        rr = r * r;
+    }
+    workgroup_sum(local, wg.x + wg.y * groups.x, rr);
+}
+
+// A warm start's rᵀr: the start's relative residual, done at once if it is within the tolerance.
+@compute @workgroup_size(256)
+fn pcg_reduce_warm(@builtin(local_invocation_index) local: u32) {
+    let rr = total(local);
+    if local == 0u && u.warm != 0u && scalars.bb > 0.0 {
+        scalars.rr = rr;
+        history[0] = sqrt(rr / scalars.bb);
+        if rr <= u.tolerance_squared * scalars.bb {
+            scalars.done = 1u;
+        }
     }
 }
 
@@ -133,6 +176,10 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_w
     // No early return before the workgroup sum's barriers: the flag is not uniform to naga.
     let c = linear(id, groups);
     var zr = 0.0;
+    // b = 0 solves to p = 0 whatever a warm start began from.
+    if u.warm != 0u && scalars.bb == 0.0 && c < u.cells {
+        pressure[c] = 0.0;
+    }
     if scalars.done == 0u && c < u.cells {
         var z = 0.0;
         if is_unknown(c) {

@@ -49,8 +49,8 @@ pub struct PressureUniforms {
     pub partial_count: u32,
     /// The tolerance on the relative residual, squared.
     pub tolerance_squared: f32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// 1: start from the values in the pressure buffer on the unknowns (a warm start), 0: from 0.
+    pub warm: u32,
 }
 
 /// Mirror of `PcgScalars` in `common.wgsl`: what the solve carries between passes.
@@ -134,9 +134,11 @@ const KINDS: usize = 12;
 const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
 
 /// Every entry point the host builds pipelines for.
-pub const ENTRIES: [&str; 10] = [
+pub const ENTRIES: [&str; 12] = [
     "pcg_begin",
     "pcg_reduce_bb",
+    "pcg_warm_residual",
+    "pcg_reduce_warm",
     "pcg_ip_upper",
     "pcg_precondition",
     "pcg_reduce_zr",
@@ -202,7 +204,7 @@ impl PressureGpu {
             preconditioner: preconditioner_code(kind),
             partial_count: groups,
             tolerance_squared: 0.0,
-            pad: 0,
+            warm: 0,
         };
         let coeffs = layout::coefficients(op);
         let zeros = vec![0f32; n.max(1)];
@@ -328,16 +330,21 @@ impl PressureGpu {
         build.set_open(queue, &levels);
     }
 
-    /// Sets the two tolerances [`PressureGpu::record_solve_in`]'s slots hold.
-    pub fn set_tolerance_slots(&self, queue: &wgpu::Queue, tolerances: [f64; 2]) {
-        for (slot, tolerance) in tolerances.into_iter().enumerate() {
-            let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+    /// Sets the two tolerances [`PressureGpu::record_solve_in`]'s slots hold, and whether each
+    /// slot's solve starts from the pressure buffer's values (warm) or from zero.
+    pub fn set_tolerance_slots(&self, queue: &wgpu::Queue, tolerances: [(f64, bool); 2]) {
+        for (slot, (tolerance, warm)) in tolerances.into_iter().enumerate() {
+            let uniforms = PressureUniforms {
+                tolerance_squared: (tolerance * tolerance) as f32,
+                warm: u32::from(warm),
+                ..self.uniforms
+            };
             queue.write_buffer(&self.tolerance_slots, slot as u64 * layout::SLOT, bytemuck::bytes_of(&uniforms));
         }
     }
 
-    /// Records a solve of `A p = b` from p = 0 with `b` in [`PressureGpu::rhs`], at most
-    /// `max_iterations`, to the tolerance of `slot` (0 or 1, [`PressureGpu::set_tolerance_slots`]):
+    /// Records a solve of `A p = b` with `b` in [`PressureGpu::rhs`], at most `max_iterations`,
+    /// from p = 0 or (a warm slot) the pressure buffer's values, to the tolerance of `slot` (0 or 1, [`PressureGpu::set_tolerance_slots`]):
     /// two solves of one submission may stop at different residuals.
     pub fn record_solve_in(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, slot: u64) {
         let size = size_of::<PressureUniforms>() as u64;
@@ -379,8 +386,9 @@ impl PressureGpu {
         });
         let mut pass =
             encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pressure.pcg"), timestamp_writes });
-        self.run(&mut pass, "pcg_begin");
-        self.run(&mut pass, "pcg_reduce_bb");
+        for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_warm_residual", "pcg_reduce_warm"] {
+            self.run(&mut pass, entry);
+        }
         self.precondition(&mut pass);
         for _ in 0..max_iterations {
             for entry in ITERATION {

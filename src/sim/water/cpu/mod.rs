@@ -28,7 +28,7 @@ use super::WaterSettings;
 use crate::sim::pressure::PressureSettings;
 use crate::sim::pressure::cells::{CellKind, PressureCells};
 use crate::sim::pressure::cpu::operator::Poisson;
-use crate::sim::pressure::cpu::pcg::{PcgReport, solve};
+use crate::sim::pressure::cpu::pcg::{PcgReport, solve_from};
 use crate::sim::pressure::cpu::precond::Precond;
 
 /// The water solver's state.
@@ -188,7 +188,9 @@ impl WaterCpu {
         let b: Vec<f64> =
             (0..op.diag.len()).map(|c| if op.active(c) { -scale * flux.divergence(&cells, c) } else { 0.0 }).collect();
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
-        let (p, report) = solve(&op, &pre, &b, self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
+        // From the last step's pressure (a warm start, as the GPU step).
+        let (tolerance, cap) = (self.settings.pressure.tolerance, self.settings.pressure.max_iterations);
+        let (p, report) = solve_from(&op, &pre, &b, Some(&self.pressure), tolerance, cap);
         let k = dt / (self.settings.density * self.h);
         grid.subtract_gradient(&cells, &p, k);
         if let Some(s) = snow.as_deref_mut() {

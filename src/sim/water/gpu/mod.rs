@@ -309,6 +309,9 @@ impl WaterGpu {
         );
         self.pressure.record_build(encoder);
         self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
+        // A warm start from the last projection's pressure (the volume correction's solve has
+        // used the solve's vector since).
+        encoder.copy_buffer_to_buffer(&self.solve_pressure, 0, self.pressure.pressure(), 0, None);
         self.pressure.record_solve_in(encoder, self.budget, 0);
         self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
@@ -354,7 +357,7 @@ impl WaterGpu {
         // The solves' notes count from here (the speed and air words are the steps' own).
         gpu.queue.write_buffer(&self.status, 8, &[0u8; size_of::<WaterStatus>() - 8]);
         let s = &self.settings;
-        self.pressure.set_tolerance_slots(&gpu.queue, [s.pressure.tolerance, s.volume_tolerance]);
+        self.pressure.set_tolerance_slots(&gpu.queue, [(s.pressure.tolerance, true), (s.volume_tolerance, false)]);
     }
 
     /// Takes `solids` (the same cells, [`cells_with_solids`]) in place of the colliders it had:
