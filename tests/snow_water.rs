@@ -72,9 +72,11 @@ fn a_snowball_dropped_into_a_pond_floats_and_raises_the_water() {
             continue;
         }
         let rise = open_water_surface(&sim, clear) - still;
-        // The surface: the filled depth plus the rise; each snow particle a cube of its current
-        // volume, the share of it below the surface counted.
-        let surface = 0.2 + rise;
+        // The surface: the filled depth (whole layers of the lattice, h/2 apart, below 0.2 m)
+        // plus the rise; each snow particle a cube of its current volume, the share of it below
+        // the surface counted.
+        let layer = 0.5 * sim.water.h;
+        let surface = (0.2 / layer).ceil() * layer + rise;
         let (mut below, mut total) = (0.0, 0.0);
         for p in &sim.snow.particles {
             let volume = p.volume * p.deformation.determinant() * p.plastic_jacobian;
