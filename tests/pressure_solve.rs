@@ -67,6 +67,46 @@ fn a_warm_start_takes_fewer_iterations_and_the_same_answer() {
     assert!(worst < 1e-4 * largest, "warm answer off by {worst} of {largest}");
     let (zero, _) = solve_from(&op, &pre, &vec![0.0; b.len()], Some(&exact), 1e-6, 100);
     assert!(zero.iter().all(|&v| v == 0.0));
+    // A start worse than zero (three times the answer: its residual is 2‖b‖) is dropped: the
+    // same iterations as from zero.
+    let bad: Vec<f64> = exact.iter().map(|v| 3.0 * v).collect();
+    let (_, from_bad) = solve_from(&op, &pre, &b, Some(&bad), 1e-6, 100);
+    assert_eq!(from_bad.iterations, from_zero.iterations, "{from_bad:?}");
+}
+
+/// The GPU's warm start follows the twin's: from the exact answer no iteration, from the answer
+/// of a right-hand side 1 % away fewer iterations than from zero and the same answer, from three
+/// times the answer (worse than zero) the iterations from zero.
+#[test]
+fn the_gpu_warm_start_follows_the_twins() {
+    use powder::sim::pressure::gpu::PressureGpu;
+    let gpu = common::gpu();
+    let (op, b) = tank(16);
+    let solver = PressureGpu::new(&gpu, &op, Preconditioner::Multigrid);
+    let pre = Precond::new(Preconditioner::Multigrid, &op);
+    let (exact, _) = solve(&op, &pre, &b, 1e-10, 100);
+    let cold = solver.solve(&gpu, &b, 1e-5, 100).expect("read back");
+    let at_answer = solver.solve_from(&gpu, &b, &exact, 1e-5, 100).expect("read back");
+    let (near, _) = solve(&op, &pre, &b.iter().map(|v| 1.01 * v).collect::<Vec<_>>(), 1e-10, 100);
+    let from_near = solver.solve_from(&gpu, &b, &near, 1e-5, 100).expect("read back");
+    let (_, twin_near) = solve_from(&op, &pre, &b, Some(&near), 1e-5, 100);
+    let bad: Vec<f64> = exact.iter().map(|v| 3.0 * v).collect();
+    let from_bad = solver.solve_from(&gpu, &b, &bad, 1e-5, 100).expect("read back");
+    let its = |s: &powder::sim::pressure::gpu::GpuSolve| s.scalars.iterations;
+    eprintln!(
+        "GPU multigrid to 1e-5: from zero {}, from the answer {}, from the nearby answer {} (twin {}), from three \
+         times the answer {}",
+        its(&cold),
+        its(&at_answer),
+        its(&from_near),
+        twin_near.iterations,
+        its(&from_bad)
+    );
+    assert_eq!(its(&at_answer), 0);
+    assert!(its(&from_near) < its(&cold) && its(&from_near).abs_diff(twin_near.iterations) <= 1);
+    assert!(worst(&from_near.pressure, &exact) < 1e-4, "{}", worst(&from_near.pressure, &exact));
+    assert_eq!(its(&from_bad), its(&cold));
+    assert!(worst(&from_bad.pressure, &exact) < 1e-4);
 }
 
 /// The fixed problem (`powder::sim::pressure::problem::sphere_tank`): an `n`³ box, liquid below

@@ -204,10 +204,10 @@ fn water_keeps_its_volume_over_ten_seconds_of_sloshing() {
         let (depth, filled) = volume_after_sloshing(transfer, true);
         eprintln!("{transfer:?}: after 10 s the depth is {depth:.4} of the start's, the filled volume {filled:.4}");
         // The target: under 1 % of drift over 10 s. APIC (the default) meets it: depth
-        // 0.9967. PIC/FLIP 0.95 does not reliably: its depth ends where its noise takes it, 1.0175
-        // with each projection starting from the last one's pressure, 1.0092 and 1.0117 from zero
-        // to 1e-6 and 1e-7 (the same residual criterion each time); held to 2 %.
-        let allowed = if transfer == Transfer::Apic { 0.01 } else { 0.02 };
+        // 0.9967. PIC/FLIP 0.95 does not: its depth ends where FLIP's noise takes it, between
+        // 1.009 and 1.018 in the runs measured (the projection from zero to 1e-6 or 1e-7, or warm
+        // started: any change in the solve's last digits moves it); held to 2.5 %.
+        let allowed = if transfer == Transfer::Apic { 0.01 } else { 0.025 };
         assert!((depth - 1.0).abs() < allowed && (filled - 1.0).abs() < 0.01, "{transfer:?}: {depth}, {filled}");
     }
     // Without the correction PIC/FLIP's particles crowd: measured depth 0.981, filled volume 0.932.

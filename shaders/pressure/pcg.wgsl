@@ -32,8 +32,8 @@ struct PressureUniforms {
 @group(0) @binding(8) var<storage, read_write> partials: array<f32>;
 @group(0) @binding(9) var<storage, read_write> scalars: PcgScalars;
 @group(0) @binding(10) var<storage, read_write> half_step: array<f32>;
-// The relative residual ‖r‖/‖b‖ after each iteration, entry 0 the start's (1): what the Stats
-// panel plots. As long as the iteration cap allows (MAX_ITERATIONS_RANGE's upper end, plus one).
+// The relative residual ‖r‖/‖b‖ after each iteration, entry 0 the start's (1 from zero, less
+// from a warm start): what the Stats panel plots. As long as the iteration cap allows (MAX_ITERATIONS_RANGE's upper end, plus one).
 @group(0) @binding(11) var<storage, read_write> history: array<f32>;
 
 var<workgroup> sums: array<f32, 256>;
@@ -135,15 +135,27 @@ fn pcg_warm_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
 }
 
 // A warm start's rᵀr: the start's relative residual, done at once if it is within the tolerance.
+// A start farther from the answer than zero (rr > bb) is dropped by `pcg_warm_fallback`, which
+// finds rr > bb here and restarts from zero; `pcg_reduce_zr` then sets rr = bb.
 @compute @workgroup_size(256)
 fn pcg_reduce_warm(@builtin(local_invocation_index) local: u32) {
     let rr = total(local);
     if local == 0u && u.warm != 0u && scalars.bb > 0.0 {
         scalars.rr = rr;
-        history[0] = sqrt(rr / scalars.bb);
+        history[0] = min(sqrt(rr / scalars.bb), 1.0);
         if rr <= u.tolerance_squared * scalars.bb {
             scalars.done = 1u;
         }
+    }
+}
+
+// p = 0 and r = b again where a warm start was worse than zero.
+@compute @workgroup_size(256)
+fn pcg_warm_fallback(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
+    if u.warm != 0u && scalars.rr > scalars.bb && is_unknown(c) {
+        pressure[c] = 0.0;
+        residual[c] = rhs[c];
     }
 }
 
@@ -216,6 +228,10 @@ fn pcg_reduce_zr(@builtin(local_invocation_index) local: u32) {
     if local == 0u && scalars.done == 0u {
         scalars.beta = select(zr / scalars.sigma, 0.0, scalars.iterations == 0u);
         scalars.sigma = zr;
+        if scalars.iterations == 0u {
+            // After `pcg_warm_fallback`: the residual is b again.
+            scalars.rr = min(scalars.rr, scalars.bb);
+        }
     }
 }
 

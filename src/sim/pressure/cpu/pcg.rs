@@ -25,9 +25,10 @@ pub fn solve(op: &Poisson, pre: &Precond, b: &[f64], tolerance: f64, max_iterati
     solve_from(op, pre, b, None, tolerance, max_iterations)
 }
 
-/// [`solve`] from `start` (its values on the active cells; `None`, or a vector of another
-/// length: zero), the residual still measured against `‖b‖`: a warm start from the last step's
-/// pressure, which for water near rest is mostly the hydrostatic pressure the step needs again.
+/// [`solve`] from `start` (its values on the active cells; `None`, a vector of another length, or
+/// a start whose residual exceeds `‖b‖`: zero), the residual still measured against `‖b‖`: a warm
+/// start from the last step's pressure, which for water near rest is mostly the hydrostatic
+/// pressure the step needs again.
 pub fn solve_from(
     op: &Poisson,
     pre: &Precond,
@@ -54,6 +55,11 @@ pub fn solve_from(
         }
     }
     let norm_b = dot(b, b).sqrt();
+    // A start farther from the answer than zero is (the water changed too much since) is dropped.
+    if dot(&r, &r) > norm_b * norm_b {
+        p.iter_mut().for_each(|v| *v = 0.0);
+        r.copy_from_slice(b);
+    }
     let mut report = PcgReport {
         iterations: 0,
         initial_residual: norm_b,

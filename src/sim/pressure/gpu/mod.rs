@@ -134,11 +134,12 @@ const KINDS: usize = 12;
 const ITERATION: [&str; 4] = ["pcg_apply", "pcg_reduce_sq", "pcg_update", "pcg_reduce_rr"];
 
 /// Every entry point the host builds pipelines for.
-pub const ENTRIES: [&str; 12] = [
+pub const ENTRIES: [&str; 13] = [
     "pcg_begin",
     "pcg_reduce_bb",
     "pcg_warm_residual",
     "pcg_reduce_warm",
+    "pcg_warm_fallback",
     "pcg_ip_upper",
     "pcg_precondition",
     "pcg_reduce_zr",
@@ -162,8 +163,9 @@ pub struct PressureGpu {
     mic: Option<mic::GpuMic>,
     multigrid: Option<multigrid::GpuMultigrid>,
     build: Option<build::OperatorBuild>,
-    /// [`PressureUniforms`] with each of two tolerances, one 256-byte slot each, copied into the
-    /// uniforms before a solve that names its slot ([`PressureGpu::record_solve_in`]).
+    /// [`PressureUniforms`] with each of two solves' tolerance and start (zero or warm), one
+    /// 256-byte slot each, copied into the uniforms before a solve that names its slot
+    /// ([`PressureGpu::record_solve_in`]).
     tolerance_slots: wgpu::Buffer,
 }
 
@@ -299,9 +301,17 @@ impl PressureGpu {
         &self.buffers[SCALARS]
     }
 
-    /// Sets the tolerance of the solves submitted after it.
+    /// Sets the tolerance of the solves submitted after it, which start from zero.
     pub fn set_tolerance(&self, queue: &wgpu::Queue, tolerance: f64) {
-        let uniforms = PressureUniforms { tolerance_squared: (tolerance * tolerance) as f32, ..self.uniforms };
+        self.set_uniforms(queue, tolerance, false);
+    }
+
+    fn set_uniforms(&self, queue: &wgpu::Queue, tolerance: f64, warm: bool) {
+        let uniforms = PressureUniforms {
+            tolerance_squared: (tolerance * tolerance) as f32,
+            warm: u32::from(warm),
+            ..self.uniforms
+        };
         queue.write_buffer(&self.buffers[UNIFORMS], 0, bytemuck::bytes_of(&uniforms));
     }
 
@@ -332,7 +342,7 @@ impl PressureGpu {
 
     /// Sets the two tolerances [`PressureGpu::record_solve_in`]'s slots hold, and whether each
     /// slot's solve starts from the pressure buffer's values (warm) or from zero.
-    pub fn set_tolerance_slots(&self, queue: &wgpu::Queue, tolerances: [(f64, bool); 2]) {
+    pub fn set_solve_slots(&self, queue: &wgpu::Queue, tolerances: [(f64, bool); 2]) {
         for (slot, (tolerance, warm)) in tolerances.into_iter().enumerate() {
             let uniforms = PressureUniforms {
                 tolerance_squared: (tolerance * tolerance) as f32,
@@ -344,7 +354,7 @@ impl PressureGpu {
     }
 
     /// Records a solve of `A p = b` with `b` in [`PressureGpu::rhs`], at most `max_iterations`,
-    /// from p = 0 or (a warm slot) the pressure buffer's values, to the tolerance of `slot` (0 or 1, [`PressureGpu::set_tolerance_slots`]):
+    /// from p = 0 or (a warm slot) the pressure buffer's values, to the tolerance of `slot` (0 or 1, [`PressureGpu::set_solve_slots`]):
     /// two solves of one submission may stop at different residuals.
     pub fn record_solve_in(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, slot: u64) {
         let size = size_of::<PressureUniforms>() as u64;
@@ -377,7 +387,8 @@ impl PressureGpu {
         }
     }
 
-    /// Records a solve of `A p = b` (b uploaded before it) from p = 0.
+    /// Records a solve of `A p = b` (b uploaded before it) from p = 0, or from the pressure
+    /// vector's values where the uniforms' `warm` is set.
     fn record(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, timestamps: Option<&wgpu::QuerySet>) {
         let timestamp_writes = timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
             query_set,
@@ -386,7 +397,7 @@ impl PressureGpu {
         });
         let mut pass =
             encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pressure.pcg"), timestamp_writes });
-        for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_warm_residual", "pcg_reduce_warm"] {
+        for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_warm_residual", "pcg_reduce_warm", "pcg_warm_fallback"] {
             self.run(&mut pass, entry);
         }
         self.precondition(&mut pass);
@@ -403,6 +414,24 @@ impl PressureGpu {
     /// `max_iterations`, one submission; an error if the device is lost while reading back.
     pub fn solve(&self, gpu: &Gpu, b: &[f64], tolerance: f64, max_iterations: u32) -> Result<GpuSolve, GpuError> {
         Ok(self.submit(gpu, b, tolerance, max_iterations, None)?.0)
+    }
+
+    /// [`PressureGpu::solve`] from `start` (one value per cell; a start whose residual exceeds
+    /// `‖b‖` is dropped for zero), as the twin's `solve_from`.
+    pub fn solve_from(
+        &self,
+        gpu: &Gpu,
+        b: &[f64],
+        start: &[f64],
+        tolerance: f64,
+        max_iterations: u32,
+    ) -> Result<GpuSolve, GpuError> {
+        let start: Vec<f32> = start.iter().map(|v| *v as f32).collect();
+        gpu.queue.write_buffer(&self.buffers[PRESSURE], 0, bytemuck::cast_slice(&start));
+        self.set_uniforms(&gpu.queue, tolerance, true);
+        let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
+        gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
+        Ok(self.record_and_read(gpu, max_iterations, None)?.0)
     }
 
     /// [`PressureGpu::solve`], and the GPU's milliseconds from the solve's first pass to the end of
@@ -435,6 +464,17 @@ impl PressureGpu {
         self.set_tolerance(&gpu.queue, tolerance);
         let rhs: Vec<f32> = b.iter().map(|v| *v as f32).collect();
         gpu.queue.write_buffer(&self.buffers[RHS], 0, bytemuck::cast_slice(&rhs));
+        self.record_and_read(gpu, max_iterations, timing)
+    }
+
+    /// Records and submits a solve with the uniforms and vectors already written, and reads back
+    /// the pressure, the scalars and (with `timing`) the GPU's milliseconds.
+    fn record_and_read(
+        &self,
+        gpu: &Gpu,
+        max_iterations: u32,
+        timing: Option<&(wgpu::QuerySet, wgpu::Buffer)>,
+    ) -> Result<(GpuSolve, Option<f64>), GpuError> {
         let mut encoder =
             gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("pressure.solve") });
         self.record(&mut encoder, max_iterations, timing.map(|(q, _)| q));

@@ -1,22 +1,23 @@
 //! Snow in the water's pressure projection (f64 twin): one pressure solve for water and the snow
-//! that touches it, each phase keeping its own velocity grid.
+//! that touches it, each phase keeping its own velocity.
 //!
-//! The snow's particles put their mass, momentum and current volume on the water's MAC faces.
-//! Each face's velocity becomes the mass-weighted mean of the two phases, and its density the
-//! mixture's, `ρ_f = (m_w + m_s) / (m_w / ρ_w + V_s)`. Cells holding snow that are connected to
-//! the water through cells of snow or water join the liquid, and the projection with per-face
-//! coefficients `1/ρ_f` (a variable-density projection) makes the mixture divergence-free:
-//! water cannot enter the snow's cells without moving the snow, and a pressure gradient of
-//! `ρ_w g` accelerates the snow's faces by `ρ_w g / ρ_s`, Archimedes' buoyancy, from the same
-//! solve that holds the water up. The solve is one linear system, so light snow in heavy water
-//! needs no added-mass iteration (an explicit exchange of pressure forces between two solves is
-//! unstable once the displaced water outweighs the snow).
+//! The snow's particles put their mass, momentum and current volume on the water's MAC faces. A
+//! face the snow reaches holds a snow share `α_s` (its volume over a cell's) at the snow's density
+//! `ρ_s`, and a water share `α_w`. Cells holding snow that connect to the water through cells of
+//! snow or water join the liquid, and the projection makes the two phases' volume flux
+//! `α_w u_w + α_s u_s` divergence-free, each phase accelerated by the same pressure gradient over
+//! its own density: the face's coefficient is `α_w + α_s ρ_w/ρ_s`. Water cannot enter the snow's
+//! cells without moving the snow, and a pressure gradient of `ρ_w g` accelerates the snow by
+//! `ρ_w g / ρ_s`, Archimedes' buoyancy, from the same solve that holds the water up. The solve is
+//! one linear system, so light snow in heavy water needs no added-mass iteration (an explicit
+//! exchange of pressure forces between two solves is unstable once the displaced water outweighs
+//! the snow).
 //!
-//! After the projection each face's velocity change is given to the snow's particles (a FLIP
+//! After the projection the snow's velocity change on each face is given to its particles (a FLIP
 //! increment sampled with the same weights that scattered them: the momentum the snow's faces
-//! gained is exactly what its particles gain), and its own step (elasticity, plasticity, walls)
-//! goes on on its own grid. The volume correction counts the snow's volume in each cell, so water
-//! that ended up inside the snow is pushed out of it.
+//! gained is exactly what its particles gain; its affine part is left as it was), and its own step
+//! (elasticity, plasticity, walls) goes on on its own grid. The volume correction counts the
+//! snow's volume in each cell, so water that ended up inside the snow is pushed out of it.
 
 use nalgebra::Vector3;
 
@@ -104,8 +105,13 @@ impl SnowOnFaces {
     /// The snow's volume share `α_s` of face `f` along axis `a` (its particles' volume over a
     /// cell's, at most 1) and its density there, kg/m³; `None` where no snow reaches the face.
     fn share(&self, a: usize, f: usize, h: f64) -> Option<(f64, f64)> {
+        self.density(a, f).map(|rho| ((self.volume[a][f] / h.powi(3)).min(1.0), rho))
+    }
+
+    /// The snow's density on face `f` along axis `a`, kg/m³; `None` where no snow reaches it.
+    fn density(&self, a: usize, f: usize) -> Option<f64> {
         let (m, v) = (self.mass[a][f], self.volume[a][f]);
-        (m > 0.0 && v > 0.0).then(|| ((v / h.powi(3)).min(1.0), m / v))
+        (m > 0.0 && v > 0.0).then(|| m / v)
     }
 
     /// The mixture's volume flux on each face and the projection's coefficients. `grid` holds the
@@ -140,7 +146,7 @@ impl SnowOnFaces {
             let fd = face_dims(dims, a);
             for f in 0..self.change[a].len() {
                 self.change[a][f] = 0.0;
-                let Some((_, rho_s)) = self.share(a, f, 1.0) else { continue };
+                let Some(rho_s) = self.density(a, f) else { continue };
                 let at = [f % fd[0], (f / fd[0]) % fd[1], f / (fd[0] * fd[1])];
                 if at[a] == 0 || at[a] >= dims[a] {
                     continue;

@@ -211,7 +211,7 @@ impl WaterCpu {
             let (h, rest) = (self.h, self.settings.particles_per_cell);
             let solve = PressureSettings { tolerance: self.settings.volume_tolerance, ..self.settings.pressure };
             let occupied = snow.as_deref().map(|s| s.occupied.as_slice());
-            volume::correct_around(&mut self.particles, cells, h, rest, &solve, occupied);
+            volume::correct(&mut self.particles, cells, h, rest, &solve, occupied);
             self.clamp_inside();
         }
         self.pressure = p;

@@ -9,7 +9,7 @@
 //! Each particle moves by the displacement interpolated at it. Only crowding is corrected: a cell
 //! with too few particles is a surface cell partly filled, not a hole to close.
 //!
-//! With snow in the water ([`correct_around`]) the snow's share of each cell counts as filled, and
+//! With snow in the water (`occupied` in [`correct`]) the snow's share of each cell counts as filled, and
 //! holes are closed too: a cell with no air beside it and too few particles gets `e < 0`, which
 //! draws particles in (a snowball's splash otherwise leaves holes that keep the water standing
 //! higher: measured 0.73 of the rest packing in the pond's lower layers). Closing holes needs the
@@ -83,21 +83,11 @@ fn touches_air(cells: &PressureCells, c: usize) -> bool {
 }
 
 /// Moves `particles` apart where cells of `cells` (liquid, air, solid as the step classified
-/// them) hold more than `rest` each. Returns what the solve did, `None` where no cell is air.
+/// them) hold more than `rest` each. `occupied`: each cell's share taken by something else
+/// (snow), counted as filled, so a cell whose water and snow together overfill it pushes the
+/// water out; given it, holes away from air are closed too and the counts are folded at the walls
+/// (see the module's text). Returns what the solve did, `None` where no cell is air.
 pub fn correct(
-    particles: &mut [WaterParticle],
-    cells: PressureCells,
-    h: f64,
-    rest: f64,
-    pressure: &PressureSettings,
-) -> Option<PcgReport> {
-    correct_around(particles, cells, h, rest, pressure, None)
-}
-
-/// [`correct`] with each cell's share `occupied` by something else (snow), counted as filled: a
-/// cell whose water and snow together overfill it pushes the water out; given `occupied`, holes
-/// away from air are closed too and the counts are folded at the walls (see the module's text).
-pub fn correct_around(
     particles: &mut [WaterParticle],
     cells: PressureCells,
     h: f64,

@@ -357,7 +357,7 @@ impl WaterGpu {
         // The solves' notes count from here (the speed and air words are the steps' own).
         gpu.queue.write_buffer(&self.status, 8, &[0u8; size_of::<WaterStatus>() - 8]);
         let s = &self.settings;
-        self.pressure.set_tolerance_slots(&gpu.queue, [(s.pressure.tolerance, true), (s.volume_tolerance, false)]);
+        self.pressure.set_solve_slots(&gpu.queue, [(s.pressure.tolerance, true), (s.volume_tolerance, false)]);
     }
 
     /// Takes `solids` (the same cells, [`cells_with_solids`]) in place of the colliders it had:
