@@ -264,8 +264,9 @@ fn the_projection_leaves_the_liquid_divergence_free_to_the_tolerance() {
         solve.iterations,
         (solve.rr / solve.bb).sqrt()
     );
-    // The solve's residual curve (what the Stats panel plots): 1 at the start, one entry per
-    // iteration, ending at the residual the solve stopped at, below the tolerance.
+    // The solve's residual curve (what the Stats panel plots): 1 at the start (the first step's
+    // projection starts from zero), one entry per iteration, ending at the residual the solve
+    // stopped at, below the tolerance.
     let history = water.last_history(&gpu).expect("read back");
     let last = *history.last().expect("a curve");
     eprintln!("residual curve: {history:?}");
