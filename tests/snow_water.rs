@@ -10,15 +10,19 @@ use powder::sim::water::cpu::WaterCpu;
 use powder::sim::water::cpu::coupled::SnowAndWaterCpu;
 use powder::sim::water::{Transfer, WaterSettings};
 
-/// The pond: 12³ cells of 5 cm, water 20 cm deep; a ball of reference snow (400 kg/m³) of
-/// radius `r` whose lowest point is 2 cm above the water.
+/// The pond's depth, m.
+const DEPTH: f64 = 0.3;
+
+/// The pond: 12³ cells of 5 cm, water 30 cm deep (whole cells, and deep enough that the ball
+/// does not reach the floor as it plunges); a ball of reference snow (400 kg/m³) of radius `r`
+/// released with its lowest point at the water's surface.
 fn pond(r: f64) -> SnowAndWaterCpu {
-    let (n, h, depth) = (12, 0.05, 0.2);
+    let (n, h, depth) = (12, 0.05, DEPTH);
     let water = fill([n; 3], h, |_, z| z < depth);
     // PIC's dissipation lets the ball and the waves settle within the few seconds simulated.
     let settings = WaterSettings { transfer: Transfer::PicFlip { ratio: 0.0 }, ..Default::default() };
     let water = WaterCpu::new([n; 3], h, Vector3::new(0.0, 0.0, -G), settings, water);
-    let centre = Vec3::new(0.3, 0.3, (depth + r + 0.02) as f32);
+    let centre = Vec3::new(0.3, 0.3, (depth + r) as f32);
     let (lo, hi) = (Vec3::ZERO, Vec3::splat((n as f64 * h) as f32));
     let ball = common::lattice(lo, hi, h as f32, 400.0, |x| ((x - centre).length() < r as f32).then_some(Vec3::ZERO));
     let snow = CpuSolver::new(common::params(n as u32, h, 4e-4), &ball);
@@ -47,14 +51,12 @@ fn open_water_surface(sim: &SnowAndWaterCpu, clear: f64) -> f64 {
 }
 
 /// A snowball dropped into a pond floats, and the water rises by the volume of snow below its
-/// surface spread over the pond.
-///
-/// The issue's target is the rise within 5 % of the submerged volume over the pond's area; at
-/// this resolution (the ball 2.8 cells in radius) the twin measures 1.066 of it, and the ball
-/// floats with 0.357 of its volume submerged where Archimedes says 0.40 (docs/water.md, "Snow in
-/// the water"). Held to what is measured: the rise within 10 % of the expected, the submerged
-/// share between 0.30 and 0.45. When the snow's particles do not take the projection's change (no
-/// buoyancy) the ball sinks to the floor, 0.8 of it submerged, and the test fails.
+/// surface spread over the pond (the issue's target: within 5 %). Measured here: the rise 1.013
+/// of that volume over the pond's area, and 0.377 of the ball under water where Archimedes says
+/// 0.40; held to 5 % and to 0.33–0.45. On 16³ cells (docs/water.md, "Snow in the water") the
+/// share is 0.373 but the rise 0.77, so the 5 % is met on this grid, not yet on every grid. When
+/// the snow's particles do not take the projection's change (no buoyancy) the ball sinks and the
+/// test fails. Mass is kept by construction: particles are neither made nor lost.
 #[test]
 fn a_snowball_dropped_into_a_pond_floats_and_raises_the_water() {
     let r = 0.14;
@@ -70,11 +72,11 @@ fn a_snowball_dropped_into_a_pond_floats_and_raises_the_water() {
             continue;
         }
         let rise = open_water_surface(&sim, clear) - still;
-        // The surface: the filled depth (whole layers of the lattice, h/2 apart, below 0.2 m)
+        // The surface: the filled depth (whole layers of the lattice, h/2 apart, below DEPTH)
         // plus the rise; each snow particle a cube of its current volume, the share of it below
         // the surface counted.
         let layer = 0.5 * sim.water.h;
-        let surface = (0.2 / layer).ceil() * layer + rise;
+        let surface = (DEPTH / layer).ceil() * layer + rise;
         let (mut below, mut total) = (0.0, 0.0);
         for p in &sim.snow.particles {
             let volume = p.volume * p.deformation.determinant() * p.plastic_jacobian;
@@ -93,6 +95,6 @@ fn a_snowball_dropped_into_a_pond_floats_and_raises_the_water() {
     );
     assert!(sim.snow.particles.iter().all(|p| p.position.iter().all(|x| x.is_finite())));
     assert!(sim.water.particles.iter().all(|p| p.position.iter().all(|x| x.is_finite())));
-    assert!((0.30..0.45).contains(&share), "submerged share {share}");
-    assert!((rise / expected - 1.0).abs() < 0.10, "rise {rise} vs {expected}");
+    assert!((0.33..0.45).contains(&share), "submerged share {share}");
+    assert!((rise / expected - 1.0).abs() < 0.05, "rise {rise} vs {expected}");
 }
