@@ -76,6 +76,38 @@ fn is_unknown(c: u32) -> bool {
     return c < u.cells && coeffs[c].x > 0.0;
 }
 
+// (A pressure)_c and (A direction)_c: WGSL passes no storage pointers to functions, so one of
+// each.
+fn apply_pressure(c: u32) -> f32 {
+    let k = coeffs[c];
+    var q = k.x * pressure[c];
+    for (var a = 0u; a < 3u; a++) {
+        let s = stride(a);
+        if c + s < u.cells {
+            q += k[a + 1u] * pressure[c + s];
+        }
+        if c >= s {
+            q += coeffs[c - s][a + 1u] * pressure[c - s];
+        }
+    }
+    return q;
+}
+
+fn apply_direction(c: u32) -> f32 {
+    let k = coeffs[c];
+    var q = k.x * direction[c];
+    for (var a = 0u; a < 3u; a++) {
+        let s = stride(a);
+        if c + s < u.cells {
+            q += k[a + 1u] * direction[c + s];
+        }
+        if c >= s {
+            q += coeffs[c - s][a + 1u] * direction[c - s];
+        }
+    }
+    return q;
+}
+
 // r = b, p = 0 (warm: p kept on the unknowns, 0 elsewhere), and bᵀb's partial sums.
 @compute @workgroup_size(256)
 fn pcg_begin(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32,
@@ -116,18 +148,7 @@ fn pcg_warm_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_
     let c = linear(id, groups);
     var rr = 0.0;
     if u.warm != 0u && is_unknown(c) {
-        let k = coeffs[c];
-        var q = k.x * pressure[c];
-        for (var a = 0u; a < 3u; a++) {
-            let s = stride(a);
-            if c + s < u.cells {
-                q += k[a + 1u] * pressure[c + s];
-            }
-            if c >= s {
-                q += coeffs[c - s][a + 1u] * pressure[c - s];
-            }
-        }
-        let r = rhs[c] - q;
+        let r = rhs[c] - apply_pressure(c);
         residual[c] = r;
         rr = r * r;
     }
@@ -254,17 +275,7 @@ fn pcg_apply(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
     if scalars.done == 0u && c < u.cells {
         var q = 0.0;
         if is_unknown(c) {
-            let k = coeffs[c];
-            q = k.x * direction[c];
-            for (var a = 0u; a < 3u; a++) {
-                let s = stride(a);
-                if c + s < u.cells {
-                    q += k[a + 1u] * direction[c + s];
-                }
-                if c >= s {
-                    q += coeffs[c - s][a + 1u] * direction[c - s];
-                }
-            }
+            q = apply_direction(c);
         }
         applied[c] = q;
         sq = q * direction[c];

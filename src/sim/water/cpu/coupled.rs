@@ -63,11 +63,6 @@ impl SnowAndWaterCpu {
 
     /// Advances `duration` seconds in steps of at most `max_dt` (and the CFL limit).
     pub fn advance(&mut self, duration: f64, max_dt: f64) {
-        let mut left = duration;
-        while left > 1e-12 {
-            let dt = self.stable_dt(max_dt).min(left);
-            self.step(dt);
-            left -= dt;
-        }
+        super::advance_in_steps(self, duration, max_dt, Self::stable_dt, Self::step);
     }
 }

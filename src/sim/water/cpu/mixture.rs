@@ -67,9 +67,7 @@ impl SnowOnFaces {
                     volume[a][f] += w * current;
                 });
             }
-            let c: [usize; 3] =
-                std::array::from_fn(|a| ((x[a] / h).floor() as i64 + 1).clamp(1, dims[a] as i64 - 2) as usize);
-            holds_snow[c[0] + dims[0] * (c[1] + dims[1] * c[2])] = true;
+            holds_snow[super::cell_of(&x, h, dims)] = true;
             points.push((x, current / h.powi(3)));
         }
         let occupied = super::volume::spread(points.iter().map(|(x, w)| (x, *w)), dims, h, true);

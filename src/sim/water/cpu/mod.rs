@@ -97,12 +97,7 @@ impl WaterCpu {
 
     /// Advances `duration` seconds in steps of at most `max_dt` (and the CFL limit).
     pub fn advance(&mut self, duration: f64, max_dt: f64) {
-        let mut left = duration;
-        while left > 1e-12 {
-            let dt = self.stable_dt(max_dt).min(left);
-            self.step(dt);
-            left -= dt;
-        }
+        advance_in_steps(self, duration, max_dt, Self::stable_dt, Self::step);
     }
 
     /// The cell kinds: the solid layer around the domain and the colliders' cells, liquid where a
@@ -111,10 +106,7 @@ impl WaterCpu {
         let dims = self.grid_dims();
         let mut liquid = vec![false; dims[0] * dims[1] * dims[2]];
         for p in &self.particles {
-            let c =
-                (0..3).map(|a| ((p.position[a] / self.h).floor() as i64 + 1).clamp(1, self.cells[a] as i64) as usize);
-            let c: Vec<usize> = c.collect();
-            liquid[c[0] + dims[0] * (c[1] + dims[1] * c[2])] = true;
+            liquid[cell_of(&p.position, self.h, dims)] = true;
         }
         let mut cells = PressureCells::walled(dims, |i, j, k| {
             let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
@@ -218,4 +210,28 @@ impl WaterCpu {
         self.kinds = Some(cells);
         self.last_solve = Some(report);
     }
+}
+
+/// Advances `sim` by `duration` seconds in steps of `stable(sim, max_dt)` (the last one shortened
+/// to land on `duration`): the twins' time loop.
+pub(crate) fn advance_in_steps<T>(
+    sim: &mut T,
+    duration: f64,
+    max_dt: f64,
+    stable: fn(&T, f64) -> f64,
+    step: fn(&mut T, f64),
+) {
+    let mut left = duration;
+    while left > 1e-12 {
+        let dt = stable(sim, max_dt).min(left);
+        step(sim, dt);
+        left -= dt;
+    }
+}
+
+/// The index of the grid cell (of `dims`, the solid layer included) holding the point `x` (m from
+/// the domain's corner), kept inside the domain's cells.
+pub(crate) fn cell_of(x: &Vector3<f64>, h: f64, dims: [usize; 3]) -> usize {
+    let c: [usize; 3] = std::array::from_fn(|a| ((x[a] / h).floor() as i64 + 1).clamp(1, dims[a] as i64 - 2) as usize);
+    c[0] + dims[0] * (c[1] + dims[1] * c[2])
 }
