@@ -301,6 +301,13 @@ impl FaceGrid {
     }
 }
 
+/// The index of the grid cell (of `dims`, the solid layer included) holding the point `x` (m from
+/// the domain's corner), kept inside the domain's cells.
+pub fn cell_of(x: &Vector3<f64>, h: f64, dims: [usize; 3]) -> usize {
+    let c: [usize; 3] = std::array::from_fn(|a| ((x[a] / h).floor() as i64 + 1).clamp(1, dims[a] as i64 - 2) as usize);
+    c[0] + dims[0] * (c[1] + dims[1] * c[2])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 
 use nalgebra::Vector3;
 
-use super::faces::{FaceGrid, Stencil};
+use super::faces::{FaceGrid, Stencil, cell_of};
 use crate::sim::cpu::CpuParticle;
 use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims, face_index};
 
@@ -67,7 +67,7 @@ impl SnowOnFaces {
                     volume[a][f] += w * current;
                 });
             }
-            holds_snow[super::cell_of(&x, h, dims)] = true;
+            holds_snow[cell_of(&x, h, dims)] = true;
             points.push((x, current / h.powi(3)));
         }
         let occupied = super::volume::spread(points.iter().map(|(x, w)| (x, *w)), dims, h, true);

@@ -106,7 +106,7 @@ impl WaterCpu {
         let dims = self.grid_dims();
         let mut liquid = vec![false; dims[0] * dims[1] * dims[2]];
         for p in &self.particles {
-            liquid[cell_of(&p.position, self.h, dims)] = true;
+            liquid[faces::cell_of(&p.position, self.h, dims)] = true;
         }
         let mut cells = PressureCells::walled(dims, |i, j, k| {
             let inside = [i, j, k].iter().zip(&dims).all(|(&n, &d)| n >= 1 && n + 1 < d);
@@ -227,11 +227,4 @@ pub(crate) fn advance_in_steps<T>(
         step(sim, dt);
         left -= dt;
     }
-}
-
-/// The index of the grid cell (of `dims`, the solid layer included) holding the point `x` (m from
-/// the domain's corner), kept inside the domain's cells.
-pub(crate) fn cell_of(x: &Vector3<f64>, h: f64, dims: [usize; 3]) -> usize {
-    let c: [usize; 3] = std::array::from_fn(|a| ((x[a] / h).floor() as i64 + 1).clamp(1, dims[a] as i64 - 2) as usize);
-    c[0] + dims[0] * (c[1] + dims[1] * c[2])
 }
