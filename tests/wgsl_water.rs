@@ -37,7 +37,11 @@ fn the_water_step_validates_and_its_structs_match() {
             fixed,
             max_speed,
             origin,
-            pad2
+            snow_particles,
+            cell_mass,
+            snow,
+            pad0,
+            pad1
         ]
     );
     assert_eq!(wgsl_layout(&module, "WaterUniforms"), uniforms, "WaterUniforms differs between WGSL and Rust");

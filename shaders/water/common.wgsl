@@ -46,7 +46,14 @@ struct WaterUniforms {
     max_speed: f32,
     // The domain's lowest corner, m: particle positions are in the scene's frame.
     origin: vec3<f32>,
-    pad2: u32,
+    // Snow particles in the projection (snow.wgsl).
+    snow_particles: u32,
+    // A cell of water's mass ρ_w h³, kg: the unit of the snow's face masses.
+    cell_mass: f32,
+    // 1 while snow is in the projection, else 0.
+    snow: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // status[0]: the fastest particle's speed after the gather (f32 bits; non-negative floats order
@@ -99,7 +106,8 @@ const SCATTERED: u32 = 2u;
 @group(0) @binding(21) var<storage, read_write> diagnostics: array<vec4<f32>>;
 
 // Σ_a θ u over the high faces less the low ones of the cell at `at`: its divergence times h, m/s,
-// each face's flux weighted by its open fraction as the pressure operator is.
+// each face's flux weighted by its open fraction as the pressure operator is (with snow, the two
+// phases' volume flux: `face_flux` in snow.wgsl).
 fn cell_flux(at: vec3<u32>) -> f32 {
     var div = 0.0;
     for (var a = 0u; a < 3u; a++) {
@@ -107,7 +115,7 @@ fn cell_flux(at: vec3<u32>) -> f32 {
         up[a] += 1u;
         let hi = face_index(a, up);
         let lo = face_index(a, at);
-        div += open[hi] * velocity[hi] - open[lo] * velocity[lo];
+        div += open[hi] * face_flux(hi) - open[lo] * face_flux(lo);
     }
     return div;
 }

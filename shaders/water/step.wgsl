@@ -231,7 +231,9 @@ fn w_clear_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_work
     }
 }
 
-// The volume correction's right-hand side: each unknown cell's crowding, max(n / n₀ − 1, 0).
+// The volume correction's right-hand side: each unknown cell's crowding, max(n / n₀ − 1, 0); with
+// snow, its share of the cell counts as filled and a cell with no air beside it keeps a deficit
+// too, which closes holes (`volume::correct`).
 @compute @workgroup_size(256)
 fn w_excess(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
@@ -241,7 +243,13 @@ fn w_excess(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
     var b = 0.0;
     // Water filling its container has no free surface to spread to: b = 0 ends the solve at once.
     if coeffs[c].x > 0.0 && atomicLoad(&status[STATUS_AIR]) != 0u {
-        b = max(f32(atomicLoad(&count[c])) / u.fixed / u.rest - 1.0, 0.0);
+        b = f32(atomicLoad(&count[c])) / u.fixed / u.rest - 1.0;
+        if u.snow != 0u {
+            b += f32(atomicLoad(&snow_cells[c])) / u.fixed;
+        }
+        if u.snow == 0u || touches_air(c) {
+            b = max(b, 0.0);
+        }
     }
     rhs[c] = b;
 }

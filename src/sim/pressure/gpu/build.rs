@@ -112,6 +112,12 @@ impl OperatorBuild {
         }
     }
 
+    /// Level 0's open fractions, which a pass may scale before the build (the coefficients of a
+    /// projection of two phases, `shaders/water/snow.wgsl`).
+    pub fn finest_open(&self) -> &wgpu::Buffer {
+        &self._buffers[2]
+    }
+
     /// Levels built.
     pub fn level_count(&self) -> usize {
         self.levels.len()

@@ -328,6 +328,13 @@ impl PressureGpu {
         }
     }
 
+    /// The open fractions level 0's coefficients are built from ([`PressureGpu::record_build`]),
+    /// for a solve made by [`PressureGpu::on_grid`]; `None` for one whose operator came from the
+    /// host.
+    pub fn finest_open(&self) -> Option<&wgpu::Buffer> {
+        self.build.as_ref().map(|b| b.finest_open())
+    }
+
     /// Replaces the open fractions of a solve made by [`PressureGpu::on_grid`] with `structure`'s
     /// (the same cells, moved solids; its kinds unused), on every multigrid level.
     pub fn set_open(&self, queue: &wgpu::Queue, structure: &PressureCells) {

@@ -7,11 +7,12 @@ use crate::sim::pressure::gpu::layout::{Binding, COMMON};
 use crate::sim::water::cpu::WaterParticle;
 
 /// The water step's own WGSL (`shaders/water/`): the shared declarations, the grid passes, the
-/// particle passes.
-pub const SOURCES: [(&str, &str); 3] = [
+/// particle passes, the snow's passes.
+pub const SOURCES: [(&str, &str); 4] = [
     ("water/common.wgsl", include_str!("../../../../shaders/water/common.wgsl")),
     ("water/step.wgsl", include_str!("../../../../shaders/water/step.wgsl")),
     ("water/particles.wgsl", include_str!("../../../../shaders/water/particles.wgsl")),
+    ("water/snow.wgsl", include_str!("../../../../shaders/water/snow.wgsl")),
 ];
 
 /// The module's complete WGSL: the pressure solve's library (`linear`, `axis_stride`), then
@@ -26,7 +27,7 @@ pub fn source() -> String {
 }
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 17] = [
+pub const ENTRIES: [&str; 23] = [
     "w_clear",
     "w_scatter",
     "w_classify",
@@ -44,6 +45,12 @@ pub const ENTRIES: [&str; 17] = [
     "w_note_solve",
     "w_diagnose",
     "w_note_volume",
+    "s_clear",
+    "s_scatter",
+    "s_join",
+    "s_mix",
+    "s_change",
+    "s_apply",
 ];
 
 /// Mirror of `WaterUniforms` in `common.wgsl`.
@@ -84,8 +91,16 @@ pub struct WaterUniforms {
     pub max_speed: f32,
     /// The domain's lowest corner, m.
     pub origin: [f32; 3],
+    /// Snow particles in the projection.
+    pub snow_particles: u32,
+    /// A cell of water's mass ρ_w h³, kg: the unit of the snow's face masses.
+    pub cell_mass: f32,
+    /// 1 while snow is in the projection, else 0.
+    pub snow: u32,
     /// Padding.
-    pub pad2: u32,
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
 }
 
 /// Water particles as the three streams the step reads and writes (the MPM solver's
@@ -143,6 +158,20 @@ pub const BINDINGS: [Binding; 22] = [
     Binding::Read,  // solid
     Binding::Read,  // open
     Binding::Write, // diagnostics
+];
+
+/// The snow's group (group 1, as declared in `snow.wgsl`).
+pub const SNOW_BINDINGS: [Binding; 10] = [
+    Binding::Read,  // snow_positions
+    Binding::Write, // snow_velocities
+    Binding::Read,  // snow_affines
+    Binding::Read,  // snow_deformations
+    Binding::Read,  // snow_plastic
+    Binding::Write, // snow_sums
+    Binding::Write, // snow_cells
+    Binding::Write, // snow_mix
+    Binding::Write, // snow_change
+    Binding::Write, // solve_open (the pressure operator's level-0 open fractions)
 ];
 
 /// The status buffer (`status` in `common.wgsl`).

@@ -5,20 +5,30 @@
 //! step, the particles, the last solve's scalars). `tests/water_gpu.rs` holds it to the twin.
 
 pub mod layout;
+pub mod snow;
+mod types;
 
 use nalgebra::Vector3;
 
-use self::layout::{BINDINGS, ENTRIES, WaterStatus, WaterUniforms};
+pub use self::snow::SnowStreams;
+use self::snow::SnowGroup;
+pub use self::types::{FrameStatus, WaterDiagnostics, WaterGrid, fixed_point_scale};
+use self::types::{history_of, solid_mask};
+use self::layout::{BINDINGS, ENTRIES, SNOW_BINDINGS, WaterStatus, WaterUniforms};
 use super::cpu::WaterParticle;
 use super::solids::cells_with_solids;
 use super::{Transfer, WaterSettings};
 use crate::gpu::{Gpu, GpuError};
-use crate::sim::pressure::cells::{CellKind, PressureCells, face_dims};
+use crate::sim::pressure::cells::{PressureCells, face_dims};
 use crate::sim::pressure::gpu::build::open_fractions;
 use crate::sim::pressure::gpu::layout::{
     ComputeModule, MAX_GROUPS_X, WORKGROUP, buffer_init, dispatch_size, uniform_init,
 };
 use crate::sim::pressure::gpu::{HISTORY_LENGTH, PcgScalars, PressureGpu};
+
+/// Rounds of the snow's join ([`snow`]) a step records: a body of snow joins the liquid at least
+/// this many cells deep from the water (more where a round's changes reach others in it).
+const JOIN_ROUNDS: usize = 16;
 
 /// Rounds of extrapolation after the projection (the twin's `extrapolate(2)`).
 const EXTRAPOLATION_ROUNDS: usize = 2;
@@ -54,74 +64,12 @@ pub struct WaterGpu {
     /// The particle streams where the step made them ([`WaterGpu::new`]); `None` over another's.
     streams: Option<[wgpu::Buffer; 3]>,
     status: wgpu::Buffer,
+    /// The snow in the projection ([`WaterGpu::set_snow`]), stand-ins while there is none.
+    snow: SnowGroup,
     /// Iterations recorded per projection solve and per volume solve ([`WaterGpu::finish_frame`]).
     budget: u32,
     volume_budget: u32,
     own: Vec<wgpu::Buffer>,
-}
-
-/// The face sums' fixed-point units per unit: the largest power of two, at most 2²⁰ (a millionth
-/// of a particle's weight), at which a face's momentum stays within i32 with four times the rest
-/// packing of `particles_per_cell` moving at `max_speed` (a face sums about one cell's weights).
-pub fn fixed_point_scale(particles_per_cell: f64, max_speed: f64) -> f32 {
-    let largest = i32::MAX as f64 / (4.0 * particles_per_cell * max_speed.max(1.0));
-    largest.log2().floor().clamp(0.0, 20.0).exp2() as f32
-}
-
-/// The residual curve of a solve from its scalars' and history's bytes: the start and each
-/// iteration taken.
-fn history_of(scalars: &[u8], history: &[u8]) -> Vec<f32> {
-    let scalars: PcgScalars = bytemuck::pod_read_unaligned(&scalars[..size_of::<PcgScalars>()]);
-    let history: &[f32] = bytemuck::cast_slice(&history[..4 * HISTORY_LENGTH]);
-    history[..(scalars.iterations as usize + 1).min(HISTORY_LENGTH)].to_vec()
-}
-
-/// Per cell 1 where `solids` is solid, else 0 (`solid` in the WGSL).
-fn solid_mask(solids: &PressureCells) -> Vec<u32> {
-    solids.kind.iter().map(|k| u32::from(*k == CellKind::Solid)).collect()
-}
-
-/// What a step's projection did, per cell of the water's grid (solid layer included, x fastest).
-#[derive(Clone, Debug, PartialEq)]
-pub struct WaterDiagnostics {
-    /// Cells along x, y, z.
-    pub dims: [u32; 3],
-    /// The kind each cell was solved as: 0 air, 1 liquid, 2 solid.
-    pub kinds: Vec<u32>,
-    /// Per cell: the divergence before the projection and after it (1/s, each face's flux
-    /// weighted by its open fraction), the pressure (Pa) and the solve's residual b − A p (Pa;
-    /// zero off the unknowns).
-    pub cells: Vec<[f32; 4]>,
-}
-
-/// Where the water's grid lies.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WaterGrid {
-    /// Cells along x, y, z (the solid layer around them not counted).
-    pub cells: [usize; 3],
-    /// Cell edge, m.
-    pub h: f64,
-    /// The domain's lowest corner, m.
-    pub origin: Vector3<f64>,
-    /// Gravity, m/s².
-    pub gravity: Vector3<f64>,
-    /// The fastest a particle may move, m/s.
-    pub max_speed: f64,
-}
-
-/// What a frame's steps report ([`WaterGpu::finish_frame`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FrameStatus {
-    /// The fastest particle's speed after the last step, m/s.
-    pub fastest: f64,
-    /// The most iterations a projection solve took.
-    pub iterations: u32,
-    /// The most iterations a volume correction's solve took.
-    pub volume_iterations: u32,
-    /// Solves (of both kinds) that stopped at the recorded iterations before their tolerance.
-    pub unconverged: u32,
-    /// The iterations the next frame records per projection solve.
-    pub budget: u32,
 }
 
 impl WaterGpu {
@@ -196,6 +144,7 @@ impl WaterGpu {
             rest: settings.particles_per_cell as f32,
             fixed: fixed_point_scale(settings.particles_per_cell, grid.max_speed),
             max_speed: grid.max_speed as f32,
+            cell_mass: (settings.density * h.powi(3)) as f32,
             ..Default::default()
         };
         let faces = uniforms.faces as usize;
@@ -219,7 +168,7 @@ impl WaterGpu {
             buffer_init(device, "water.solve_kinds", &zeros(cells_n)),
             buffer_init(device, "water.solve_history", &zeros(HISTORY_LENGTH)),
         ];
-        let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS], ENTRIES);
+        let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS, &SNOW_BINDINGS], ENTRIES);
         let group = module.bind(
             device,
             0,
@@ -250,6 +199,7 @@ impl WaterGpu {
         );
         let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
         let solve_pressure = buffer_init(device, "water.solve_pressure", &zeros(cells_n));
+        let snow = SnowGroup::new(device, &module, uniforms.faces, cell_count, None, Self::finest_open(&pressure));
         Self {
             settings,
             h,
@@ -262,9 +212,32 @@ impl WaterGpu {
             solve_pressure,
             streams: None,
             status,
+            snow,
             budget: settings.pressure.max_iterations,
             volume_budget: settings.pressure.max_iterations,
             own,
+        }
+    }
+
+    fn finest_open(pressure: &PressureGpu) -> &wgpu::Buffer {
+        pressure.finest_open().expect("a solve on the grid builds its operator")
+    }
+
+    /// Puts `snow` (an MPM solver's particles, in the scene's frame as the water's) into the
+    /// projection of the steps recorded after it ([`snow`], the twin's `WaterCpu::step_with`), or
+    /// takes it out (`None`). The snow's own step is its solver's: this gives its particles only the
+    /// projection's change of velocity.
+    pub fn set_snow(&mut self, gpu: &Gpu, snow: Option<SnowStreams>) {
+        let u = &self.uniforms;
+        let open = Self::finest_open(&self.pressure);
+        self.snow = SnowGroup::new(&gpu.device, &self.module, u.faces, u.cells, snow, open);
+        self.uniforms.snow = u32::from(snow.is_some());
+        self.uniforms.snow_particles = snow.map_or(0, |s| s.count);
+        if snow.is_none() {
+            // The operator's fractions as the colliders leave them (the mixture scaled them).
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&self.own[OWN_OPEN], 0, open, 0, None);
+            gpu.queue.submit([encoder.finish()]);
         }
     }
 
@@ -277,6 +250,7 @@ impl WaterGpu {
     fn run(&self, pass: &mut wgpu::ComputePass, entry: &str, items: u32) {
         pass.set_pipeline(self.module.pipeline(entry));
         pass.set_bind_group(0, &self.group, &[]);
+        pass.set_bind_group(1, &self.snow.group, &[]);
         let [x, y] = dispatch_size(items.div_ceil(WORKGROUP), MAX_GROUPS_X);
         pass.dispatch_workgroups(x, y, 1);
     }
@@ -301,12 +275,20 @@ impl WaterGpu {
     /// Records one step with the uniforms last written.
     fn record_step(&self, encoder: &mut wgpu::CommandEncoder) {
         let u = &self.uniforms;
-        let (cells, faces, particles) = (u.cells, u.faces, u.particles);
-        self.passes(
-            encoder,
-            "water.to_grid",
-            &[("w_clear", faces.max(cells)), ("w_scatter", particles), ("w_classify", cells), ("w_faces", faces)],
-        );
+        let (cells, faces, particles, snow) = (u.cells, u.faces, u.particles, u.snow_particles);
+        let with_snow = u.snow != 0;
+        let join = vec![("s_join", cells); if with_snow { JOIN_ROUNDS } else { 0 }];
+        let mut to_grid = vec![("w_clear", faces.max(cells)), ("w_scatter", particles)];
+        if with_snow {
+            to_grid.extend([("s_clear", (3 * faces).max(2 * cells)), ("s_scatter", snow)]);
+        }
+        to_grid.push(("w_classify", cells));
+        to_grid.extend(&join);
+        to_grid.push(("w_faces", faces));
+        if with_snow {
+            to_grid.push(("s_mix", faces));
+        }
+        self.passes(encoder, "water.to_grid", &to_grid);
         self.pressure.record_build(encoder);
         self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
         // A warm start from the last projection's pressure (the volume correction's solve has
@@ -318,15 +300,23 @@ impl WaterGpu {
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.kinds(), 0, &self.own[OWN_SOLVE_KINDS], 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.history(), 0, &self.own[OWN_SOLVE_HISTORY], 0, None);
-        self.passes(encoder, "water.project", &[("w_project", faces), ("w_diagnose", cells)]);
+        let project: &[(&str, u32)] = if with_snow {
+            &[("w_project", faces), ("s_change", faces), ("w_diagnose", cells), ("s_apply", snow)]
+        } else {
+            &[("w_project", faces), ("w_diagnose", cells)]
+        };
+        self.passes(encoder, "water.project", project);
         self.extrapolate(encoder);
         self.passes(encoder, "water.to_particles", &[("w_gather", particles)]);
         if self.settings.volume_correction {
-            self.passes(
-                encoder,
-                "water.volume",
-                &[("w_clear_count", cells), ("w_count", particles), ("w_classify", cells)],
-            );
+            let mut count = vec![("w_clear_count", cells), ("w_count", particles), ("w_classify", cells)];
+            count.extend(&join);
+            self.passes(encoder, "water.volume", &count);
+            if with_snow {
+                // The volume's operator is the plain one: the mixture scaled level 0's fractions.
+                let open = Self::finest_open(&self.pressure);
+                encoder.copy_buffer_to_buffer(&self.own[OWN_OPEN], 0, open, 0, None);
+            }
             self.pressure.record_build(encoder);
             self.passes(encoder, "water.excess", &[("w_excess", cells)]);
             self.pressure.record_solve_in(encoder, self.volume_budget, 1);
@@ -465,19 +455,5 @@ impl WaterGpu {
     pub fn read_pressure(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
         let bytes = gpu.read_buffers(&[&self.solve_pressure])?.remove(0);
         Ok(bytemuck::cast_slice(&bytes[..4 * self.uniforms.cells as usize]).to_vec())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fixed_point_scale;
-
-    /// 8 particles a cell at 50 m/s: 2³¹ / 1600 = 1.34e6 units, so 2²⁰; 64 at 50 m/s: 1.68e5, so
-    /// 2¹⁷, and then four times the rest packing at the top speed still fits an i32.
-    #[test]
-    fn the_fixed_point_scale_keeps_a_crowded_fast_face_within_i32() {
-        assert_eq!(fixed_point_scale(8.0, 50.0), 1048576.0);
-        assert_eq!(fixed_point_scale(64.0, 50.0), 131072.0);
-        assert!(4.0 * 64.0 * 50.0 * 131072.0 <= i32::MAX as f64);
     }
 }
