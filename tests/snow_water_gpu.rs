@@ -55,7 +55,9 @@ fn compare(transfer: Transfer, preconditioner: Preconditioner, steps: usize) -> 
     let snow_dv = snow_gpu
         .iter()
         .zip(&snow)
-        .map(|(g, t)| (Vector3::new(g.velocity[0] as f64, g.velocity[1] as f64, g.velocity[2] as f64) - t.velocity).norm())
+        .map(|(g, t)| {
+            (Vector3::new(g.velocity[0] as f64, g.velocity[1] as f64, g.velocity[2] as f64) - t.velocity).norm()
+        })
         .fold(0.0, f64::max);
     let mean_rise = snow.iter().map(|p| p.velocity.z).sum::<f64>() / snow.len() as f64;
     eprintln!(

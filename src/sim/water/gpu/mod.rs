@@ -10,11 +10,11 @@ mod types;
 
 use nalgebra::Vector3;
 
-pub use self::snow::SnowStreams;
+use self::layout::{BINDINGS, ENTRIES, SNOW_BINDINGS, WaterStatus, WaterUniforms};
 use self::snow::SnowGroup;
+pub use self::snow::SnowStreams;
 pub use self::types::{FrameStatus, WaterDiagnostics, WaterGrid, fixed_point_scale};
 use self::types::{history_of, solid_mask};
-use self::layout::{BINDINGS, ENTRIES, SNOW_BINDINGS, WaterStatus, WaterUniforms};
 use super::cpu::WaterParticle;
 use super::solids::cells_with_solids;
 use super::{Transfer, WaterSettings};

@@ -36,7 +36,7 @@ impl SnowGroup {
         let zeros = |n: u32| vec![0u8; 4 * (n as usize).max(1)];
         let sizes = match snow {
             Some(_) => [3 * faces, 2 * cells, 4 * faces, faces],
-            None => [1; 4],
+            None => [1, 1, 4, 1],
         };
         let names = ["water.snow_sums", "water.snow_cells", "water.snow_mix", "water.snow_change"];
         let own: Vec<wgpu::Buffer> = names.iter().zip(sizes).map(|(n, s)| buffer_init(device, n, &zeros(s))).collect();
