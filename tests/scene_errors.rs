@@ -348,18 +348,29 @@ fn emitters_past_the_material_tables_end_must_share_its_last_entry() {
 }
 
 #[test]
-fn water_scenes_hold_only_liquid_and_their_settings_are_checked() {
+fn water_scenes_hold_liquid_and_their_settings_are_checked() {
     let water = |d: &mut Value| {
         d["material"] = json!({ "preset": "water" });
         d["integrator"] = json!({ "kind": "flip" });
     };
     modified(water).expect("a liquid scene under flip loads");
-    // The base scene's snow under the water step.
+    // The base scene's snow under the water step, with no liquid.
     assert_invalid(
         modified(|d| d["integrator"] = json!({ "kind": "flip" })),
         "material.kind",
-        "liquid: integrator.kind \"flip\" steps every particle as water",
+        "liquid, for one emitter at least: integrator.kind \"flip\" steps the liquid as water (other materials \
+         step by MPM beside it)",
     );
+    // Snow beside water: one emitter takes the water preset.
+    modified(|d| {
+        d["integrator"] = json!({ "kind": "flip" });
+        let mut emitters = d["emitters"].as_array().expect("emitters").clone();
+        let mut pond = emitters[0].clone();
+        pond["material"] = json!({ "preset": "water" });
+        emitters.push(pond);
+        d["emitters"] = json!(emitters);
+    })
+    .expect("snow beside water under flip loads");
     let settings = |key: &str, value: Value| {
         modified(move |d| {
             water(d);

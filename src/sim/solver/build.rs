@@ -135,6 +135,7 @@ impl Solver {
         }
         let kernels = Kernels::new(&gpu.device);
         let (path, p2g) = (default_path(), default_p2g(gpu));
+        let (particles, water) = &super::mixed::split(&params, &integrator, particles);
         let storage = choose_storage(&gpu.device, &params, particles, p2g, page_capacity, grid_mode)?;
         let path = sorted_if_sparse(path, storage);
         let options = StateOptions { path, p2g, page_capacity, storage };
@@ -163,6 +164,7 @@ impl Solver {
             water_status: std::cell::Cell::new(None),
             water_history: Default::default(),
             water_clock: std::cell::Cell::new(None),
+            companion: super::mixed::water_streams(gpu, water),
         };
         // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
         solver.set_integrator(gpu, integrator)?;

@@ -204,7 +204,7 @@ impl Solver {
     /// [`Solver::record_substeps`], `per_submit` substeps per submission (at least one), with
     /// `last` recording more into the last submission.
     #[allow(clippy::too_many_arguments)]
-    fn record_substeps_then(
+    pub(super) fn record_substeps_then(
         &self,
         gpu: &Gpu,
         range: std::ops::Range<u32>,

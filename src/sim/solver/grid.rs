@@ -109,7 +109,7 @@ impl Solver {
         if particles.is_empty() {
             return Ok(());
         }
-        let (colliders, last_dt) = (self.collider_count, self.pb_last_dt.get());
+        let last_dt = self.pb_last_dt.get();
         let mut all = self.read_particles(gpu)?;
         // The particles that were there go on as they were: PB-MPM's next step still follows one
         // of `last_dt`, whose mean velocities they hold, and lets gravity act on them from its
@@ -121,9 +121,21 @@ impl Solver {
             p.velocity = (glam::Vec3::from(p.velocity) - g).to_array();
             p
         }));
-        let (fields, surfaces) = (self.pages[0].colliders.clone(), self.pages[0].collider_surfaces.clone());
-        self.replace_state(gpu, self.params, &all)?;
+        self.replace_keeping_colliders(gpu, &all)?;
         self.pb_last_dt.set(last_dt);
+        Ok(())
+    }
+
+    /// A new state for `particles` on the same grid that keeps the colliders it had. On error the
+    /// old state stays.
+    pub(crate) fn replace_keeping_colliders(
+        &mut self,
+        gpu: &Gpu,
+        particles: &[GpuParticle],
+    ) -> Result<(), SolverError> {
+        let colliders = self.collider_count;
+        let (fields, surfaces) = (self.pages[0].colliders.clone(), self.pages[0].collider_surfaces.clone());
+        self.replace_state(gpu, self.params, particles)?;
         if colliders > 0 {
             for page in &mut self.pages {
                 page.use_colliders(&gpu.device, &self.kernels, &fields, &surfaces);
@@ -143,6 +155,7 @@ impl Solver {
         particles: &[GpuParticle],
     ) -> Result<(), SolverError> {
         let (path, p2g, interval) = (self.path(), self.pages[0].p2g(), self.reorder_interval());
+        let (particles, water) = &super::mixed::split(&params, &self.integrator, particles);
         let (device, capacity) = (&gpu.device, self.page_capacity);
         let storage = super::build::choose_storage(device, &params, particles, p2g, capacity, self.grid_mode)?;
         let path = super::build::sorted_if_sparse(path, storage);
@@ -152,6 +165,7 @@ impl Solver {
             page.reorder.set_interval(interval);
         }
         self.params = params;
+        self.companion = super::mixed::water_streams(gpu, water);
         self.collider_count = 0;
         self.write_uniforms(gpu);
         self.note_steps_recorded();

@@ -2,13 +2,15 @@
 //! `state`; built in `build` (one path, [`SolverOptions`]); its settings changed in `settings`,
 //! its grid, colliders and particles in `grid`; stepped frame by frame in `frame`; passes run
 //! alone in `run_pass`; a PB-MPM step timed pass by pass in `profile`; read back in `readback`;
-//! the stats and the stable dt they imply in `stats`; failures in `error`. This file only
+//! the stats and the stable dt they imply in `stats`; failures in `error`; water in `water`, and
+//! water beside snow in `mixed`. This file only
 //! declares and re-exports: the children name each other directly.
 
 mod build;
 mod error;
 mod frame;
 mod grid;
+mod mixed;
 mod profile;
 mod readback;
 mod run_pass;

@@ -88,11 +88,15 @@ impl Solver {
         })
     }
 
-    /// Copies the particles back to the host, in the order the host gave them (page by page).
+    /// Copies the particles back to the host, in the order the host gave them (page by page);
+    /// where water meets snow, the pages' and then the water's, each in the host's order.
     pub fn read_particles(&self, gpu: &Gpu) -> Result<Vec<GpuParticle>, SolverError> {
         let mut particles = Vec::with_capacity(self.particle_count() as usize);
         for page in &self.pages {
             particles.extend(page.particles.read(gpu)?);
+        }
+        if let Some(water) = &self.companion {
+            particles.extend(water.read(gpu)?);
         }
         Ok(particles)
     }
@@ -201,7 +205,11 @@ impl Solver {
             Err(e) => return Some(Err(e.into())),
         };
         let status: GpuSolverStatus = bytemuck::pod_read_unaligned(&bytes[..size_of::<GpuSolverStatus>()]);
-        let max_speed = f32::from_bits(status.max_speed_bits) as f64;
+        let mut max_speed = f32::from_bits(status.max_speed_bits) as f64;
+        if self.companion.is_some() {
+            // The pages hold the snow; the water's fastest comes from its last frame.
+            max_speed = max_speed.max(self.water_status.get().map_or(0.0, |s| s.fastest));
+        }
         self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
         let solve = SolveTotals {
             steps: status.solve_steps as u64,

@@ -16,13 +16,25 @@ use crate::sim::pipelines::ShaderError;
 
 impl Solver {
     /// Switches the integrator (its settings checked first). The particles carry over; the next
-    /// frame steps with the new one.
+    /// frame steps with the new one. Switching to or from water where the particles hold liquid
+    /// and other materials moves the liquid out of the pages or back ([`super::mixed`]).
     pub fn set_integrator(&mut self, gpu: &Gpu, integrator: Integrator) -> Result<(), SolverError> {
         integrator.validate()?;
         if integrator.water().is_some() && self.pages.len() > 1 {
             return Err(SolverError::WaterPages { pages: self.pages.len() });
         }
-        self.integrator = integrator;
+        let kind_changed = integrator.name() != self.integrator.name();
+        let was = std::mem::replace(&mut self.integrator, integrator);
+        if kind_changed && (integrator.water().is_some() || self.companion.is_some()) {
+            let all = self.read_particles(gpu)?;
+            let (_, water) = super::mixed::split(&self.params, &integrator, &all);
+            if water.is_empty() == self.companion.is_some() {
+                if let Err(e) = self.replace_keeping_colliders(gpu, &all) {
+                    self.integrator = was;
+                    return Err(e);
+                }
+            }
+        }
         self.write_uniforms(gpu);
         Ok(())
     }

@@ -72,6 +72,9 @@ pub struct Solver {
     /// not run the clock's pass) and written to the page's clock with each batch, so that frame
     /// loops read it as they read the other integrators'.
     pub(crate) water_clock: std::cell::Cell<Option<crate::sim::explicit::clock::GpuSubstepClock>>,
+    /// The water's own particles where water meets snow ([`super::mixed`]): the liquid of a `flip`
+    /// scene that holds other materials too, whose particles stay in the pages.
+    pub(crate) companion: Option<crate::sim::particles::ParticleBuffers>,
 }
 
 impl Solver {
@@ -108,9 +111,9 @@ impl Solver {
         &self.params
     }
 
-    /// Number of particles, over all pages.
+    /// Number of particles, over all pages (and the water's own, where water meets snow).
     pub fn particle_count(&self) -> u32 {
-        self.pages.iter().map(|page| page.particle_count).sum()
+        self.pages.iter().map(|page| page.particle_count).sum::<u32>() + self.companion.as_ref().map_or(0, |c| c.count)
     }
 
     /// The kernels (for recording passes into an outside encoder, e.g. in benchmarks).
@@ -128,9 +131,10 @@ impl Solver {
         self.grid_mode
     }
 
-    /// The particle streams of each page, in order (what the renderer draws).
+    /// The particle streams of each page, in order, then the water's own where water meets snow
+    /// (what the renderer draws).
     pub fn particle_pages(&self) -> Vec<&crate::sim::particles::ParticleBuffers> {
-        self.pages.iter().map(|page| &page.particles).collect()
+        self.pages.iter().map(|page| &page.particles).chain(self.companion.as_ref()).collect()
     }
 
     /// The GPU buffers, page by page: page k holds the particles after those of the pages before it,

@@ -15,7 +15,7 @@ use crate::sim::explicit::clock::{FrameReport, FrameStep, GpuSubstepClock};
 use crate::sim::pressure::Preconditioner;
 use crate::sim::pressure::cells::PressureCells;
 use crate::sim::water::WaterSettings;
-use crate::sim::water::gpu::{FrameStatus, WaterDiagnostics, WaterGpu, WaterGrid};
+use crate::sim::water::gpu::{FrameStatus, SnowStreams, WaterDiagnostics, WaterGpu, WaterGrid};
 use crate::sim::water::solids::cells_with_solids;
 
 impl Solver {
@@ -36,15 +36,25 @@ impl Solver {
     /// not those it has, and given the colliders' cells anew where they were set since.
     fn water_for(&self, gpu: &Gpu, settings: &WaterSettings) -> RefMut<'_, SolverWater> {
         let page = &self.pages[0];
+        // Where water meets snow, the water's own streams, and the snow (page 0) in its projection.
+        let (streams, count) = match &self.companion {
+            Some(c) => ([&c.position, &c.velocity, &c.affine], c.count as usize),
+            None => (
+                [&page.particles.position, &page.particles.velocity, &page.particles.affine],
+                page.particle_count as usize,
+            ),
+        };
+        let snow = self.companion.as_ref().filter(|_| page.particle_count > 0).map(|_| &page.particles);
         let grid = self.water_grid();
         let colliders =
             if self.collider_count > 0 && !self.collider_distance.is_empty() { self.collider_generation } else { 0 };
         let mut slot = self.water.borrow_mut();
         let current = slot.as_ref().is_some_and(|w| {
-            w.position == page.particles.position
+            w.position == *streams[0]
+                && w.snow.as_ref() == snow.map(|s| &s.position)
                 && w.grid == grid
                 && w.water.settings() == settings
-                && w.water.particle_count() == page.particle_count as usize
+                && w.water.particle_count() == count
         });
         if let Some(w) = slot.as_mut().filter(|w| current && w.colliders != colliders) {
             // Moving colliders are set every frame: their cells change, nothing else does.
@@ -53,11 +63,14 @@ impl Solver {
         }
         if !current {
             let solids = self.water_solids(&grid, colliders > 0);
-            let streams = [&page.particles.position, &page.particles.velocity, &page.particles.affine];
-            let count = page.particle_count as usize;
-            let water = WaterGpu::over_streams(gpu, &grid, &solids, *settings, count, streams);
-            let position = page.particles.position.clone();
-            *slot = Some(SolverWater { water, position, grid, colliders, unread: false });
+            let mut water = WaterGpu::over_streams(gpu, &grid, &solids, *settings, count, streams);
+            if let Some(s) = snow {
+                let streams = [&s.position, &s.velocity, &s.affine, &s.deformation, &s.plastic];
+                water.set_snow(gpu, Some(SnowStreams { streams, count: page.particle_count }));
+            }
+            let position = streams[0].clone();
+            let snow = snow.map(|s| s.position.clone());
+            *slot = Some(SolverWater { water, position, snow, grid, colliders, unread: false });
         }
         RefMut::map(slot, |w| w.as_mut().expect("built above"))
     }
@@ -104,9 +117,10 @@ impl Solver {
         span: f64,
         settings: &WaterSettings,
     ) -> Result<FrameReport, SolverError> {
+        // Where water meets snow the stats hold the snow's speed and the water's last.
         let speed = match self.read_water_status(gpu, settings)? {
-            Some(status) => status.fastest,
-            None => self.stats(gpu)?.max_speed,
+            Some(status) if self.companion.is_none() => status.fastest,
+            _ => self.stats(gpu)?.max_speed,
         };
         let g = self.params.gravity.length();
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size, g);
@@ -165,11 +179,22 @@ impl Solver {
         clock.stable_dt = dt as f32;
         clock.finished = u32::from(clock.substeps >= clock.planned.max(1));
         self.water_clock.set(Some(clock));
+        water.unread = true;
+        if self.companion.is_some() && self.pages[0].particle_count > 0 {
+            // The snow's substeps before each water step, each submission setting their clock;
+            // then the frame's clock as the water's, and what `last` records after it.
+            let (water, clock_now) = (&water.water, clock);
+            self.record_snow_and_water(gpu, steps, dt, &mut |encoder| water.record_steps(encoder, 1));
+            self.water_clock.set(Some(clock_now));
+            gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock_now));
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            last(&mut encoder);
+            return Some(gpu.queue.submit([encoder.finish()]));
+        }
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
         water.water.record_steps(&mut encoder, steps as usize);
         last(&mut encoder);
-        water.unread = true;
         Some(gpu.queue.submit([encoder.finish()]))
     }
 }

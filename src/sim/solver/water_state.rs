@@ -13,6 +13,8 @@ pub(crate) struct SolverWater {
     /// The colliders it was built with: [`super::state::Solver`]'s `collider_generation`, 0 for
     /// none.
     pub(crate) colliders: u64,
+    /// The snow's position stream in its projection (page 0's), where water meets snow.
+    pub(crate) snow: Option<wgpu::Buffer>,
     /// Frames recorded since the last status was read.
     pub(crate) unread: bool,
 }

@@ -1,0 +1,76 @@
+//! Water beside snow in one scene (the `flip` integrator over particles of several materials): the
+//! liquid's particles are the water's own, stepped by the water step ([`super::water`]); every
+//! other particle stays in the solver's pages and is stepped by explicit MLS-MPM, and the two meet
+//! in the water's pressure projection ([`crate::sim::water::gpu::snow`]).
+//!
+//! A water step of `dt` first runs the snow's explicit substeps over `dt` (as many as its stable dt
+//! asks for), then the water's step with the snow in its projection, which gives the snow's
+//! particles the projection's change: one submission per water step, as each sets the snow's
+//! clock anew.
+
+use super::state::Solver;
+use crate::gpu::Gpu;
+use crate::sim::explicit::clock::FrameStep;
+use crate::sim::integrator::Integrator;
+use crate::sim::material::MaterialKind;
+use crate::sim::params::{GpuParticle, SolverParams};
+use crate::sim::particles::ParticleBuffers;
+use crate::sim::sort::bins::SolverPath;
+
+/// The particles split as `integrator` steps them: `(mpm, water)`. Under the `flip` integrator a
+/// set holding both liquid and other materials gives its liquid to the water step and the rest to
+/// MPM; otherwise every particle is in `mpm` (water alone runs over the pages, and the other
+/// integrators step every material).
+pub(crate) fn split(
+    params: &SolverParams,
+    integrator: &Integrator,
+    particles: &[GpuParticle],
+) -> (Vec<GpuParticle>, Vec<GpuParticle>) {
+    let liquid = |p: &GpuParticle| params.material_of(p.material).kind == MaterialKind::Liquid;
+    let count = particles.iter().filter(|p| liquid(p)).count();
+    if integrator.water().is_none() || count == 0 || count == particles.len() {
+        return (particles.to_vec(), Vec::new());
+    }
+    particles.iter().partition(|p| !liquid(p))
+}
+
+/// The water's own particle streams, beside the pages ([`split`]).
+pub(crate) fn water_streams(gpu: &Gpu, water: &[GpuParticle]) -> Option<ParticleBuffers> {
+    let usage = wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    (!water.is_empty()).then(|| ParticleBuffers::new(&gpu.device, water, usage))
+}
+
+impl Solver {
+    /// Whether the water has streams of its own and snow (any other material) in the pages.
+    pub fn water_meets_snow(&self) -> bool {
+        self.companion.is_some()
+    }
+
+    /// Records and submits `steps` water steps of `dt` with the snow's substeps before each
+    /// ([`self`](self)), `record` recording a water step into an encoder. Returns the last
+    /// submission.
+    pub(super) fn record_snow_and_water(
+        &self,
+        gpu: &Gpu,
+        steps: u32,
+        dt: f64,
+        record: &mut dyn FnMut(&mut wgpu::CommandEncoder),
+    ) -> Option<wgpu::SubmissionIndex> {
+        let stable = match self.stats(gpu) {
+            Ok(s) => super::stats::stable_dt(&self.params, s.max_speed, s.max_hardening, self.params.cfl),
+            Err(e) => {
+                log::warn!("the snow's stable dt could not be read back: {e}");
+                self.params.dt
+            }
+        };
+        let substeps = (dt / stable).ceil().clamp(1.0, 10_000.0) as u32;
+        let step = FrameStep::Fixed { dt: dt / substeps as f64, substeps };
+        let fused = self.path() == SolverPath::Fused;
+        let mut last = None;
+        for _ in 0..steps {
+            self.begin_frame(gpu, dt, step);
+            last = self.record_substeps_then(gpu, 0..substeps, substeps, fused, None, u32::MAX, record);
+        }
+        last
+    }
+}
