@@ -168,7 +168,15 @@ impl Solver {
         }
         self.note_steps_recorded();
         let mut water = self.water_for(gpu, &settings);
-        water.water.prepare(gpu, dt);
+        let mixed = self.companion.is_some() && self.pages[0].particle_count > 0;
+        // Where water meets snow each step is split into as many as the coupling's accuracy asks
+        // for (`mixed::coupled_steps`); the frame's clock counts the steps as planned.
+        let split = if mixed {
+            super::mixed::coupled_steps(dt, self.params.grid.cell_size, self.params.gravity.length())
+        } else {
+            1
+        };
+        water.water.prepare(gpu, dt / split as f64);
         // The frame's clock (begin_frame's) moves on by these steps.
         let mut clock = self.water_clock.get().unwrap_or_else(|| {
             GpuSubstepClock::for_frame(&self.params, steps as f64 * dt, FrameStep::Fixed { dt, substeps: steps })
@@ -180,11 +188,12 @@ impl Solver {
         clock.finished = u32::from(clock.substeps >= clock.planned.max(1));
         self.water_clock.set(Some(clock));
         water.unread = true;
-        if self.companion.is_some() && self.pages[0].particle_count > 0 {
+        if mixed {
             // The snow's substeps before each water step, each submission setting their clock;
             // then the frame's clock as the water's, and what `last` records after it.
             let (water, clock_now) = (&water.water, clock);
-            self.record_snow_and_water(gpu, steps, dt, &mut |encoder| water.record_steps(encoder, 1));
+            let record = &mut |encoder: &mut wgpu::CommandEncoder| water.record_steps(encoder, 1);
+            self.record_snow_and_water(gpu, steps * split, dt / split as f64, record);
             self.water_clock.set(Some(clock_now));
             gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock_now));
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
