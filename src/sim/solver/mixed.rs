@@ -58,21 +58,6 @@ pub(crate) fn water_streams(gpu: &Gpu, water: &[GpuParticle]) -> Option<Particle
     (!water.is_empty()).then(|| ParticleBuffers::new(&gpu.device, water, usage))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::coupled_steps;
-
-    #[test]
-    fn a_coupled_step_lets_the_snow_fall_a_few_hundredths_of_a_cell() {
-        // Cells of 5 cm: at most 0.01749 s, so a frame of 1/30 s takes two steps of 1/60 s.
-        assert_eq!(coupled_steps(1.0 / 30.0, 0.05, 9.81), 2);
-        assert_eq!(coupled_steps(1.0 / 60.0, 0.05, 9.81), 1);
-        // A quarter of the cell: half the step, twice the steps.
-        assert_eq!(coupled_steps(1.0 / 60.0, 0.0125, 9.81), 2);
-        assert_eq!(coupled_steps(1.0, 0.05, 0.0), 1);
-    }
-}
-
 impl Solver {
     /// Whether the water has streams of its own and snow (any other material) in the pages.
     pub fn water_meets_snow(&self) -> bool {
@@ -105,5 +90,20 @@ impl Solver {
             last = self.record_substeps_then(gpu, 0..substeps, substeps, fused, None, u32::MAX, record);
         }
         last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::coupled_steps;
+
+    #[test]
+    fn a_coupled_step_lets_the_snow_fall_a_few_hundredths_of_a_cell() {
+        // Cells of 5 cm: at most 0.01749 s, so a frame of 1/30 s takes two steps of 1/60 s.
+        assert_eq!(coupled_steps(1.0 / 30.0, 0.05, 9.81), 2);
+        assert_eq!(coupled_steps(1.0 / 60.0, 0.05, 9.81), 1);
+        // A quarter of the cell: half the step, twice the steps.
+        assert_eq!(coupled_steps(1.0 / 60.0, 0.0125, 9.81), 2);
+        assert_eq!(coupled_steps(1.0, 0.05, 0.0), 1);
     }
 }
