@@ -363,6 +363,7 @@ fn water_scenes_hold_liquid_and_their_settings_are_checked() {
     );
     // Snow beside water: one emitter takes the water preset.
     modified(|d| {
+        d["version"] = json!(3);
         d["integrator"] = json!({ "kind": "flip" });
         let mut emitters = d["emitters"].as_array().expect("emitters").clone();
         let mut pond = emitters[0].clone();

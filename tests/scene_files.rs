@@ -46,7 +46,9 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "snowball_pond.json",
         "snowball_wall.json",
         "water_dam_break.json",
+        "water_pond.json",
         "water_ramp.json",
+        "water_snow_bank.json",
     ];
     assert_eq!(names, expected);
     // The block is lattice aligned (0.375 × 0.375 × 0.25 m at s = 1/96 m): exactly 36·36·24.

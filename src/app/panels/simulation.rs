@@ -142,8 +142,8 @@ fn integrator_controls(ui: &mut Ui, integrator: Integrator, events: &mut Vec<App
         .on_hover_text(
             "explicit: MLS-MPM substeps of the stable dt, the reference (slow once snow hardens); pbmpm: \
              position-based MPM, steps limited only by how far the snow moves (real time, softer with few \
-             iterations; docs/pbmpm.md); flip: incompressible water by FLIP/APIC with a pressure projection, \
-             for scenes of liquid only (docs/water.md)",
+             iterations; docs/pbmpm.md); flip: the liquid as incompressible water by FLIP/APIC with a pressure \
+             projection, the other materials by explicit MPM beside it (docs/water.md)",
         );
     if name != integrator.name() {
         events.push(AppEvent::SetIntegrator(Integrator::from_name(name).expect("a listed name")));
