@@ -45,6 +45,7 @@ fn every_shipped_scene_loads_with_a_sane_particle_count() {
         "snowball_collision.json",
         "snowball_pond.json",
         "snowball_wall.json",
+        "water_bowl.json",
         "water_dam_break.json",
         "water_pond.json",
         "water_ramp.json",

@@ -12,7 +12,7 @@ use gltf::json;
 use gltf::json::animation::{Interpolation, Property};
 
 use crate::glb::{Document, Track};
-use crate::shapes::{cuboid, icosphere, wedge};
+use crate::shapes::{cuboid, icosphere, lathe, wedge};
 
 /// Builds one asset's .glb bytes.
 type MakeGlb = fn() -> Vec<u8>;
@@ -20,13 +20,14 @@ type MakeGlb = fn() -> Vec<u8>;
 /// Writes every asset into `dir` (created if missing) and returns the paths written, in order.
 pub fn write_all(dir: &Path) -> io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let assets: [(&str, MakeGlb); 6] = [
+    let assets: [(&str, MakeGlb); 7] = [
         ("ramp.glb", ramp),
         ("wall.glb", wall),
         ("sphere.glb", sphere),
         ("box.glb", unit_box),
         ("blade.glb", blade),
         ("figure.glb", crate::figure::figure),
+        ("bowl.glb", bowl),
     ];
     let mut written = Vec::new();
     for (name, make) in assets {
@@ -67,6 +68,29 @@ fn sphere() -> Vec<u8> {
 /// `box.glb`: the unit cube centred on the origin.
 fn unit_box() -> Vec<u8> {
     single_mesh("box", &cuboid(DVec3::splat(-0.5), DVec3::splat(0.5)))
+}
+
+/// `bowl.glb`: a bowl standing on y = 0 about the y axis, 0.35 m in outer radius and 0.2 m high,
+/// its wall 0.06 m thick (two cells or more of the water's grids that fill it, so that water cannot
+/// leak through). The outside is a flat foot of radius 0.15 m and then a quarter circle of radius
+/// 0.2 m about (r, y) = (0.15, 0.2) up to the rim; the inside a quarter circle of radius 0.14 m
+/// about the same centre down to a flat floor at y = 0.06; the rim is flat. 48 sides, 16 steps
+/// along each quarter circle.
+fn bowl() -> Vec<u8> {
+    let (centre_r, centre_y, steps) = (0.15, 0.2, 16);
+    let arc = |radius: f64, from: f64, to: f64| -> Vec<(f64, f64)> {
+        (0..=steps)
+            .map(|i| {
+                let t = (from + (to - from) * i as f64 / steps as f64).to_radians();
+                (centre_r + radius * t.cos(), centre_y + radius * t.sin())
+            })
+            .collect()
+    };
+    let mut profile = vec![(0.0, 0.0)];
+    profile.extend(arc(0.2, -90.0, 0.0));
+    profile.extend(arc(0.14, 0.0, -90.0));
+    profile.push((0.0, 0.06));
+    single_mesh("bowl", &lathe(&profile, 48))
 }
 
 /// f32 quaternion [x, y, z, w] of a rotation by `angle` radians about `axis`.

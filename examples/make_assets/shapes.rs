@@ -247,3 +247,50 @@ pub fn tube(centre_x: f64, centre_z: f64, rings: &[Ring], sides: u32) -> MeshDat
     }
     mesh
 }
+
+/// A closed solid of revolution about the y axis: `profile` is its cross-section's outline in
+/// (radius, y), starting and ending on the axis (radius 0) and running so that the solid lies to
+/// its left (outward, from the bottom's centre, up the outside and back down the inside), turned
+/// through `sides` steps. Its vertices are shared around the solid and smooth shaded (each
+/// normal the area-weighted mean of its triangles'), a point on the axis a single vertex.
+pub fn lathe(profile: &[(f64, f64)], sides: u32) -> MeshData {
+    let corner = |(r, y): (f64, f64), k: u32| {
+        let angle = std::f64::consts::TAU * f64::from(k % sides) / f64::from(sides);
+        DVec3::new(r * angle.cos(), y, -r * angle.sin())
+    };
+    let mut mesh = MeshData::default();
+    let mut points = Vec::new();
+    // Per profile point its vertices: one on the axis, `sides` elsewhere.
+    let mut rows: Vec<Vec<u32>> = Vec::new();
+    for &p in profile {
+        let count = if p.0 == 0.0 { 1 } else { sides };
+        rows.push((0..count).map(|k| mesh.push_vertex(corner(p, k), DVec3::Y)).collect());
+        points.extend((0..count).map(|k| corner(p, k)));
+    }
+    let at = |row: &Vec<u32>, k: u32| row[(k % row.len() as u32) as usize];
+    for pair in rows.windows(2) {
+        let (low, high) = (&pair[0], &pair[1]);
+        for k in 0..sides {
+            let (a, b, c, d) = (at(low, k), at(low, k + 1), at(high, k + 1), at(high, k));
+            // Counter-clockwise seen from the side the profile's right hand points to: outside.
+            if a != b {
+                mesh.indices.extend([a, b, c]);
+            }
+            if c != d {
+                mesh.indices.extend([a, c, d]);
+            }
+        }
+    }
+    let mut sums = vec![DVec3::ZERO; points.len()];
+    for triangle in mesh.indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|i| points[triangle[i] as usize]);
+        let area_normal = (b - a).cross(c - a);
+        for &i in triangle {
+            sums[i as usize] += area_normal;
+        }
+    }
+    for (normal, sum) in mesh.normals.iter_mut().zip(sums) {
+        *normal = sum.normalize().as_vec3().to_array();
+    }
+    mesh
+}
