@@ -104,6 +104,9 @@ const SCATTERED: u32 = 2u;
 // Per cell what the last projection did: its divergence before and after (1/s), its pressure
 // (Pa) and the solve's residual b − A p there (`w_divergence`, `w_diagnose`).
 @group(0) @binding(21) var<storage, read_write> diagnostics: array<vec4<f32>>;
+// Per face the colliders' velocity, its own component (m/s): what a face beside a collider carries
+// and the covered share of a face moves at (`solids::face_velocities`); zero for static ones.
+@group(0) @binding(22) var<storage, read> solid_velocity: array<f32>;
 
 // Σ_a θ u over the high faces less the low ones of the cell at `at`: its divergence times h, m/s,
 // each face's flux weighted by its open fraction as the pressure operator is (with snow, the two
@@ -115,7 +118,9 @@ fn cell_flux(at: vec3<u32>) -> f32 {
         up[a] += 1u;
         let hi = face_index(a, up);
         let lo = face_index(a, at);
-        div += open[hi] * face_flux(hi) - open[lo] * face_flux(lo);
+        // The covered share of a face moves with the collider (`FaceGrid::solid_flux`).
+        div += open[hi] * face_flux(hi) + (1.0 - open[hi]) * solid_velocity[hi];
+        div -= open[lo] * face_flux(lo) + (1.0 - open[lo]) * solid_velocity[lo];
     }
     return div;
 }

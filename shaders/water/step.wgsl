@@ -48,12 +48,13 @@ fn solid_sides(axis: u32, node: vec3<u32>) -> u32 {
     return u32(kinds[low] == SOLID) + u32(kinds[high] == SOLID);
 }
 
-// The walls, free slip (`FaceGrid::close_solid_faces`): a face between solid and fluid carries 0
-// and is known, one inside the solid is unknown.
-fn close_solid(axis: u32, node: vec3<u32>, f: u32) {
+// The walls, free slip (`FaceGrid::close_solid_faces`): a face between solid and fluid carries 0,
+// or where `moving` the collider's velocity (`FaceGrid::move_solid_faces`), and is known; one
+// inside the solid is unknown.
+fn close_solid(axis: u32, node: vec3<u32>, f: u32, moving: bool) {
     let solids = solid_sides(axis, node);
     if solids == 1u {
-        velocity[f] = 0.0;
+        velocity[f] = select(0.0, solid_velocity[f], moving);
         flags[f] |= KNOWN;
     } else if solids == 2u {
         flags[f] &= ~KNOWN;
@@ -82,7 +83,7 @@ fn w_faces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
     }
     velocity[f] = v;
     flags[f] = flag;
-    close_solid(face.w, face.xyz, f);
+    close_solid(face.w, face.xyz, f, true);
 }
 
 // The right-hand side on the unknowns: −ρ h / dt times the faces' divergence (times h).
@@ -265,7 +266,7 @@ fn w_displacement_faces(@builtin(global_invocation_id) id: vec3<u32>, @builtin(n
     let face = face_of(f);
     velocity[f] = 0.0;
     flags[f] = 0u;
-    close_solid(face.w, face.xyz, f);
+    close_solid(face.w, face.xyz, f, false);
     project(face.w, face.xyz, f, u.h);
 }
 

@@ -159,6 +159,7 @@ impl Solver {
             solve_totals: std::cell::Cell::new(Default::default()),
             pb_last_dt: std::cell::Cell::new(0.0),
             collider_distance: Vec::new(),
+            collider_velocity: Vec::new(),
             collider_generation: 0,
             water: std::cell::RefCell::new(None),
             water_status: std::cell::Cell::new(None),

@@ -91,6 +91,7 @@ impl Solver {
         self.collider_count = frames.map_or(0, |f| f.surfaces.len() as u32);
         // The water step sees the colliders as they stand at the frame's end.
         self.collider_distance = frames.map(|f| f.to.nodes.iter().map(|n| n.distance).collect()).unwrap_or_default();
+        self.collider_velocity = frames.map(|f| f.to.nodes.iter().map(|n| n.velocity).collect()).unwrap_or_default();
         self.collider_generation += 1;
         self.write_uniforms(gpu);
         Ok(())

@@ -61,6 +61,8 @@ pub struct Solver {
     /// for (empty without colliders), and how many times they were set: what the water step's
     /// solid cells are built from.
     pub(crate) collider_distance: Vec<f32>,
+    /// The colliders' velocity per grid node at the same time (empty without colliders).
+    pub(crate) collider_velocity: Vec<[f32; 3]>,
     pub(crate) collider_generation: u64,
     /// The water step, while the integrator is water ([`super::water`]).
     pub(crate) water: std::cell::RefCell<Option<super::water_state::SolverWater>>,

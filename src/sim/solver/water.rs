@@ -16,7 +16,7 @@ use crate::sim::pressure::Preconditioner;
 use crate::sim::pressure::cells::PressureCells;
 use crate::sim::water::WaterSettings;
 use crate::sim::water::gpu::{FrameStatus, SnowStreams, WaterDiagnostics, WaterGpu, WaterGrid};
-use crate::sim::water::solids::cells_with_solids;
+use crate::sim::water::solids::{cells_with_solids, face_velocities};
 
 impl Solver {
     /// The water's grid: the solver's cells, from its domain's corner.
@@ -57,13 +57,17 @@ impl Solver {
                 && w.water.particle_count() == count
         });
         if let Some(w) = slot.as_mut().filter(|w| current && w.colliders != colliders) {
-            // Moving colliders are set every frame: their cells change, nothing else does.
-            w.water.set_solids(&gpu.queue, &self.water_solids(&grid, colliders > 0));
+            // Moving colliders are set every frame: their cells and velocities change, nothing else
+            // does.
+            let solids = self.water_solids(&grid, colliders > 0);
+            w.water.set_solids(&gpu.queue, &solids);
+            w.water.set_solid_velocity(&gpu.queue, &self.water_solid_velocity(&solids, colliders > 0));
             w.colliders = colliders;
         }
         if !current {
             let solids = self.water_solids(&grid, colliders > 0);
             let mut water = WaterGpu::over_streams(gpu, &grid, &solids, *settings, count, streams);
+            water.set_solid_velocity(&gpu.queue, &self.water_solid_velocity(&solids, colliders > 0));
             if let Some(s) = snow {
                 let streams = [&s.position, &s.velocity, &s.affine, &s.deformation, &s.plastic];
                 water.set_snow(gpu, Some(SnowStreams { streams, count: page.particle_count }));
@@ -88,6 +92,20 @@ impl Solver {
             self.collider_distance[spec.node_index(n[0], n[1], n[2])] as f64
         };
         cells_with_solids(grid.cells, Some(&node))
+    }
+
+    /// The colliders' velocity on the faces of `solids` (the water's cells, [`Solver::water_solids`]),
+    /// corner n of the water's grid on grid node n + [`GRID_PADDING`] − 1; zero without colliders.
+    fn water_solid_velocity(&self, solids: &PressureCells, colliders: bool) -> [Vec<f64>; 3] {
+        let spec = &self.params.grid;
+        let node = |c: [usize; 3]| {
+            if !colliders || self.collider_velocity.is_empty() {
+                return [0.0; 3];
+            }
+            let n = c.map(|v| (v + GRID_PADDING as usize - 1) as u32);
+            self.collider_velocity[spec.node_index(n[0], n[1], n[2])].map(f64::from)
+        };
+        face_velocities(solids, &node)
     }
 
     /// What the water step's last projection did per cell ([`WaterDiagnostics`]), read back;

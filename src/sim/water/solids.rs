@@ -63,6 +63,52 @@ pub fn cells_with_solids(cells: [usize; 3], distance: Option<&dyn Fn([usize; 3])
     out
 }
 
+/// The colliders' velocity on the faces of `cells` ([`cells_with_solids`]'s), each face's own
+/// component, m/s: the mean of its four corners' `velocity(corner)` (corners as
+/// [`cells_with_solids`] numbers them) on every face a collider covers in part or touches (open
+/// below 1, or beside a collider's solid cell), zero elsewhere and on the box's walls. The water
+/// step gives a face beside a collider this velocity and counts the covered share of a face as
+/// carrying it (Batty et al. 2007), so a moving collider pushes water.
+pub fn face_velocities(cells: &PressureCells, velocity: &dyn Fn([usize; 3]) -> [f64; 3]) -> [Vec<f64>; 3] {
+    let dims = cells.dims;
+    let in_box_wall = |at: [usize; 3]| (0..3).any(|a| at[a] == 0 || at[a] + 1 >= dims[a]);
+    std::array::from_fn(|a| {
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        let fd = face_dims(dims, a);
+        let mut out = vec![0.0; fd.iter().product()];
+        for k in 0..fd[2] {
+            for j in 0..fd[1] {
+                for i in 0..fd[0] {
+                    let node = [i, j, k];
+                    if node[a] == 0 || node[a] >= dims[a] {
+                        continue;
+                    }
+                    let high = node;
+                    let mut low = node;
+                    low[a] -= 1;
+                    if in_box_wall(high) || in_box_wall(low) {
+                        continue;
+                    }
+                    let f = face_index(dims, a, node);
+                    let solid = |at: [usize; 3]| cells.kind[cells.cell(at[0], at[1], at[2])] == CellKind::Solid;
+                    if cells.open[a][f] >= 1.0 && !solid(high) && !solid(low) {
+                        continue;
+                    }
+                    let mut sum = 0.0;
+                    for (sb, sc) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                        let mut at = node;
+                        at[b] += sb;
+                        at[c] += sc;
+                        sum += velocity(at)[a];
+                    }
+                    out[f] = 0.25 * sum;
+                }
+            }
+        }
+        out
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,6 +156,34 @@ impl FaceGrid {
         });
     }
 
+    /// Faces between a solid and a non-solid cell take the solid's velocity `solid` (moving
+    /// colliders, [`crate::sim::water::solids::face_velocities`]) instead of
+    /// [`FaceGrid::close_solid_faces`]' zero.
+    pub fn move_solid_faces(&mut self, cells: &PressureCells, solid: &[Vec<f64>; 3]) {
+        self.for_faces(|g, a, node, f| {
+            let Some((lo, hi)) = g.sides(cells, a, node) else { return };
+            if (cells.kind[lo] == CellKind::Solid) != (cells.kind[hi] == CellKind::Solid) {
+                g.velocity[a][f] = solid[a][f];
+            }
+        });
+    }
+
+    /// `Σ_a ((1 − θ) s_a(high face) − (1 − θ) s_a(low face))` of cell `c`, m/s: the flux of the
+    /// colliders' covered share of its faces moving at `solid`, which
+    /// [`FaceGrid::divergence`] leaves out.
+    pub fn solid_flux(&self, cells: &PressureCells, solid: &[Vec<f64>; 3], c: usize) -> f64 {
+        let [nx, ny, _] = self.dims;
+        let at = [c % nx, (c / nx) % ny, c / (nx * ny)];
+        (0..3)
+            .map(|a| {
+                let mut up = at;
+                up[a] += 1;
+                let (hi, lo) = (self.index(a, up), self.index(a, at));
+                (1.0 - cells.open[a][hi]) * solid[a][hi] - (1.0 - cells.open[a][lo]) * solid[a][lo]
+            })
+            .sum()
+    }
+
     /// `Σ_a (θ u_a(high face) − θ u_a(low face))` of cell `c`, m/s (the divergence times h), each
     /// face's flux weighted by its open fraction θ in `cells` (Batty et al. 2007: the solid's
     /// share of a face carries the solid's velocity, zero for a static one), as the operator is.

@@ -53,6 +53,9 @@ pub struct WaterCpu {
     /// The colliders' cells and face fractions ([`crate::sim::water::solids`]); `None`: the box
     /// alone.
     pub solids: Option<PressureCells>,
+    /// The colliders' velocity on the faces ([`crate::sim::water::solids::face_velocities`]);
+    /// `None`: they stand still.
+    pub solid_velocity: Option<[Vec<f64>; 3]>,
 }
 
 impl WaterCpu {
@@ -74,6 +77,7 @@ impl WaterCpu {
             kinds: None,
             last_solve: None,
             solids: None,
+            solid_velocity: None,
         }
     }
 
@@ -81,6 +85,13 @@ impl WaterCpu {
     /// ([`crate::sim::water::solids::cells_with_solids`] of the same cells).
     pub fn with_solids(mut self, solids: PressureCells) -> Self {
         self.solids = Some(solids);
+        self
+    }
+
+    /// The same water with its colliders moving at `velocity` on the faces
+    /// ([`crate::sim::water::solids::face_velocities`] of the same cells).
+    pub fn with_solid_velocity(mut self, velocity: [Vec<f64>; 3]) -> Self {
+        self.solid_velocity = Some(velocity);
         self
     }
 
@@ -159,11 +170,18 @@ impl WaterCpu {
             s.join(&mut cells);
         }
         grid.close_solid_faces(&cells);
+        let moving = self.solid_velocity.as_ref();
+        if let Some(v) = moving {
+            grid.move_solid_faces(&cells, v);
+        }
         // With snow, the divergence is of the two phases' volume flux and each face's coefficient
         // is scaled by `α_w + α_s ρ_w/ρ_s` ([`mixture`]).
         let mixed = snow.as_deref().map(|s| {
             let (mut flux, weights) = s.flux(&grid, self.settings.particles_per_cell, self.settings.density);
             flux.close_solid_faces(&cells);
+            if let Some(v) = moving {
+                flux.move_solid_faces(&cells, v);
+            }
             (flux, weights)
         });
         // A p = b with b = −(ρ h / dt) Σ θ (u₊ − u₋): the operator's unit weights are θ, so the
@@ -177,8 +195,9 @@ impl WaterCpu {
         );
         let scale = self.settings.density * self.h / dt;
         let flux = mixed.as_ref().map_or(&grid, |(flux, _)| flux);
-        let b: Vec<f64> =
-            (0..op.diag.len()).map(|c| if op.active(c) { -scale * flux.divergence(&cells, c) } else { 0.0 }).collect();
+        // A moving collider's covered share of a face carries its velocity.
+        let div = |c| flux.divergence(&cells, c) + moving.map_or(0.0, |v| flux.solid_flux(&cells, v, c));
+        let b: Vec<f64> = (0..op.diag.len()).map(|c| if op.active(c) { -scale * div(c) } else { 0.0 }).collect();
         let pre = Precond::new(self.settings.pressure.preconditioner, &op);
         // From the last step's pressure (a warm start, as the GPU step).
         let (tolerance, cap) = (self.settings.pressure.tolerance, self.settings.pressure.max_iterations);

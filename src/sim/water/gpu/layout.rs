@@ -135,7 +135,7 @@ pub fn particles_of(positions: &[[f32; 4]], velocities: &[[f32; 4]], affine: &[[
 }
 
 /// The group's bindings, as declared in `common.wgsl`.
-pub const BINDINGS: [Binding; 22] = [
+pub const BINDINGS: [Binding; 23] = [
     Binding::Uniform,
     Binding::Write, // positions
     Binding::Write, // velocities
@@ -158,6 +158,7 @@ pub const BINDINGS: [Binding; 22] = [
     Binding::Read,  // solid
     Binding::Read,  // open
     Binding::Write, // diagnostics
+    Binding::Read,  // solid_velocity
 ];
 
 /// The snow's group (group 1, as declared in `snow.wgsl`).

@@ -44,6 +44,8 @@ const OWN_SOLVE_KINDS: usize = 13;
 const OWN_DIAGNOSTICS: usize = 12;
 /// The index in `own` of the last projection's residual history.
 const OWN_SOLVE_HISTORY: usize = 14;
+/// The index in `own` of the colliders' face velocities.
+const OWN_SOLID_VELOCITY: usize = 15;
 
 /// Iterations a frame records beyond the most the last frame's solves took.
 const ITERATION_MARGIN: u32 = 4;
@@ -167,6 +169,7 @@ impl WaterGpu {
             buffer_init(device, "water.diagnostics", &zeros(4 * cells_n)),
             buffer_init(device, "water.solve_kinds", &zeros(cells_n)),
             buffer_init(device, "water.solve_history", &zeros(HISTORY_LENGTH)),
+            buffer_init(device, "water.solid_velocity", &zeros(faces)),
         ];
         let module = ComputeModule::new(device, "water", &layout::source(), &[&BINDINGS, &SNOW_BINDINGS], ENTRIES);
         let group = module.bind(
@@ -195,6 +198,7 @@ impl WaterGpu {
                 &own[10],
                 &own[11],
                 &own[12],
+                &own[OWN_SOLID_VELOCITY],
             ],
         );
         let solve_scalars = buffer_init(device, "water.solve_scalars", bytemuck::bytes_of(&PcgScalars::default()));
@@ -357,6 +361,14 @@ impl WaterGpu {
         queue.write_buffer(&self.own[OWN_SOLID], 0, bytemuck::cast_slice(&solid_mask(solids)));
         queue.write_buffer(&self.own[OWN_OPEN], 0, bytemuck::cast_slice(&open_fractions(solids)));
         self.pressure.set_open(queue, solids);
+    }
+
+    /// Sets the colliders' velocity on the faces ([`crate::sim::water::solids::face_velocities`]
+    /// of the same cells), zero until set: a moving collider pushes the water.
+    pub fn set_solid_velocity(&self, queue: &wgpu::Queue, velocity: &[Vec<f64>; 3]) {
+        let flat: Vec<f32> = velocity.iter().flatten().map(|v| *v as f32).collect();
+        assert_eq!(flat.len(), self.uniforms.faces as usize, "one velocity per face");
+        queue.write_buffer(&self.own[OWN_SOLID_VELOCITY], 0, bytemuck::cast_slice(&flat));
     }
 
     /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
