@@ -11,7 +11,7 @@ use nalgebra::Vector3;
 use crate::gpu::{Gpu, GpuError};
 use crate::sim::water::WaterSettings;
 use crate::sim::water::cpu::WaterParticle;
-use crate::sim::water::gpu::{DEFAULT_MAX_SPEED, WaterGpu};
+use crate::sim::water::gpu::{DEFAULT_MAX_SPEED, STAGES, WaterGpu};
 
 /// A frame's simulated time, s.
 pub const FRAME: f64 = 1.0 / 60.0;
@@ -57,6 +57,74 @@ pub struct WaterBenchReport {
     pub unconverged: u32,
     /// The settings.
     pub settings: WaterSettings,
+    /// GPU ms per step spent in each of [`STAGES`] (medians of [`PROFILED_STEPS`] steps timed
+    /// after the frames, between timestamps written at the stages' bounds); empty where the GPU
+    /// has no timestamps.
+    pub stages: Vec<(&'static str, f64)>,
+}
+
+/// Steps timed stage by stage after the timed frames.
+pub const PROFILED_STEPS: u32 = 9;
+
+/// Times [`PROFILED_STEPS`] steps of `dt` of `water` stage by stage: per stage the median GPU ms,
+/// in the order they ran; empty without timestamps. Each bound is an empty compute pass that
+/// writes a timestamp as it begins: the passes run in order, so the time between two is the
+/// stage's.
+fn profile(gpu: &Gpu, water: &mut WaterGpu, dt: f64) -> Result<Vec<(&'static str, f64)>, GpuError> {
+    if !gpu.has_timestamps {
+        return Ok(Vec::new());
+    }
+    let bounds = STAGES.len() as u32 + 1;
+    let count = bounds * PROFILED_STEPS;
+    let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("bench.water.stages"),
+        ty: wgpu::QueryType::Timestamp,
+        count,
+    });
+    let mut runs: Vec<Vec<(&'static str, u32)>> = Vec::new();
+    let mut next = 0u32;
+    for _ in 0..PROFILED_STEPS {
+        water.prepare(gpu, dt);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let mut marks = Vec::new();
+        water.record_step_marked(&mut encoder, &mut |encoder, stage| {
+            let writes = wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(next),
+                end_of_pass_write_index: None,
+            };
+            drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("bench.water.mark"),
+                timestamp_writes: Some(writes),
+            }));
+            marks.push((stage, next));
+            next += 1;
+        });
+        gpu.queue.submit([encoder.finish()]);
+        water.finish_frame(gpu)?;
+        runs.push(marks);
+    }
+    let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("bench.water.resolve"),
+        size: 8 * u64::from(next.max(1)),
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.resolve_query_set(&queries, 0..next, &resolve, 0);
+    gpu.queue.submit([encoder.finish()]);
+    let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&gpu.read_buffer(&resolve)?);
+    let ms = gpu.queue.get_timestamp_period() as f64 * 1e-6;
+    let mut out = Vec::new();
+    for (k, (stage, _)) in runs[0].iter().enumerate().take(runs[0].len() - 1) {
+        let mut times: Vec<f64> = runs
+            .iter()
+            .map(|marks| ticks[marks[k + 1].1 as usize].saturating_sub(ticks[marks[k].1 as usize]) as f64 * ms)
+            .collect();
+        times.sort_by(f64::total_cmp);
+        out.push((*stage, times[times.len() / 2]));
+    }
+    Ok(out)
 }
 
 /// Runs `frames` timed frames of [`dam_break`] at `n` with `settings`.
@@ -89,6 +157,8 @@ pub fn water_benchmark(
     }
     let seconds = start.elapsed().as_secs_f64();
     let solve = water.last_solve(gpu)?;
+    let (_, dt) = settings.plan_frame(FRAME, fastest, DEFAULT_MAX_SPEED, h, G);
+    let stages = profile(gpu, &mut water, dt)?;
     let residual = (solve.rr as f64 / solve.bb.max(f32::MIN_POSITIVE) as f64).sqrt();
     Ok(WaterBenchReport {
         n,
@@ -99,6 +169,7 @@ pub fn water_benchmark(
         last_solve: (solve.iterations, residual),
         unconverged,
         settings,
+        stages,
     })
 }
 
@@ -132,6 +203,15 @@ impl fmt::Display for WaterBenchReport {
             self.last_solve.0,
             self.last_solve.1,
             self.unconverged
-        )
+        )?;
+        if !self.stages.is_empty() {
+            let total: f64 = self.stages.iter().map(|(_, ms)| ms).sum();
+            writeln!(f, "  one step by stage (GPU ms, median of {PROFILED_STEPS} steps after the frames):")?;
+            for (stage, ms) in &self.stages {
+                writeln!(f, "    {stage:<28} {ms:8.3}  {:5.1} %", 100.0 * ms / total)?;
+            }
+            writeln!(f, "    {:<28} {total:8.3}", "all")?;
+        }
+        Ok(())
     }
 }

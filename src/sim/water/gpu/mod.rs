@@ -47,6 +47,21 @@ const OWN_SOLVE_HISTORY: usize = 14;
 /// The index in `own` of the colliders' face velocities.
 const OWN_SOLID_VELOCITY: usize = 15;
 
+/// The stages of a step [`WaterGpu::record_step_marked`] marks: particles to the faces (with the
+/// snow's, the join and the mixture), the operator's build and the divergence, the projection's
+/// solve, the gradient and the extrapolation, the gather and move, the volume correction's count,
+/// classification, build and excess, its solve, and its displacement.
+pub const STAGES: [&str; 8] = [
+    "to grid",
+    "operator and divergence",
+    "projection solve",
+    "project and extrapolate",
+    "gather and move",
+    "volume: count and operator",
+    "volume: solve",
+    "volume: displace",
+];
+
 /// Iterations a frame records beyond the most the last frame's solves took.
 const ITERATION_MARGIN: u32 = 4;
 
@@ -276,8 +291,13 @@ impl WaterGpu {
         self.passes(encoder, "water.extrapolate", &rounds);
     }
 
-    /// Records one step with the uniforms last written.
-    fn record_step(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Records one step with the uniforms last written, `mark(encoder, stage)` recorded before each
+    /// of its [`STAGES`] and once after the last (as `"end"`): what a profile times between.
+    pub fn record_step_marked(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        mark: &mut dyn FnMut(&mut wgpu::CommandEncoder, &'static str),
+    ) {
         let u = &self.uniforms;
         let (cells, faces, particles, snow) = (u.cells, u.faces, u.particles, u.snow_particles);
         let with_snow = u.snow != 0;
@@ -292,13 +312,17 @@ impl WaterGpu {
         if with_snow {
             to_grid.push(("s_mix", faces));
         }
+        mark(encoder, STAGES[0]);
         self.passes(encoder, "water.to_grid", &to_grid);
+        mark(encoder, STAGES[1]);
         self.pressure.record_build(encoder);
         self.passes(encoder, "water.divergence", &[("w_divergence", cells)]);
         // A warm start from the last projection's pressure (the volume correction's solve has
         // used the solve's vector since).
         encoder.copy_buffer_to_buffer(&self.solve_pressure, 0, self.pressure.pressure(), 0, None);
+        mark(encoder, STAGES[2]);
         self.pressure.record_solve_in(encoder, self.budget, 0);
+        mark(encoder, STAGES[3]);
         self.passes(encoder, "water.note_solve", &[("w_note_solve", 1)]);
         encoder.copy_buffer_to_buffer(self.pressure.scalars(), 0, &self.solve_scalars, 0, None);
         encoder.copy_buffer_to_buffer(self.pressure.pressure(), 0, &self.solve_pressure, 0, None);
@@ -311,8 +335,10 @@ impl WaterGpu {
         };
         self.passes(encoder, "water.project", project);
         self.extrapolate(encoder);
+        mark(encoder, STAGES[4]);
         self.passes(encoder, "water.to_particles", &[("w_gather", particles)]);
         if self.settings.volume_correction {
+            mark(encoder, STAGES[5]);
             let mut count = vec![("w_clear_count", cells), ("w_count", particles), ("w_classify", cells)];
             count.extend(&join);
             self.passes(encoder, "water.volume", &count);
@@ -323,12 +349,15 @@ impl WaterGpu {
             }
             self.pressure.record_build(encoder);
             self.passes(encoder, "water.excess", &[("w_excess", cells)]);
+            mark(encoder, STAGES[6]);
             self.pressure.record_solve_in(encoder, self.volume_budget, 1);
+            mark(encoder, STAGES[7]);
             self.passes(encoder, "water.note_volume", &[("w_note_volume", 1)]);
             self.passes(encoder, "water.displacement", &[("w_displacement_faces", faces)]);
             self.extrapolate(encoder);
             self.passes(encoder, "water.displace", &[("w_displace", particles)]);
         }
+        mark(encoder, "end");
     }
 
     /// Advances `steps` steps of `dt` seconds in one submission.
@@ -374,7 +403,7 @@ impl WaterGpu {
     /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
     pub fn record_steps(&self, encoder: &mut wgpu::CommandEncoder, steps: usize) {
         for _ in 0..steps {
-            self.record_step(encoder);
+            self.record_step_marked(encoder, &mut |_, _| {});
         }
     }
 
