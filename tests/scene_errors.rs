@@ -358,8 +358,8 @@ fn water_scenes_hold_liquid_and_their_settings_are_checked() {
     assert_invalid(
         modified(|d| d["integrator"] = json!({ "kind": "flip" })),
         "material.kind",
-        "liquid, for one emitter at least: integrator.kind \"flip\" steps the liquid as water (other materials \
-         step by MPM beside it)",
+        "liquid, for one emitter at least that fills at time 0: integrator.kind \"flip\" steps the liquid as \
+         water (other materials step by MPM beside it)",
     );
     // Snow beside water: one emitter takes the water preset.
     modified(|d| {
@@ -372,6 +372,23 @@ fn water_scenes_hold_liquid_and_their_settings_are_checked() {
         d["emitters"] = json!(emitters);
     })
     .expect("snow beside water under flip loads");
+    // Liquid only from a pour that starts later: the first particles would all be snow.
+    assert_invalid(
+        modified(|d| {
+            d["version"] = json!(4);
+            d["integrator"] = json!({ "kind": "flip" });
+            let mut emitters = d["emitters"].as_array().expect("emitters").clone();
+            let mut spout = emitters[0].clone();
+            spout["material"] = json!({ "preset": "water" });
+            spout["velocity"] = json!([0.0, 0.0, -1.0]);
+            spout["pour"] = json!({ "start": 0.5, "end": 1.0 });
+            emitters.push(spout);
+            d["emitters"] = json!(emitters);
+        }),
+        "material.kind",
+        "liquid, for one emitter at least that fills at time 0: integrator.kind \"flip\" steps the liquid as \
+         water (other materials step by MPM beside it)",
+    );
     let settings = |key: &str, value: Value| {
         modified(move |d| {
             water(d);

@@ -123,15 +123,16 @@ fn switching_the_integrator_moves_the_water_in_and_out_of_the_pages() {
     let options = SolverOptions { integrator: flip, ..Default::default() };
     let mut solver = powder::sim::Solver::with_options(&gpu, params, &particles, options).expect("a solver");
     assert!(solver.water_meets_snow());
-    let materials = |s: &powder::sim::Solver| -> Vec<u32> {
-        s.read_particles(&gpu).expect("read back").iter().map(|p| p.material).collect()
+    let materials = |s: &powder::sim::Solver| -> Vec<(u32, [f32; 3])> {
+        s.read_particles(&gpu).expect("read back").iter().map(|p| (p.material, p.position)).collect()
     };
-    assert_eq!(materials(&solver), [0, 0, 1, 1], "the pages' snow, then the water");
+    let split = [snow, snow, water, water].map(|p| (p.material, p.position));
+    assert_eq!(materials(&solver), split, "the pages' snow, then the water");
     solver.set_integrator(&gpu, Integrator::Explicit).expect("explicit");
     assert!(!solver.water_meets_snow());
     assert_eq!(solver.pages()[0].particle_count, 4, "the water is back in the pages");
     solver.set_integrator(&gpu, flip).expect("flip");
     assert!(solver.water_meets_snow());
     assert_eq!(solver.pages()[0].particle_count, 2);
-    assert_eq!(materials(&solver), [0, 0, 1, 1]);
+    assert_eq!(materials(&solver), split);
 }

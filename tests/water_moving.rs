@@ -76,6 +76,7 @@ fn a_piston_raises_the_pool_by_the_volume_it_sweeps() {
     let (still, _) = push(false);
     eprintln!("piston: the pool rose {rise:.4} m of {expected:.4} m; with still faces {still:.4} m");
     assert!((rise / expected - 1.0).abs() < 0.10, "rose {rise} m, {expected} m expected");
+    assert!(still.abs() < 0.1 * expected, "with its faces still the piston raised the pool {still} m");
 }
 
 /// The GPU step with the piston moving at 0.2 m/s (its cells held where they start) follows the
@@ -103,6 +104,7 @@ fn the_gpu_step_follows_the_twin_with_a_moving_collider() {
         }
         water.advance_steps(&gpu, steps, dt);
         let moved = water.read_particles(&gpu).expect("read back");
+        assert_eq!(moved.len(), twin.particles.len());
         let dx = moved.iter().zip(&twin.particles).map(|(g, t)| (g.position - t.position).norm()).fold(0.0, f64::max);
         let dv = moved.iter().zip(&twin.particles).map(|(g, t)| (g.velocity - t.velocity).norm()).fold(0.0, f64::max);
         let fastest = twin.particles.iter().map(|p| p.velocity.norm()).fold(0.0, f64::max);

@@ -13,18 +13,22 @@ pub(crate) fn integrator_rules(scene: &Scene, source: &str) -> Result<(), SceneE
     }
     let Some(water) = scene.integrator.water() else { return Ok(()) };
     // Water's step moves the liquid as water and leaves the other materials to MPM beside it
-    // (src/sim/solver/mixed.rs): a scene of it needs some liquid. The scene's own material matters
-    // only where an emitter takes it.
-    let liquid = |m: &crate::sim::material::SnowMaterial| m.kind == MaterialKind::Liquid;
-    let any_liquid = scene.emitters.iter().any(|e| liquid(e.material().unwrap_or(&scene.material)));
-    if !any_liquid {
-        let kind = format!("{:?}", scene.material.kind).to_lowercase();
+    // (src/sim/solver/mixed.rs): a scene of it needs liquid from the start (were the first
+    // particles all snow, the water step would take them for water). The scene's own material
+    // matters only where an emitter takes it.
+    let kind_of = |e: &super::emitter::Emitter| e.material().unwrap_or(&scene.material).kind;
+    let from_start = |e: &&super::emitter::Emitter| e.pour().is_none_or(|p| p.start <= 0.0);
+    if !scene.emitters.iter().filter(from_start).any(|e| kind_of(e) == MaterialKind::Liquid) {
+        let mut kinds: Vec<String> =
+            scene.emitters.iter().filter(from_start).map(|e| format!("{:?}", kind_of(e)).to_lowercase()).collect();
+        kinds.dedup();
+        let value = if kinds.is_empty() { "no emitter at time 0".to_string() } else { kinds.join(", ") };
         return Err(SceneError::invalid(
             source,
             "material.kind",
-            kind,
-            "liquid, for one emitter at least: integrator.kind \"flip\" steps the liquid as water (other \
-             materials step by MPM beside it)",
+            value,
+            "liquid, for one emitter at least that fills at time 0: integrator.kind \"flip\" steps the \
+             liquid as water (other materials step by MPM beside it)",
         ));
     }
     // The volume correction keeps the packing the particles start at.

@@ -32,13 +32,14 @@ pub struct SolverSnapshot {
 }
 
 impl SolverSnapshot {
-    /// Copies the solver's particles and stored stress back (one readback per page), each page's
-    /// put back into the host's order by the particles' ids.
+    /// Copies the solver's particles and stored stress back (one readback per page, and one of the
+    /// water's own streams where water meets snow), each page's put back into the host's order by
+    /// the particles' ids.
     pub fn capture(gpu: &Gpu, solver: &Solver) -> Result<Self, SolverError> {
         solver.refresh_stale_stress(gpu);
         let mut snapshot = SolverSnapshot { pb_last_dt: solver.pb_last_dt.get(), ..SolverSnapshot::default() };
-        for page in solver.pages() {
-            let p = &page.particles;
+        // The pages, then the water's own streams where water meets snow (its ids are its order).
+        for p in solver.particle_pages() {
             let read =
                 gpu.read_buffers(&[&p.position, &p.velocity, &p.affine, &p.deformation, &p.plastic, &p.stress, &p.id])?;
             let [position, velocity, affine, deformation, plastic, stress, id]: [Vec<u8>; 7] =

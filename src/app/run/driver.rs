@@ -122,7 +122,7 @@ impl Driver {
                 }
             }
             AppEvent::SetIntegrator(integrator) => {
-                // The scene's rules for the integrator (water's: every particle liquid) first.
+                // The scene's rules for the integrator (water's: some liquid from the start) first.
                 let mut next = self.scene.clone();
                 next.integrator = integrator;
                 if let Err(e) = next.validate("the panel") {

@@ -146,7 +146,7 @@ impl Solver {
             page_capacity,
             grid_mode,
             expects_colliders: colliders,
-            integrator: Integrator::Explicit,
+            integrator,
             params,
             interaction: Interaction::default(),
             collider_count: 0,
@@ -167,7 +167,9 @@ impl Solver {
             water_clock: std::cell::Cell::new(None),
             companion: super::mixed::water_streams(gpu, water),
         };
-        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages).
+        // Each page's uniform block as the solver sets it (keep_grid_sums with several pages). The
+        // particles were split for `integrator` above, which the solver starts with: setting it
+        // again checks it and splits nothing anew.
         solver.set_integrator(gpu, integrator)?;
         solver.refresh_stress(gpu);
         Ok(solver)

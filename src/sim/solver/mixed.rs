@@ -5,8 +5,8 @@
 //!
 //! A water step of `dt` first runs the snow's explicit substeps over `dt` (as many as its stable dt
 //! asks for), then the water's step with the snow in its projection, which gives the snow's
-//! particles the projection's change: one submission per water step, as each sets the snow's
-//! clock anew.
+//! particles the projection's change: one submission per water step, the snow's substeps of a
+//! batch sharing one clock and one collider frame.
 
 use super::state::Solver;
 use crate::gpu::Gpu;
@@ -15,7 +15,6 @@ use crate::sim::integrator::Integrator;
 use crate::sim::material::MaterialKind;
 use crate::sim::params::{GpuParticle, SolverParams};
 use crate::sim::particles::ParticleBuffers;
-use crate::sim::sort::bins::SolverPath;
 
 /// How far the snow may fall under gravity alone within one coupled step, in cells: its substeps
 /// run before the projection that holds it up, so over a step of `dt` it sinks `g dt² / 2` too far
@@ -64,9 +63,12 @@ impl Solver {
         self.companion.is_some()
     }
 
-    /// Records and submits `steps` water steps of `dt` with the snow's substeps before each
-    /// ([`self`](self)), `record` recording a water step into an encoder. Returns the last
-    /// submission.
+    /// Records and submits `steps` water steps of `dt` with the snow's substeps before each (this
+    /// module's text), `record` recording a water step into an encoder. Returns the last
+    /// submission. The snow's substeps of all the steps make one collider frame, as a frame of
+    /// the explicit integrator's does (substep k sees the colliders `(k + 1) / total` of the way
+    /// through it), and run as the sorted path's: the water step between two of them changes the
+    /// snow's velocities, which the fused path's next scatter would not see.
     pub(super) fn record_snow_and_water(
         &self,
         gpu: &Gpu,
@@ -74,20 +76,26 @@ impl Solver {
         dt: f64,
         record: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
+        // The snow's stable dt at the fastest either phase may reach by the frame's end (gravity
+        // alone adds g · span to a speed), so the substeps planned now stay stable through it.
+        let span = steps as f64 * dt;
         let stable = match self.stats(gpu) {
-            Ok(s) => super::stats::stable_dt(&self.params, s.max_speed, s.max_hardening, self.params.cfl),
+            Ok(s) => {
+                let speed = s.max_speed + self.params.gravity.length() * span;
+                super::stats::stable_dt(&self.params, speed, s.max_hardening, self.params.cfl)
+            }
             Err(e) => {
                 log::warn!("the snow's stable dt could not be read back: {e}");
                 self.params.dt
             }
         };
         let substeps = (dt / stable).ceil().clamp(1.0, 10_000.0) as u32;
-        let step = FrameStep::Fixed { dt: dt / substeps as f64, substeps };
-        let fused = self.path() == SolverPath::Fused;
+        let total = steps * substeps;
+        self.begin_frame(gpu, span, FrameStep::Fixed { dt: dt / substeps as f64, substeps: total });
         let mut last = None;
-        for _ in 0..steps {
-            self.begin_frame(gpu, dt, step);
-            last = self.record_substeps_then(gpu, 0..substeps, substeps, fused, None, u32::MAX, record);
+        for k in 0..steps {
+            let range = k * substeps..(k + 1) * substeps;
+            last = self.record_substeps_then(gpu, range, total, false, None, u32::MAX, record);
         }
         last
     }

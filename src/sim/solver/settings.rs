@@ -24,17 +24,18 @@ impl Solver {
             return Err(SolverError::WaterPages { pages: self.pages.len() });
         }
         let kind_changed = integrator.name() != self.integrator.name();
-        let was = std::mem::replace(&mut self.integrator, integrator);
         if kind_changed && (integrator.water().is_some() || self.companion.is_some()) {
             let all = self.read_particles(gpu)?;
             let (_, water) = super::mixed::split(&self.params, &integrator, &all);
             if water.is_empty() == self.companion.is_some() {
+                let was = std::mem::replace(&mut self.integrator, integrator);
                 if let Err(e) = self.replace_keeping_colliders(gpu, &all) {
                     self.integrator = was;
                     return Err(e);
                 }
             }
         }
+        self.integrator = integrator;
         self.write_uniforms(gpu);
         Ok(())
     }

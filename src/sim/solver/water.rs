@@ -1,6 +1,8 @@
 //! The [`Solver`] stepping water ([`Integrator::Flip`](crate::sim::integrator::Integrator)): a
-//! [`WaterGpu`] over the first page's position, velocity and affine streams and the solver's grid,
-//! built when first needed and again when the particles, the grid or the settings change.
+//! [`WaterGpu`] over the first page's position, velocity and affine streams (or, where water meets
+//! snow, the water's own streams with the first page's snow in its projection: [`super::mixed`])
+//! and the solver's grid, built when first needed and again when the particles, the grid or the
+//! settings change.
 
 use std::cell::RefMut;
 

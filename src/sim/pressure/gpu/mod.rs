@@ -290,8 +290,7 @@ impl PressureGpu {
         &self.buffers[COEFFS]
     }
 
-    /// The relative residual `‖r‖/‖b‖` at the start (1, or 0 for `b = 0`) and after each iteration
-    /// of the last solve, [`HISTORY_LENGTH`] entries (those past its iterations stale).
+    /// `‖r‖/‖b‖` at the start and after each iteration of the last solve ([`HISTORY_LENGTH`]).
     pub fn history(&self) -> &wgpu::Buffer {
         &self.buffers[HISTORY]
     }
@@ -328,9 +327,7 @@ impl PressureGpu {
         }
     }
 
-    /// The open fractions level 0's coefficients are built from ([`PressureGpu::record_build`]),
-    /// for a solve made by [`PressureGpu::on_grid`]; `None` for one whose operator came from the
-    /// host.
+    /// Level 0's open fractions of a solve made by [`PressureGpu::on_grid`] (`None` otherwise).
     pub fn finest_open(&self) -> Option<&wgpu::Buffer> {
         self.build.as_ref().map(|b| b.finest_open())
     }
