@@ -47,7 +47,7 @@ fn current_volume(p: &GpuParticle) -> f64 {
 /// 0.40) and a rise of 1.013 of the submerged volume over the pond; here the same bounds hold:
 /// 0.33–0.45 and 5 % (measured on lavapipe: 0.380 and 1.005). Without the snow in the projection
 /// (`WaterGpu::set_snow` not called) the ball sinks (share 1.0, no rise); with the frame's step of
-/// 1/30 s not split for the coupling (`mixed::coupled_steps`) it floats 0.31 deep and the rise is
+/// 1/30 s not split for the coupling (`mixed::coupled_steps`) it floats 0.32 deep and the rise is
 /// lost to sloshing. Both fail the test.
 #[test]
 fn a_snowball_dropped_into_a_pond_floats_in_the_solver() {

@@ -19,8 +19,8 @@ use crate::sim::particles::ParticleBuffers;
 /// How far the snow may fall under gravity alone within one coupled step, in cells: its substeps
 /// run before the projection that holds it up, so over a step of `dt` it sinks `g dt² / 2` too far
 /// before the water's pressure acts. Measured on the pond of `tests/snow_water_solver.rs` (cells
-/// of 5 cm): steps of 1/30 s (0.11 cells) float the ball 0.31 submerged and lose the water's rise
-/// to sloshing; steps of 1/60 s (0.028 cells) give 0.375 and a rise of 1.02 of the displaced
+/// of 5 cm): steps of 1/30 s (0.11 cells) float the ball 0.32 submerged and lose the water's rise
+/// to sloshing; steps of 1/60 s (0.028 cells) give 0.38 and a rise of 1.005 of the displaced
 /// volume, as the f64 twin does with the same steps.
 pub(crate) const COUPLED_FALL: f64 = 0.03;
 
