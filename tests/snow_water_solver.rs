@@ -45,7 +45,8 @@ fn current_volume(p: &GpuParticle) -> f64 {
 /// 14 cm released with its lowest point at the surface) in a `flip` solver, 3 s in frames of
 /// 1/30 s, the last second averaged. The twins measured a submerged share of 0.377 (Archimedes:
 /// 0.40) and a rise of 1.013 of the submerged volume over the pond; here the same bounds hold:
-/// 0.33–0.45 and 5 % (measured on lavapipe: 0.380 and 1.005). Without the snow in the projection
+/// 0.33–0.45 and 5 % (measured on lavapipe: 0.380 and 1.005; the rise is the open columns'
+/// highest particles', which a count of their water does not bear out: docs/water.md). Without the snow in the projection
 /// (`WaterGpu::set_snow` not called) the ball sinks (share 1.0, no rise); with the frame's step of
 /// 1/30 s not split for the coupling (`mixed::coupled_steps`) it floats 0.32 deep and the rise is
 /// lost to sloshing. Both fail the test.
