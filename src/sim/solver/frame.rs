@@ -121,7 +121,7 @@ impl Solver {
         // The frame loop has usually just read the stats of this very state (Solver::stable_dt):
         // a second readback would wait for the GPU to say the same speed again.
         let speed = match self.measured_speed.get() {
-            Some((at, speed)) if at == self.steps_recorded.get() => speed,
+            Some((at, speed, _)) if at == self.steps_recorded.get() => speed,
             _ => self.stats(gpu)?.max_speed,
         };
         let (steps, dt) = settings.plan_frame(span, speed, self.params.max_speed, self.params.grid.cell_size);

@@ -64,8 +64,9 @@ impl Solver {
     }
 
     /// Records and submits `steps` water steps of `dt` with the snow's substeps before each (this
-    /// module's text), `record` recording a water step into an encoder. Returns the last
-    /// submission. The snow's substeps of all the steps make one collider frame, as a frame of
+    /// module's text), `record` recording a water step into an encoder; `measured` is the fastest
+    /// speed and largest hardening of the state they start from where the caller has them (else
+    /// they are read back). Returns the last submission. The snow's substeps of all the steps make one collider frame, as a frame of
     /// the explicit integrator's does (substep k sees the colliders `(k + 1) / total` of the way
     /// through it), and run as the sorted path's: the water step between two of them changes the
     /// snow's velocities, which the fused path's next scatter would not see.
@@ -74,15 +75,17 @@ impl Solver {
         gpu: &Gpu,
         steps: u32,
         dt: f64,
+        measured: Option<(f64, f64)>,
         record: &mut dyn FnMut(&mut wgpu::CommandEncoder),
     ) -> Option<wgpu::SubmissionIndex> {
         // The snow's stable dt at the fastest either phase may reach by the frame's end (gravity
         // alone adds g · span to a speed), so the substeps planned now stay stable through it.
         let span = steps as f64 * dt;
-        let stable = match self.stats(gpu) {
-            Ok(s) => {
-                let speed = s.max_speed + self.params.gravity.length() * span;
-                super::stats::stable_dt(&self.params, speed, s.max_hardening, self.params.cfl)
+        let measured = measured.map(Ok).unwrap_or_else(|| self.stats(gpu).map(|s| (s.max_speed, s.max_hardening)));
+        let stable = match measured {
+            Ok((speed, hardening)) => {
+                let speed = speed + self.params.gravity.length() * span;
+                super::stats::stable_dt(&self.params, speed, hardening, self.params.cfl)
             }
             Err(e) => {
                 log::warn!("the snow's stable dt could not be read back: {e}");

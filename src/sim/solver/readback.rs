@@ -210,7 +210,8 @@ impl Solver {
             // The pages hold the snow; the water's fastest comes from its last frame.
             max_speed = max_speed.max(self.water_status.get().map_or(0.0, |s| s.fastest));
         }
-        self.measured_speed.set(Some((pending.steps_recorded, max_speed)));
+        let max_hardening = f32::from_bits(status.max_hardening_bits) as f64;
+        self.measured_speed.set(Some((pending.steps_recorded, max_speed, max_hardening)));
         let solve = SolveTotals {
             steps: status.solve_steps as u64,
             iterations: status.solve_iterations as u64,
@@ -219,7 +220,7 @@ impl Solver {
         self.solve_totals.set(self.solve_totals.get().and(solve));
         Some(Ok(SolverStats {
             max_speed,
-            max_hardening: f32::from_bits(status.max_hardening_bits) as f64,
+            max_hardening,
             min_plastic_jacobian: f32::from_bits(status.min_plastic_jacobian_bits) as f64,
             max_plastic_jacobian: f32::from_bits(status.max_plastic_jacobian_bits) as f64,
             overflow_count: status.overflow_count,

@@ -47,10 +47,11 @@ pub struct Solver {
     /// Bumped whenever work that moves the particles is recorded or the particles are replaced:
     /// tells whether a stats readback still describes the current state.
     pub(crate) steps_recorded: std::cell::Cell<u64>,
-    /// The largest particle speed the last stats readback measured, with the value of
-    /// `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from it while
-    /// no step has run since ([`Solver::step_frame`]), instead of waiting for the same number again.
-    pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64)>>,
+    /// The largest particle speed and hardening the last stats readback measured, with the value
+    /// of `steps_recorded` when its pass was recorded: a PB-MPM frame plans its steps from them
+    /// while no step has run since ([`Solver::step_frame`]), and so does the snow beside water
+    /// (`mixed`), instead of waiting for the same numbers again.
+    pub(crate) measured_speed: std::cell::Cell<Option<(u64, f64, f64)>>,
     /// The Newton–PCG totals of every stats report read back since [`Solver::take_solve_totals`].
     pub(crate) solve_totals: std::cell::Cell<SolveTotals>,
     /// The length of the last PB-MPM step recorded, seconds; 0 after an explicit frame or a new

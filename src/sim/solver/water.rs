@@ -46,7 +46,7 @@ impl Solver {
                 page.particle_count as usize,
             ),
         };
-        let snow = self.companion.as_ref().filter(|_| page.particle_count > 0).map(|_| &page.particles);
+        let snow = self.water_meets_snow().then_some(&page.particles);
         let grid = self.water_grid();
         let colliders =
             if self.collider_count > 0 && !self.collider_distance.is_empty() { self.collider_generation } else { 0 };
@@ -186,9 +186,11 @@ impl Solver {
         if let Err(e) = self.read_water_status(gpu, &settings) {
             log::warn!("the water's status could not be read: {e}");
         }
+        // The stats the frame was planned from, if nothing has stepped since (the snow's stable dt).
+        let measured = self.measured_speed.get().filter(|m| m.0 == self.steps_recorded.get());
         self.note_steps_recorded();
         let mut water = self.water_for(gpu, &settings);
-        let mixed = self.companion.is_some() && self.pages[0].particle_count > 0;
+        let mixed = self.water_meets_snow();
         // Where water meets snow each step is split into as many as the coupling's accuracy asks
         // for (`mixed::coupled_steps`); the frame's clock counts the steps as planned.
         let split = if mixed {
@@ -209,11 +211,13 @@ impl Solver {
         self.water_clock.set(Some(clock));
         water.unread = true;
         if mixed {
-            // The snow's substeps before each water step, each submission setting their clock;
-            // then the frame's clock as the water's, and what `last` records after it.
+            // The snow's substeps before each water step (one clock for the batch's, set by
+            // `record_snow_and_water`); then the frame's clock as the water's, and what `last`
+            // records after it.
             let (water, clock_now) = (&water.water, clock);
             let record = &mut |encoder: &mut wgpu::CommandEncoder| water.record_steps(encoder, 1);
-            self.record_snow_and_water(gpu, steps * split, dt / split as f64, record);
+            let measured = measured.map(|(_, speed, hardening)| (speed, hardening));
+            self.record_snow_and_water(gpu, steps * split, dt / split as f64, measured, record);
             self.water_clock.set(Some(clock_now));
             gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock_now));
             let mut encoder = gpu.device.create_command_encoder(&Default::default());

@@ -172,14 +172,18 @@ impl FaceGrid {
     /// colliders' covered share of its faces moving at `solid`, which
     /// [`FaceGrid::divergence`] leaves out.
     pub fn solid_flux(&self, cells: &PressureCells, solid: &[Vec<f64>; 3], c: usize) -> f64 {
+        self.net_outflow(c, |a, f| (1.0 - cells.open[a][f]) * solid[a][f])
+    }
+
+    /// `Σ_a (flux(a, high face) − flux(a, low face))` of cell `c`: what leaves it through its faces.
+    fn net_outflow(&self, c: usize, flux: impl Fn(usize, usize) -> f64) -> f64 {
         let [nx, ny, _] = self.dims;
         let at = [c % nx, (c / nx) % ny, c / (nx * ny)];
         (0..3)
             .map(|a| {
                 let mut up = at;
                 up[a] += 1;
-                let (hi, lo) = (self.index(a, up), self.index(a, at));
-                (1.0 - cells.open[a][hi]) * solid[a][hi] - (1.0 - cells.open[a][lo]) * solid[a][lo]
+                flux(a, self.index(a, up)) - flux(a, self.index(a, at))
             })
             .sum()
     }
@@ -188,16 +192,7 @@ impl FaceGrid {
     /// face's flux weighted by its open fraction θ in `cells` (Batty et al. 2007: the solid's
     /// share of a face carries the solid's velocity, zero for a static one), as the operator is.
     pub fn divergence(&self, cells: &PressureCells, c: usize) -> f64 {
-        let [nx, ny, _] = self.dims;
-        let at = [c % nx, (c / nx) % ny, c / (nx * ny)];
-        (0..3)
-            .map(|a| {
-                let mut up = at;
-                up[a] += 1;
-                let (hi, lo) = (self.index(a, up), self.index(a, at));
-                cells.open[a][hi] * self.velocity[a][hi] - cells.open[a][lo] * self.velocity[a][lo]
-            })
-            .sum()
+        self.net_outflow(c, |a, f| cells.open[a][f] * self.velocity[a][f])
     }
 
     /// `u −= k (p_high − p_low)` on every face between two non-solid cells with liquid on at
