@@ -198,6 +198,24 @@ fn stencil_weight(s: Stencil, n: u32) -> f32 {
     return weight_of(s, n % 3u, 0u) * weight_of(s, (n / 3u) % 3u, 1u) * weight_of(s, n / 9u, 2u);
 }
 
+// A point's share of one of the eight cells around it (trilinear, `volume::spread`): corner
+// `corner` (bit a: the far cell along axis a), cells clamped to [edge, dims − 1 − edge] (edge 1
+// folds a share landing in the solid layer into the cell inside it).
+struct CornerShare {
+    cell: u32,
+    share: f32,
+}
+
+fn corner_share(x: vec3<f32>, corner: u32, edge: i32) -> CornerShare {
+    let xi = x / u.h + 0.5;
+    let base = floor(xi);
+    let f = xi - base;
+    let far = vec3<u32>(corner & 1u, (corner >> 1u) & 1u, corner >> 2u);
+    let share = select(1.0 - f, f, far == vec3<u32>(1u));
+    let at = clamp(vec3<i32>(base) + vec3<i32>(far), vec3<i32>(edge), vec3<i32>(u.dims) - 1 - edge);
+    return CornerShare(cell_index(vec3<u32>(at)), share.x * share.y * share.z);
+}
+
 // The particle's grid cell (the twin's `classify`).
 fn particle_cell(x: vec3<f32>) -> u32 {
     let c = clamp(vec3<i32>(floor(x / u.h)) + 1, vec3<i32>(1), vec3<i32>(u.dims) - 2);

@@ -123,17 +123,11 @@ fn w_count(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups
         return;
     }
     let x = local_position(p);
-    let xi = x / u.h + 0.5;
-    let base = floor(xi);
-    let f = xi - base;
     for (var corner = 0u; corner < 8u; corner++) {
-        let far = vec3<u32>(corner & 1u, (corner >> 1u) & 1u, corner >> 2u);
-        let share = select(1.0 - f, f, far == vec3<u32>(1u));
         // With snow the shares landing in the solid layer are folded into the cell inside it
         // (`volume::spread`'s fold: hole closing needs the counts exact at the walls).
-        let edge = i32(u.snow);
-        let at = clamp(vec3<i32>(base) + vec3<i32>(far), vec3<i32>(edge), vec3<i32>(u.dims) - 1 - edge);
-        atomicAdd(&count[cell_index(vec3<u32>(at))], i32(round(share.x * share.y * share.z * u.fixed)));
+        let c = corner_share(x, corner, i32(u.snow));
+        atomicAdd(&count[c.cell], i32(round(c.share * u.fixed)));
     }
     atomicStore(&liquid[particle_cell(x)], 1u);
 }

@@ -92,14 +92,9 @@ fn s_scatter(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgrou
         }
     }
     // The volume's trilinear shares, those in the solid layer folded into the cell inside.
-    let xi = x / u.h + 0.5;
-    let base = floor(xi);
-    let frac = xi - base;
     for (var corner = 0u; corner < 8u; corner++) {
-        let far = vec3<u32>(corner & 1u, (corner >> 1u) & 1u, corner >> 2u);
-        let share = select(1.0 - frac, frac, far == vec3<u32>(1u));
-        let at = clamp(vec3<i32>(base) + vec3<i32>(far), vec3<i32>(1), vec3<i32>(u.dims) - 2);
-        atomicAdd(&snow_cells[cell_index(vec3<u32>(at))], i32(round(share.x * share.y * share.z * volume * u.fixed)));
+        let c = corner_share(x, corner, 1);
+        atomicAdd(&snow_cells[c.cell], i32(round(c.share * volume * u.fixed)));
     }
     atomicStore(&snow_cells[u.cells + particle_cell(x)], 1);
 }
