@@ -4,7 +4,7 @@ mod common;
 
 use common::water::{G, fill};
 use glam::Vec3;
-use nalgebra::{Vector2, Vector3};
+use nalgebra::Vector3;
 use powder::sim::cpu::CpuSolver;
 use powder::sim::water::cpu::WaterCpu;
 use powder::sim::water::cpu::coupled::SnowAndWaterCpu;
@@ -29,25 +29,10 @@ fn pond(r: f64) -> SnowAndWaterCpu {
     SnowAndWaterCpu::new(water, snow).expect("one box")
 }
 
-/// The water's surface over the columns farther than `clear` m from the ball's axis: the mean
-/// height of each column's highest water particle, m. (A count of particles per cell misreads a
-/// rise: the trilinear share of the surface's particles in the cell above depends on where the
-/// surface lies in its cell.)
+/// The water's surface over the open columns (`common::water::open_water_surface`), m.
 fn open_water_surface(sim: &SnowAndWaterCpu, clear: f64) -> f64 {
-    let h = sim.water.h;
-    let axis = Vector2::new(0.3, 0.3);
-    let mut tops = std::collections::HashMap::new();
-    for p in &sim.water.particles {
-        let column = ((p.position.x / h).floor() as i64, (p.position.y / h).floor() as i64);
-        let top = tops.entry(column).or_insert(f64::NEG_INFINITY);
-        *top = top.max(p.position.z);
-    }
-    let open: Vec<f64> = tops
-        .into_iter()
-        .filter(|((i, j), _)| (Vector2::new(*i as f64 + 0.5, *j as f64 + 0.5) * h - axis).norm() >= clear)
-        .map(|(_, top)| top)
-        .collect();
-    open.iter().sum::<f64>() / open.len() as f64
+    let points = sim.water.particles.iter().map(|p| [p.position.x, p.position.y, p.position.z]);
+    common::water::open_water_surface(points, sim.water.h, [0.3, 0.3], clear)
 }
 
 /// A snowball dropped into a pond floats, and the water rises by the volume of snow below its
@@ -79,12 +64,11 @@ fn a_snowball_dropped_into_a_pond_floats_and_raises_the_water() {
         // the surface counted.
         let layer = 0.5 * sim.water.h;
         let surface = (DEPTH / layer).ceil() * layer + rise;
-        let (mut below, mut total) = (0.0, 0.0);
-        for p in &sim.snow.particles {
-            let volume = p.volume * p.deformation.determinant() * p.plastic_jacobian;
-            below += volume * ((surface - p.position.z) / volume.cbrt() + 0.5).clamp(0.0, 1.0);
-            total += volume;
-        }
+        let snow = sim.snow.particles.iter();
+        let (below, total) = common::water::submerged(
+            surface,
+            snow.map(|p| (p.position.z, p.volume * p.deformation.determinant() * p.plastic_jacobian)),
+        );
         rises.push(rise);
         expected.push(below / area);
         shares.push(below / total);

@@ -18,21 +18,10 @@ use powder::sim::water::{Transfer, WaterSettings};
 /// The pond's depth, m.
 const DEPTH: f64 = 0.3;
 
-/// The mean height of the highest water particle of each column farther than `clear` m from the
-/// ball's axis, m.
+/// The water's surface over the open columns (`common::water::open_water_surface`), m.
 fn open_water_surface(water: &[GpuParticle], h: f64, clear: f64) -> f64 {
-    let mut tops = std::collections::HashMap::new();
-    for p in water {
-        let column = ((p.position[0] as f64 / h).floor() as i64, (p.position[1] as f64 / h).floor() as i64);
-        let top = tops.entry(column).or_insert(f64::NEG_INFINITY);
-        *top = top.max(p.position[2] as f64);
-    }
-    let open: Vec<f64> = tops
-        .into_iter()
-        .filter(|((i, j), _)| ((*i as f64 + 0.5) * h - 0.3).hypot((*j as f64 + 0.5) * h - 0.3) >= clear)
-        .map(|(_, top)| top)
-        .collect();
-    open.iter().sum::<f64>() / open.len() as f64
+    let points = water.iter().map(|p| p.position.map(f64::from));
+    common::water::open_water_surface(points, h, [0.3, 0.3], clear)
 }
 
 /// A particle's current volume `V⁰ det F_E J_P`, m³.
@@ -87,12 +76,8 @@ fn a_snowball_dropped_into_a_pond_floats_in_the_solver() {
         let rise = open_water_surface(water, h, clear) - still;
         let layer = 0.5 * h;
         let surface = (DEPTH / layer).ceil() * layer + rise;
-        let (mut below, mut total) = (0.0, 0.0);
-        for p in snow {
-            let volume = current_volume(p);
-            below += volume * ((surface - p.position[2] as f64) / volume.cbrt() + 0.5).clamp(0.0, 1.0);
-            total += volume;
-        }
+        let (below, total) =
+            common::water::submerged(surface, snow.iter().map(|p| (p.position[2] as f64, current_volume(p))));
         rises.push(rise);
         expected.push(below / area);
         shares.push(below / total);
