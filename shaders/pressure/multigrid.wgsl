@@ -26,6 +26,9 @@ struct LevelUniforms {
 @group(0) @binding(9) var<storage, read_write> coarse_rhs: array<f32>;
 @group(0) @binding(10) var<storage, read_write> coarse_x: array<f32>;
 @group(0) @binding(11) var<storage, read> scalars: PcgScalars;
+// Per cell of a level with a coarser one, bit a set where its parent's neighbour along axis a
+// carries a value (`mg_sides`).
+@group(0) @binding(12) var<storage, read_write> sides: array<u32>;
 
 const CELL_SOLID: u32 = 2u;
 // Sweeps on the coarsest level (COARSEST_SWEEPS in multigrid.rs), and the most cells it may have
@@ -81,19 +84,49 @@ fn apply_tmp(c: u32) -> f32 {
 // The coarse neighbour along `axis` that a fine cell at `at` (parent `parent`) interpolates from,
 // or −1 where it is past the grid or solid (the twin's `for_each_weight`).
 fn side_of(at: vec3<u32>, parent: vec3<u32>, axis: u32) -> i32 {
-    var n = i32(parent[axis]) + 1;
-    if at[axis] % 2u == 0u {
-        n = i32(parent[axis]) - 1;
-    }
+    let step = select(1, -1, at[axis] % 2u == 0u);
+    let n = i32(parent[axis]) + step;
     if n < 0 || n >= i32(lv.coarse_dims[axis]) {
         return -1;
     }
-    var q = parent;
-    q[axis] = u32(n);
-    if coarse_kinds[coarse_index(q)] == CELL_SOLID {
+    let q = i32(coarse_index(parent)) + step * i32(axis_stride(lv.coarse_dims, axis));
+    if coarse_kinds[q] == CELL_SOLID {
         return -1;
     }
     return n;
+}
+
+// The prolongation's weight from coarse cell `cq` to the fine cell at `at` with side bits `bits`,
+// `cq` one of its parent's and that parent's neighbours on its side: per axis 3/4 from its parent
+// (all of it where the neighbour carries no value) and 1/4 from that neighbour.
+fn weight(at: vec3<u32>, bits: u32, cq: vec3<u32>) -> f32 {
+    var w = 1.0;
+    for (var a = 0u; a < 3u; a++) {
+        let side = ((bits >> a) & 1u) == 1u;
+        if at[a] / 2u == cq[a] {
+            w *= select(1.0, 0.75, side);
+        } else {
+            w *= select(0.0, 0.25, side);
+        }
+    }
+    return w;
+}
+
+// Per cell of a level with a coarser one: which of its parent's neighbours on its side carry a
+// value, from the coarse level's kinds. Run once per solve, before it (the kinds are fixed then),
+// so a V-cycle's transfers read one word instead of three coarse kinds.
+@compute @workgroup_size(256)
+fn mg_sides(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let c = linear(id, groups);
+    if c >= lv.cells {
+        return;
+    }
+    let at = coords(c);
+    var bits = 0u;
+    for (var a = 0u; a < 3u; a++) {
+        bits |= select(0u, 1u << a, side_of(at, at / 2u, a) >= 0);
+    }
+    sides[c] = bits;
 }
 
 // The first sweep, from x = 0 into tmp: tmp = ω D⁻¹ b (a level's cycle starts from zero).
@@ -138,55 +171,53 @@ fn mg_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
     res[c] = select(0.0, rhs[c] - apply_x(c), coeffs[c].x > 0.0);
 }
 
+var<workgroup> gathered: array<f32, 256>;
+
 // Per coarse cell: its right-hand side, the fine residual gathered with the prolongation's
-// weights over 8.
+// weights over 8. The fine cells within reach are 2C − 1 … 2C + 2 along each axis; eight
+// neighbouring threads share a coarse cell, each gathering one 2×2×2 corner of that window,
+// and the first adds the eight (64 gathers one after another in one thread left the pass
+// waiting on memory).
 @compute @workgroup_size(256)
-fn mg_restrict(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let cc = linear(id, groups);
-    if scalars.done != 0u || cc >= lv.coarse_cells {
-        return;
-    }
-    if coarse_coeffs[cc].x <= 0.0 {
-        coarse_rhs[cc] = 0.0;
-        return;
-    }
-    let cq = vec3<u32>(cc % lv.coarse_dims.x, (cc / lv.coarse_dims.x) % lv.coarse_dims.y,
-                       cc / (lv.coarse_dims.x * lv.coarse_dims.y));
-    // The fine cells within reach: 2C − 1 … 2C + 2 along each axis.
-    let lo = vec3<i32>(2u * cq) - vec3<i32>(1);
+fn mg_restrict(
+    @builtin(global_invocation_id) id: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let t = linear(id, groups);
+    let cc = t / 8u;
+    // No early return: every thread reaches the barrier.
+    let live = scalars.done == 0u && cc < lv.coarse_cells;
     var sum = 0.0;
-    for (var dz = 0; dz < 4; dz++) {
-        for (var dy = 0; dy < 4; dy++) {
-            for (var dx = 0; dx < 4; dx++) {
-                let f = lo + vec3<i32>(dx, dy, dz);
-                if any(f < vec3<i32>(0)) || any(f >= vec3<i32>(lv.dims)) {
-                    continue;
-                }
-                let at = vec3<u32>(f);
-                let c = at.x + lv.dims.x * (at.y + lv.dims.y * at.z);
-                if coeffs[c].x <= 0.0 {
-                    continue;
-                }
-                let parent = at / 2u;
-                var w = 1.0;
-                for (var a = 0u; a < 3u; a++) {
-                    let side = side_of(at, parent, a);
-                    if parent[a] == cq[a] {
-                        w *= select(1.0, 0.75, side >= 0);
-                    } else if side == i32(cq[a]) {
-                        w *= 0.25;
-                    } else {
-                        w = 0.0;
-                    }
-                }
-                sum += w * res[c];
+    if live && coarse_coeffs[cc].x > 0.0 {
+        let cq = vec3<u32>(cc % lv.coarse_dims.x, (cc / lv.coarse_dims.x) % lv.coarse_dims.y,
+                           cc / (lv.coarse_dims.x * lv.coarse_dims.y));
+        let corner = vec3<u32>(t & 1u, (t >> 1u) & 1u, (t >> 2u) & 1u);
+        let lo = vec3<i32>(2u * cq + 2u * corner) - vec3<i32>(1);
+        for (var k = 0u; k < 8u; k++) {
+            let f = lo + vec3<i32>(vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u));
+            if any(f < vec3<i32>(0)) || any(f >= vec3<i32>(lv.dims)) {
+                continue;
             }
+            let at = vec3<u32>(f);
+            let c = at.x + lv.dims.x * (at.y + lv.dims.y * at.z);
+            // The residual is zero off the unknowns (`mg_residual`), so no kind is read.
+            sum += weight(at, sides[c], cq) * res[c];
         }
     }
-    coarse_rhs[cc] = sum / 8.0;
+    gathered[lid] = sum;
+    workgroupBarrier();
+    if live && t % 8u == 0u {
+        var total = 0.0;
+        for (var k = 0u; k < 8u; k++) {
+            total += gathered[lid + k];
+        }
+        coarse_rhs[cc] = total / 8.0;
+    }
 }
 
-// Per fine cell: x += the coarse correction, trilinearly.
+// Per fine cell: x += the coarse correction, trilinearly. A coarse level's x is zero off its
+// unknowns (the sweeps write it so), so no coarse kind is read.
 @compute @workgroup_size(256)
 fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
@@ -195,28 +226,32 @@ fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     }
     let at = coords(c);
     let parent = at / 2u;
-    let side = vec3<i32>(side_of(at, parent, 0u), side_of(at, parent, 1u), side_of(at, parent, 2u));
+    let bits = sides[c];
+    // Per axis, the index step from the parent to its neighbour on this cell's side.
+    var step = vec3<i32>(0);
+    for (var a = 0u; a < 3u; a++) {
+        let toward = select(1, -1, at[a] % 2u == 0u);
+        step[a] = select(0, toward * i32(axis_stride(lv.coarse_dims, a)), ((bits >> a) & 1u) == 1u);
+    }
+    let base = i32(coarse_index(parent));
     var sum = 0.0;
     for (var corner = 0u; corner < 8u; corner++) {
-        var q = parent;
         var w = 1.0;
+        var q = base;
         var valid = true;
         for (var a = 0u; a < 3u; a++) {
-            let far = ((corner >> a) & 1u) == 1u;
-            if !far {
-                w *= select(1.0, 0.75, side[a] >= 0);
-            } else if side[a] >= 0 {
-                q[a] = u32(side[a]);
+            let side = ((bits >> a) & 1u) == 1u;
+            if ((corner >> a) & 1u) == 0u {
+                w *= select(1.0, 0.75, side);
+            } else if side {
+                q += step[a];
                 w *= 0.25;
             } else {
                 valid = false;
             }
         }
         if valid {
-            let ci = coarse_index(q);
-            if coarse_coeffs[ci].x > 0.0 {
-                sum += w * coarse_x[ci];
-            }
+            sum += w * coarse_x[q];
         }
     }
     x[c] += sum;

@@ -125,8 +125,7 @@ const RESIDUAL: usize = 4;
 const PRECOND: usize = 5;
 const SCALARS: usize = 9;
 const HALF_STEP: usize = 10;
-/// The relative residual after each iteration.
-const HISTORY: usize = 11;
+const HISTORY: usize = 11; // the relative residual after each iteration
 /// Per cell its kind (`layout::kinds`), not bound by `pcg.wgsl`: what a build reads.
 const KINDS: usize = 12;
 
@@ -270,6 +269,11 @@ impl PressureGpu {
         Self { kind, cells: n, row, uniforms, buffers, module, group, mic, multigrid, build, tolerance_slots }
     }
 
+    /// The multigrid preconditioner's V-cycle (`None` under the other preconditioners).
+    pub fn multigrid(&self) -> Option<&multigrid::GpuMultigrid> {
+        self.multigrid.as_ref()
+    }
+
     /// Per cell its kind (0 air, 1 liquid, 2 solid): what [`PressureGpu::record_build`] reads.
     pub fn kinds(&self) -> &wgpu::Buffer {
         &self.buffers[KINDS]
@@ -366,7 +370,7 @@ impl PressureGpu {
         self.record(encoder, max_iterations, None);
     }
 
-    /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, one per 256 cells else.
+    /// Dispatches `entry` of `pcg.wgsl`: one workgroup for a reduction, else one per 256 cells.
     fn run(&self, pass: &mut wgpu::ComputePass, entry: &str) {
         let [x, y] = if entry.starts_with("pcg_reduce") {
             [1, 1]
@@ -391,8 +395,7 @@ impl PressureGpu {
         }
     }
 
-    /// Records a solve of `A p = b` (b uploaded before it) from p = 0, or from the pressure
-    /// vector's values where the uniforms' `warm` is set.
+    /// Records a solve of `A p = b` from p = 0, or from the pressure's values where `warm` is set.
     fn record(&self, encoder: &mut wgpu::CommandEncoder, max_iterations: u32, timestamps: Option<&wgpu::QuerySet>) {
         let timestamp_writes = timestamps.map(|query_set| wgpu::ComputePassTimestampWrites {
             query_set,
@@ -401,6 +404,7 @@ impl PressureGpu {
         });
         let mut pass =
             encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pressure.pcg"), timestamp_writes });
+        self.multigrid.iter().for_each(|m| m.record_sides(&mut pass));
         for entry in ["pcg_begin", "pcg_reduce_bb", "pcg_warm_residual", "pcg_reduce_warm", "pcg_warm_fallback"] {
             self.run(&mut pass, entry);
         }
@@ -447,11 +451,7 @@ impl PressureGpu {
         tolerance: f64,
         max_iterations: u32,
     ) -> Result<(GpuSolve, Option<f64>), GpuError> {
-        let timing = gpu
-            .device
-            .features()
-            .contains(wgpu::Features::TIMESTAMP_QUERY)
-            .then(|| gpu.timestamp_queries("pressure.solve", 2));
+        let timing = gpu.has_timestamps.then(|| gpu.timestamp_queries("pressure.solve", 2));
         self.submit(gpu, b, tolerance, max_iterations, timing.as_ref())
     }
 

@@ -23,7 +23,8 @@ const _: () = assert!(SMOOTHING_SWEEPS % 2 == 0, "sweeps come in pairs on the GP
 const _: () = assert!(COARSEST_CELLS * COARSEST_CELLS * COARSEST_CELLS <= 64, "the coarsest level fits one workgroup");
 
 /// The entry points the host builds pipelines for.
-pub const ENTRIES: [&str; 7] = [
+pub const ENTRIES: [&str; 8] = [
+    "mg_sides",
     "mg_smooth_from_zero",
     "mg_smooth_to_tmp",
     "mg_smooth_to_x",
@@ -47,7 +48,7 @@ pub struct LevelUniforms {
     pub coarse_cells: u32,
 }
 
-const BINDINGS: [Binding; 12] = [
+const BINDINGS: [Binding; 13] = [
     Binding::Uniform,
     Binding::Read,  // coeffs
     Binding::Read,  // kinds
@@ -60,6 +61,7 @@ const BINDINGS: [Binding; 12] = [
     Binding::Write, // coarse_rhs
     Binding::Write, // coarse_x
     Binding::Read,  // scalars
+    Binding::Write, // sides
 ];
 
 /// The levels' buffers and bind groups.
@@ -69,8 +71,8 @@ pub struct GpuMultigrid {
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
     /// The most workgroups along x in a dispatch.
     row: u32,
-    /// Per level: uniforms, coeffs, kinds, rhs, x, tmp, res (`None` where level 0 shares).
-    own: Vec<[Option<wgpu::Buffer>; 7]>,
+    /// Per level: uniforms, coeffs, kinds, rhs, x, tmp, res, sides (`None` where level 0 shares).
+    own: Vec<[Option<wgpu::Buffer>; 8]>,
     _dummy: Vec<wgpu::Buffer>,
 }
 
@@ -86,8 +88,8 @@ impl GpuMultigrid {
         pcg: [&wgpu::Buffer; 4],
     ) -> Self {
         let count = mg.levels.len();
-        // Per level: uniforms, coeffs, kinds, rhs, x, tmp, res (None where level 0 shares).
-        let mut own: Vec<[Option<wgpu::Buffer>; 7]> = Vec::with_capacity(count);
+        // Per level: uniforms, coeffs, kinds, rhs, x, tmp, res, sides (None where level 0 shares).
+        let mut own: Vec<[Option<wgpu::Buffer>; 8]> = Vec::with_capacity(count);
         for (l, op) in mg.levels.iter().enumerate() {
             let n = op.diag.len();
             let coarse = mg.levels.get(l + 1);
@@ -111,6 +113,7 @@ impl GpuMultigrid {
                 if first { None } else { vector("x") },
                 vector("tmp"),
                 if first { None } else { vector("res") },
+                vector("sides"),
             ]);
         }
         // Stand-ins for the coarsest level's missing coarser one.
@@ -132,7 +135,8 @@ impl GpuMultigrid {
                 } else {
                     dummy.iter().collect()
                 };
-                let all: Vec<&wgpu::Buffer> = fine.into_iter().chain(coarse).chain([pcg[3]]).collect();
+                let sides = buffer(l, 7);
+                let all: Vec<&wgpu::Buffer> = fine.into_iter().chain(coarse).chain([pcg[3], sides]).collect();
                 let cells = mg.levels[l].diag.len() as u32;
                 let coarse_cells = mg.levels.get(l + 1).map_or(0, |c| c.diag.len() as u32);
                 (module.bind(device, 0, &all), cells, coarse_cells)
@@ -152,38 +156,74 @@ impl GpuMultigrid {
         [1, 2].map(|i| own[i].as_ref().expect("a coarse level owns its operator"))
     }
 
-    fn run(&self, pass: &mut wgpu::ComputePass, level: usize, entry: &str, items: u32) {
-        pass.set_pipeline(self.module.pipeline(entry));
-        pass.set_bind_group(0, &self.levels[level].0, &[]);
-        let [x, y] = dispatch_size(items.div_ceil(WORKGROUP), self.row);
+    fn run(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
+        pass.set_pipeline(self.module.pipeline(stage.entry));
+        pass.set_bind_group(0, &self.levels[stage.level].0, &[]);
+        let [x, y] = if stage.entry == "mg_coarsest" {
+            [1, 1]
+        } else {
+            dispatch_size(stage.items.div_ceil(WORKGROUP), self.row)
+        };
         pass.dispatch_workgroups(x, y, 1);
     }
 
-    /// `sweeps` sweeps, in pairs (x → tmp → x); from zero, the first needs no x.
-    fn smooth(&self, pass: &mut wgpu::ComputePass, level: usize, sweeps: usize, from_zero: bool) {
-        let cells = self.levels[level].1;
-        for pair in 0..sweeps / 2 {
-            let first = if from_zero && pair == 0 { "mg_smooth_from_zero" } else { "mg_smooth_to_tmp" };
-            self.run(pass, level, first, cells);
-            self.run(pass, level, "mg_smooth_to_x", cells);
+    /// The dispatches of one V-cycle, in order: per level down, its sweeps (in pairs, x → tmp →
+    /// x; the first from zero), residual and restriction; the coarsest level in one workgroup;
+    /// per level up, the prolongation and its sweeps.
+    pub fn stages(&self) -> Vec<Stage> {
+        let last = self.levels.len() - 1;
+        let mut out = Vec::new();
+        let smooth = |out: &mut Vec<Stage>, level: usize, from_zero: bool| {
+            let cells = self.levels[level].1;
+            for pair in 0..SMOOTHING_SWEEPS / 2 {
+                let first = if from_zero && pair == 0 { "mg_smooth_from_zero" } else { "mg_smooth_to_tmp" };
+                out.push(Stage { level, entry: first, items: cells });
+                out.push(Stage { level, entry: "mg_smooth_to_x", items: cells });
+            }
+        };
+        for level in 0..last {
+            let (_, cells, coarse_cells) = self.levels[level];
+            smooth(&mut out, level, true);
+            out.push(Stage { level, entry: "mg_residual", items: cells });
+            // Eight threads a coarse cell (`mg_restrict`).
+            out.push(Stage { level, entry: "mg_restrict", items: 8 * coarse_cells });
+        }
+        out.push(Stage { level: last, entry: "mg_coarsest", items: self.levels[last].1 });
+        for level in (0..last).rev() {
+            out.push(Stage { level, entry: "mg_prolong", items: self.levels[level].1 });
+            smooth(&mut out, level, false);
+        }
+        out
+    }
+
+    /// Records the side bits of every level with a coarser one (`mg_sides`), from the levels'
+    /// kinds: once before each solve, after any build of the operator.
+    pub fn record_sides(&self, pass: &mut wgpu::ComputePass) {
+        for (level, &(_, cells, _)) in self.levels.iter().enumerate().take(self.levels.len() - 1) {
+            self.run(pass, Stage { level, entry: "mg_sides", items: cells });
         }
     }
 
     /// Records one V-cycle: z = M⁻¹ r in the conjugate gradients' `precond`.
     pub fn record(&self, pass: &mut wgpu::ComputePass) {
-        let last = self.levels.len() - 1;
-        for l in 0..last {
-            let (_, cells, coarse_cells) = self.levels[l];
-            self.smooth(pass, l, SMOOTHING_SWEEPS, true);
-            self.run(pass, l, "mg_residual", cells);
-            self.run(pass, l, "mg_restrict", coarse_cells);
-        }
-        pass.set_pipeline(self.module.pipeline("mg_coarsest"));
-        pass.set_bind_group(0, &self.levels[last].0, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-        for l in (0..last).rev() {
-            self.run(pass, l, "mg_prolong", self.levels[l].1);
-            self.smooth(pass, l, SMOOTHING_SWEEPS, false);
+        for stage in self.stages() {
+            self.run(pass, stage);
         }
     }
+
+    /// Records one of [`GpuMultigrid::stages`] alone: what a profile repeats to time it.
+    pub fn record_stage(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
+        self.run(pass, stage);
+    }
+}
+
+/// One dispatch of a V-cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// Its level, 0 the finest.
+    pub level: usize,
+    /// Its entry point in `multigrid.wgsl`.
+    pub entry: &'static str,
+    /// The threads it runs: one a cell, eight a coarse cell for a restriction.
+    pub items: u32,
 }
