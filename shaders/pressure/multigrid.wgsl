@@ -257,41 +257,53 @@ fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
     x[c] += sum;
 }
 
-var<workgroup> coarsest: array<f32, 64>;
+var<workgroup> coarsest: array<array<f32, 64>, 2>;
 
 // The coarsest level's sweeps from zero in one workgroup, one thread a cell: what the level-by-level
-// sweeps do, in one dispatch instead of 33.
+// sweeps do, in one dispatch instead of 33. The operator's coefficients stay in registers and the
+// sweeps ping-pong between two copies of x, so a sweep waits on one barrier.
 @compute @workgroup_size(64)
 fn mg_coarsest(@builtin(local_invocation_index) c: u32) {
     // No early return on `done`: the barriers below need every thread; a finished solve only
     // sweeps a few dozen cells for nothing.
     let live = c < lv.cells;
     var k = vec4<f32>(0.0);
+    // The couplings to the cell below along each axis, 0 where there is none.
+    var below = vec3<f32>(0.0);
     var b = 0.0;
     if live {
         k = coeffs[c];
         b = rhs[c];
+        for (var a = 0u; a < 3u; a++) {
+            let s = stride(a);
+            if c >= s {
+                below[a] = coeffs[c - s][a + 1u];
+            }
+        }
     }
-    coarsest[c] = 0.0;
+    coarsest[0][c] = 0.0;
     workgroupBarrier();
     for (var sweep = 0u; sweep < COARSEST_SWEEPS; sweep++) {
-        var ax = k.x * coarsest[c];
+        let src = sweep % 2u;
+        let own = coarsest[src][c];
+        var ax = k.x * own;
         for (var a = 0u; a < 3u; a++) {
             let s = stride(a);
             if live && c + s < lv.cells {
-                ax += k[a + 1u] * coarsest[c + s];
+                ax += k[a + 1u] * coarsest[src][c + s];
             }
             if live && c >= s {
-                ax += coeffs[c - s][a + 1u] * coarsest[c - s];
+                ax += below[a] * coarsest[src][c - s];
             }
         }
-        workgroupBarrier();
+        var next = own;
         if live && k.x > 0.0 {
-            coarsest[c] += JACOBI_WEIGHT * (b - ax) / k.x;
+            next += JACOBI_WEIGHT * (b - ax) / k.x;
         }
+        coarsest[1u - src][c] = next;
         workgroupBarrier();
     }
     if live {
-        x[c] = select(0.0, coarsest[c], k.x > 0.0);
+        x[c] = select(0.0, coarsest[COARSEST_SWEEPS % 2u][c], k.x > 0.0);
     }
 }

@@ -171,7 +171,7 @@ impl Solver {
         Ok(None)
     }
 
-    /// Records and submits `steps` water steps of `dt` seconds in one submission, with `last`
+    /// Records and submits `steps` water steps of `dt` seconds, a submission each, with `last`
     /// recording more into it.
     pub(super) fn record_water_then(
         &self,
@@ -225,9 +225,20 @@ impl Solver {
             return Some(gpu.queue.submit([encoder.finish()]));
         }
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
-        water.water.record_steps(&mut encoder, steps as usize);
-        last(&mut encoder);
-        Some(gpu.queue.submit([encoder.finish()]))
+        // A submission a step, `last` with the final one: the GPU runs a step while the next is
+        // recorded (`WaterGpu::advance_steps`).
+        let mut submitted = None;
+        for step in 0..steps.max(1) {
+            let mut encoder =
+                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
+            if step < steps {
+                water.water.record_steps(&mut encoder, 1);
+            }
+            if step + 1 >= steps {
+                last(&mut encoder);
+            }
+            submitted = Some(gpu.queue.submit([encoder.finish()]));
+        }
+        submitted
     }
 }

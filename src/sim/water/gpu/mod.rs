@@ -360,12 +360,14 @@ impl WaterGpu {
         mark(encoder, "end");
     }
 
-    /// Advances `steps` steps of `dt` seconds in one submission.
+    /// Advances `steps` steps of `dt` seconds, a submission each (the GPU runs one as the next is recorded).
     pub fn advance_steps(&mut self, gpu: &Gpu, steps: usize, dt: f64) {
         self.prepare(gpu, dt);
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
-        self.record_steps(&mut encoder, steps);
-        gpu.queue.submit([encoder.finish()]);
+        for _ in 0..steps {
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            self.record_steps(&mut encoder, 1);
+            gpu.queue.submit([encoder.finish()]);
+        }
     }
 
     /// Sets the step length of the steps recorded next (one per submission: the uniforms are
@@ -422,11 +424,10 @@ impl WaterGpu {
         Ok(bytemuck::pod_read_unaligned(&bytes[..size_of::<WaterStatus>()]))
     }
 
-    /// Reads what the steps since the last [`WaterGpu::prepare`] report, and sets the iterations
-    /// the next steps record per solve (for the projection and the volume correction each). Every recorded iteration costs a
-    /// dispatch of each of its passes even after the solve converged (its passes then return at
-    /// once), so a frame records the most the last frame took plus a margin, up to the cap; if a
-    /// solve stopped there before the tolerance, twice as many.
+    /// Reads what the steps since [`WaterGpu::prepare`] report and sets the iterations the next
+    /// steps record per solve (projection and volume correction each): a recorded iteration costs
+    /// its dispatches even after convergence, so the most the last frame took plus a margin, up
+    /// to the cap (twice as many where a solve stopped there short of the tolerance).
     pub fn finish_frame(&mut self, gpu: &Gpu) -> Result<FrameStatus, GpuError> {
         Ok(self.finish_frame_with_history(gpu, false)?.0)
     }
@@ -476,8 +477,7 @@ impl WaterGpu {
         Ok(layout::particles_of(stream(0, 1), stream(1, 1), stream(2, 3)))
     }
 
-    /// The last step's projection solve: its relative residual at the start (1) and after each
-    /// of its iterations.
+    /// The last projection's relative residual at the start (1) and after each of its iterations.
     pub fn last_history(&self, gpu: &Gpu) -> Result<Vec<f32>, GpuError> {
         let bytes = gpu.read_buffers(&[&self.solve_scalars, &self.own[OWN_SOLVE_HISTORY]])?;
         Ok(history_of(&bytes[0], &bytes[1]))
