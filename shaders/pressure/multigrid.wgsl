@@ -27,10 +27,12 @@ struct LevelUniforms {
 @group(0) @binding(10) var<storage, read_write> coarse_x: array<f32>;
 @group(0) @binding(11) var<storage, read> scalars: PcgScalars;
 // Per cell of a level with a coarser one, bit a set where its parent's neighbour along axis a
-// carries a value (`mg_sides`).
+// carries a value, bit 3 where the cell is an unknown (`mg_sides`).
 @group(0) @binding(12) var<storage, read_write> sides: array<u32>;
 
 const CELL_SOLID: u32 = 2u;
+// The bit of `sides` that marks an unknown.
+const UNKNOWN_BIT: u32 = 8u;
 // Sweeps on the coarsest level (COARSEST_SWEEPS in multigrid.rs), and the most cells it may have
 // (COARSEST_CELLS³): one workgroup sweeps it in workgroup memory.
 const COARSEST_SWEEPS: u32 = 32u;
@@ -122,22 +124,40 @@ fn mg_sides(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let at = coords(c);
-    var bits = 0u;
+    var bits = select(0u, UNKNOWN_BIT, coeffs[c].x > 0.0);
     for (var a = 0u; a < 3u; a++) {
         bits |= select(0u, 1u << a, side_of(at, at / 2u, a) >= 0);
     }
     sides[c] = bits;
 }
 
-// The first sweep, from x = 0 into tmp: tmp = ω D⁻¹ b (a level's cycle starts from zero).
+// The first sweep from x = 0 at cell `n`: ω D⁻¹ b (a level's cycle starts from zero).
+fn first_sweep(n: u32) -> f32 {
+    let d = coeffs[n].x;
+    return select(0.0, JACOBI_WEIGHT * rhs[n] / d, d > 0.0);
+}
+
+// The first two sweeps from x = 0, into x: the first is pointwise, so each cell works out its
+// neighbours' on the fly instead of a pass writing them.
 @compute @workgroup_size(256)
 fn mg_smooth_from_zero(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
     if scalars.done != 0u || c >= lv.cells {
         return;
     }
-    let d = coeffs[c].x;
-    tmp[c] = select(0.0, JACOBI_WEIGHT * rhs[c] / d, d > 0.0);
+    let k = coeffs[c];
+    let own = first_sweep(c);
+    var ax = k.x * own;
+    for (var a = 0u; a < 3u; a++) {
+        let s = stride(a);
+        if c + s < lv.cells {
+            ax += k[a + 1u] * first_sweep(c + s);
+        }
+        if c >= s {
+            ax += coeffs[c - s][a + 1u] * first_sweep(c - s);
+        }
+    }
+    x[c] = select(0.0, own + JACOBI_WEIGHT * (rhs[c] - ax) / k.x, k.x > 0.0);
 }
 
 // One sweep from x into tmp.
@@ -221,12 +241,15 @@ fn mg_restrict(
 @compute @workgroup_size(256)
 fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
-    if scalars.done != 0u || c >= lv.cells || coeffs[c].x <= 0.0 {
+    if scalars.done != 0u || c >= lv.cells {
+        return;
+    }
+    let bits = sides[c];
+    if (bits & UNKNOWN_BIT) == 0u {
         return;
     }
     let at = coords(c);
     let parent = at / 2u;
-    let bits = sides[c];
     // Per axis, the index step from the parent to its neighbour on this cell's side.
     var step = vec3<i32>(0);
     for (var a = 0u; a < 3u; a++) {

@@ -168,7 +168,7 @@ impl GpuMultigrid {
     }
 
     /// The dispatches of one V-cycle, in order: per level down, its sweeps (in pairs, x → tmp →
-    /// x; the first from zero), residual and restriction; the coarsest level in one workgroup;
+    /// x; the first pair from zero in one dispatch), residual and restriction; the coarsest level in one workgroup;
     /// per level up, the prolongation and its sweeps.
     pub fn stages(&self) -> Vec<Stage> {
         let last = self.levels.len() - 1;
@@ -176,9 +176,12 @@ impl GpuMultigrid {
         let smooth = |out: &mut Vec<Stage>, level: usize, from_zero: bool| {
             let cells = self.levels[level].1;
             for pair in 0..SMOOTHING_SWEEPS / 2 {
-                let first = if from_zero && pair == 0 { "mg_smooth_from_zero" } else { "mg_smooth_to_tmp" };
-                out.push(Stage { level, entry: first, items: cells });
-                out.push(Stage { level, entry: "mg_smooth_to_x", items: cells });
+                if from_zero && pair == 0 {
+                    out.push(Stage { level, entry: "mg_smooth_from_zero", items: cells });
+                } else {
+                    out.push(Stage { level, entry: "mg_smooth_to_tmp", items: cells });
+                    out.push(Stage { level, entry: "mg_smooth_to_x", items: cells });
+                }
             }
         };
         for level in 0..last {
