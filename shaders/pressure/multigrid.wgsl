@@ -44,42 +44,40 @@ fn coords(c: u32) -> vec3<u32> {
     return vec3<u32>(c % lv.dims.x, (c / lv.dims.x) % lv.dims.y, c / (lv.dims.x * lv.dims.y));
 }
 
-fn stride(axis: u32) -> u32 {
-    return axis_stride(lv.dims, axis);
-}
-
 fn coarse_index(q: vec3<u32>) -> u32 {
     return q.x + lv.coarse_dims.x * (q.y + lv.coarse_dims.y * q.z);
 }
 
-// (A x)_c and (A tmp)_c: WGSL passes no storage pointers to functions, so one of each.
+// The index steps to a cell's neighbours along x, y and z.
+fn strides() -> vec3<u32> {
+    return vec3<u32>(1u, lv.dims.x, lv.dims.x * lv.dims.y);
+}
+
+// (A x)_c and (A tmp)_c: WGSL passes no storage pointers to functions, so one of each. The axes
+// are written out: indexing a vector by a loop counter left the GPU keeping it in memory.
 fn apply_x(c: u32) -> f32 {
     let k = coeffs[c];
+    let s = strides();
     var q = k.x * x[c];
-    for (var a = 0u; a < 3u; a++) {
-        let s = stride(a);
-        if c + s < lv.cells {
-            q += k[a + 1u] * x[c + s];
-        }
-        if c >= s {
-            q += coeffs[c - s][a + 1u] * x[c - s];
-        }
-    }
+    if c + s.x < lv.cells { q += k.y * x[c + s.x]; }
+    if c >= s.x { q += coeffs[c - s.x].y * x[c - s.x]; }
+    if c + s.y < lv.cells { q += k.z * x[c + s.y]; }
+    if c >= s.y { q += coeffs[c - s.y].z * x[c - s.y]; }
+    if c + s.z < lv.cells { q += k.w * x[c + s.z]; }
+    if c >= s.z { q += coeffs[c - s.z].w * x[c - s.z]; }
     return q;
 }
 
 fn apply_tmp(c: u32) -> f32 {
     let k = coeffs[c];
+    let s = strides();
     var q = k.x * tmp[c];
-    for (var a = 0u; a < 3u; a++) {
-        let s = stride(a);
-        if c + s < lv.cells {
-            q += k[a + 1u] * tmp[c + s];
-        }
-        if c >= s {
-            q += coeffs[c - s][a + 1u] * tmp[c - s];
-        }
-    }
+    if c + s.x < lv.cells { q += k.y * tmp[c + s.x]; }
+    if c >= s.x { q += coeffs[c - s.x].y * tmp[c - s.x]; }
+    if c + s.y < lv.cells { q += k.z * tmp[c + s.y]; }
+    if c >= s.y { q += coeffs[c - s.y].z * tmp[c - s.y]; }
+    if c + s.z < lv.cells { q += k.w * tmp[c + s.z]; }
+    if c >= s.z { q += coeffs[c - s.z].w * tmp[c - s.z]; }
     return q;
 }
 
@@ -98,20 +96,20 @@ fn side_of(at: vec3<u32>, parent: vec3<u32>, axis: u32) -> i32 {
     return n;
 }
 
+// Per axis, the side bits of `bits` (bit a for axis a).
+fn side_bits(bits: u32) -> vec3<bool> {
+    return vec3<bool>((bits & 1u) != 0u, (bits & 2u) != 0u, (bits & 4u) != 0u);
+}
+
 // The prolongation's weight from coarse cell `cq` to the fine cell at `at` with side bits `bits`,
 // `cq` one of its parent's and that parent's neighbours on its side: per axis 3/4 from its parent
-// (all of it where the neighbour carries no value) and 1/4 from that neighbour.
+// (all of it where the neighbour carries no value) and 1/4 from that neighbour. Written per
+// axis without indexing a vector by a loop counter, which left the GPU computing it in memory.
 fn weight(at: vec3<u32>, bits: u32, cq: vec3<u32>) -> f32 {
-    var w = 1.0;
-    for (var a = 0u; a < 3u; a++) {
-        let side = ((bits >> a) & 1u) == 1u;
-        if at[a] / 2u == cq[a] {
-            w *= select(1.0, 0.75, side);
-        } else {
-            w *= select(0.0, 0.25, side);
-        }
-    }
-    return w;
+    let side = side_bits(bits);
+    let w = select(select(vec3<f32>(0.0), vec3<f32>(0.25), side), select(vec3<f32>(1.0), vec3<f32>(0.75), side),
+                   at / 2u == cq);
+    return w.x * w.y * w.z;
 }
 
 // Per cell of a level with a coarser one: which of its parent's neighbours on its side carry a
@@ -146,17 +144,15 @@ fn mg_smooth_from_zero(@builtin(global_invocation_id) id: vec3<u32>, @builtin(nu
         return;
     }
     let k = coeffs[c];
+    let s = strides();
     let own = first_sweep(c);
     var ax = k.x * own;
-    for (var a = 0u; a < 3u; a++) {
-        let s = stride(a);
-        if c + s < lv.cells {
-            ax += k[a + 1u] * first_sweep(c + s);
-        }
-        if c >= s {
-            ax += coeffs[c - s][a + 1u] * first_sweep(c - s);
-        }
-    }
+    if c + s.x < lv.cells { ax += k.y * first_sweep(c + s.x); }
+    if c >= s.x { ax += coeffs[c - s.x].y * first_sweep(c - s.x); }
+    if c + s.y < lv.cells { ax += k.z * first_sweep(c + s.y); }
+    if c >= s.y { ax += coeffs[c - s.y].z * first_sweep(c - s.y); }
+    if c + s.z < lv.cells { ax += k.w * first_sweep(c + s.z); }
+    if c >= s.z { ax += coeffs[c - s.z].w * first_sweep(c - s.z); }
     x[c] = select(0.0, own + JACOBI_WEIGHT * (rhs[c] - ax) / k.x, k.x > 0.0);
 }
 
@@ -236,8 +232,9 @@ fn mg_restrict(
     }
 }
 
-// Per fine cell: x += the coarse correction, trilinearly. A coarse level's x is zero off its
-// unknowns (the sweeps write it so), so no coarse kind is read.
+// Per fine cell: x += the coarse correction, trilinearly, axis by axis. A coarse level's x is
+// zero off its unknowns (the sweeps write it so), so no coarse kind is read; a neighbour that
+// carries no value is read at the parent with weight 0.
 @compute @workgroup_size(256)
 fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = linear(id, groups);
@@ -249,38 +246,22 @@ fn mg_prolong(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgro
         return;
     }
     let at = coords(c);
-    let parent = at / 2u;
-    // Per axis, the index step from the parent to its neighbour on this cell's side.
-    var step = vec3<i32>(0);
-    for (var a = 0u; a < 3u; a++) {
-        let toward = select(1, -1, at[a] % 2u == 0u);
-        step[a] = select(0, toward * i32(axis_stride(lv.coarse_dims, a)), ((bits >> a) & 1u) == 1u);
-    }
-    let base = i32(coarse_index(parent));
-    var sum = 0.0;
-    for (var corner = 0u; corner < 8u; corner++) {
-        var w = 1.0;
-        var q = base;
-        var valid = true;
-        for (var a = 0u; a < 3u; a++) {
-            let side = ((bits >> a) & 1u) == 1u;
-            if ((corner >> a) & 1u) == 0u {
-                w *= select(1.0, 0.75, side);
-            } else if side {
-                q += step[a];
-                w *= 0.25;
-            } else {
-                valid = false;
-            }
-        }
-        if valid {
-            sum += w * coarse_x[q];
-        }
-    }
-    x[c] += sum;
+    let side = side_bits(bits);
+    // The index step from the parent to its neighbour on this cell's side, 0 where it has none.
+    let toward = select(vec3<i32>(1), vec3<i32>(-1), at % vec3<u32>(2u) == vec3<u32>(0u));
+    let strides = vec3<i32>(1, i32(lv.coarse_dims.x), i32(lv.coarse_dims.x * lv.coarse_dims.y));
+    let step = select(vec3<i32>(0), toward * strides, side);
+    let near = select(vec3<f32>(1.0), vec3<f32>(0.75), side);
+    let far = select(vec3<f32>(0.0), vec3<f32>(0.25), side);
+    let b = i32(coarse_index(at / 2u));
+    let r00 = near.x * coarse_x[b] + far.x * coarse_x[b + step.x];
+    let r10 = near.x * coarse_x[b + step.y] + far.x * coarse_x[b + step.y + step.x];
+    let r01 = near.x * coarse_x[b + step.z] + far.x * coarse_x[b + step.z + step.x];
+    let r11 = near.x * coarse_x[b + step.y + step.z] + far.x * coarse_x[b + step.y + step.z + step.x];
+    x[c] += near.z * (near.y * r00 + far.y * r10) + far.z * (near.y * r01 + far.y * r11);
 }
 
-var<workgroup> coarsest: array<array<f32, 64>, 2>;
+var<workgroup> coarsest: array<array<f32, COARSEST_MAX>, 2>;
 
 // The coarsest level's sweeps from zero in one workgroup, one thread a cell: what the level-by-level
 // sweeps do, in one dispatch instead of 33. The operator's coefficients stay in registers and the
@@ -294,15 +275,13 @@ fn mg_coarsest(@builtin(local_invocation_index) c: u32) {
     // The couplings to the cell below along each axis, 0 where there is none.
     var below = vec3<f32>(0.0);
     var b = 0.0;
+    let s = strides();
     if live {
         k = coeffs[c];
         b = rhs[c];
-        for (var a = 0u; a < 3u; a++) {
-            let s = stride(a);
-            if c >= s {
-                below[a] = coeffs[c - s][a + 1u];
-            }
-        }
+        if c >= s.x { below.x = coeffs[c - s.x].y; }
+        if c >= s.y { below.y = coeffs[c - s.y].z; }
+        if c >= s.z { below.z = coeffs[c - s.z].w; }
     }
     coarsest[0][c] = 0.0;
     workgroupBarrier();
@@ -310,15 +289,12 @@ fn mg_coarsest(@builtin(local_invocation_index) c: u32) {
         let src = sweep % 2u;
         let own = coarsest[src][c];
         var ax = k.x * own;
-        for (var a = 0u; a < 3u; a++) {
-            let s = stride(a);
-            if live && c + s < lv.cells {
-                ax += k[a + 1u] * coarsest[src][c + s];
-            }
-            if live && c >= s {
-                ax += below[a] * coarsest[src][c - s];
-            }
-        }
+        if live && c + s.x < lv.cells { ax += k.y * coarsest[src][c + s.x]; }
+        if live && c >= s.x { ax += below.x * coarsest[src][c - s.x]; }
+        if live && c + s.y < lv.cells { ax += k.z * coarsest[src][c + s.y]; }
+        if live && c >= s.y { ax += below.y * coarsest[src][c - s.y]; }
+        if live && c + s.z < lv.cells { ax += k.w * coarsest[src][c + s.z]; }
+        if live && c >= s.z { ax += below.z * coarsest[src][c - s.z]; }
         var next = own;
         if live && k.x > 0.0 {
             next += JACOBI_WEIGHT * (b - ax) / k.x;

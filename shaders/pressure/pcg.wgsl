@@ -76,35 +76,37 @@ fn is_unknown(c: u32) -> bool {
     return c < u.cells && coeffs[c].x > 0.0;
 }
 
+// The index steps to a cell's neighbours along x, y and z.
+fn strides() -> vec3<u32> {
+    return vec3<u32>(1u, u.dims.x, u.dims.x * u.dims.y);
+}
+
 // (A pressure)_c and (A direction)_c: WGSL passes no storage pointers to functions, so one of
-// each.
+// each. The axes are written out: indexing a vector by a loop counter left the GPU keeping it in
+// memory.
 fn apply_pressure(c: u32) -> f32 {
     let k = coeffs[c];
+    let s = strides();
     var q = k.x * pressure[c];
-    for (var a = 0u; a < 3u; a++) {
-        let s = stride(a);
-        if c + s < u.cells {
-            q += k[a + 1u] * pressure[c + s];
-        }
-        if c >= s {
-            q += coeffs[c - s][a + 1u] * pressure[c - s];
-        }
-    }
+    if c + s.x < u.cells { q += k.y * pressure[c + s.x]; }
+    if c >= s.x { q += coeffs[c - s.x].y * pressure[c - s.x]; }
+    if c + s.y < u.cells { q += k.z * pressure[c + s.y]; }
+    if c >= s.y { q += coeffs[c - s.y].z * pressure[c - s.y]; }
+    if c + s.z < u.cells { q += k.w * pressure[c + s.z]; }
+    if c >= s.z { q += coeffs[c - s.z].w * pressure[c - s.z]; }
     return q;
 }
 
 fn apply_direction(c: u32) -> f32 {
     let k = coeffs[c];
+    let s = strides();
     var q = k.x * direction[c];
-    for (var a = 0u; a < 3u; a++) {
-        let s = stride(a);
-        if c + s < u.cells {
-            q += k[a + 1u] * direction[c + s];
-        }
-        if c >= s {
-            q += coeffs[c - s][a + 1u] * direction[c - s];
-        }
-    }
+    if c + s.x < u.cells { q += k.y * direction[c + s.x]; }
+    if c >= s.x { q += coeffs[c - s.x].y * direction[c - s.x]; }
+    if c + s.y < u.cells { q += k.z * direction[c + s.y]; }
+    if c >= s.y { q += coeffs[c - s.y].z * direction[c - s.y]; }
+    if c + s.z < u.cells { q += k.w * direction[c + s.z]; }
+    if c >= s.z { q += coeffs[c - s.z].w * direction[c - s.z]; }
     return q;
 }
 

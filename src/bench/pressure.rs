@@ -42,7 +42,8 @@ pub struct PressureBenchReport {
     /// One row per preconditioner.
     pub rows: Vec<PressureRow>,
     /// One multigrid V-cycle: per level and entry point, its threads and the GPU ms of its
-    /// dispatches together ([`vcycle_profile`]; empty without multigrid or timestamps).
+    /// dispatches together, each timed over 20 back-to-back dispatches (empty without multigrid
+    /// or timestamps).
     pub vcycle: Vec<VcycleRow>,
 }
 
@@ -115,6 +116,8 @@ fn vcycle_profile(gpu: &Gpu, mg: &GpuMultigrid) -> Result<Vec<VcycleRow>, GpuErr
     }
     let (queries, resolve) = gpu.timestamp_queries("bench.pressure.vcycle", 2 * rows.len() as u32);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    // The side bits a solve computes first: without them the transfers see no unknowns.
+    mg.record_sides(&mut encoder.begin_compute_pass(&Default::default()));
     for (k, row) in rows.iter().enumerate() {
         let writes = wgpu::ComputePassTimestampWrites {
             query_set: &queries,

@@ -168,8 +168,8 @@ impl GpuMultigrid {
     }
 
     /// The dispatches of one V-cycle, in order: per level down, its sweeps (in pairs, x → tmp →
-    /// x; the first pair from zero in one dispatch), residual and restriction; the coarsest level in one workgroup;
-    /// per level up, the prolongation and its sweeps.
+    /// x; the first pair from zero in one dispatch), residual and restriction; the coarsest
+    /// level in one workgroup; per level up, the prolongation and its sweeps.
     pub fn stages(&self) -> Vec<Stage> {
         let last = self.levels.len() - 1;
         let mut out = Vec::new();
