@@ -361,29 +361,27 @@ fn water_scenes_hold_liquid_and_their_settings_are_checked() {
         "liquid, for one emitter at least that fills at time 0: integrator.kind \"flip\" steps the liquid as \
          water (other materials step by MPM beside it)",
     );
-    // Snow beside water: one emitter takes the water preset.
-    modified(|d| {
-        d["version"] = json!(3);
-        d["integrator"] = json!({ "kind": "flip" });
-        let mut emitters = d["emitters"].as_array().expect("emitters").clone();
-        let mut pond = emitters[0].clone();
-        pond["material"] = json!({ "preset": "water" });
-        emitters.push(pond);
-        d["emitters"] = json!(emitters);
-    })
-    .expect("snow beside water under flip loads");
-    // Liquid only from a pour that starts later: the first particles would all be snow.
-    assert_invalid(
-        modified(|d| {
-            d["version"] = json!(4);
+    // Under flip, the base scene's emitter and a copy of it taking the water preset, changed by
+    // `change`.
+    let beside_snow = |version: u32, change: fn(&mut Value)| {
+        modified(move |d| {
+            d["version"] = json!(version);
             d["integrator"] = json!({ "kind": "flip" });
             let mut emitters = d["emitters"].as_array().expect("emitters").clone();
-            let mut spout = emitters[0].clone();
-            spout["material"] = json!({ "preset": "water" });
+            let mut liquid = emitters[0].clone();
+            liquid["material"] = json!({ "preset": "water" });
+            change(&mut liquid);
+            emitters.push(liquid);
+            d["emitters"] = json!(emitters);
+        })
+    };
+    // Snow beside a pond.
+    beside_snow(3, |_| {}).expect("snow beside water under flip loads");
+    // Liquid only from a pour that starts later: the first particles would all be snow.
+    assert_invalid(
+        beside_snow(4, |spout| {
             spout["velocity"] = json!([0.0, 0.0, -1.0]);
             spout["pour"] = json!({ "start": 0.5, "end": 1.0 });
-            emitters.push(spout);
-            d["emitters"] = json!(emitters);
         }),
         "material.kind",
         "liquid, for one emitter at least that fills at time 0: integrator.kind \"flip\" steps the liquid as \

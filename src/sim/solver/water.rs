@@ -215,7 +215,7 @@ impl Solver {
             // `record_snow_and_water`); then the frame's clock as the water's, and what `last`
             // records after it.
             let (water, clock_now) = (&water.water, clock);
-            let record = &mut |encoder: &mut wgpu::CommandEncoder| water.record_steps(encoder, 1);
+            let record = &mut |encoder: &mut wgpu::CommandEncoder| water.record_step(encoder);
             let measured = measured.map(|(_, speed, hardening)| (speed, hardening));
             self.record_snow_and_water(gpu, steps * split, dt / split as f64, measured, record);
             self.water_clock.set(Some(clock_now));
@@ -225,20 +225,6 @@ impl Solver {
             return Some(gpu.queue.submit([encoder.finish()]));
         }
         gpu.queue.write_buffer(&self.pages[0].clock, 0, bytemuck::bytes_of(&clock));
-        // A submission a step, `last` with the final one: the GPU runs a step while the next is
-        // recorded (`WaterGpu::advance_steps`).
-        let mut submitted = None;
-        for step in 0..steps.max(1) {
-            let mut encoder =
-                gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("water") });
-            if step < steps {
-                water.water.record_steps(&mut encoder, 1);
-            }
-            if step + 1 >= steps {
-                last(&mut encoder);
-            }
-            submitted = Some(gpu.queue.submit([encoder.finish()]));
-        }
-        submitted
+        Some(water.water.submit_steps(gpu, steps as usize, last))
     }
 }

@@ -156,7 +156,8 @@ impl GpuMultigrid {
         [1, 2].map(|i| own[i].as_ref().expect("a coarse level owns its operator"))
     }
 
-    fn run(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
+    /// Records one of [`GpuMultigrid::stages`] (a V-cycle records them all; a profile repeats one).
+    pub fn record_stage(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
         pass.set_pipeline(self.module.pipeline(stage.entry));
         pass.set_bind_group(0, &self.levels[stage.level].0, &[]);
         let [x, y] = if stage.entry == "mg_coarsest" {
@@ -203,20 +204,15 @@ impl GpuMultigrid {
     /// kinds: once before each solve, after any build of the operator.
     pub fn record_sides(&self, pass: &mut wgpu::ComputePass) {
         for (level, &(_, cells, _)) in self.levels.iter().enumerate().take(self.levels.len() - 1) {
-            self.run(pass, Stage { level, entry: "mg_sides", items: cells });
+            self.record_stage(pass, Stage { level, entry: "mg_sides", items: cells });
         }
     }
 
     /// Records one V-cycle: z = M⁻¹ r in the conjugate gradients' `precond`.
     pub fn record(&self, pass: &mut wgpu::ComputePass) {
         for stage in self.stages() {
-            self.run(pass, stage);
+            self.record_stage(pass, stage);
         }
-    }
-
-    /// Records one of [`GpuMultigrid::stages`] alone: what a profile repeats to time it.
-    pub fn record_stage(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
-        self.run(pass, stage);
     }
 }
 

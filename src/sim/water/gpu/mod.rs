@@ -6,6 +6,7 @@
 
 pub mod layout;
 pub mod snow;
+mod submit;
 mod types;
 
 use nalgebra::Vector3;
@@ -360,16 +361,6 @@ impl WaterGpu {
         mark(encoder, "end");
     }
 
-    /// Advances `steps` steps of `dt` seconds, a submission each (the GPU runs one as the next is recorded).
-    pub fn advance_steps(&mut self, gpu: &Gpu, steps: usize, dt: f64) {
-        self.prepare(gpu, dt);
-        for _ in 0..steps {
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            self.record_steps(&mut encoder, 1);
-            gpu.queue.submit([encoder.finish()]);
-        }
-    }
-
     /// Sets the step length of the steps recorded next (one per submission: the uniforms are
     /// written before it) and zeroes the solves' notes in the status.
     pub fn prepare(&mut self, gpu: &Gpu, dt: f64) {
@@ -400,13 +391,6 @@ impl WaterGpu {
         let flat: Vec<f32> = velocity.iter().flatten().map(|v| *v as f32).collect();
         assert_eq!(flat.len(), self.uniforms.faces as usize, "one velocity per face");
         queue.write_buffer(&self.own[OWN_SOLID_VELOCITY], 0, bytemuck::cast_slice(&flat));
-    }
-
-    /// Records `steps` steps of the length [`WaterGpu::prepare`] set.
-    pub fn record_steps(&self, encoder: &mut wgpu::CommandEncoder, steps: usize) {
-        for _ in 0..steps {
-            self.record_step_marked(encoder, &mut |_, _| {});
-        }
     }
 
     /// The settings it steps with.
