@@ -46,11 +46,12 @@ fn the_bandwidth_probe_validates() {
 
 #[test]
 fn the_pressure_solve_validates_and_its_structs_match() {
+    use powder::sim::pressure::cpu::multigrid::SMOOTHING_SWEEPS;
     use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
     use powder::sim::pressure::gpu::build::{self, BuildUniforms};
     use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
     use powder::sim::pressure::gpu::mic::{self, MicUniforms};
-    use powder::sim::pressure::gpu::multigrid::{self, LevelUniforms};
+    use powder::sim::pressure::gpu::multigrid::{self, CycleLevel, CycleUniforms, LevelUniforms, MAX_CYCLE_LEVELS};
     use powder::sim::pressure::gpu::{self as pcg, PcgScalars, PressureUniforms};
     // The shared library alone, then each module after it.
     let common = validate("pressure/common.wgsl", COMMON);
@@ -84,6 +85,12 @@ fn the_pressure_solve_validates_and_its_structs_match() {
             &multigrid::ENTRIES[..],
             ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
         ),
+        (
+            "coarse_cycle.wgsl",
+            multigrid::cycle_source(),
+            &["mg_cycle"][..],
+            ("CycleUniforms", rust_layout!(CycleUniforms, [count, pad0, pad1, pad2, levels])),
+        ),
     ];
     for (file, source, entries, (name, layout)) in &files {
         let module = validate(file, source);
@@ -99,6 +106,16 @@ fn the_pressure_solve_validates_and_its_structs_match() {
     let mg = validate("multigrid.wgsl", &multigrid::source());
     assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
     assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
+    // The fused cycle repeats the level-by-level steps: their constants must agree.
+    let cycle = validate("coarse_cycle.wgsl", &multigrid::cycle_source());
+    for name in ["COARSEST_SWEEPS", "COARSEST_MAX", "UNKNOWN_BIT"] {
+        assert_eq!(u32_named(&cycle, name), u32_named(&mg, name), "{name} differs between the two multigrid shaders");
+    }
+    assert_eq!(f32_named(&cycle, "JACOBI_WEIGHT"), f32_named(&mg, "JACOBI_WEIGHT"));
+    assert_eq!(u32_named(&cycle, "SMOOTHING_SWEEPS") as usize, SMOOTHING_SWEEPS);
+    assert_eq!(u32_named(&cycle, "MAX_CYCLE_LEVELS") as usize, MAX_CYCLE_LEVELS);
+    let level = rust_layout!(CycleLevel, [dims, cells, offset, pad0, pad1, pad2]);
+    assert_eq!(wgsl_layout(&cycle, "CycleLevel"), level, "layout of CycleLevel differs between WGSL and Rust");
     let mut on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
         .expect("shaders/pressure exists")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
@@ -106,7 +123,7 @@ fn the_pressure_solve_validates_and_its_structs_match() {
     on_disk.sort();
     assert_eq!(
         on_disk,
-        ["build.wgsl", "common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
+        ["build.wgsl", "coarse_cycle.wgsl", "common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
         "a pressure shader this test does not validate"
     );
 }

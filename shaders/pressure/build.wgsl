@@ -29,7 +29,9 @@ const SOLID: u32 = 2u;
 @group(0) @binding(1) var<storage, read> open: array<f32>;
 @group(0) @binding(2) var<storage, read_write> kinds: array<u32>;
 @group(0) @binding(3) var<storage, read_write> coeffs: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> fine_kinds: array<u32>;
+// Declared read_write only because the coarse levels' kinds share one buffer, which a dispatch may
+// not bind both read-only and writable; the build never writes it.
+@group(0) @binding(4) var<storage, read_write> fine_kinds: array<u32>;
 
 // The open fraction of the face along `axis` at `node` (the low face of cell `node`).
 fn face_open(axis: u32, node: vec3<u32>) -> f32 {

@@ -17,7 +17,8 @@ struct LevelUniforms {
 @group(0) @binding(1) var<storage, read> coeffs: array<vec4<f32>>;
 // Per cell: CELL_AIR, CELL_LIQUID or CELL_SOLID.
 @group(0) @binding(2) var<storage, read> kinds: array<u32>;
-@group(0) @binding(3) var<storage, read> rhs: array<f32>;
+// Declared read_write only because the coarse levels share one buffer (multigrid.rs); never written.
+@group(0) @binding(3) var<storage, read_write> rhs: array<f32>;
 @group(0) @binding(4) var<storage, read_write> x: array<f32>;
 @group(0) @binding(5) var<storage, read_write> tmp: array<f32>;
 @group(0) @binding(6) var<storage, read_write> res: array<f32>;

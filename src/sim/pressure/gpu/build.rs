@@ -48,7 +48,7 @@ const BINDINGS: [Binding; 5] = [
     Binding::Read,  // open
     Binding::Write, // kinds
     Binding::Write, // coeffs
-    Binding::Read,  // fine_kinds
+    Binding::Write, // fine_kinds (never written: the coarse levels' kinds share one buffer)
 ];
 
 /// Every face's open fraction of `cells`, x faces then y then z (`open` in the WGSL).
@@ -68,9 +68,9 @@ pub struct OperatorBuild {
 
 impl OperatorBuild {
     /// The build of `levels` (finest first: each level's cells, whose open fractions are
-    /// uploaded, and the `[coeffs, kinds]` it fills; level k's operator scaled by 4⁻ᵏ), its
+    /// uploaded, and the `[coeffs, kinds]` ranges it fills; level k's operator scaled by 4⁻ᵏ), its
     /// dispatches at most `row` workgroups wide.
-    pub fn new(device: &wgpu::Device, levels: &[(&PressureCells, [&wgpu::Buffer; 2])], row: u32) -> Self {
+    pub fn new(device: &wgpu::Device, levels: &[(&PressureCells, [wgpu::BufferBinding; 2])], row: u32) -> Self {
         let module = ComputeModule::new(device, "pressure/build.wgsl", &source(), &[&BINDINGS], ENTRIES);
         let mut buffers = Vec::new();
         // Level 0 reads no finer kinds: a stand-in (the same buffer may not be bound twice).
@@ -97,8 +97,10 @@ impl OperatorBuild {
             ));
         }
         for (l, (cells, [coeffs, kinds])) in levels.iter().enumerate() {
-            let fine_kinds = if l == 0 { &buffers[0] } else { levels[l - 1].1[1] };
-            let group = module.bind(device, 0, &[&buffers[1 + 2 * l], &buffers[2 + 2 * l], kinds, coeffs, fine_kinds]);
+            let fine_kinds = if l == 0 { buffers[0].as_entire_buffer_binding() } else { levels[l - 1].1[1].clone() };
+            let whole = |i: usize| buffers[i].as_entire_buffer_binding();
+            let ranges = [whole(1 + 2 * l), whole(2 + 2 * l), kinds.clone(), coeffs.clone(), fine_kinds];
+            let group = module.bind_ranges(device, 0, &ranges);
             groups.push((group, cells.len() as u32));
         }
         Self { module, levels: groups, row, _buffers: buffers }

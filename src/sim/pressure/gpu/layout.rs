@@ -164,25 +164,28 @@ impl ComputeModule {
         Self { layouts, pipelines }
     }
 
-    /// A bind group of group `group` over `buffers`, binding i to `buffers[i]` (a dynamic
-    /// uniform's window is one 16-byte slot).
+    /// A bind group of group `group` over `buffers`, binding i to the whole of `buffers[i]` (a
+    /// dynamic uniform's window is one 16-byte slot).
     pub fn bind(&self, device: &wgpu::Device, group: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let ranges: Vec<wgpu::BufferBinding> = buffers.iter().map(|b| b.as_entire_buffer_binding()).collect();
+        self.bind_ranges(device, group, &ranges)
+    }
+
+    /// [`ComputeModule::bind`] over ranges of buffers: binding i to `ranges[i]` (a dynamic
+    /// uniform's window is one 16-byte slot from its range's start).
+    pub fn bind_ranges(&self, device: &wgpu::Device, group: usize, ranges: &[wgpu::BufferBinding]) -> wgpu::BindGroup {
         let (layout, bindings) = &self.layouts[group];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
+        let entries: Vec<wgpu::BindGroupEntry> = ranges
             .iter()
             .zip(bindings)
             .enumerate()
-            .map(|(i, (buffer, b))| wgpu::BindGroupEntry {
+            .map(|(i, (range, b))| wgpu::BindGroupEntry {
                 binding: i as u32,
-                resource: if *b == Binding::DynamicUniform {
-                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(16),
-                    })
+                resource: wgpu::BindingResource::Buffer(if *b == Binding::DynamicUniform {
+                    wgpu::BufferBinding { size: wgpu::BufferSize::new(16), ..range.clone() }
                 } else {
-                    buffer.as_entire_binding()
-                },
+                    range.clone()
+                }),
             })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout, entries: &entries })

@@ -253,7 +253,7 @@ impl PressureGpu {
             _ => {}
         }
         let build = on_gpu.then(|| {
-            let mut targets = vec![[&buffers[COEFFS], &buffers[KINDS]]];
+            let mut targets = vec![[COEFFS, KINDS].map(|i| buffers[i].as_entire_buffer_binding())];
             if let Some(mg) = &multigrid {
                 targets.extend((1..=mg.coarse_levels()).map(|l| mg.operator_buffers(l)));
             }

@@ -48,11 +48,13 @@ pub struct LevelUniforms {
     pub coarse_cells: u32,
 }
 
+// `rhs` is declared writable only because a coarse level's and the next one's share a buffer,
+// which a dispatch may not bind both read-only and writable.
 const BINDINGS: [Binding; 13] = [
     Binding::Uniform,
     Binding::Read,  // coeffs
     Binding::Read,  // kinds
-    Binding::Read,  // rhs
+    Binding::Write, // rhs
     Binding::Write, // x
     Binding::Write, // tmp
     Binding::Write, // res
@@ -64,22 +66,104 @@ const BINDINGS: [Binding; 13] = [
     Binding::Write, // sides
 ];
 
+/// The fused coarse cycle's module (`shaders/pressure/coarse_cycle.wgsl`), without [`layout::COMMON`].
+pub const CYCLE_SOURCE: &str = include_str!("../../../../shaders/pressure/coarse_cycle.wgsl");
+
+/// The fused coarse cycle's complete WGSL ([`layout::compose`]).
+pub fn cycle_source() -> String {
+    layout::compose(CYCLE_SOURCE)
+}
+
+/// Levels of at most this many cells (below the finest) run in one workgroup, the whole V-cycle
+/// from there down and back up in one dispatch (`mg_cycle`): a dispatch of a few thousand cells
+/// costs the GPU its launch and barrier, not its work (`powder bench --pressure` profiles it).
+pub const FUSED_CELLS: u32 = 4096;
+
+/// The most levels [`CycleUniforms`] holds: a level of at most [`FUSED_CELLS`] cells is at most
+/// that long, and levels halve until 4 cells along every axis.
+pub const MAX_CYCLE_LEVELS: usize = 16;
+
+/// Mirror of `CycleLevel` in `coarse_cycle.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct CycleLevel {
+    /// The level's cells along x, y, z.
+    pub dims: [u32; 3],
+    /// Their count.
+    pub cells: u32,
+    /// Its first element in the coarse levels' shared buffers.
+    pub offset: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
+}
+
+/// Mirror of `CycleUniforms` in `coarse_cycle.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct CycleUniforms {
+    /// Levels in use: the finest fused first, the coarsest last.
+    pub count: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
+    /// The levels.
+    pub levels: [CycleLevel; MAX_CYCLE_LEVELS],
+}
+
+const CYCLE_BINDINGS: [Binding; 8] = [
+    Binding::Uniform,
+    Binding::Read,  // coeffs
+    Binding::Write, // rhs
+    Binding::Write, // x
+    Binding::Write, // tmp
+    Binding::Write, // res
+    Binding::Read,  // sides
+    Binding::Read,  // scalars
+];
+
+/// Elements a level's range in the shared buffers is aligned to: 256 bytes of f32, the largest
+/// `minStorageBufferOffsetAlignment` Vulkan allows.
+const ALIGN: u32 = 64;
+
+/// The coarse levels' shared buffers, by vector: every level below the finest has a range of each.
+const POOLS: [&str; 7] = ["coeffs", "kinds", "rhs", "x", "tmp", "res", "sides"];
+const P_COEFFS: usize = 0;
+const P_KINDS: usize = 1;
+const P_RHS: usize = 2;
+const P_X: usize = 3;
+const P_TMP: usize = 4;
+const P_RES: usize = 5;
+const P_SIDES: usize = 6;
+
 /// The levels' buffers and bind groups.
 pub struct GpuMultigrid {
     module: ComputeModule,
+    cycle_module: ComputeModule,
     /// Per level: its bind group, cells and the next level's cells.
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
+    /// The first level the fused cycle runs (`None` where the finest is the coarsest), its bind group.
+    cycle: Option<(usize, wgpu::BindGroup)>,
     /// The most workgroups along x in a dispatch.
     row: u32,
-    /// Per level: uniforms, coeffs, kinds, rhs, x, tmp, res, sides (`None` where level 0 shares).
-    own: Vec<[Option<wgpu::Buffer>; 8]>,
-    _dummy: Vec<wgpu::Buffer>,
+    /// The coarse levels' shared buffers ([`POOLS`]).
+    pools: Vec<wgpu::Buffer>,
+    /// Per level its first element in [`GpuMultigrid::pools`] and its cells (level 0's unused).
+    ranges: Vec<(u32, u32)>,
+    _own: Vec<wgpu::Buffer>,
 }
 
 impl GpuMultigrid {
     /// Uploads `mg`'s levels, its dispatches at most `row` workgroups wide
     /// ([`layout::dispatch_size`]); level 0 shares `[coeffs, kinds]` and
-    /// `[residual, precond, scratch, scalars]` with the conjugate gradients.
+    /// `[residual, precond, scratch, scalars]` with the conjugate gradients. The coarser levels
+    /// share one buffer per vector ([`POOLS`]), so the fused cycle binds them all.
     pub fn new(
         device: &wgpu::Device,
         mg: &Multigrid,
@@ -88,61 +172,132 @@ impl GpuMultigrid {
         pcg: [&wgpu::Buffer; 4],
     ) -> Self {
         let count = mg.levels.len();
-        // Per level: uniforms, coeffs, kinds, rhs, x, tmp, res, sides (None where level 0 shares).
-        let mut own: Vec<[Option<wgpu::Buffer>; 8]> = Vec::with_capacity(count);
+        let mut ranges = vec![(0u32, mg.levels[0].diag.len() as u32)];
+        let mut total = 0u32;
+        for op in &mg.levels[1..] {
+            let n = op.diag.len() as u32;
+            ranges.push((total, n));
+            total += n.div_ceil(ALIGN) * ALIGN;
+        }
+        let total = total.max(ALIGN) as usize;
+        let mut coeffs = vec![[0f32; 4]; total];
+        let mut kinds = vec![0u32; total];
+        for (l, op) in mg.levels.iter().enumerate().skip(1) {
+            let o = ranges[l].0 as usize;
+            coeffs[o..o + op.diag.len()].copy_from_slice(&layout::coefficients(op));
+            kinds[o..o + op.diag.len()].copy_from_slice(&layout::kinds(op));
+        }
+        let zeros = vec![0f32; total];
+        let pools: Vec<wgpu::Buffer> = POOLS
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let bytes: &[u8] = match i {
+                    P_COEFFS => bytemuck::cast_slice(&coeffs),
+                    P_KINDS => bytemuck::cast_slice(&kinds),
+                    _ => bytemuck::cast_slice(&zeros),
+                };
+                buffer_init(device, &format!("pressure.mg.{name}"), bytes)
+            })
+            .collect();
+        // Level 0's own: its scratch and side bits, then every level's uniforms.
+        let n0 = mg.levels[0].diag.len();
+        let mut owned = vec![buffer_init(device, "pressure.mg0.tmp", bytemuck::cast_slice(&vec![0f32; n0.max(1)]))];
+        owned.push(buffer_init(device, "pressure.mg0.sides", bytemuck::cast_slice(&vec![0u32; n0.max(1)])));
         for (l, op) in mg.levels.iter().enumerate() {
-            let n = op.diag.len();
             let coarse = mg.levels.get(l + 1);
             let uniforms = LevelUniforms {
                 dims: op.cells.dims.map(|d| d as u32),
-                cells: n as u32,
+                cells: op.diag.len() as u32,
                 coarse_dims: coarse.map_or(op.cells.dims, |c| c.cells.dims).map(|d| d as u32),
                 coarse_cells: coarse.map_or(0, |c| c.diag.len() as u32),
             };
-            let zeros = vec![0f32; n];
-            let vector =
-                |name: &str| Some(buffer_init(device, &format!("pressure.mg{l}.{name}"), bytemuck::cast_slice(&zeros)));
-            let first = l == 0;
-            own.push([
-                Some(uniform_init(device, &format!("pressure.mg{l}.uniforms"), bytemuck::bytes_of(&uniforms))),
-                (!first).then(|| {
-                    buffer_init(device, "pressure.mg.coeffs", bytemuck::cast_slice(&layout::coefficients(op)))
-                }),
-                (!first).then(|| buffer_init(device, "pressure.mg.kinds", bytemuck::cast_slice(&layout::kinds(op)))),
-                if first { None } else { vector("rhs") },
-                if first { None } else { vector("x") },
-                vector("tmp"),
-                if first { None } else { vector("res") },
-                vector("sides"),
-            ]);
+            owned.push(uniform_init(device, &format!("pressure.mg{l}.uniforms"), bytemuck::bytes_of(&uniforms)));
         }
         // Stand-ins for the coarsest level's missing coarser one.
         let dummy: Vec<wgpu::Buffer> = (0..4).map(|_| buffer_init(device, "pressure.mg.none", &[0u8; 16])).collect();
-        let shared = [None, Some(operator[0]), Some(operator[1]), Some(pcg[0]), Some(pcg[1]), None, Some(pcg[2])];
-        let buffer = |l: usize, i: usize| -> &wgpu::Buffer {
-            match (&own[l][i], l == 0) {
-                (Some(b), _) => b,
-                (None, true) => shared[i].expect("level 0 shares this buffer"),
-                (None, false) => unreachable!("only level 0 shares"),
+        owned.extend(dummy);
+        let (own, dummy) = (&owned, &owned[2 + count..]);
+        let level0 = [
+            None,
+            Some(operator[0]),
+            Some(operator[1]),
+            Some(pcg[0]),
+            Some(pcg[1]),
+            Some(&own[0]),
+            Some(pcg[2]),
+            Some(&own[1]),
+        ];
+        let pools_of: [usize; 8] = [usize::MAX, P_COEFFS, P_KINDS, P_RHS, P_X, P_TMP, P_RES, P_SIDES];
+        // Level l's vector i (uniforms, coeffs, kinds, rhs, x, tmp, res, sides).
+        let range = |l: usize, i: usize| -> wgpu::BufferBinding {
+            if i == 0 {
+                return own[2 + l].as_entire_buffer_binding();
+            }
+            if l == 0 {
+                return level0[i].expect("level 0 has every vector").as_entire_buffer_binding();
+            }
+            let (offset, cells) = ranges[l];
+            let bytes = if i == 1 { 16 } else { 4 };
+            wgpu::BufferBinding {
+                buffer: &pools[pools_of[i]],
+                offset: u64::from(offset) * bytes,
+                size: wgpu::BufferSize::new(u64::from(cells) * bytes),
             }
         };
         let module = ComputeModule::new(device, "pressure/multigrid.wgsl", &source(), &[&BINDINGS], ENTRIES);
         let levels = (0..count)
             .map(|l| {
-                let fine: Vec<&wgpu::Buffer> = (0..7).map(|i| buffer(l, i)).collect();
-                let coarse: Vec<&wgpu::Buffer> = if l + 1 < count {
-                    [1, 2, 3, 4].map(|i| buffer(l + 1, i)).to_vec()
+                let fine: Vec<wgpu::BufferBinding> = (0..7).map(|i| range(l, i)).collect();
+                let coarse: Vec<wgpu::BufferBinding> = if l + 1 < count {
+                    [1, 2, 3, 4].map(|i| range(l + 1, i)).to_vec()
                 } else {
-                    dummy.iter().collect()
+                    dummy.iter().map(|b| b.as_entire_buffer_binding()).collect()
                 };
-                let sides = buffer(l, 7);
-                let all: Vec<&wgpu::Buffer> = fine.into_iter().chain(coarse).chain([pcg[3], sides]).collect();
-                let cells = mg.levels[l].diag.len() as u32;
+                let all: Vec<wgpu::BufferBinding> =
+                    fine.into_iter().chain(coarse).chain([pcg[3].as_entire_buffer_binding(), range(l, 7)]).collect();
                 let coarse_cells = mg.levels.get(l + 1).map_or(0, |c| c.diag.len() as u32);
-                (module.bind(device, 0, &all), cells, coarse_cells)
+                (module.bind_ranges(device, 0, &all), ranges[l].1, coarse_cells)
             })
             .collect();
-        Self { module, levels, row, own, _dummy: dummy }
+        let cycle_module =
+            ComputeModule::new(device, "pressure/coarse_cycle.wgsl", &cycle_source(), &[&CYCLE_BINDINGS], ["mg_cycle"]);
+        let first = (1..count).find(|&l| ranges[l].1 <= FUSED_CELLS);
+        let cycle = first.map(|first| {
+            let fused = &mg.levels[first..];
+            assert!(fused.len() <= MAX_CYCLE_LEVELS, "{} levels of at most {FUSED_CELLS} cells", fused.len());
+            let mut uniforms = CycleUniforms {
+                count: fused.len() as u32,
+                pad0: 0,
+                pad1: 0,
+                pad2: 0,
+                levels: [CycleLevel::default(); MAX_CYCLE_LEVELS],
+            };
+            for (k, op) in fused.iter().enumerate() {
+                let (offset, cells) = ranges[first + k];
+                uniforms.levels[k] =
+                    CycleLevel { dims: op.cells.dims.map(|d| d as u32), cells, offset, ..Default::default() };
+            }
+            let u = uniform_init(device, "pressure.mg.cycle", bytemuck::bytes_of(&uniforms));
+            let whole = |i: usize| pools[i].as_entire_buffer_binding();
+            let all = [
+                u.as_entire_buffer_binding(),
+                whole(P_COEFFS),
+                whole(P_RHS),
+                whole(P_X),
+                whole(P_TMP),
+                whole(P_RES),
+                whole(P_SIDES),
+                pcg[3].as_entire_buffer_binding(),
+            ];
+            let group = cycle_module.bind_ranges(device, 0, &all);
+            (first, group, u)
+        });
+        let cycle = cycle.map(|(first, group, u)| {
+            owned.push(u);
+            (first, group)
+        });
+        Self { module, cycle_module, levels, cycle, row, pools, ranges, _own: owned }
     }
 
     /// The levels below the finest.
@@ -150,14 +305,26 @@ impl GpuMultigrid {
         self.levels.len() - 1
     }
 
-    /// Level `l`'s (≥ 1) `[coeffs, kinds]`, which an operator built on the GPU fills.
-    pub fn operator_buffers(&self, l: usize) -> [&wgpu::Buffer; 2] {
-        let own = &self.own[l];
-        [1, 2].map(|i| own[i].as_ref().expect("a coarse level owns its operator"))
+    /// Level `l`'s (≥ 1) `[coeffs, kinds]` ranges, which an operator built on the GPU fills.
+    pub fn operator_buffers(&self, l: usize) -> [wgpu::BufferBinding<'_>; 2] {
+        assert!(l >= 1 && l < self.levels.len(), "a coarse level owns its operator");
+        let (offset, cells) = self.ranges[l];
+        [(P_COEFFS, 16), (P_KINDS, 4)].map(|(pool, bytes)| wgpu::BufferBinding {
+            buffer: &self.pools[pool],
+            offset: u64::from(offset) * bytes,
+            size: wgpu::BufferSize::new(u64::from(cells) * bytes),
+        })
     }
 
     /// Records one of [`GpuMultigrid::stages`] (a V-cycle records them all; a profile repeats one).
     pub fn record_stage(&self, pass: &mut wgpu::ComputePass, stage: Stage) {
+        if stage.entry == "mg_cycle" {
+            let (_, group) = self.cycle.as_ref().expect("a fused cycle where a stage names it");
+            pass.set_pipeline(self.cycle_module.pipeline("mg_cycle"));
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            return;
+        }
         pass.set_pipeline(self.module.pipeline(stage.entry));
         pass.set_bind_group(0, &self.levels[stage.level].0, &[]);
         let [x, y] = if stage.entry == "mg_coarsest" {
@@ -169,10 +336,12 @@ impl GpuMultigrid {
     }
 
     /// The dispatches of one V-cycle, in order: per level down, its sweeps (in pairs, x → tmp →
-    /// x; the first pair from zero in one dispatch), residual and restriction; the coarsest
-    /// level in one workgroup; per level up, the prolongation and its sweeps.
+    /// x; the first pair from zero in one dispatch), residual and restriction; from the first
+    /// level of at most [`FUSED_CELLS`] cells the rest of the cycle in one workgroup (`mg_cycle`;
+    /// `mg_coarsest` where the finest level is the coarsest); per level up, the prolongation and
+    /// its sweeps.
     pub fn stages(&self) -> Vec<Stage> {
-        let last = self.levels.len() - 1;
+        let last = self.cycle.as_ref().map_or(0, |(first, _)| *first);
         let mut out = Vec::new();
         let smooth = |out: &mut Vec<Stage>, level: usize, from_zero: bool| {
             let cells = self.levels[level].1;
@@ -192,7 +361,8 @@ impl GpuMultigrid {
             // Eight threads a coarse cell (`mg_restrict`).
             out.push(Stage { level, entry: "mg_restrict", items: 8 * coarse_cells });
         }
-        out.push(Stage { level: last, entry: "mg_coarsest", items: self.levels[last].1 });
+        let entry = if self.cycle.is_some() { "mg_cycle" } else { "mg_coarsest" };
+        out.push(Stage { level: last, entry, items: self.levels[last].1 });
         for level in (0..last).rev() {
             out.push(Stage { level, entry: "mg_prolong", items: self.levels[level].1 });
             smooth(&mut out, level, false);
