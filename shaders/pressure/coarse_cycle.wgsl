@@ -135,17 +135,25 @@ fn weight(at: vec3<u32>, bits: u32, cq: vec3<u32>) -> f32 {
     return w.x * w.y * w.z;
 }
 
+var<workgroup> gathered: array<f32, THREADS>;
+
 // The coarse right-hand side: per coarse cell the fine residual over the 4×4×4 window within
-// reach, with the prolongation's weights, over 8 (multigrid.wgsl's `mg_restrict`, one thread a
-// coarse cell: the window is small and the cache close at these sizes).
+// reach, with the prolongation's weights, over 8 (multigrid.wgsl's `mg_restrict`, and as there
+// eight threads a coarse cell, each gathering one 2×2×2 corner of the window, added in workgroup
+// memory: one thread gathering all 64 left the cycle waiting on memory).
 fn restrict_to(l: CycleLevel, coarse: CycleLevel, lid: u32) {
-    for (var cc = lid; cc < coarse.cells; cc += THREADS) {
+    let rounds = (8u * coarse.cells + THREADS - 1u) / THREADS;
+    for (var round = 0u; round < rounds; round++) {
+        let t = round * THREADS + lid;
+        let cc = t / 8u;
+        let live = cc < coarse.cells;
         var sum = 0.0;
-        if coeffs[coarse.offset + cc].x > 0.0 {
+        if live && coeffs[coarse.offset + cc].x > 0.0 {
             let cq = cell_at(cc, coarse.dims);
-            let lo = vec3<i32>(2u * cq) - vec3<i32>(1);
-            for (var k = 0u; k < 64u; k++) {
-                let f = lo + vec3<i32>(vec3<u32>(k & 3u, (k >> 2u) & 3u, k >> 4u));
+            let corner = vec3<u32>(t & 1u, (t >> 1u) & 1u, (t >> 2u) & 1u);
+            let lo = vec3<i32>(2u * cq + 2u * corner) - vec3<i32>(1);
+            for (var k = 0u; k < 8u; k++) {
+                let f = lo + vec3<i32>(vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u));
                 if any(f < vec3<i32>(0)) || any(f >= vec3<i32>(l.dims)) {
                     continue;
                 }
@@ -154,7 +162,16 @@ fn restrict_to(l: CycleLevel, coarse: CycleLevel, lid: u32) {
                 sum += weight(at, sides[c], cq) * res[c];
             }
         }
-        rhs[coarse.offset + cc] = sum / 8.0;
+        gathered[lid] = sum;
+        workgroupBarrier();
+        if live && t % 8u == 0u {
+            var total = 0.0;
+            for (var k = 0u; k < 8u; k++) {
+                total += gathered[lid + k];
+            }
+            rhs[coarse.offset + cc] = total / 8.0;
+        }
+        workgroupBarrier();
     }
 }
 
