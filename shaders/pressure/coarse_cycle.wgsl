@@ -1,5 +1,5 @@
 // The multigrid V-cycle's coarse levels in one workgroup (src/sim/pressure/gpu/multigrid.rs,
-// FUSED_CELLS): below a few thousand cells a level's dispatch costs the GPU its launch and the
+// FUSED_CELLS): below a few hundred cells a level's dispatch costs the GPU its launch and the
 // barrier after it, not its work. So from the first such level down to the coarsest and back up,
 // one workgroup of 256 threads runs every sweep, residual and transfer that multigrid.wgsl runs
 // level by level, in the same order and with the same arithmetic, a storage barrier between

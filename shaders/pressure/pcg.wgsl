@@ -215,7 +215,11 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_w
     if u.warm != 0u && scalars.bb == 0.0 && c < u.cells {
         pressure[c] = 0.0;
     }
-    if scalars.done == 0u && c < u.cells {
+    if scalars.done == 0u && c < u.cells && u.preconditioner == 4u {
+        // The V-cycle left z in place, zero off the unknowns (its sweeps write it so), where the
+        // residual is zero too: no kind to read, nothing to write.
+        zr = precond[c] * residual[c];
+    } else if scalars.done == 0u && c < u.cells {
         var z = 0.0;
         if is_unknown(c) {
             let r = residual[c];
@@ -234,7 +238,7 @@ fn pcg_precondition(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_w
                 }
                 z = half_step[c] - down;
             } else {
-                // MIC(0) and multigrid: their passes left z here.
+                // MIC(0): its passes left z here.
                 z = precond[c];
             }
         }

@@ -75,9 +75,10 @@ pub fn cycle_source() -> String {
 }
 
 /// Levels of at most this many cells (below the finest) run in one workgroup, the whole V-cycle
-/// from there down and back up in one dispatch (`mg_cycle`): a dispatch of a few thousand cells
-/// costs the GPU its launch and barrier, not its work (`powder bench --pressure` profiles it).
-pub const FUSED_CELLS: u32 = 4096;
+/// from there down and back up in one dispatch (`mg_cycle`): a level this small costs the GPU its
+/// dispatches' launches and barriers, not its work. One workgroup is latency-bound, so past a few
+/// hundred cells the dispatches it replaces are faster (`powder bench --pressure` profiles both).
+pub const FUSED_CELLS: u32 = 512;
 
 /// The most levels [`CycleUniforms`] holds: a level of at most [`FUSED_CELLS`] cells is at most
 /// that long, and levels halve until 4 cells along every axis.
