@@ -106,14 +106,6 @@ fn the_pressure_solve_validates_and_its_structs_match() {
     let mg = validate("multigrid.wgsl", &multigrid::source());
     assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
     assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
-    use powder::sim::pressure::gpu::multigrid::RESTRICT_TILE;
-    let tile = ["TILE_X", "TILE_Y", "TILE_Z"].map(|name| u32_named(&mg, name));
-    assert_eq!(tile, RESTRICT_TILE);
-    let window = [0, 1, 2].map(|a| 2 * RESTRICT_TILE[a] + 2);
-    assert_eq!([u32_named(&mg, "WINDOW_X"), u32_named(&mg, "WINDOW_Y")], [window[0], window[1]]);
-    assert_eq!(u32_named(&mg, "WINDOW_CELLS"), window.iter().product::<u32>());
-    // Two threads a coarse cell of the tile.
-    assert_eq!(2 * RESTRICT_TILE.iter().product::<u32>(), WORKGROUP);
     // The fused cycle repeats the level-by-level steps: their constants must agree.
     let cycle = validate("coarse_cycle.wgsl", &multigrid::cycle_source());
     for name in ["COARSEST_SWEEPS", "COARSEST_MAX", "UNKNOWN_BIT"] {

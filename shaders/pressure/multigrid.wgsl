@@ -188,76 +188,48 @@ fn mg_residual(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgr
     res[c] = select(0.0, rhs[c] - apply_x(c), coeffs[c].x > 0.0);
 }
 
-// A restriction workgroup's tile of coarse cells (TILE_X × TILE_Y × TILE_Z, RESTRICT_TILE in
-// multigrid.rs) and the fine window it gathers from: 2 per coarse cell plus one on each side.
-const TILE_X: u32 = 8u;
-const TILE_Y: u32 = 4u;
-const TILE_Z: u32 = 4u;
-const WINDOW_X: u32 = 18u;
-const WINDOW_Y: u32 = 10u;
-const WINDOW_CELLS: u32 = 1800u;
-
-// The fine window's residual and side bits, loaded once by the whole workgroup.
-var<workgroup> window_res: array<f32, WINDOW_CELLS>;
-var<workgroup> window_sides: array<u32, WINDOW_CELLS>;
-var<workgroup> halves: array<f32, 256>;
+var<workgroup> gathered: array<f32, 256>;
 
 // Per coarse cell: its right-hand side, the fine residual gathered with the prolongation's
-// weights over 8 (the fine cells within reach are 2C − 1 … 2C + 2 along each axis). A workgroup
-// takes a tile of 8 × 4 × 4 coarse cells: it first loads the tile's fine window (18 × 10 × 10
-// cells, rows along x) into workgroup memory, then two threads a coarse cell each add half of
-// its 4 × 4 × 4 window from there. Gathering each window from memory read every fine cell
-// eight times, in short scattered rows.
+// weights over 8. The fine cells within reach are 2C − 1 … 2C + 2 along each axis; eight
+// neighbouring threads share a coarse cell, each gathering one 2×2×2 corner of that window,
+// and the first adds the eight (64 gathers one after another in one thread left the pass
+// waiting on memory).
 @compute @workgroup_size(256)
 fn mg_restrict(
-    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(global_invocation_id) id: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let tiles = (lv.coarse_dims + vec3<u32>(TILE_X - 1u, TILE_Y - 1u, TILE_Z - 1u)) / vec3<u32>(TILE_X, TILE_Y, TILE_Z);
-    let tile = wg.x + wg.y * groups.x;
-    // No early return: every thread reaches the barriers.
-    let live = scalars.done == 0u && tile < tiles.x * tiles.y * tiles.z;
-    let origin = vec3<u32>(TILE_X, TILE_Y, TILE_Z) * cell_at(tile, tiles);
-    // The window's first fine cell, one before the tile's first child along each axis.
-    let corner = vec3<i32>(2u * origin) - vec3<i32>(1);
-    for (var i = lid; i < WINDOW_CELLS; i += WORKGROUP) {
-        let f = corner + vec3<i32>(i32(i % WINDOW_X), i32((i / WINDOW_X) % WINDOW_Y), i32(i / (WINDOW_X * WINDOW_Y)));
-        var r = 0.0;
-        var bits = 0u;
-        if live && all(f >= vec3<i32>(0)) && all(f < vec3<i32>(lv.dims)) {
-            let c = u32(f.x) + lv.dims.x * (u32(f.y) + lv.dims.y * u32(f.z));
-            // The residual is zero off the unknowns (`mg_residual`), so no kind is read.
-            r = res[c];
-            bits = sides[c];
-        }
-        window_res[i] = r;
-        window_sides[i] = bits;
-    }
-    workgroupBarrier();
-    let local = vec3<u32>((lid / 2u) % TILE_X, (lid / (2u * TILE_X)) % TILE_Y, lid / (2u * TILE_X * TILE_Y));
-    let cq = origin + local;
-    let inside = live && all(cq < lv.coarse_dims);
-    let cc = coarse_index(cq);
+    let t = linear(id, groups);
+    let cc = t / 8u;
+    // No early return: every thread reaches the barrier.
+    let live = scalars.done == 0u && cc < lv.coarse_cells;
     var sum = 0.0;
-    if inside && coarse_coeffs[cc].x > 0.0 {
-        // This thread's half of the window: z layers 0–1 or 2–3.
-        let half = lid % 2u;
-        for (var k = 0u; k < 32u; k++) {
-            let o = vec3<u32>(k & 3u, (k >> 2u) & 3u, 2u * half + (k >> 4u));
-            let w = 2u * local + o;
-            let i = w.x + WINDOW_X * (w.y + WINDOW_Y * w.z);
-            let f = corner + vec3<i32>(w);
+    if live && coarse_coeffs[cc].x > 0.0 {
+        let cq = vec3<u32>(cc % lv.coarse_dims.x, (cc / lv.coarse_dims.x) % lv.coarse_dims.y,
+                           cc / (lv.coarse_dims.x * lv.coarse_dims.y));
+        let corner = vec3<u32>(t & 1u, (t >> 1u) & 1u, (t >> 2u) & 1u);
+        let lo = vec3<i32>(2u * cq + 2u * corner) - vec3<i32>(1);
+        for (var k = 0u; k < 8u; k++) {
+            let f = lo + vec3<i32>(vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u));
             if any(f < vec3<i32>(0)) || any(f >= vec3<i32>(lv.dims)) {
                 continue;
             }
-            sum += weight(vec3<u32>(f), window_sides[i], cq) * window_res[i];
+            let at = vec3<u32>(f);
+            let c = at.x + lv.dims.x * (at.y + lv.dims.y * at.z);
+            // The residual is zero off the unknowns (`mg_residual`), so no kind is read.
+            sum += weight(at, sides[c], cq) * res[c];
         }
     }
-    halves[lid] = sum;
+    gathered[lid] = sum;
     workgroupBarrier();
-    if inside && lid % 2u == 0u {
-        coarse_rhs[cc] = (halves[lid] + halves[lid + 1u]) / 8.0;
+    if live && t % 8u == 0u {
+        var total = 0.0;
+        for (var k = 0u; k < 8u; k++) {
+            total += gathered[lid + k];
+        }
+        coarse_rhs[cc] = total / 8.0;
     }
 }
 

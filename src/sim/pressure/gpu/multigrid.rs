@@ -66,16 +66,6 @@ const BINDINGS: [Binding; 13] = [
     Binding::Write, // sides
 ];
 
-/// Coarse cells a restriction workgroup takes, along x, y, z (`TILE_X`… in `multigrid.wgsl`): its
-/// fine window, 18 × 10 × 10 cells of residual and side bits, fits the 16 KiB of workgroup memory
-/// every device offers.
-pub const RESTRICT_TILE: [u32; 3] = [8, 4, 4];
-
-/// The restriction's workgroups onto a level of `dims` cells: one per [`RESTRICT_TILE`].
-fn restrict_tiles(dims: [usize; 3]) -> u32 {
-    (0..3).map(|a| (dims[a] as u32).div_ceil(RESTRICT_TILE[a])).product()
-}
-
 /// The fused coarse cycle's module (`shaders/pressure/coarse_cycle.wgsl`), without [`layout::COMMON`].
 pub const CYCLE_SOURCE: &str = include_str!("../../../../shaders/pressure/coarse_cycle.wgsl");
 
@@ -157,7 +147,7 @@ const P_SIDES: usize = 6;
 pub struct GpuMultigrid {
     module: ComputeModule,
     cycle_module: ComputeModule,
-    /// Per level: its bind group, cells and the restriction's tiles of the next level's cells.
+    /// Per level: its bind group, cells and the next level's cells.
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
     /// The first level the fused cycle runs (`None` where the finest is the coarsest), its bind group.
     cycle: Option<(usize, wgpu::BindGroup)>,
@@ -267,8 +257,8 @@ impl GpuMultigrid {
                 };
                 let all: Vec<wgpu::BufferBinding> =
                     fine.into_iter().chain(coarse).chain([pcg[3].as_entire_buffer_binding(), range(l, 7)]).collect();
-                let tiles = mg.levels.get(l + 1).map_or(0, |c| restrict_tiles(c.cells.dims));
-                (module.bind_ranges(device, 0, &all), ranges[l].1, tiles)
+                let coarse_cells = mg.levels.get(l + 1).map_or(0, |c| c.diag.len() as u32);
+                (module.bind_ranges(device, 0, &all), ranges[l].1, coarse_cells)
             })
             .collect();
         let cycle_module =
@@ -366,11 +356,11 @@ impl GpuMultigrid {
             }
         };
         for level in 0..last {
-            let (_, cells, tiles) = self.levels[level];
+            let (_, cells, coarse_cells) = self.levels[level];
             smooth(&mut out, level, true);
             out.push(Stage { level, entry: "mg_residual", items: cells });
-            // A workgroup a tile of coarse cells (`mg_restrict`).
-            out.push(Stage { level, entry: "mg_restrict", items: tiles * WORKGROUP });
+            // Eight threads a coarse cell (`mg_restrict`).
+            out.push(Stage { level, entry: "mg_restrict", items: 8 * coarse_cells });
         }
         let entry = if self.cycle.is_some() { "mg_cycle" } else { "mg_coarsest" };
         out.push(Stage { level: last, entry, items: self.levels[last].1 });
