@@ -63,19 +63,23 @@ fn workgroup_sum(local: u32, group: u32, value: f32) {
     }
 }
 
-// Adds all partial sums in one workgroup; every thread gets the total. Four loads a round into
-// four sums, so a thread waits on memory once per round rather than once per load (a 128³ solve
+// Adds all partial sums in one workgroup; every thread gets the total. Eight loads a round into
+// eight sums, so a thread waits on memory once per round rather than once per load (a 128³ solve
 // has 8192 partials, 32 a thread).
 fn total(local: u32) -> f32 {
     var s = vec4<f32>(0.0);
+    var t = vec4<f32>(0.0);
     var i = local;
     let n = u.partial_count;
-    for (; i + 3u * WORKGROUP < n; i += 4u * WORKGROUP) {
+    for (; i + 7u * WORKGROUP < n; i += 8u * WORKGROUP) {
         s += vec4<f32>(partials[i], partials[i + WORKGROUP], partials[i + 2u * WORKGROUP], partials[i + 3u * WORKGROUP]);
+        t += vec4<f32>(partials[i + 4u * WORKGROUP], partials[i + 5u * WORKGROUP], partials[i + 6u * WORKGROUP],
+                       partials[i + 7u * WORKGROUP]);
     }
     for (; i < n; i += WORKGROUP) {
         s.x += partials[i];
     }
+    s += t;
     return workgroup_total(local, (s.x + s.y) + (s.z + s.w));
 }
 
