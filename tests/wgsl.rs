@@ -17,7 +17,7 @@ use wgpu::naga;
 
 mod common;
 
-use common::layout::{rust_layout, validate, wgsl_layout};
+use common::layout::{f32_named, rust_layout, u32_named, validate, wgsl_layout};
 
 #[test]
 fn every_library_prefix_and_pass_validates() {
@@ -42,90 +42,6 @@ fn every_library_prefix_and_pass_validates() {
 fn the_bandwidth_probe_validates() {
     let module = validate("bench/copy.wgsl", powder::bench::COPY_SHADER);
     assert!(module.entry_points.iter().any(|e| e.name == "copy"));
-}
-
-#[test]
-fn the_pressure_solve_validates_and_its_structs_match() {
-    use powder::sim::pressure::cpu::multigrid::SMOOTHING_SWEEPS;
-    use powder::sim::pressure::cpu::multigrid::{COARSEST_CELLS, COARSEST_SWEEPS};
-    use powder::sim::pressure::gpu::build::{self, BuildUniforms};
-    use powder::sim::pressure::gpu::layout::{COMMON, WORKGROUP};
-    use powder::sim::pressure::gpu::mic::{self, MicUniforms};
-    use powder::sim::pressure::gpu::multigrid::{self, CycleLevel, CycleUniforms, LevelUniforms, MAX_CYCLE_LEVELS};
-    use powder::sim::pressure::gpu::{self as pcg, PcgScalars, PressureUniforms};
-    // The shared library alone, then each module after it.
-    let common = validate("pressure/common.wgsl", COMMON);
-    let scalars = rust_layout!(PcgScalars, [sigma, alpha, beta, bb, rr, iterations, done, pad]);
-    assert_eq!(wgsl_layout(&common, "PcgScalars"), scalars, "PcgScalars differs between WGSL and Rust");
-    assert_eq!(u32_named(&common, "WORKGROUP"), WORKGROUP);
-    // Every entry point the host builds a pipeline for, and each module's own uniforms.
-    let files = [
-        (
-            "pcg.wgsl",
-            pcg::source(),
-            &pcg::ENTRIES[..],
-            (
-                "PressureUniforms",
-                rust_layout!(PressureUniforms, [dims, cells, preconditioner, partial_count, tolerance_squared, warm]),
-            ),
-        ),
-        ("mic.wgsl", mic::source(), &mic::ENTRIES[..], ("MicUniforms", rust_layout!(MicUniforms, [dims, cells]))),
-        (
-            "build.wgsl",
-            build::source(),
-            &build::ENTRIES[..],
-            (
-                "BuildUniforms",
-                rust_layout!(BuildUniforms, [dims, cells, fine_dims, fine_cells, scale, pad0, pad1, pad2]),
-            ),
-        ),
-        (
-            "multigrid.wgsl",
-            multigrid::source(),
-            &multigrid::ENTRIES[..],
-            ("LevelUniforms", rust_layout!(LevelUniforms, [dims, cells, coarse_dims, coarse_cells])),
-        ),
-        (
-            "coarse_cycle.wgsl",
-            multigrid::cycle_source(),
-            &["mg_cycle"][..],
-            ("CycleUniforms", rust_layout!(CycleUniforms, [count, pad0, pad1, pad2, levels])),
-        ),
-    ];
-    for (file, source, entries, (name, layout)) in &files {
-        let module = validate(file, source);
-        for entry in entries.iter() {
-            assert!(module.entry_points.iter().any(|e| e.name == *entry), "{file} has no entry point {entry}");
-        }
-        assert_eq!(wgsl_layout(&module, name), *layout, "layout of {name} differs between WGSL and Rust");
-    }
-    let mic_module = validate("mic.wgsl", &mic::source());
-    use powder::sim::pressure::cpu::precond::{MIC_SIGMA, MIC_TAU};
-    assert_eq!(f32_named(&mic_module, "MIC_TAU"), MIC_TAU as f32);
-    assert_eq!(f32_named(&mic_module, "MIC_SIGMA"), MIC_SIGMA as f32);
-    let mg = validate("multigrid.wgsl", &multigrid::source());
-    assert_eq!(u32_named(&mg, "COARSEST_SWEEPS") as usize, COARSEST_SWEEPS);
-    assert_eq!(u32_named(&mg, "COARSEST_MAX") as usize, COARSEST_CELLS.pow(3));
-    // The fused cycle repeats the level-by-level steps: their constants must agree.
-    let cycle = validate("coarse_cycle.wgsl", &multigrid::cycle_source());
-    for name in ["COARSEST_SWEEPS", "COARSEST_MAX", "UNKNOWN_BIT"] {
-        assert_eq!(u32_named(&cycle, name), u32_named(&mg, name), "{name} differs between the two multigrid shaders");
-    }
-    assert_eq!(f32_named(&cycle, "JACOBI_WEIGHT"), f32_named(&mg, "JACOBI_WEIGHT"));
-    assert_eq!(u32_named(&cycle, "SMOOTHING_SWEEPS") as usize, SMOOTHING_SWEEPS);
-    assert_eq!(u32_named(&cycle, "MAX_CYCLE_LEVELS") as usize, MAX_CYCLE_LEVELS);
-    let level = rust_layout!(CycleLevel, [dims, cells, offset, pad0, pad1, pad2]);
-    assert_eq!(wgsl_layout(&cycle, "CycleLevel"), level, "layout of CycleLevel differs between WGSL and Rust");
-    let mut on_disk: Vec<_> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/pressure"))
-        .expect("shaders/pressure exists")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    on_disk.sort();
-    assert_eq!(
-        on_disk,
-        ["build.wgsl", "coarse_cycle.wgsl", "common.wgsl", "mic.wgsl", "multigrid.wgsl", "pcg.wgsl"],
-        "a pressure shader this test does not validate"
-    );
 }
 
 #[test]
@@ -348,36 +264,6 @@ fn a_broken_shader_is_caught() {
     let err = powder::sim::pipelines::validate_source(MpmPass::P2g, &broken).expect_err("a broken pass is refused");
     assert_eq!(err.pass, "p2g");
     assert!(err.message.contains("no_such_field"), "{}", err.message);
-}
-
-/// The value of the u32 constant or override `name` in `module` (its literal initialiser).
-fn u32_named(module: &naga::Module, name: &str) -> u32 {
-    match literal_named(module, name) {
-        naga::Literal::U32(v) => v,
-        other => panic!("{name} is not a u32 literal: {other:?}"),
-    }
-}
-
-fn f32_named(module: &naga::Module, name: &str) -> f32 {
-    match literal_named(module, name) {
-        naga::Literal::F32(v) => v,
-        other => panic!("{name} is not an f32 literal: {other:?}"),
-    }
-}
-
-/// The literal a constant (or an override's default) of `module` named `name` is set to.
-fn literal_named(module: &naga::Module, name: &str) -> naga::Literal {
-    let init = module
-        .constants
-        .iter()
-        .find(|(_, c)| c.name.as_deref() == Some(name))
-        .map(|(_, c)| c.init)
-        .or_else(|| module.overrides.iter().find(|(_, o)| o.name.as_deref() == Some(name)).and_then(|(_, o)| o.init))
-        .unwrap_or_else(|| panic!("no constant or override {name}"));
-    match module.global_expressions[init] {
-        naga::Expression::Literal(literal) => literal,
-        ref e => panic!("{name} is not a literal: {e:?}"),
-    }
 }
 
 #[test]

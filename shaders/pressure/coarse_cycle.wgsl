@@ -39,7 +39,7 @@ struct CycleUniforms {
 @group(0) @binding(6) var<storage, read> sides: array<u32>;
 @group(0) @binding(7) var<storage, read> scalars: PcgScalars;
 
-// These four are multigrid.wgsl's (tests/wgsl.rs checks both against multigrid.rs).
+// These four are multigrid.wgsl's (tests/wgsl_pressure.rs checks both against multigrid.rs).
 const UNKNOWN_BIT: u32 = 8u;
 const COARSEST_SWEEPS: u32 = 32u;
 const COARSEST_MAX: u32 = 64u;

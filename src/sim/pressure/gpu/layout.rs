@@ -101,7 +101,7 @@ pub struct ComputeModule {
 impl ComputeModule {
     /// Compiles `source` and a pipeline for each of `entries`, with group g's bindings
     /// `groups[g]` (binding i declared as `groups[g][i]`). The sources are embedded and validated
-    /// by `tests/wgsl.rs`; a failure here is a build defect.
+    /// by `tests/wgsl_pressure.rs` and `tests/wgsl_water.rs`; a failure here is a build defect.
     pub fn new<'a>(
         device: &wgpu::Device,
         label: &str,
