@@ -3,7 +3,8 @@
 // barrier after it, not its work. So from the first such level down to the coarsest and back up,
 // one workgroup of 256 threads runs every sweep, residual and transfer that multigrid.wgsl runs
 // level by level, in the same order and with the same arithmetic, a storage barrier between
-// steps. Every coarse level lives in buffers the levels share, each level from its offset.
+// steps (the constants and transfer weights both use are vcycle.wgsl's). Every coarse level lives
+// in buffers the levels share, each level from its offset.
 
 struct CycleLevel {
     dims: vec3<u32>,
@@ -39,21 +40,14 @@ struct CycleUniforms {
 @group(0) @binding(6) var<storage, read> sides: array<u32>;
 @group(0) @binding(7) var<storage, read> scalars: PcgScalars;
 
-// These four are multigrid.wgsl's (tests/wgsl_pressure.rs checks both against multigrid.rs).
-const UNKNOWN_BIT: u32 = 8u;
-const COARSEST_SWEEPS: u32 = 32u;
-const COARSEST_MAX: u32 = 64u;
-const JACOBI_WEIGHT: f32 = 0.6666667;
-// Sweeps per level on each side of the coarse correction (SMOOTHING_SWEEPS in the twin).
-const SMOOTHING_SWEEPS: u32 = 2u;
-
 const THREADS: u32 = 256u;
 
 fn strides_of(l: CycleLevel) -> vec3<u32> {
     return vec3<u32>(1u, l.dims.x, l.dims.x * l.dims.y);
 }
 
-// (A x)_c and (A tmp)_c on level `l`, as multigrid.wgsl's.
+// (A x)_c and (A tmp)_c on level `l`, as multigrid.wgsl's: WGSL passes no storage pointers to
+// functions, so one of each.
 fn apply_x(l: CycleLevel, c: u32) -> f32 {
     let o = l.offset;
     let k = coeffs[o + c];
@@ -126,15 +120,6 @@ fn residual(l: CycleLevel, lid: u32) {
     }
 }
 
-// The prolongation's weight from coarse cell `cq` to the fine cell at `at` with side bits
-// `bits` (multigrid.wgsl's `weight`).
-fn weight(at: vec3<u32>, bits: u32, cq: vec3<u32>) -> f32 {
-    let side = vec3<bool>((bits & 1u) != 0u, (bits & 2u) != 0u, (bits & 4u) != 0u);
-    let w = select(select(vec3<f32>(0.0), vec3<f32>(0.25), side), select(vec3<f32>(1.0), vec3<f32>(0.75), side),
-                   at / 2u == cq);
-    return w.x * w.y * w.z;
-}
-
 var<workgroup> gathered: array<f32, THREADS>;
 
 // The coarse right-hand side: per coarse cell the fine residual over the 4×4×4 window within
@@ -184,7 +169,7 @@ fn prolong_from(l: CycleLevel, coarse: CycleLevel, lid: u32) {
             continue;
         }
         let at = cell_at(c, l.dims);
-        let side = vec3<bool>((bits & 1u) != 0u, (bits & 2u) != 0u, (bits & 4u) != 0u);
+        let side = side_bits(bits);
         let toward = select(vec3<i32>(1), vec3<i32>(-1), at % vec3<u32>(2u) == vec3<u32>(0u));
         let step = select(vec3<i32>(0), toward * strides, side);
         let near = select(vec3<f32>(1.0), vec3<f32>(0.75), side);

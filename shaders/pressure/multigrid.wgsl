@@ -3,7 +3,8 @@
 // level's buffers and the next coarser one's: damped Jacobi sweeps ping-pong between `x` and
 // `tmp`, the residual goes to `res`, the restriction gathers it to the coarse level's right-hand
 // side and the prolongation adds the coarse correction back. On level 0, `rhs` is the conjugate
-// gradients' residual and `x` their preconditioned residual z.
+// gradients' residual and `x` their preconditioned residual z. The constants and transfer weights
+// it shares with coarse_cycle.wgsl come first, from vcycle.wgsl.
 
 struct LevelUniforms {
     dims: vec3<u32>,
@@ -32,14 +33,6 @@ struct LevelUniforms {
 @group(0) @binding(12) var<storage, read_write> sides: array<u32>;
 
 const CELL_SOLID: u32 = 2u;
-// The bit of `sides` that marks an unknown.
-const UNKNOWN_BIT: u32 = 8u;
-// Sweeps on the coarsest level (COARSEST_SWEEPS in multigrid.rs), and the most cells it may have
-// (COARSEST_CELLS³): one workgroup sweeps it in workgroup memory.
-const COARSEST_SWEEPS: u32 = 32u;
-const COARSEST_MAX: u32 = 64u;
-// Damped Jacobi's weight (JACOBI_WEIGHT in multigrid.rs).
-const JACOBI_WEIGHT: f32 = 0.6666667;
 
 fn coords(c: u32) -> vec3<u32> {
     return vec3<u32>(c % lv.dims.x, (c / lv.dims.x) % lv.dims.y, c / (lv.dims.x * lv.dims.y));
@@ -95,22 +88,6 @@ fn side_of(at: vec3<u32>, parent: vec3<u32>, axis: u32) -> i32 {
         return -1;
     }
     return n;
-}
-
-// Per axis, the side bits of `bits` (bit a for axis a).
-fn side_bits(bits: u32) -> vec3<bool> {
-    return vec3<bool>((bits & 1u) != 0u, (bits & 2u) != 0u, (bits & 4u) != 0u);
-}
-
-// The prolongation's weight from coarse cell `cq` to the fine cell at `at` with side bits `bits`,
-// `cq` one of its parent's and that parent's neighbours on its side: per axis 3/4 from its parent
-// (all of it where the neighbour carries no value) and 1/4 from that neighbour. Written per
-// axis without indexing a vector by a loop counter, which left the GPU computing it in memory.
-fn weight(at: vec3<u32>, bits: u32, cq: vec3<u32>) -> f32 {
-    let side = side_bits(bits);
-    let w = select(select(vec3<f32>(0.0), vec3<f32>(0.25), side), select(vec3<f32>(1.0), vec3<f32>(0.75), side),
-                   at / 2u == cq);
-    return w.x * w.y * w.z;
 }
 
 // Per cell of a level with a coarser one: which of its parent's neighbours on its side carry a

@@ -1,20 +1,26 @@
 //! The multigrid V-cycle on the GPU (`shaders/pressure/multigrid.wgsl`), level by level as the
-//! twin's [`Multigrid`] runs it: its levels' operators come from the twin, each level gets its own
-//! buffers and a bind group that also holds the next coarser level's, and level 0 works in place
-//! on the conjugate gradients' residual (its right-hand side) and preconditioned residual (its
-//! solution).
+//! twin's [`Multigrid`] runs it, and its smallest levels in one workgroup
+//! (`shaders/pressure/coarse_cycle.wgsl`). The levels' operators come from the twin; the levels
+//! below the finest share one buffer per vector, each level a range of it, and each level's bind
+//! group also holds the next coarser level's ranges. Level 0 works in place on the conjugate
+//! gradients' residual (its right-hand side) and preconditioned residual (its solution).
 
 use bytemuck::{Pod, Zeroable};
 
 use super::layout::{self, Binding, ComputeModule, WORKGROUP, buffer_init, dispatch_size, uniform_init};
 use crate::sim::pressure::cpu::multigrid::{COARSEST_CELLS, Multigrid, SMOOTHING_SWEEPS};
 
-/// The module's own WGSL (`shaders/pressure/multigrid.wgsl`), without [`layout::COMMON`].
+/// The module's own WGSL (`shaders/pressure/multigrid.wgsl`), without [`layout::COMMON`] and
+/// [`VCYCLE`].
 pub const OWN_SOURCE: &str = include_str!("../../../../shaders/pressure/multigrid.wgsl");
 
-/// The module's complete WGSL ([`layout::compose`]).
+/// What both V-cycle modules start with after [`layout::COMMON`] (`shaders/pressure/vcycle.wgsl`):
+/// the smoother's and the coarsest solve's constants, and the transfers' weights.
+pub const VCYCLE: &str = include_str!("../../../../shaders/pressure/vcycle.wgsl");
+
+/// The module's complete WGSL: [`layout::compose`] of [`VCYCLE`] and its own.
 pub fn source() -> String {
-    layout::compose(OWN_SOURCE)
+    layout::compose(&format!("{VCYCLE}\n{OWN_SOURCE}"))
 }
 
 // The sweeps ping-pong between x and tmp and must end in x; the coarsest level fits one workgroup
@@ -66,12 +72,13 @@ const BINDINGS: [Binding; 13] = [
     Binding::Write, // sides
 ];
 
-/// The fused coarse cycle's module (`shaders/pressure/coarse_cycle.wgsl`), without [`layout::COMMON`].
+/// The fused coarse cycle's module (`shaders/pressure/coarse_cycle.wgsl`), without
+/// [`layout::COMMON`] and [`VCYCLE`].
 pub const CYCLE_SOURCE: &str = include_str!("../../../../shaders/pressure/coarse_cycle.wgsl");
 
-/// The fused coarse cycle's complete WGSL ([`layout::compose`]).
+/// The fused coarse cycle's complete WGSL: [`layout::compose`] of [`VCYCLE`] and its own.
 pub fn cycle_source() -> String {
-    layout::compose(CYCLE_SOURCE)
+    layout::compose(&format!("{VCYCLE}\n{CYCLE_SOURCE}"))
 }
 
 /// Levels of at most this many cells (below the finest) run in one workgroup, the whole V-cycle
@@ -143,11 +150,23 @@ const P_TMP: usize = 4;
 const P_RES: usize = 5;
 const P_SIDES: usize = 6;
 
+/// Level `l`'s range of `pool`, whose elements are `bytes` long (16 for the coefficients, 4 for the
+/// rest), from the levels' `(first element, cells)`.
+fn pool_range<'a>(pools: &'a [wgpu::Buffer], ranges: &[(u32, u32)], l: usize, pool: usize) -> wgpu::BufferBinding<'a> {
+    let (offset, cells) = ranges[l];
+    let bytes = if pool == P_COEFFS { 16 } else { 4 };
+    wgpu::BufferBinding {
+        buffer: &pools[pool],
+        offset: u64::from(offset) * bytes,
+        size: wgpu::BufferSize::new(u64::from(cells) * bytes),
+    }
+}
+
 /// The levels' buffers and bind groups.
 pub struct GpuMultigrid {
     module: ComputeModule,
     cycle_module: ComputeModule,
-    /// Per level: its bind group, cells and the next level's cells.
+    /// Per level: its bind group, its cells and the next level's.
     levels: Vec<(wgpu::BindGroup, u32, u32)>,
     /// The first level the fused cycle runs (`None` where the finest is the coarsest), its bind group.
     cycle: Option<(usize, wgpu::BindGroup)>,
@@ -157,6 +176,7 @@ pub struct GpuMultigrid {
     pools: Vec<wgpu::Buffer>,
     /// Per level its first element in [`GpuMultigrid::pools`] and its cells (level 0's unused).
     ranges: Vec<(u32, u32)>,
+    /// Level 0's scratch and side bits, the levels' uniforms and the rest the bind groups hold.
     _own: Vec<wgpu::Buffer>,
 }
 
@@ -201,49 +221,33 @@ impl GpuMultigrid {
                 buffer_init(device, &format!("pressure.mg.{name}"), bytes)
             })
             .collect();
-        // Level 0's own: its scratch and side bits, then every level's uniforms.
-        let n0 = mg.levels[0].diag.len();
-        let mut owned = vec![buffer_init(device, "pressure.mg0.tmp", bytemuck::cast_slice(&vec![0f32; n0.max(1)]))];
-        owned.push(buffer_init(device, "pressure.mg0.sides", bytemuck::cast_slice(&vec![0u32; n0.max(1)])));
-        for (l, op) in mg.levels.iter().enumerate() {
-            let coarse = mg.levels.get(l + 1);
-            let uniforms = LevelUniforms {
-                dims: op.cells.dims.map(|d| d as u32),
-                cells: op.diag.len() as u32,
-                coarse_dims: coarse.map_or(op.cells.dims, |c| c.cells.dims).map(|d| d as u32),
-                coarse_cells: coarse.map_or(0, |c| c.diag.len() as u32),
-            };
-            owned.push(uniform_init(device, &format!("pressure.mg{l}.uniforms"), bytemuck::bytes_of(&uniforms)));
-        }
+        // Level 0's own scratch and side bits (its other vectors are the conjugate gradients').
+        let n0 = mg.levels[0].diag.len().max(1);
+        let tmp0 = buffer_init(device, "pressure.mg0.tmp", bytemuck::cast_slice(&vec![0f32; n0]));
+        let sides0 = buffer_init(device, "pressure.mg0.sides", bytemuck::cast_slice(&vec![0u32; n0]));
+        let level_uniforms: Vec<wgpu::Buffer> = (0..count)
+            .map(|l| {
+                let (op, coarse) = (&mg.levels[l], mg.levels.get(l + 1));
+                let uniforms = LevelUniforms {
+                    dims: op.cells.dims.map(|d| d as u32),
+                    cells: op.diag.len() as u32,
+                    coarse_dims: coarse.map_or(op.cells.dims, |c| c.cells.dims).map(|d| d as u32),
+                    coarse_cells: coarse.map_or(0, |c| c.diag.len() as u32),
+                };
+                uniform_init(device, &format!("pressure.mg{l}.uniforms"), bytemuck::bytes_of(&uniforms))
+            })
+            .collect();
         // Stand-ins for the coarsest level's missing coarser one.
         let dummy: Vec<wgpu::Buffer> = (0..4).map(|_| buffer_init(device, "pressure.mg.none", &[0u8; 16])).collect();
-        owned.extend(dummy);
-        let (own, dummy) = (&owned, &owned[2 + count..]);
-        let level0 = [
-            None,
-            Some(operator[0]),
-            Some(operator[1]),
-            Some(pcg[0]),
-            Some(pcg[1]),
-            Some(&own[0]),
-            Some(pcg[2]),
-            Some(&own[1]),
-        ];
-        let pools_of: [usize; 8] = [usize::MAX, P_COEFFS, P_KINDS, P_RHS, P_X, P_TMP, P_RES, P_SIDES];
-        // Level l's vector i (uniforms, coeffs, kinds, rhs, x, tmp, res, sides).
+        // Level 0's vectors by binding (coeffs, kinds, rhs, x, tmp, res, sides after the uniforms).
+        let level0 = [operator[0], operator[1], pcg[0], pcg[1], &tmp0, pcg[2], &sides0];
+        let pools_of = [P_COEFFS, P_KINDS, P_RHS, P_X, P_TMP, P_RES, P_SIDES];
+        // Level l's binding i (uniforms, coeffs, kinds, rhs, x, tmp, res, sides).
         let range = |l: usize, i: usize| -> wgpu::BufferBinding {
-            if i == 0 {
-                return own[2 + l].as_entire_buffer_binding();
-            }
-            if l == 0 {
-                return level0[i].expect("level 0 has every vector").as_entire_buffer_binding();
-            }
-            let (offset, cells) = ranges[l];
-            let bytes = if i == 1 { 16 } else { 4 };
-            wgpu::BufferBinding {
-                buffer: &pools[pools_of[i]],
-                offset: u64::from(offset) * bytes,
-                size: wgpu::BufferSize::new(u64::from(cells) * bytes),
+            match (i, l) {
+                (0, _) => level_uniforms[l].as_entire_buffer_binding(),
+                (_, 0) => level0[i - 1].as_entire_buffer_binding(),
+                _ => pool_range(&pools, &ranges, l, pools_of[i - 1]),
             }
         };
         let module = ComputeModule::new(device, "pressure/multigrid.wgsl", &source(), &[&BINDINGS], ENTRIES);
@@ -264,6 +268,9 @@ impl GpuMultigrid {
         let cycle_module =
             ComputeModule::new(device, "pressure/coarse_cycle.wgsl", &cycle_source(), &[&CYCLE_BINDINGS], ["mg_cycle"]);
         let first = (1..count).find(|&l| ranges[l].1 <= FUSED_CELLS);
+        let mut own = vec![tmp0, sides0];
+        own.extend(level_uniforms);
+        own.extend(dummy);
         let cycle = first.map(|first| {
             let fused = &mg.levels[first..];
             assert!(fused.len() <= MAX_CYCLE_LEVELS, "{} levels of at most {FUSED_CELLS} cells", fused.len());
@@ -292,13 +299,10 @@ impl GpuMultigrid {
                 pcg[3].as_entire_buffer_binding(),
             ];
             let group = cycle_module.bind_ranges(device, 0, &all);
-            (first, group, u)
-        });
-        let cycle = cycle.map(|(first, group, u)| {
-            owned.push(u);
+            own.push(u);
             (first, group)
         });
-        Self { module, cycle_module, levels, cycle, row, pools, ranges, _own: owned }
+        Self { module, cycle_module, levels, cycle, row, pools, ranges, _own: own }
     }
 
     /// The levels below the finest.
@@ -309,12 +313,7 @@ impl GpuMultigrid {
     /// Level `l`'s (≥ 1) `[coeffs, kinds]` ranges, which an operator built on the GPU fills.
     pub fn operator_buffers(&self, l: usize) -> [wgpu::BufferBinding<'_>; 2] {
         assert!(l >= 1 && l < self.levels.len(), "a coarse level owns its operator");
-        let (offset, cells) = self.ranges[l];
-        [(P_COEFFS, 16), (P_KINDS, 4)].map(|(pool, bytes)| wgpu::BufferBinding {
-            buffer: &self.pools[pool],
-            offset: u64::from(offset) * bytes,
-            size: wgpu::BufferSize::new(u64::from(cells) * bytes),
-        })
+        [P_COEFFS, P_KINDS].map(|pool| pool_range(&self.pools, &self.ranges, l, pool))
     }
 
     /// Records one of [`GpuMultigrid::stages`] (a V-cycle records them all; a profile repeats one).
